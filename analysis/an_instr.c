@@ -1,0 +1,384 @@
+/*
+ * an_instr.c - the instrumentation analysis of SPEC.md section 1.
+ *
+ * One pass over each thread's events.  Every record closes an interval:
+ * its length (less the probe cost, never below zero) is added to the
+ * thread's elapsed total, and to its application total unless the record
+ * says the thread left the CPU.  The current (innermost) frame gets the
+ * interval as exclusive time.  A frame remembers the thread totals when it
+ * was entered; when it closes, the difference is its inclusive time, added
+ * to its CCT node.
+ *
+ * Per function, inclusive values count an interval once however often the
+ * function is on the stack: they are summed over the CCT nodes of the
+ * function that have no ancestor of the same function (the outermost
+ * activations), which contain every interval of the inner ones.  Modules
+ * are treated the same way with "no ancestor in the same module".
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "../format/fmt_event.h"
+
+/* address -> function index, per process */
+struct addr_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t len, cap;
+};
+
+static uint32_t addr_map_get(struct addr_map *m, uint64_t a)
+{
+	if (!m->cap)
+		return ~0u;
+	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+	while (m->keys[s]) {
+		if (m->keys[s] == a)
+			return m->vals[s];
+		s = (s + 1) & (m->cap - 1);
+	}
+	return ~0u;
+}
+
+static void addr_map_put(struct addr_map *m, uint64_t a, uint32_t v)
+{
+	if ((m->len + 1) * 2 > m->cap) {
+		struct addr_map n = {0};
+		n.cap = m->cap ? m->cap * 2 : 256;
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals)
+			abort();
+		for (uint32_t i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				addr_map_put(&n, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = n;
+	}
+	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+	while (m->keys[s] && m->keys[s] != a)
+		s = (s + 1) & (m->cap - 1);
+	if (!m->keys[s])
+		m->len++;
+	m->keys[s] = a;
+	m->vals[s] = v;
+}
+
+static const struct fmt_module *module_at(const struct fmt_process *p, uint64_t a)
+{
+	for (uint32_t i = 0; i < p->nmods; i++)
+		if (a >= p->mods[i].start && a < p->mods[i].end)
+			return &p->mods[i];
+	return NULL;
+}
+
+static uint32_t resolve(struct an_result *r, const struct fmt_process *p, struct addr_map *m,
+			uint64_t a)
+{
+	uint32_t f = addr_map_get(m, a);
+	if (f != ~0u)
+		return f;
+	const struct fmt_symbol *s = fmt_symbol_at(p, a);
+	if (s && s->name[0]) {
+		const char *mod = s->module < p->nmods ? p->mods[s->module].path : NULL;
+		f = an_func_intern(r, s->name, an_module_intern(r, mod), s->file, s->line);
+	} else {
+		const struct fmt_module *mm = module_at(p, a);
+		char name[64];
+		if (mm)
+			snprintf(name, sizeof(name), "0x%llx",
+				 (unsigned long long)(a - mm->start + mm->offset));
+		else
+			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)a);
+		f = an_func_intern(r, name, an_module_intern(r, mm ? mm->path : NULL), "", 0);
+	}
+	addr_map_put(m, a, f);
+	return f;
+}
+
+struct frame {
+	uint32_t node;
+	uint32_t fn;
+	int counted; /* entered in this thread (not inherited across fork) */
+	uint64_t e0, a0;       /* thread totals at entry */
+	uint64_t self_e, self_a;
+};
+
+static void close_frame(struct cct *t, const struct frame *f, uint64_t e, uint64_t a)
+{
+	struct cct_node *n = &t->n[f->node];
+	uint64_t v[AN_NVALUES] = {e - f->e0, f->self_e, a - f->a0, f->self_a};
+	for (int k = 0; k < AN_NVALUES; k++) {
+		n->v[k] += v[k];
+		if (f->counted) {
+			if (v[k] < n->vmin[k])
+				n->vmin[k] = v[k];
+			if (v[k] > n->vmax[k])
+				n->vmax[k] = v[k];
+		}
+	}
+}
+
+static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t ti,
+		       struct addr_map *m, const struct an_opts *o)
+{
+	const struct fmt_thread *th = &d->threads[ti];
+	const struct fmt_process *p = &d->procs[th->proc];
+	struct an_thread *at = &r->threads[ti];
+	at->proc = th->proc;
+	at->index = ti;
+	cct_init(&at->tree);
+	struct cct *t = &at->tree;
+	uint64_t cost = o->no_compensation ? 0 : p->cost;
+	uint32_t cap = 256, depth = 0;
+	struct frame *st = malloc(cap * sizeof(*st));
+	if (!st)
+		abort();
+	uint64_t e = 0, a = 0, comp = 0;
+	struct fmt_decoder dec;
+	struct fmt_rec rec;
+	fmt_decoder_init(&dec, th->ev, th->ev_len);
+	int rc;
+	while ((rc = fmt_decode(&dec, &rec)) > 0) {
+		at->events++;
+		uint64_t len = rec.delta << 10;
+		uint64_t sub = len < cost ? len : cost;
+		len -= sub;
+		comp += sub;
+		e += len;
+		if (!rec.os)
+			a += len;
+		if (depth) {
+			st[depth - 1].self_e += len;
+			if (!rec.os)
+				st[depth - 1].self_a += len;
+		}
+		switch (rec.kind) {
+		case FMT_K_ENTER:
+		case FMT_K_ENTER_NEW:
+		push: {
+			uint32_t fn = resolve(r, p, m, rec.addr);
+			if (depth == cap) {
+				cap *= 2;
+				st = realloc(st, cap * sizeof(*st));
+				if (!st)
+					abort();
+			}
+			uint32_t parent = depth ? st[depth - 1].node : 0;
+			struct frame *f = &st[depth++];
+			f->node = cct_child(t, parent, fn);
+			f->fn = fn;
+			f->counted = rec.kind != FMT_K_EXT;
+			f->e0 = e;
+			f->a0 = a;
+			f->self_e = f->self_a = 0;
+			if (f->counted)
+				t->n[f->node].calls++;
+			break;
+		}
+		case FMT_K_EXIT:
+			if (depth)
+				close_frame(t, &st[--depth], e, a);
+			break;
+		case FMT_K_EXT:
+			if (rec.ext == FMT_X_INHERIT)
+				goto push;
+			if (rec.ext == FMT_X_LOST)
+				at->lost += rec.count;
+			if (rec.ext == FMT_X_EXIT_FN) {
+				uint32_t fn = resolve(r, p, m, rec.addr);
+				uint32_t i = depth;
+				while (i > 0 && st[i - 1].fn != fn)
+					i--;
+				if (i > 0) /* close the frames skipped by longjmp, then fn's */
+					while (depth >= i)
+						close_frame(t, &st[--depth], e, a);
+			}
+			break;
+		}
+	}
+	if (rc < 0 || (th->flags & FMT_THR_DAMAGED))
+		at->damaged = 1;
+	while (depth) /* frames left open close at the thread's last timestamp */
+		close_frame(t, &st[--depth], e, a);
+	free(st);
+	at->total_e = e;
+	at->total_a = a;
+	at->compensated = comp;
+}
+
+/* ------------------------------------------------------------------------
+ * Rows
+ * --------------------------------------------------------------------- */
+
+struct fn_acc {
+	uint64_t calls;
+	uint64_t v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES];
+};
+
+/*
+ * Add one thread's tree to the per-function and per-module accumulators.
+ * An iterative depth-first walk keeps how often each function and module
+ * is on the current path.
+ */
+static void add_tree(struct an_result *r, const struct cct *t, struct fn_acc *fa,
+		     struct fn_acc *ma, uint32_t *fn_on, uint32_t *mod_on)
+{
+	uint32_t *stack = malloc((t->len + 1) * sizeof(*stack));
+	uint8_t *leaving = calloc(t->len + 1, 1);
+	if (!stack || !leaving)
+		abort();
+	uint32_t sp = 0;
+	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
+		stack[sp++] = c;
+	while (sp) {
+		uint32_t i = stack[sp - 1];
+		const struct cct_node *n = &t->n[i];
+		uint32_t mod = r->funcs[n->fn].module;
+		if (leaving[i]) {
+			sp--;
+			fn_on[n->fn]--;
+			mod_on[mod]--;
+			continue;
+		}
+		leaving[i] = 1;
+		struct fn_acc *f = &fa[n->fn], *mm = &ma[mod];
+		f->calls += n->calls;
+		mm->calls += n->calls;
+		f->v[AN_EE] += n->v[AN_EE];
+		f->v[AN_AE] += n->v[AN_AE];
+		mm->v[AN_EE] += n->v[AN_EE];
+		mm->v[AN_AE] += n->v[AN_AE];
+		if (!fn_on[n->fn]) {
+			f->v[AN_EI] += n->v[AN_EI];
+			f->v[AN_AI] += n->v[AN_AI];
+		}
+		if (!mod_on[mod]) {
+			mm->v[AN_EI] += n->v[AN_EI];
+			mm->v[AN_AI] += n->v[AN_AI];
+		}
+		for (int k = 0; k < AN_NVALUES; k++) {
+			if (n->vmin[k] < f->vmin[k])
+				f->vmin[k] = n->vmin[k];
+			if (n->vmax[k] > f->vmax[k])
+				f->vmax[k] = n->vmax[k];
+		}
+		fn_on[n->fn]++;
+		mod_on[mod]++;
+		for (uint32_t c = n->child; c; c = t->n[c].next)
+			stack[sp++] = c;
+	}
+	free(stack);
+	free(leaving);
+}
+
+static void acc_to_row(const struct an_result *r, const struct fn_acc *a, struct an_row *row)
+{
+	row->calls = a->calls;
+	for (int k = 0; k < AN_NVALUES; k++) {
+		row->v[k] = (double)a->v[k] * r->fixed_to_ns;
+		row->vmin[k] = a->calls && a->vmin[k] != UINT64_MAX ? (double)a->vmin[k] * r->fixed_to_ns : 0;
+		row->vmax[k] = (double)a->vmax[k] * r->fixed_to_ns;
+	}
+}
+
+static void totals_row(const struct an_result *r, uint64_t e, uint64_t a, struct an_row *row)
+{
+	row->v[AN_EI] = row->v[AN_EE] = (double)e * r->fixed_to_ns;
+	row->v[AN_AI] = row->v[AN_AE] = (double)a * r->fixed_to_ns;
+}
+
+int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->fixed_to_ns = d->ns_per_tick / 1024.0;
+	r->nthreads = d->nthreads;
+	r->threads = calloc(d->nthreads ? d->nthreads : 1, sizeof(*r->threads));
+	struct addr_map *maps = calloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
+	if (!r->threads || !maps)
+		return -1;
+	uint64_t comp = 0, cost_sum = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++) {
+		run_thread(r, d, i, &maps[d->threads[i].proc], o);
+		comp += r->threads[i].compensated;
+		r->events += r->threads[i].events;
+		r->lost += r->threads[i].lost;
+		r->damaged_threads += r->threads[i].damaged;
+	}
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		cost_sum += d->procs[i].cost;
+		free(maps[i].keys);
+		free(maps[i].vals);
+	}
+	free(maps);
+	r->compensated_ns = (double)comp * r->fixed_to_ns;
+	r->cost_ns = d->nprocs && !o->no_compensation ? (double)cost_sum / d->nprocs * r->fixed_to_ns : 0;
+
+	struct fn_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
+	struct fn_acc *ma = calloc(r->nmods + 1, sizeof(*ma));
+	uint32_t *fn_on = calloc(r->nfuncs + 1, sizeof(*fn_on));
+	uint32_t *mod_on = calloc(r->nmods + 1, sizeof(*mod_on));
+	if (!fa || !ma || !fn_on || !mod_on)
+		return -1;
+	for (uint32_t i = 0; i < r->nfuncs; i++)
+		for (int k = 0; k < AN_NVALUES; k++)
+			fa[i].vmin[k] = UINT64_MAX;
+	for (uint32_t i = 0; i < r->nthreads; i++)
+		add_tree(r, &r->threads[i].tree, fa, ma, fn_on, mod_on);
+
+	r->functions = calloc(r->nfuncs + 1, sizeof(*r->functions));
+	r->modules = calloc(r->nmods + 1, sizeof(*r->modules));
+	r->thread_rows = calloc(r->nthreads + 1, sizeof(*r->thread_rows));
+	r->processes = calloc(d->nprocs + 1, sizeof(*r->processes));
+	if (!r->functions || !r->modules || !r->thread_rows || !r->processes)
+		return -1;
+	for (uint32_t i = 0; i < r->nfuncs; i++) {
+		struct an_row *row = &r->functions[r->nfunctions++];
+		acc_to_row(r, &fa[i], row);
+		row->name = r->funcs[i].name;
+		row->module = r->mods[r->funcs[i].module].base;
+		row->func = i;
+	}
+	for (uint32_t i = 0; i < r->nmods; i++) {
+		struct an_row *row = &r->modules[r->nmodules++];
+		acc_to_row(r, &ma[i], row);
+		row->name = row->module = r->mods[i].base;
+	}
+	uint64_t *pe = calloc(d->nprocs + 1, sizeof(*pe)), *pa = calloc(d->nprocs + 1, sizeof(*pa));
+	if (!pe || !pa)
+		return -1;
+	uint64_t se = 0, sa = 0;
+	for (uint32_t i = 0; i < r->nthreads; i++) {
+		const struct an_thread *at = &r->threads[i];
+		const struct fmt_thread *th = &d->threads[i];
+		struct an_row *row = &r->thread_rows[r->nthread_rows++];
+		totals_row(r, at->total_e, at->total_a, row);
+		row->tid = th->tid;
+		row->pid = d->procs[th->proc].pid;
+		row->name = row->extra = th->name;
+		row->module = "";
+		pe[th->proc] += at->total_e;
+		pa[th->proc] += at->total_a;
+		se += at->total_e;
+		sa += at->total_a;
+	}
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		struct an_row *row = &r->processes[r->nprocesses++];
+		totals_row(r, pe[i], pa[i], row);
+		row->pid = d->procs[i].pid;
+		row->name = row->extra = d->procs[i].command;
+		row->module = "";
+	}
+	totals_row(r, se, sa, &r->session);
+	r->session.name = "session";
+	r->session.module = "";
+	free(pe);
+	free(pa);
+	free(fa);
+	free(ma);
+	free(fn_on);
+	free(mod_on);
+	return 0;
+}

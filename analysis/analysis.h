@@ -1,0 +1,115 @@
+/*
+ * analysis.h - the engine that turns a data file's events into the values
+ * of SPEC.md: one streaming pass per thread builds a calling-context tree
+ * (CCT), and the per-function, per-module, per-thread, per-process and
+ * session rows are derived from the trees.  No I/O happens here.
+ *
+ * Instrumentation values are kept in "fixed ticks" (clock ticks << 10, so
+ * the probe-cost compensation, a fraction of a tick, can be subtracted
+ * exactly) until an_finish() converts them to nanoseconds.
+ */
+#ifndef STINT_ANALYSIS_H
+#define STINT_ANALYSIS_H
+
+#include <stdint.h>
+#include "../format/format.h"
+
+enum an_value { AN_EI = 0, AN_EE = 1, AN_AI = 2, AN_AE = 3, AN_NVALUES = 4 };
+
+/* A function, identified across processes by (module, name). */
+struct an_func {
+	char *name;
+	uint32_t module; /* index into an_result.mods */
+	char *file;
+	uint32_t line;
+};
+
+struct an_module {
+	char *path;
+	const char *base; /* points into path */
+};
+
+/*
+ * One node of a calling-context tree: one distinct call path.  v[] holds
+ * the four values of the activations on this path (recursion is not folded
+ * here: a recursive call is a deeper node), vmin/vmax the extremes per call.
+ */
+struct cct_node {
+	uint32_t fn;        /* an_func index */
+	uint32_t parent;    /* node index; the root is node 0 with parent ~0 */
+	uint32_t child;     /* first child, 0 if none */
+	uint32_t next;      /* next sibling, 0 if none */
+	uint64_t calls;
+	uint64_t v[AN_NVALUES];
+	uint64_t vmin[AN_NVALUES], vmax[AN_NVALUES];
+};
+
+struct cct {
+	struct cct_node *n;
+	uint32_t len, cap;
+	uint32_t *hash; /* open addressing over (parent, fn) -> node */
+	uint32_t hcap;
+};
+
+void cct_init(struct cct *t);
+void cct_release(struct cct *t);
+/* The child of parent for fn, created if missing. */
+uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn);
+
+/* A report row, in nanoseconds (instrumentation) or samples (sampling). */
+struct an_row {
+	const char *name;
+	const char *module;
+	uint64_t calls;
+	double v[AN_NVALUES];    /* instrumentation: EI EE AI AE; sampling: incl, excl */
+	double vmin[AN_NVALUES], vmax[AN_NVALUES];
+	uint32_t pid, tid;
+	const char *extra;       /* thread name, or process command */
+	uint32_t func;           /* an_func index, functions only */
+};
+
+struct an_thread {
+	uint32_t proc, index;  /* fmt_data indices */
+	struct cct tree;
+	uint64_t total_e, total_a; /* fixed ticks: EI and AI of the thread */
+	uint64_t compensated;      /* fixed ticks subtracted */
+	uint64_t events, lost;
+	int damaged;               /* events unreadable past some point */
+};
+
+struct an_opts {
+	int no_compensation;
+};
+
+struct an_result {
+	int sampling;
+	struct an_func *funcs;
+	uint32_t nfuncs, capfuncs;
+	struct an_module *mods;
+	uint32_t nmods, capmods;
+	struct an_thread *threads;
+	uint32_t nthreads;
+	double fixed_to_ns;     /* multiply fixed ticks by this for ns */
+	double cost_ns;         /* mean probe cost per event, ns */
+	double compensated_ns;  /* total subtracted */
+	uint64_t events, lost;
+	uint32_t damaged_threads;
+	/* rows, filled by an_finish() */
+	struct an_row session;
+	struct an_row *functions, *modules, *thread_rows, *processes;
+	uint32_t nfunctions, nmodules, nthread_rows, nprocesses;
+	/* hash tables for interning */
+	uint32_t *fn_hash, fn_hcap;
+	uint32_t *mod_hash, mod_hcap;
+};
+
+/* Run the instrumentation analysis of d into r.  Returns 0, -1 on OOM. */
+int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
+void an_result_free(struct an_result *r);
+
+/* Interning helpers shared by the analyses. */
+uint32_t an_module_intern(struct an_result *r, const char *path);
+uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
+			uint32_t line);
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * cct.c - the calling-context tree and the interning of functions and
+ * modules shared by both analyses.  Memory grows with the number of
+ * distinct call paths and functions, never with the number of events.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+static uint64_t an_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t an_hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = 1469598103934665603ull ^ seed;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+void cct_init(struct cct *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->cap = 1024;
+	t->n = calloc(t->cap, sizeof(*t->n));
+	t->hcap = 2048;
+	t->hash = malloc(t->hcap * sizeof(*t->hash));
+	if (!t->n || !t->hash)
+		abort();
+	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
+	t->len = 1; /* the root */
+	t->n[0].parent = ~0u;
+	t->n[0].fn = ~0u;
+}
+
+void cct_release(struct cct *t)
+{
+	free(t->n);
+	free(t->hash);
+	memset(t, 0, sizeof(*t));
+}
+
+static uint32_t cct_slot(const struct cct *t, uint32_t parent, uint32_t fn)
+{
+	return (uint32_t)an_hash64(((uint64_t)parent << 32) | fn) & (t->hcap - 1);
+}
+
+static void cct_rehash(struct cct *t)
+{
+	free(t->hash);
+	t->hcap *= 2;
+	t->hash = malloc(t->hcap * sizeof(*t->hash));
+	if (!t->hash)
+		abort();
+	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
+	for (uint32_t i = 1; i < t->len; i++) {
+		uint32_t s = cct_slot(t, t->n[i].parent, t->n[i].fn);
+		while (t->hash[s] != ~0u)
+			s = (s + 1) & (t->hcap - 1);
+		t->hash[s] = i;
+	}
+}
+
+uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
+{
+	uint32_t s = cct_slot(t, parent, fn);
+	for (;;) {
+		uint32_t i = t->hash[s];
+		if (i == ~0u)
+			break;
+		if (t->n[i].parent == parent && t->n[i].fn == fn)
+			return i;
+		s = (s + 1) & (t->hcap - 1);
+	}
+	if (t->len == t->cap) {
+		t->cap *= 2;
+		struct cct_node *nn = realloc(t->n, t->cap * sizeof(*nn));
+		if (!nn)
+			abort();
+		t->n = nn;
+	}
+	uint32_t i = t->len++;
+	struct cct_node *n = &t->n[i];
+	memset(n, 0, sizeof(*n));
+	n->fn = fn;
+	n->parent = parent;
+	for (int k = 0; k < AN_NVALUES; k++)
+		n->vmin[k] = UINT64_MAX;
+	n->next = t->n[parent].child;
+	t->n[parent].child = i;
+	t->hash[s] = i;
+	if (t->len * 2 > t->hcap)
+		cct_rehash(t);
+	return i;
+}
+
+uint32_t an_module_intern(struct an_result *r, const char *path)
+{
+	if (!path || !*path)
+		path = "[unknown]";
+	if (r->nmods * 2 >= r->mod_hcap) {
+		uint32_t ncap = r->mod_hcap ? r->mod_hcap * 2 : 64;
+		uint32_t *nh = malloc(ncap * sizeof(*nh));
+		if (!nh)
+			abort();
+		memset(nh, 0xff, ncap * sizeof(*nh));
+		for (uint32_t i = 0; i < r->nmods; i++) {
+			uint32_t s = (uint32_t)an_hash_str(r->mods[i].path, 0) & (ncap - 1);
+			while (nh[s] != ~0u)
+				s = (s + 1) & (ncap - 1);
+			nh[s] = i;
+		}
+		free(r->mod_hash);
+		r->mod_hash = nh;
+		r->mod_hcap = ncap;
+	}
+	uint32_t s = (uint32_t)an_hash_str(path, 0) & (r->mod_hcap - 1);
+	while (r->mod_hash[s] != ~0u) {
+		if (strcmp(r->mods[r->mod_hash[s]].path, path) == 0)
+			return r->mod_hash[s];
+		s = (s + 1) & (r->mod_hcap - 1);
+	}
+	if (r->nmods == r->capmods) {
+		r->capmods = r->capmods ? r->capmods * 2 : 16;
+		r->mods = realloc(r->mods, r->capmods * sizeof(*r->mods));
+		if (!r->mods)
+			abort();
+	}
+	struct an_module *m = &r->mods[r->nmods];
+	m->path = strdup(path);
+	const char *slash = strrchr(m->path, '/');
+	m->base = slash ? slash + 1 : m->path;
+	r->mod_hash[s] = r->nmods;
+	return r->nmods++;
+}
+
+static uint64_t an_func_hash(const char *name, uint32_t module)
+{
+	return an_hash_str(name, module * 0x9E3779B97F4A7C15ull);
+}
+
+uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
+			uint32_t line)
+{
+	if (r->nfuncs * 2 >= r->fn_hcap) {
+		uint32_t ncap = r->fn_hcap ? r->fn_hcap * 2 : 1024;
+		uint32_t *nh = malloc(ncap * sizeof(*nh));
+		if (!nh)
+			abort();
+		memset(nh, 0xff, ncap * sizeof(*nh));
+		for (uint32_t i = 0; i < r->nfuncs; i++) {
+			uint32_t s = (uint32_t)an_func_hash(r->funcs[i].name, r->funcs[i].module) &
+				     (ncap - 1);
+			while (nh[s] != ~0u)
+				s = (s + 1) & (ncap - 1);
+			nh[s] = i;
+		}
+		free(r->fn_hash);
+		r->fn_hash = nh;
+		r->fn_hcap = ncap;
+	}
+	uint32_t s = (uint32_t)an_func_hash(name, module) & (r->fn_hcap - 1);
+	while (r->fn_hash[s] != ~0u) {
+		struct an_func *f = &r->funcs[r->fn_hash[s]];
+		if (f->module == module && strcmp(f->name, name) == 0)
+			return r->fn_hash[s];
+		s = (s + 1) & (r->fn_hcap - 1);
+	}
+	if (r->nfuncs == r->capfuncs) {
+		r->capfuncs = r->capfuncs ? r->capfuncs * 2 : 256;
+		r->funcs = realloc(r->funcs, r->capfuncs * sizeof(*r->funcs));
+		if (!r->funcs)
+			abort();
+	}
+	struct an_func *f = &r->funcs[r->nfuncs];
+	f->name = strdup(name);
+	f->module = module;
+	f->file = strdup(file ? file : "");
+	f->line = line;
+	r->fn_hash[s] = r->nfuncs;
+	return r->nfuncs++;
+}
+
+void an_result_free(struct an_result *r)
+{
+	for (uint32_t i = 0; i < r->nfuncs; i++) {
+		free(r->funcs[i].name);
+		free(r->funcs[i].file);
+	}
+	free(r->funcs);
+	for (uint32_t i = 0; i < r->nmods; i++)
+		free(r->mods[i].path);
+	free(r->mods);
+	for (uint32_t i = 0; i < r->nthreads; i++)
+		cct_release(&r->threads[i].tree);
+	free(r->threads);
+	free(r->functions);
+	free(r->modules);
+	free(r->thread_rows);
+	free(r->processes);
+	free(r->fn_hash);
+	free(r->mod_hash);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,227 @@
+/*
+ * fmt_event.h - the compact per-thread event encoding.
+ *
+ * Shared, header-only, by the in-process runtime (which writes records into
+ * its shared-memory spool) and by the reader (which decodes the same bytes
+ * from the spool and from the EVTS chunks of a data file).  Nothing here may
+ * call into the rest of stint: the runtime links none of it.
+ *
+ * A thread's events form one byte stream.  Each record starts with a header
+ * byte that is never zero, so a zero byte marks the end of what was written
+ * (the runtime stores the header byte last, so a record cut short by SIGKILL
+ * is invisible).
+ *
+ *   header bits 7..6  kind: 0 EXT, 1 EXIT, 2 ENTER (cached), 3 ENTER_NEW
+ *
+ *   EXIT / ENTER / ENTER_NEW:
+ *     bit 5     the thread left the CPU during the interval that ends here
+ *     bit 4     more delta bits follow as a LEB128 varint
+ *     bits 3..0 the low four bits of the delta
+ *     ENTER      + 1 byte: slot of the function in the address cache
+ *     ENTER_NEW  + 8 bytes: the function address, little-endian; it then
+ *                  replaces the cache entry of its slot
+ *
+ *   EXT: bits 5..0 the subtype (never 0); then a LEB128 delta, one flags
+ *        byte (bit 0: OS event), then the subtype's payload.
+ *
+ * The delta is in clock ticks since the previous record of the thread (the
+ * first record: since the thread's start time).  The address cache has
+ * FMT_CACHE_SLOTS entries, all zero at the start of the stream; an address's
+ * slot is fmt_cache_slot(addr).  Writer and reader keep identical caches, so
+ * the stream can only be decoded from its beginning.
+ *
+ * An EXIT closes the innermost open frame.  EXT_EXIT_FN names the function
+ * it closes; the runtime writes it when the function exiting is not the one
+ * it believes innermost (longjmp, exceptions, a very deep stack).
+ */
+#ifndef STINT_FMT_EVENT_H
+#define STINT_FMT_EVENT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+enum fmt_kind { FMT_K_EXT = 0, FMT_K_EXIT = 1, FMT_K_ENTER = 2, FMT_K_ENTER_NEW = 3 };
+
+enum fmt_ext {
+	FMT_X_PAD = 1,     /* spool only: the rest of this chunk is unused */
+	FMT_X_EXIT_FN = 2, /* payload: 8-byte address of the function exiting */
+	FMT_X_END = 3,     /* the thread ended (no payload) */
+	FMT_X_INHERIT = 4, /* payload: 8-byte address: a frame open at fork() */
+	FMT_X_LOST = 5,    /* payload: varint count of events not recorded */
+};
+
+#define FMT_OS_BIT 0x20u
+#define FMT_MORE_BIT 0x10u
+#define FMT_CACHE_SLOTS 256
+#define FMT_MAX_RECORD 32 /* no record is longer than this */
+
+static inline unsigned fmt_cache_slot(uint64_t addr)
+{
+	return (unsigned)((addr * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+static inline uint8_t *fmt_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline void fmt_put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8); /* x86_64 and aarch64 are little-endian */
+}
+
+static inline uint64_t fmt_get_u64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * Write one EXIT/ENTER/ENTER_NEW record at p (never more than
+ * FMT_MAX_RECORD bytes) and return the end.  The header byte is stored last.
+ */
+static inline uint8_t *fmt_put_common(uint8_t *p, unsigned kind, int os, uint64_t delta,
+				      const uint8_t *payload, unsigned npayload)
+{
+	uint8_t h = (uint8_t)((kind << 6) | (os ? FMT_OS_BIT : 0) | (delta & 0xf));
+	uint8_t *q = p + 1;
+	if (delta >> 4) {
+		h |= FMT_MORE_BIT;
+		q = fmt_put_varint(q, delta >> 4);
+	}
+	for (unsigned i = 0; i < npayload; i++)
+		q[i] = payload[i];
+	q += npayload;
+	__asm__ volatile("" ::: "memory");
+	*(volatile uint8_t *)p = h;
+	return q;
+}
+
+static inline uint8_t *fmt_put_ext(uint8_t *p, unsigned sub, int os, uint64_t delta,
+				   const uint8_t *payload, unsigned npayload)
+{
+	uint8_t *q = fmt_put_varint(p + 1, delta);
+	*q++ = os ? 1 : 0;
+	for (unsigned i = 0; i < npayload; i++)
+		q[i] = payload[i];
+	q += npayload;
+	__asm__ volatile("" ::: "memory");
+	*(volatile uint8_t *)p = (uint8_t)sub;
+	return q;
+}
+
+/* One decoded record. */
+struct fmt_rec {
+	unsigned kind;  /* enum fmt_kind, EXT records give their subtype in ext */
+	unsigned ext;   /* enum fmt_ext, for FMT_K_EXT */
+	int os;         /* interval ending here had an OS event */
+	uint64_t delta; /* ticks since the previous record */
+	uint64_t addr;  /* ENTER*, EXIT_FN, INHERIT */
+	uint64_t count; /* LOST */
+};
+
+struct fmt_decoder {
+	const uint8_t *p, *end;
+	uint64_t cache[FMT_CACHE_SLOTS];
+};
+
+static inline void fmt_decoder_init(struct fmt_decoder *d, const uint8_t *p, size_t n)
+{
+	d->p = p;
+	d->end = p + n;
+	memset(d->cache, 0, sizeof(d->cache));
+}
+
+static inline int fmt_get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned shift = 0;
+	for (;;) {
+		if (p >= end || shift > 63)
+			return -1;
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		shift += 7;
+	}
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Decode the next record.  Returns 1 for a record, 0 at the end of the
+ * stream (no bytes left, or a zero byte), -1 if the bytes are not a valid
+ * record (the decoder then stays at the bad record).
+ */
+static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	if (p >= end || *p == 0)
+		return 0;
+	uint8_t h = *p++;
+	r->kind = h >> 6;
+	r->addr = 0;
+	r->count = 0;
+	r->ext = 0;
+	if (r->kind != FMT_K_EXT) {
+		r->os = !!(h & FMT_OS_BIT);
+		r->delta = h & 0xf;
+		if (h & FMT_MORE_BIT) {
+			uint64_t hi;
+			if (fmt_get_varint(&p, end, &hi) < 0)
+				return -1;
+			r->delta |= hi << 4;
+		}
+		if (r->kind == FMT_K_ENTER) {
+			if (p >= end)
+				return -1;
+			r->addr = d->cache[*p++];
+			if (!r->addr)
+				return -1;
+		} else if (r->kind == FMT_K_ENTER_NEW) {
+			if (end - p < 8)
+				return -1;
+			r->addr = fmt_get_u64(p);
+			p += 8;
+			d->cache[fmt_cache_slot(r->addr)] = r->addr;
+		}
+		d->p = p;
+		return 1;
+	}
+	r->ext = h & 0x3f;
+	if (fmt_get_varint(&p, end, &r->delta) < 0 || p >= end)
+		return -1;
+	r->os = *p++ & 1;
+	switch (r->ext) {
+	case FMT_X_PAD:
+	case FMT_X_END:
+		break;
+	case FMT_X_EXIT_FN:
+	case FMT_X_INHERIT:
+		if (end - p < 8)
+			return -1;
+		r->addr = fmt_get_u64(p);
+		p += 8;
+		break;
+	case FMT_X_LOST:
+		if (fmt_get_varint(&p, end, &r->count) < 0)
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	d->p = p;
+	return 1;
+}
+
+#endif

@@ -1,0 +1,588 @@
+/*
+ * fmt_file.c - writer and reader of the stint data file (layout in
+ * format.h).  The reader trusts nothing in the file: every length is
+ * checked against what is there, and a damaged file yields what precedes
+ * the damage plus a message saying where it was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "format.h"
+#include "fmt_event.h"
+
+/* ------------------------------------------------------------------------
+ * Writer
+ * --------------------------------------------------------------------- */
+
+struct fmt_buf {
+	uint8_t *p;
+	size_t n, cap;
+	int oom;
+};
+
+static void buf_put(struct fmt_buf *b, const void *data, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->n + n)
+			cap *= 2;
+		uint8_t *np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, data, n);
+	b->n += n;
+}
+
+static void buf_u32(struct fmt_buf *b, uint32_t v) { buf_put(b, &v, 4); }
+static void buf_u64(struct fmt_buf *b, uint64_t v) { buf_put(b, &v, 8); }
+static void buf_f64(struct fmt_buf *b, double v) { buf_put(b, &v, 8); }
+
+static void buf_str(struct fmt_buf *b, const char *s)
+{
+	uint8_t tmp[10];
+	size_t n = s ? strlen(s) : 0;
+	buf_put(b, tmp, (size_t)(fmt_put_varint(tmp, n) - tmp));
+	buf_put(b, s ? s : "", n);
+}
+
+struct fmt_out {
+	int fd;
+	int err;
+	uint32_t nchunks;
+};
+
+static void out_write(struct fmt_out *o, const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	while (n > 0 && !o->err) {
+		ssize_t w = write(o->fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = errno;
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void out_chunk2(struct fmt_out *o, uint32_t tag, const void *a, size_t na, const void *b,
+		       size_t nb)
+{
+	uint8_t h[FMT_CHUNK_HDR];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	crc = crc32_z(crc, a, na);
+	if (nb)
+		crc = crc32_z(crc, b, nb);
+	uint32_t c = (uint32_t)crc;
+	uint64_t len = na + nb;
+	memcpy(h, &tag, 4);
+	memcpy(h + 4, &c, 4);
+	memcpy(h + 8, &len, 8);
+	out_write(o, h, sizeof(h));
+	out_write(o, a, na);
+	if (nb)
+		out_write(o, b, nb);
+	o->nchunks++;
+}
+
+static void out_chunk(struct fmt_out *o, uint32_t tag, struct fmt_buf *b)
+{
+	if (b->oom)
+		o->err = ENOMEM;
+	out_chunk2(o, tag, b->p, b->n, NULL, 0);
+	b->n = 0;
+}
+
+int fmt_write(const struct fmt_data *d, const char *path)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	struct fmt_out o = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+	if (o.fd < 0)
+		return -1;
+	uint8_t hdr[FMT_HDR_SIZE] = {0};
+	uint32_t v = FMT_VERSION, mv = FMT_MIN_READER;
+	memcpy(hdr, FMT_MAGIC, 8);
+	memcpy(hdr + 8, &v, 4);
+	memcpy(hdr + 12, &mv, 4);
+	out_write(&o, hdr, sizeof(hdr));
+
+	struct fmt_buf b = {0};
+	buf_str(&b, d->method);
+	buf_str(&b, d->command);
+	buf_u64(&b, d->wall_start);
+	buf_u64(&b, d->duration_ns);
+	buf_f64(&b, d->ns_per_tick);
+	buf_str(&b, d->clock);
+	buf_str(&b, d->os);
+	buf_u32(&b, d->exit_status);
+	buf_u32(&b, d->flags);
+	buf_u64(&b, d->rate);
+	buf_str(&b, d->notes);
+	out_chunk(&o, FMT_SESS, &b);
+
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		const struct fmt_process *p = &d->procs[i];
+		buf_u32(&b, i);
+		buf_u32(&b, p->pid);
+		buf_u32(&b, p->ppid);
+		buf_str(&b, p->command);
+		buf_str(&b, p->exe);
+		buf_u64(&b, p->cost);
+		buf_str(&b, p->os);
+		out_chunk(&o, FMT_PROC, &b);
+		buf_u32(&b, i);
+		buf_u32(&b, p->nmods);
+		for (uint32_t m = 0; m < p->nmods; m++) {
+			buf_u64(&b, p->mods[m].start);
+			buf_u64(&b, p->mods[m].end);
+			buf_u64(&b, p->mods[m].offset);
+			buf_str(&b, p->mods[m].path);
+			buf_str(&b, p->mods[m].build_id);
+		}
+		out_chunk(&o, FMT_MODS, &b);
+		buf_u32(&b, i);
+		buf_u32(&b, p->nsyms);
+		for (uint32_t s = 0; s < p->nsyms; s++) {
+			const struct fmt_symbol *y = &p->syms[s];
+			buf_u64(&b, y->addr);
+			buf_u64(&b, y->size);
+			buf_str(&b, y->name);
+			buf_u32(&b, y->module);
+			buf_str(&b, y->file);
+			buf_u32(&b, y->line);
+		}
+		out_chunk(&o, FMT_SYMS, &b);
+		for (uint32_t t = 0; t < d->nthreads; t++) {
+			const struct fmt_thread *th = &d->threads[t];
+			if (th->proc != i)
+				continue;
+			buf_u32(&b, i);
+			buf_u32(&b, t);
+			buf_u32(&b, th->tid);
+			buf_str(&b, th->name);
+			buf_u64(&b, th->start);
+			buf_u32(&b, th->flags);
+			buf_u64(&b, th->nevents);
+			out_chunk(&o, FMT_THRD, &b);
+		}
+	}
+	for (uint32_t t = 0; t < d->nthreads; t++) {
+		uint32_t idx = t;
+		out_chunk2(&o, FMT_EVTS, &idx, 4, d->threads[t].ev, d->threads[t].ev_len);
+	}
+	buf_u32(&b, o.nchunks);
+	out_chunk(&o, FMT_ENDF, &b);
+	free(b.p);
+	if (!o.err && fsync(o.fd) < 0 && errno != EINVAL)
+		o.err = errno;
+	if (close(o.fd) < 0 && !o.err)
+		o.err = errno;
+	if (!o.err && rename(tmp, path) < 0)
+		o.err = errno;
+	if (o.err) {
+		unlink(tmp);
+		errno = o.err;
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Reader
+ * --------------------------------------------------------------------- */
+
+struct fmt_in {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint32_t in_u32(struct fmt_in *in)
+{
+	uint32_t v = 0;
+	if (in->end - in->p < 4) {
+		in->bad = 1;
+		return 0;
+	}
+	memcpy(&v, in->p, 4);
+	in->p += 4;
+	return v;
+}
+
+static uint64_t in_u64(struct fmt_in *in)
+{
+	uint64_t v = 0;
+	if (in->end - in->p < 8) {
+		in->bad = 1;
+		return 0;
+	}
+	memcpy(&v, in->p, 8);
+	in->p += 8;
+	return v;
+}
+
+static double in_f64(struct fmt_in *in)
+{
+	uint64_t u = in_u64(in);
+	double v;
+	memcpy(&v, &u, 8);
+	return v;
+}
+
+static char *in_str(struct fmt_in *in)
+{
+	uint64_t n = 0;
+	if (fmt_get_varint(&in->p, in->end, &n) < 0 || n > (uint64_t)(in->end - in->p)) {
+		in->bad = 1;
+		return strdup("");
+	}
+	char *s = malloc(n + 1);
+	if (!s) {
+		in->bad = 1;
+		return strdup("");
+	}
+	memcpy(s, in->p, n);
+	s[n] = 0;
+	in->p += n;
+	return s;
+}
+
+static const char *tag_name(uint32_t tag, char buf[5])
+{
+	memcpy(buf, &tag, 4);
+	buf[4] = 0;
+	for (int i = 0; i < 4; i++)
+		if (buf[i] < 32 || buf[i] > 126)
+			buf[i] = '?';
+	return buf;
+}
+
+static void set_damage(struct fmt_data *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void set_damage(struct fmt_data *d, const char *fmt, ...)
+{
+	if (d->damage)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&d->damage, fmt, ap) < 0)
+		d->damage = NULL;
+	va_end(ap);
+}
+
+/* Parse one chunk; returns 0, or -1 if its payload does not parse. */
+static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_t n, size_t have)
+{
+	struct fmt_in in = {pl, pl + n, 0};
+	switch (tag) {
+	case FMT_SESS:
+		d->method = in_str(&in);
+		d->command = in_str(&in);
+		d->wall_start = in_u64(&in);
+		d->duration_ns = in_u64(&in);
+		d->ns_per_tick = in_f64(&in);
+		d->clock = in_str(&in);
+		d->os = in_str(&in);
+		d->exit_status = in_u32(&in);
+		d->flags = in_u32(&in);
+		d->rate = in_u64(&in);
+		d->notes = in_str(&in);
+		if (!(d->ns_per_tick > 0))
+			in.bad = 1;
+		break;
+	case FMT_PROC: {
+		uint32_t i = in_u32(&in);
+		if (in.bad || i != d->nprocs)
+			return -1;
+		struct fmt_process *np = realloc(d->procs, (d->nprocs + 1) * sizeof(*np));
+		if (!np)
+			return -1;
+		d->procs = np;
+		struct fmt_process *p = &d->procs[d->nprocs++];
+		memset(p, 0, sizeof(*p));
+		p->pid = in_u32(&in);
+		p->ppid = in_u32(&in);
+		p->command = in_str(&in);
+		p->exe = in_str(&in);
+		p->cost = in_u64(&in);
+		p->os = in_str(&in);
+		break;
+	}
+	case FMT_MODS: {
+		uint32_t i = in_u32(&in), n2 = in_u32(&in);
+		if (in.bad || i >= d->nprocs || n2 > n / 34)
+			return -1;
+		struct fmt_process *p = &d->procs[i];
+		p->mods = calloc(n2 ? n2 : 1, sizeof(*p->mods));
+		if (!p->mods)
+			return -1;
+		for (uint32_t m = 0; m < n2 && !in.bad; m++, p->nmods++) {
+			p->mods[m].start = in_u64(&in);
+			p->mods[m].end = in_u64(&in);
+			p->mods[m].offset = in_u64(&in);
+			p->mods[m].path = in_str(&in);
+			p->mods[m].build_id = in_str(&in);
+		}
+		break;
+	}
+	case FMT_SYMS: {
+		uint32_t i = in_u32(&in), n2 = in_u32(&in);
+		if (in.bad || i >= d->nprocs || n2 > n / 28)
+			return -1;
+		struct fmt_process *p = &d->procs[i];
+		p->syms = calloc(n2 ? n2 : 1, sizeof(*p->syms));
+		if (!p->syms)
+			return -1;
+		for (uint32_t s = 0; s < n2 && !in.bad; s++, p->nsyms++) {
+			struct fmt_symbol *y = &p->syms[s];
+			y->addr = in_u64(&in);
+			y->size = in_u64(&in);
+			y->name = in_str(&in);
+			y->module = in_u32(&in);
+			y->file = in_str(&in);
+			y->line = in_u32(&in);
+			if (y->module != ~0u && y->module >= p->nmods)
+				in.bad = 1;
+			if (s > 0 && y->addr < p->syms[s - 1].addr)
+				in.bad = 1;
+		}
+		break;
+	}
+	case FMT_THRD: {
+		uint32_t pi = in_u32(&in), ti = in_u32(&in);
+		if (in.bad || pi >= d->nprocs || ti != d->nthreads)
+			return -1;
+		struct fmt_thread *nt = realloc(d->threads, (d->nthreads + 1) * sizeof(*nt));
+		if (!nt)
+			return -1;
+		d->threads = nt;
+		struct fmt_thread *t = &d->threads[d->nthreads++];
+		memset(t, 0, sizeof(*t));
+		t->proc = pi;
+		t->tid = in_u32(&in);
+		t->name = in_str(&in);
+		t->start = in_u64(&in);
+		t->flags = in_u32(&in);
+		t->nevents = in_u64(&in);
+		break;
+	}
+	case FMT_EVTS: {
+		uint32_t ti = in_u32(&in);
+		if (in.bad || ti >= d->nthreads)
+			return -1;
+		d->threads[ti].ev = in.p;
+		d->threads[ti].ev_len = have >= 4 ? have - 4 : 0;
+		if (have < n)
+			d->threads[ti].flags |= FMT_THR_DAMAGED;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+	return in.bad ? -1 : 0;
+}
+
+int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof(*d));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	size_t len = (size_t)st.st_size;
+	if (len < FMT_HDR_SIZE) {
+		close(fd);
+		if (len >= 8 || (len > 0 && len < 8)) {
+			char m[8] = {0};
+			int fd2 = open(path, O_RDONLY | O_CLOEXEC);
+			ssize_t r = fd2 >= 0 ? read(fd2, m, 8) : -1;
+			if (fd2 >= 0)
+				close(fd2);
+			if (r > 0 && memcmp(m, FMT_MAGIC, (size_t)r) == 0) {
+				snprintf(err, errlen, "'%s' is truncated: only %zu bytes, not even the header",
+					 path, len);
+				return -1;
+			}
+		}
+		snprintf(err, errlen, "'%s' is not a stint data file", path);
+		return -1;
+	}
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	d->map = map;
+	d->map_len = len;
+	const uint8_t *p = map, *end = p + len;
+	if (memcmp(p, FMT_MAGIC, 8) != 0) {
+		snprintf(err, errlen, "'%s' is not a stint data file", path);
+		goto fail;
+	}
+	uint32_t version, minv;
+	memcpy(&version, p + 8, 4);
+	memcpy(&minv, p + 12, 4);
+	if (minv > FMT_VERSION || version < 1) {
+		snprintf(err, errlen,
+			 "'%s' is stint data format version %u, which this stint (format %d) cannot read",
+			 path, version, FMT_VERSION);
+		goto fail;
+	}
+	p += FMT_HDR_SIZE;
+	uint32_t nchunks = 0;
+	int ended = 0;
+	while (p < end) {
+		char tn[5];
+		size_t off = (size_t)(p - (const uint8_t *)map);
+		if (end - p < FMT_CHUNK_HDR) {
+			set_damage(d, "truncated at byte %zu of %zu: a chunk header is cut short", off, len);
+			break;
+		}
+		uint32_t tag, crc;
+		uint64_t n;
+		memcpy(&tag, p, 4);
+		memcpy(&crc, p + 4, 4);
+		memcpy(&n, p + 8, 8);
+		const uint8_t *pl = p + FMT_CHUNK_HDR;
+		size_t have = (size_t)(end - pl);
+		if (n > have) {
+			if (tag == FMT_EVTS && have >= 4) {
+				uint32_t ti;
+				memcpy(&ti, pl, 4);
+				set_damage(d,
+					   "truncated in chunk EVTS (thread %u) at byte %zu: %zu of %llu "
+					   "bytes present",
+					   ti < d->nthreads ? d->threads[ti].tid : ti, off, have,
+					   (unsigned long long)n);
+				read_chunk(d, tag, pl, n, have);
+			} else {
+				set_damage(d, "truncated in chunk %s at byte %zu: %zu of %llu bytes present",
+					   tag_name(tag, tn), off, have, (unsigned long long)n);
+			}
+			break;
+		}
+		if ((uint32_t)crc32_z(crc32(0L, Z_NULL, 0), pl, (size_t)n) != crc) {
+			if (tag == FMT_EVTS) {
+				/* keep decoding up to the first invalid record */
+				set_damage(d, "corrupt chunk EVTS at byte %zu: checksum mismatch", off);
+				read_chunk(d, tag, pl, (size_t)n, (size_t)n);
+				if (n >= 4) {
+					uint32_t ti;
+					memcpy(&ti, pl, 4);
+					if (ti < d->nthreads)
+						d->threads[ti].flags |= FMT_THR_DAMAGED;
+				}
+				p = pl + n;
+				nchunks++;
+				continue;
+			}
+			set_damage(d, "corrupt chunk %s at byte %zu: checksum mismatch", tag_name(tag, tn),
+				   off);
+			break;
+		}
+		if (nchunks == 0 && tag != FMT_SESS) {
+			snprintf(err, errlen, "'%s' is damaged: it does not start with a session chunk",
+				 path);
+			goto fail;
+		}
+		if (tag == FMT_ENDF) {
+			ended = 1;
+			break;
+		}
+		if (read_chunk(d, tag, pl, (size_t)n, (size_t)n) < 0) {
+			set_damage(d, "corrupt chunk %s at byte %zu: its contents do not parse",
+				   tag_name(tag, tn), off);
+			break;
+		}
+		p = pl + n;
+		nchunks++;
+	}
+	if (!ended && !d->damage)
+		set_damage(d, "truncated at byte %zu: the end marker is missing", len);
+	if (!d->method) {
+		snprintf(err, errlen, "'%s' is damaged before any data: %s", path,
+			 d->damage ? d->damage : "no session");
+		goto fail;
+	}
+	return 0;
+fail:
+	fmt_data_free(d);
+	return -1;
+}
+
+const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t addr)
+{
+	uint32_t lo = 0, hi = p->nsyms;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct fmt_symbol *s = &p->syms[lo - 1];
+	if (addr == s->addr || addr < s->addr + s->size)
+		return s;
+	return NULL;
+}
+
+void fmt_data_free(struct fmt_data *d)
+{
+	free(d->method);
+	free(d->command);
+	free(d->clock);
+	free(d->os);
+	free(d->notes);
+	free(d->damage);
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		struct fmt_process *p = &d->procs[i];
+		free(p->command);
+		free(p->exe);
+		free(p->os);
+		for (uint32_t m = 0; m < p->nmods; m++) {
+			free(p->mods[m].path);
+			free(p->mods[m].build_id);
+		}
+		free(p->mods);
+		for (uint32_t s = 0; s < p->nsyms; s++) {
+			free(p->syms[s].name);
+			free(p->syms[s].file);
+		}
+		free(p->syms);
+	}
+	free(d->procs);
+	for (uint32_t t = 0; t < d->nthreads; t++) {
+		free(d->threads[t].name);
+		free(d->threads[t].ev_owned);
+	}
+	free(d->threads);
+	if (d->map)
+		munmap(d->map, d->map_len);
+	memset(d, 0, sizeof(*d));
+}

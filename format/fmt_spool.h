@@ -1,0 +1,57 @@
+/*
+ * fmt_spool.h - the spool: how the in-process runtime hands its events to
+ * the recorder while the program runs.
+ *
+ * The recorder makes a spool directory and passes it in STINT_SPOOL.  Every
+ * process (every exec, every fork child) has a key "p<pid>-<ns>" and writes:
+ *
+ *   <key>.info          text, "name value" lines: pid, ppid, clock, os, cost
+ *   <key>.cmdline       a copy of /proc/self/cmdline
+ *   <key>.maps          a copy of /proc/self/maps (rewritten after dlopen)
+ *   <key>.plt           text, "address name" lines: library functions hooked
+ *   <key>.t<tid>.buf    one per thread: a header page, then event chunks
+ *
+ * A thread buffer is a file mapped MAP_SHARED by the runtime, so what was
+ * written survives SIGKILL.  After the header page come chunks of growing
+ * size (fmt_spool_chunk_size); a record never crosses a chunk, FMT_X_PAD ends
+ * a chunk early, and a zero byte ends the data (see fmt_event.h).
+ */
+#ifndef STINT_FMT_SPOOL_H
+#define STINT_FMT_SPOOL_H
+
+#include <stdint.h>
+
+#define FMT_SPOOL_MAGIC "STINTBUF"
+#define FMT_SPOOL_VERSION 1
+#define FMT_SPOOL_HDR_SIZE 4096
+#define FMT_SPOOL_FIRST_CHUNK (256u << 10)
+#define FMT_SPOOL_MAX_CHUNK (8u << 20)
+
+enum fmt_spool_flags {
+	FMT_SPOOL_NOSPACE = 1 << 0, /* the disk filled: recording stopped early */
+	FMT_SPOOL_ENDED = 1 << 1,   /* the thread ended normally */
+};
+
+struct fmt_spool_hdr {
+	char magic[8];           /* FMT_SPOOL_MAGIC, no terminator */
+	uint32_t version;        /* FMT_SPOOL_VERSION */
+	uint32_t hdr_size;       /* FMT_SPOOL_HDR_SIZE */
+	int32_t pid;             /* process and thread ids */
+	int32_t tid;
+	uint64_t start_time;     /* clock ticks at the thread's first event */
+	volatile uint32_t flags; /* enum fmt_spool_flags */
+	uint32_t reserved;
+	char name[16];           /* thread name, updated when it changes */
+	uint64_t calib_ticks;    /* measured probe cost of this thread, 0 = unknown */
+};
+
+/* Size of chunk number i (0-based). */
+static inline uint64_t fmt_spool_chunk_size(unsigned i)
+{
+	uint64_t s = FMT_SPOOL_FIRST_CHUNK;
+	while (i-- && s < FMT_SPOOL_MAX_CHUNK)
+		s <<= 1;
+	return s;
+}
+
+#endif

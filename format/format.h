@@ -1,0 +1,166 @@
+/*
+ * format.h - the stint data file (stint.data): layout, writer and reader.
+ *
+ * This header is the single source of truth for the file format; the
+ * prose version is doc/format.md.
+ *
+ * FILE HEADER (32 bytes)
+ *
+ *   OFFSET SIZE DESCRIPTION
+ *      0     8  magic "STINTDAT"
+ *      8     4  format version (FMT_VERSION), little-endian
+ *     12     4  oldest reader version that can read this file
+ *     16    16  reserved, zero
+ *
+ * Then chunks, one after another, to the end of the file:
+ *
+ *      0     4  tag, four ASCII letters (enum fmt_tag)
+ *      4     4  CRC-32 (zlib) of the payload
+ *      8     8  payload length in bytes
+ *     16     n  payload
+ *
+ * A reader skips chunks whose tag it does not know.  Chunks come in this
+ * order: SESS; then per process PROC, MODS, SYMS and its THRD chunks; then
+ * one EVTS chunk per thread (the bulk); last ENDF.  So a file cut short
+ * loses only the tail of the events, never the names needed to report what
+ * is left.
+ *
+ * Payloads are built of: u32/u64 (little-endian), f64, str (LEB128 length
+ * then bytes, no terminator) and raw bytes.
+ *
+ *   SESS  str method ("instrumentation"|"sampling"), str command, u64 wall
+ *         start (ns since the epoch), u64 duration ns, f64 ns per tick,
+ *         str clock ("tsc"|"monotonic"), str os-event detector, u32 exit
+ *         status (as the shell reports it), u32 flags (FMT_SESS_*), u64
+ *         sample period or frequency (sampling; 0 otherwise), str notes
+ *   PROC  u32 process index, u32 pid, u32 ppid, str command line, str exe,
+ *         u64 probe cost (1/1024 ticks per event), str os detector
+ *   MODS  u32 process index, u32 n, n x (u64 start, u64 end, u64 file
+ *         offset, str path, str build-id in hex)
+ *   SYMS  u32 process index, u32 n, n x (u64 address, u64 size, str name,
+ *         u32 module index or ~0, str source file, u32 line)
+ *   THRD  u32 process index, u32 thread index, u32 tid, str name, u64 start
+ *         ticks, u32 flags (FMT_THR_*), u64 events
+ *   EVTS  u32 thread index, then the thread's event records (fmt_event.h)
+ *   ENDF  u32 number of chunks before it
+ *
+ * Version history: 1 - first version.
+ */
+#ifndef STINT_FORMAT_H
+#define STINT_FORMAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#define FMT_MAGIC "STINTDAT"
+#define FMT_VERSION 1
+#define FMT_MIN_READER 1
+#define FMT_HDR_SIZE 32
+#define FMT_CHUNK_HDR 16
+
+#define FMT_TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+enum fmt_tag {
+	FMT_SESS = FMT_TAG('S', 'E', 'S', 'S'),
+	FMT_PROC = FMT_TAG('P', 'R', 'O', 'C'),
+	FMT_MODS = FMT_TAG('M', 'O', 'D', 'S'),
+	FMT_SYMS = FMT_TAG('S', 'Y', 'M', 'S'),
+	FMT_THRD = FMT_TAG('T', 'H', 'R', 'D'),
+	FMT_EVTS = FMT_TAG('E', 'V', 'T', 'S'),
+	FMT_ENDF = FMT_TAG('E', 'N', 'D', 'F'),
+};
+
+enum fmt_sess_flags {
+	FMT_SESS_KILLED = 1 << 0, /* the program died of a signal */
+};
+enum fmt_thr_flags {
+	FMT_THR_NOSPACE = 1 << 0, /* recording stopped early: disk full */
+	FMT_THR_ENDED = 1 << 1,   /* the thread ended normally */
+	FMT_THR_DAMAGED = 1 << 2, /* events unreadable past some point */
+};
+
+/* ------------------------------------------------------------------------
+ * In-memory model, shared by writer and reader
+ * --------------------------------------------------------------------- */
+
+struct fmt_module {
+	uint64_t start, end, offset; /* mapped text range and its file offset */
+	char *path;
+	char *build_id;              /* hex, "" if none */
+};
+
+struct fmt_symbol {
+	uint64_t addr;  /* run-time address, as the probes saw it */
+	uint64_t size;  /* bytes of code, 0 if unknown */
+	char *name;     /* demangled */
+	uint32_t module;/* index into the process's modules, or ~0u */
+	char *file;     /* source file, "" if unknown */
+	uint32_t line;
+};
+
+struct fmt_thread {
+	uint32_t proc;       /* index into fmt_data.procs */
+	uint32_t tid;
+	char *name;
+	uint64_t start;      /* ticks */
+	uint32_t flags;      /* enum fmt_thr_flags */
+	uint64_t nevents;
+	const uint8_t *ev;   /* event records (fmt_event.h) */
+	size_t ev_len;
+	uint8_t *ev_owned;   /* writer side: buffer to free */
+};
+
+struct fmt_process {
+	uint32_t pid, ppid;
+	char *command;
+	char *exe;
+	uint64_t cost;       /* probe cost, 1/1024 ticks per event */
+	char *os;
+	struct fmt_module *mods;
+	uint32_t nmods;
+	struct fmt_symbol *syms; /* sorted by address */
+	uint32_t nsyms;
+};
+
+struct fmt_data {
+	char *method;
+	char *command;
+	uint64_t wall_start, duration_ns;
+	double ns_per_tick;
+	char *clock;
+	char *os;
+	uint32_t exit_status;
+	uint32_t flags;
+	uint64_t rate;
+	char *notes;
+	struct fmt_process *procs;
+	uint32_t nprocs;
+	struct fmt_thread *threads;
+	uint32_t nthreads;
+	/* reader side */
+	char *damage;        /* NULL, or what was wrong with the file */
+	void *map;
+	size_t map_len;
+};
+
+/*
+ * Write d to path (through path.tmp and a rename, so a failure never
+ * leaves a half file under the real name).  Returns 0, or -1 with errno
+ * set (ENOSPC for a full disk).
+ */
+int fmt_write(const struct fmt_data *d, const char *path);
+
+/*
+ * Read the file at path into d.  Returns 0 when something was read; then
+ * d->damage is NULL or says what part of a truncated or corrupt file could
+ * not be read (everything before it is in d).  Returns -1 with a message in
+ * err when nothing is usable: a missing, foreign or incompatible file.
+ */
+int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen);
+
+void fmt_data_free(struct fmt_data *d);
+
+/* Symbol of the function containing addr, or NULL. */
+const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t addr);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * util.c - diagnostics, checked allocation and file helpers (util.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("stint: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(2);
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("stint: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d)
+		die("out of memory");
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	return s;
+}
+
+char *util_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 16384, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+const char *util_self_dir(void)
+{
+	static char dir[PATH_MAX];
+	if (!dir[0]) {
+		ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+		if (n <= 0)
+			strcpy(dir, ".");
+		else {
+			dir[n] = 0;
+			char *slash = strrchr(dir, '/');
+			if (slash)
+				*slash = 0;
+		}
+	}
+	return dir;
+}
+
+uint64_t util_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t util_wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (!d)
+		die("out of memory");
+	return d;
+}

@@ -1,0 +1,323 @@
+/*
+ * out_report.c - the function, module, thread and process views as a
+ * table, CSV or JSON (SPEC.md section 3 fixes the JSON keys).
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "output.h"
+
+/* Columns a view can be sorted by; index = value column or special. */
+static const struct {
+	const char *key, *alias;
+	int col; /* 0..3 value, 10 calls, 11 name, 12 module */
+} out_sort_keys[] = {
+	{"elapsed_inclusive", "ei", AN_EI},       {"elapsed_exclusive", "ee", AN_EE},
+	{"application_inclusive", "ai", AN_AI},   {"application_exclusive", "ae", AN_AE},
+	{"elapsed_inclusive_pct", "ei%", AN_EI},  {"elapsed_exclusive_pct", "ee%", AN_EE},
+	{"application_inclusive_pct", "ai%", AN_AI}, {"application_exclusive_pct", "ae%", AN_AE},
+	{"calls", "calls", 10},                   {"name", "function", 11},
+	{"module", "module", 12},
+};
+
+static const char *const out_value_keys[AN_NVALUES] = {
+	"elapsed_inclusive", "elapsed_exclusive", "application_inclusive", "application_exclusive"};
+static const char *const out_value_short[AN_NVALUES] = {"EI", "EE", "AI", "AE"};
+
+static int sort_col(const char *key)
+{
+	for (size_t i = 0; i < sizeof(out_sort_keys) / sizeof(out_sort_keys[0]); i++)
+		if (strcasecmp(key, out_sort_keys[i].key) == 0 || strcasecmp(key, out_sort_keys[i].alias) == 0)
+			return out_sort_keys[i].col;
+	return -1;
+}
+
+int out_sort_key_ok(const char *key)
+{
+	return sort_col(key) >= 0 ? 0 : -1;
+}
+
+static int g_sort_col;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct an_row *x = a, *y = b;
+	int c = 0;
+	if (g_sort_col < AN_NVALUES)
+		c = (x->v[g_sort_col] < y->v[g_sort_col]) - (x->v[g_sort_col] > y->v[g_sort_col]);
+	else if (g_sort_col == 10)
+		c = (x->calls < y->calls) - (x->calls > y->calls);
+	else if (g_sort_col == 11)
+		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	else
+		c = strcmp(x->module ? x->module : "", y->module ? y->module : "");
+	if (!c)
+		c = (x->v[AN_EI] < y->v[AN_EI]) - (x->v[AN_EI] > y->v[AN_EI]);
+	if (!c)
+		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	return c;
+}
+
+static void fmt_time(char *buf, size_t n, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, n, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, n, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.3f s", ns / 1e9);
+}
+
+static double pct(double v, double total)
+{
+	return total > 0 ? 100.0 * v / total : 0.0;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (s && !strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The session totals used as denominators (SPEC.md section 1). */
+static double denom(const struct an_result *r, int k)
+{
+	return (k == AN_EI || k == AN_EE) ? r->session.v[AN_EI] : r->session.v[AN_AI];
+}
+
+static void json_row(FILE *f, const struct an_result *r, const struct an_row *row, int kind)
+{
+	fputs("{\"name\":", f);
+	json_str(f, row->name);
+	fputs(",\"module\":", f);
+	json_str(f, row->module);
+	fprintf(f, ",\"calls\":%" PRIu64, row->calls);
+	for (int k = 0; k < AN_NVALUES; k++)
+		fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", out_value_keys[k], row->v[k], out_value_keys[k],
+			pct(row->v[k], denom(r, k)));
+	if (kind == OUT_BY_FUNCTION) {
+		for (int k = 0; k < AN_NVALUES; k++)
+			fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", out_value_keys[k],
+				row->calls ? row->v[k] / (double)row->calls : 0.0, out_value_keys[k],
+				row->vmin[k], out_value_keys[k], row->vmax[k]);
+		const struct an_func *fn = &r->funcs[row->func];
+		fputs(",\"file\":", f);
+		json_str(f, fn->file);
+		fprintf(f, ",\"line\":%u", fn->line);
+	}
+	if (kind == OUT_BY_THREAD) {
+		fprintf(f, ",\"tid\":%u,\"pid\":%u", row->tid, row->pid);
+	}
+	if (kind == OUT_BY_PROCESS) {
+		fprintf(f, ",\"pid\":%u,\"command\":", row->pid);
+		json_str(f, row->extra);
+	}
+	fputc('}', f);
+}
+
+static void json_rows(FILE *f, const struct an_result *r, const char *key, struct an_row *rows,
+		      uint32_t n, int kind, long limit)
+{
+	fprintf(f, ",\n\"%s\":[", key);
+	for (uint32_t i = 0; i < n && (!limit || i < (uint32_t)limit); i++) {
+		fputs(i ? ",\n " : "\n ", f);
+		json_row(f, r, &rows[i], kind);
+	}
+	fputs("]", f);
+}
+
+static void print_json(FILE *f, const struct fmt_data *d, const struct an_result *r,
+		       const struct out_opts *o, struct an_row *rows[4], uint32_t n[4])
+{
+	fputs("{\"method\":\"instrumentation\",\n\"command\":", f);
+	json_str(f, d->command);
+	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64 ",\n\"os_event_detector\":", d->exit_status,
+		d->duration_ns);
+	json_str(f, d->os);
+	fprintf(f, ",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.3f,\"subtracted_ns\":%.0f}",
+		o->no_compensation ? "false" : "true", r->cost_ns, r->compensated_ns);
+	fprintf(f, ",\n\"events\":%" PRIu64 ",\n\"lost_events\":%" PRIu64, r->events, r->lost);
+	if (d->damage) {
+		fputs(",\n\"damage\":", f);
+		json_str(f, d->damage);
+	}
+	fputs(",\n\"session\":", f);
+	json_row(f, r, &r->session, -1);
+	json_rows(f, r, "functions", rows[0], n[0], OUT_BY_FUNCTION, o->by == OUT_BY_FUNCTION ? o->limit : 0);
+	json_rows(f, r, "modules", rows[1], n[1], OUT_BY_MODULE, o->by == OUT_BY_MODULE ? o->limit : 0);
+	json_rows(f, r, "threads", rows[2], n[2], OUT_BY_THREAD, o->by == OUT_BY_THREAD ? o->limit : 0);
+	json_rows(f, r, "processes", rows[3], n[3], OUT_BY_PROCESS, o->by == OUT_BY_PROCESS ? o->limit : 0);
+	fputs("\n}\n", f);
+}
+
+static void print_csv(FILE *f, const struct an_result *r, const struct out_opts *o,
+		      const struct an_row *rows, uint32_t n)
+{
+	fputs(o->by == OUT_BY_THREAD ? "tid,pid,name" : o->by == OUT_BY_PROCESS ? "pid,command" : "name,module",
+	      f);
+	fputs(",calls", f);
+	for (int k = 0; k < AN_NVALUES; k++)
+		fprintf(f, ",%s,%s_pct", out_value_keys[k], out_value_keys[k]);
+	if (o->by == OUT_BY_FUNCTION)
+		for (int k = 0; k < AN_NVALUES; k++)
+			fprintf(f, ",%s_avg,%s_min,%s_max", out_value_keys[k], out_value_keys[k], out_value_keys[k]);
+	fputc('\n', f);
+	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
+		const struct an_row *row = &rows[i];
+		if (o->by == OUT_BY_THREAD) {
+			fprintf(f, "%u,%u,", row->tid, row->pid);
+			csv_str(f, row->name);
+		} else if (o->by == OUT_BY_PROCESS) {
+			fprintf(f, "%u,", row->pid);
+			csv_str(f, row->extra);
+		} else {
+			csv_str(f, row->name);
+			fputc(',', f);
+			csv_str(f, row->module);
+		}
+		fprintf(f, ",%" PRIu64, row->calls);
+		for (int k = 0; k < AN_NVALUES; k++)
+			fprintf(f, ",%.0f,%.4f", row->v[k], pct(row->v[k], denom(r, k)));
+		if (o->by == OUT_BY_FUNCTION)
+			for (int k = 0; k < AN_NVALUES; k++)
+				fprintf(f, ",%.1f,%.0f,%.0f", row->calls ? row->v[k] / (double)row->calls : 0.0,
+					row->vmin[k], row->vmax[k]);
+		fputc('\n', f);
+	}
+}
+
+static void print_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
+			 const struct out_opts *o)
+{
+	char wall[32], comp[32], ei[32], ai[32], when[64] = "";
+	time_t secs = (time_t)(d->wall_start / 1000000000ull);
+	struct tm tm;
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fmt_time(wall, sizeof(wall), (double)d->duration_ns);
+	fmt_time(comp, sizeof(comp), r->compensated_ns);
+	fmt_time(ei, sizeof(ei), r->session.v[AN_EI]);
+	fmt_time(ai, sizeof(ai), r->session.v[AN_AI]);
+	fprintf(f, "# stint report - instrumentation\n");
+	fprintf(f, "# command:     %s\n", d->command);
+	fprintf(f, "# recorded:    %s, wall time %s, exit status %u\n", when, wall, d->exit_status);
+	fprintf(f, "# processes:   %u   threads: %u   events: %" PRIu64 "\n", d->nprocs, d->nthreads,
+		r->events);
+	fprintf(f, "# OS events:   %s\n", d->os);
+	if (o->no_compensation)
+		fprintf(f, "# compensation: off (raw times, probe cost included)\n");
+	else
+		fprintf(f, "# compensation: %.1f ns per event subtracted, %s in all (--no-compensation turns it off)\n",
+			r->cost_ns, comp);
+	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
+	if (r->lost)
+		fprintf(f, "# lost events: %" PRIu64 "\n", r->lost);
+	if (d->damage)
+		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].flags & FMT_THR_NOSPACE)
+			fprintf(f, "# thread %u: the disk filled during recording; its later events are missing\n",
+				d->threads[i].tid);
+	fputc('\n', f);
+}
+
+static void print_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
+			const struct out_opts *o, const struct an_row *rows, uint32_t n)
+{
+	print_header(f, d, r, o);
+	const char *first = o->by == OUT_BY_FUNCTION ? "Function"
+			    : o->by == OUT_BY_MODULE ? "Module"
+			    : o->by == OUT_BY_THREAD ? "Thread"
+						     : "Process";
+	int show_calls = o->by == OUT_BY_FUNCTION || o->by == OUT_BY_MODULE;
+	if (show_calls)
+		fprintf(f, "%10s ", "Calls");
+	for (int k = 0; k < AN_NVALUES; k++)
+		fprintf(f, "%11s %6s ", out_value_short[k], "%");
+	if (o->per_call && o->by == OUT_BY_FUNCTION)
+		for (int k = 0; k < AN_NVALUES; k++)
+			fprintf(f, "%10s %10s %10s ", "avg", "min", "max");
+	fprintf(f, " %s%s\n", first, o->by == OUT_BY_FUNCTION ? " [module]" : "");
+	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
+		const struct an_row *row = &rows[i];
+		char t[32];
+		if (show_calls)
+			fprintf(f, "%10" PRIu64 " ", row->calls);
+		for (int k = 0; k < AN_NVALUES; k++) {
+			fmt_time(t, sizeof(t), row->v[k]);
+			fprintf(f, "%11s %6.2f ", t, pct(row->v[k], denom(r, k)));
+		}
+		if (o->per_call && o->by == OUT_BY_FUNCTION)
+			for (int k = 0; k < AN_NVALUES; k++) {
+				char a[32], mn[32], mx[32];
+				fmt_time(a, sizeof(a), row->calls ? row->v[k] / (double)row->calls : 0);
+				fmt_time(mn, sizeof(mn), row->vmin[k]);
+				fmt_time(mx, sizeof(mx), row->vmax[k]);
+				fprintf(f, "%10s %10s %10s ", a, mn, mx);
+			}
+		if (o->by == OUT_BY_FUNCTION)
+			fprintf(f, " %s [%s]\n", row->name, row->module);
+		else if (o->by == OUT_BY_THREAD)
+			fprintf(f, " %u %s (pid %u)\n", row->tid, row->name, row->pid);
+		else if (o->by == OUT_BY_PROCESS)
+			fprintf(f, " %u %s\n", row->pid, row->extra);
+		else
+			fprintf(f, " %s\n", row->name);
+	}
+	if (o->per_call && o->by == OUT_BY_FUNCTION)
+		fputs("\n(avg/min/max per call of EI, EE, AI, AE, in that order)\n", f);
+}
+
+int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct out_opts *o)
+{
+	struct an_row *rows[4] = {r->functions, r->modules, r->thread_rows, r->processes};
+	uint32_t n[4] = {r->nfunctions, r->nmodules, r->nthread_rows, r->nprocesses};
+	int col = o->sort ? sort_col(o->sort) : (o->by == OUT_BY_FUNCTION ? AN_EE : AN_EI);
+	if (col < 0)
+		return -1;
+	for (int v = 0; v < 4; v++) {
+		g_sort_col = (v == o->by) ? col : (v == OUT_BY_FUNCTION ? AN_EE : AN_EI);
+		qsort(rows[v], n[v], sizeof(struct an_row), cmp_rows);
+	}
+	if (o->format == OUT_JSON)
+		print_json(f, d, r, o, rows, n);
+	else if (o->format == OUT_CSV)
+		print_csv(f, r, o, rows[o->by], n[o->by]);
+	else
+		print_table(f, d, r, o, rows[o->by], n[o->by]);
+	return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * output.h - report views of an analysis: the table a person reads, CSV
+ * and the JSON object of SPEC.md section 3.
+ */
+#ifndef STINT_OUTPUT_H
+#define STINT_OUTPUT_H
+
+#include <stdio.h>
+#include "../analysis/analysis.h"
+#include "../format/format.h"
+
+enum out_by { OUT_BY_FUNCTION, OUT_BY_MODULE, OUT_BY_THREAD, OUT_BY_PROCESS };
+enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
+
+struct out_opts {
+	int by;            /* enum out_by */
+	int format;        /* enum out_format */
+	const char *sort;  /* column key, NULL for the view's default */
+	long limit;        /* rows shown, 0 for all */
+	int per_call;      /* table: add average/min/max per call */
+	int no_compensation;
+};
+
+/* Validate a --sort key; 0 if known. */
+int out_sort_key_ok(const char *key);
+
+/* Print the report of d and its analysis r.  Returns 0, -1 on a bad key. */
+int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r,
+	       const struct out_opts *o);
+
+#endif

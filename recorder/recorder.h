@@ -1,0 +1,57 @@
+/*
+ * recorder.h - launching and watching the profiled program, and turning
+ * what it left behind into a data file.
+ */
+#ifndef STINT_RECORDER_H
+#define STINT_RECORDER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "../format/format.h"
+
+/* Where a program name resolves (PATH search as execvp does); NULL if none. */
+char *rec_find_program(const char *name);
+
+/* Whether the ELF file at path imports __cyg_profile_func_enter: 1 yes,
+ * 0 no, -1 not an ELF file. */
+int rec_is_instrumented(const char *path);
+
+struct rec_child {
+	pid_t pid;
+	int status;            /* wait status of the program */
+	uint64_t wall_start;   /* ns since the epoch */
+	uint64_t mono_start, mono_end;
+};
+
+/*
+ * Start path with argv and the environment plus env_add ("NAME=value"
+ * entries; LD_PRELOAD is prepended to an existing one).  SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT reaching stint are passed on to the program.  Fails
+ * with a message in err when the program cannot be executed.
+ */
+int rec_spawn(const char *path, char *const argv[], char *const env_add[], struct rec_child *c,
+	      char *err, size_t errlen);
+
+/*
+ * Wait for the program, then for every process it left behind (stint is
+ * their subreaper), so that forked children finish writing.
+ */
+void rec_wait(struct rec_child *c);
+
+/* Exit status that `stint record` passes on: the code, or 128+signal. */
+int rec_exit_code(int status);
+
+/* TSC: whether usable, and its ns per tick (from the kernel if it says). */
+int rec_tsc_usable(void);
+double rec_tsc_ns_per_tick(uint64_t tsc0, uint64_t ns0, uint64_t tsc1, uint64_t ns1);
+
+/*
+ * Read the instrumentation spool dir (fmt_spool.h) into d: processes,
+ * threads, events and symbols.  Returns 0, or -1 with err set.
+ */
+int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen);
+
+/* Remove the spool directory and its files. */
+void rec_spool_remove(const char *dir);
+
+#endif

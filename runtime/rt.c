@@ -1,0 +1,572 @@
+/*
+ * rt.c - the probes of -finstrument-functions and the per-thread spool
+ * buffers of libstint-rt.so.
+ *
+ * glibc defines __cyg_profile_func_enter/exit as no-ops; this library is
+ * preloaded by `stint record`, so the program's calls bind to the versions
+ * here instead, and the program needs no relinking.  Each probe reads the
+ * clock, notices whether the thread left the CPU since the previous probe
+ * (one load from a perf_event user page), and appends a record of 2..3
+ * bytes to the thread's buffer, a file mapping that survives a crash or
+ * SIGKILL.  Nothing on that path locks, allocates or enters the kernel.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "rt_int.h"
+
+struct rt_global rt_g;
+__thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t rt_thread_key;
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+
+/* ------------------------------------------------------------------------
+ * Clock and OS-event detection
+ * --------------------------------------------------------------------- */
+
+static inline uint64_t rt_clock(void)
+{
+	if (RT_LIKELY(rt_g.use_tsc))
+		return __rdtsc();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t rt_now(void)
+{
+	return rt_clock();
+}
+
+static uint64_t rt_rusage_switches(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+}
+
+/*
+ * Whether the thread left the CPU since the previous probe.  A perf event
+ * opened on the thread itself has its user page's lock word advanced by the
+ * kernel at every schedule in and out; nothing else moves it.
+ */
+static inline int rt_os_event(struct rt_thread *t)
+{
+	if (RT_LIKELY(t->lock != NULL)) {
+		uint32_t l = *t->lock;
+		int os = l != (uint32_t)t->last_switches;
+		t->last_switches = l;
+		return os;
+	}
+	if (rt_g.os_mode == RT_OS_RUSAGE) {
+		uint64_t s = rt_rusage_switches();
+		int os = s != t->last_switches;
+		t->last_switches = s;
+		return os;
+	}
+	return 0;
+}
+
+static volatile uint32_t *rt_open_switch_page(void)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	void *page = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd); /* the mapping keeps the event alive */
+	if (page == MAP_FAILED)
+		return NULL;
+	return &((struct perf_event_mmap_page *)page)->lock;
+}
+
+/* ------------------------------------------------------------------------
+ * Spool files
+ * --------------------------------------------------------------------- */
+
+static void rt_path(char *buf, size_t n, const char *suffix)
+{
+	snprintf(buf, n, "%s/%s%s", rt_g.spool, rt_g.key, suffix);
+}
+
+/* Write a whole small file of the process atomically (tmp + rename). */
+void rt_write_file(const char *suffix, const void *data, size_t len)
+{
+	char path[4096], tmp[4200];
+	rt_path(path, sizeof(path), suffix);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)syscall(SYS_gettid));
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w <= 0)
+			break;
+		p += w;
+		len -= (size_t)w;
+	}
+	close(fd);
+	rename(tmp, path);
+}
+
+static char *rt_slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf)
+			break;
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+static void rt_copy_proc_file(const char *proc, const char *suffix)
+{
+	size_t n = 0;
+	char *data = rt_slurp(proc, &n);
+	if (data) {
+		rt_write_file(suffix, data, n);
+		free(data);
+	}
+}
+
+void rt_save_maps(void)
+{
+	rt_copy_proc_file("/proc/self/maps", ".maps");
+}
+
+static void rt_save_info(void)
+{
+	char buf[512];
+	const char *os = rt_g.os_mode == RT_OS_PERF ? "perf" : rt_g.os_mode == RT_OS_RUSAGE ? "rusage" : "off";
+	int n = snprintf(buf, sizeof(buf),
+			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\n", (int)getpid(),
+			 (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
+			 (unsigned long long)rt_g.calib_ticks);
+	rt_write_file(".info", buf, (size_t)n);
+}
+
+static void rt_new_key(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(rt_g.key, sizeof(rt_g.key), "p%d-%lld%09ld", (int)getpid(), (long long)ts.tv_sec,
+		 ts.tv_nsec);
+}
+
+/* Map chunk number t->chunk of the buffer file; 0 on success. */
+static int rt_map_chunk(struct rt_thread *t)
+{
+	uint64_t size = fmt_spool_chunk_size(t->chunk);
+	int err = posix_fallocate(t->fd, (off_t)t->chunk_off, (off_t)size);
+	if (err == EOPNOTSUPP || err == EINVAL)
+		err = ftruncate(t->fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
+	if (err)
+		return -1;
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)t->chunk_off);
+	if (m == MAP_FAILED)
+		return -1;
+	t->chunk_base = m;
+	t->pos = m;
+	t->limit = (uint8_t *)m + size - FMT_MAX_RECORD;
+	return 0;
+}
+
+static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
+{
+	if (t->hdr)
+		t->hdr->flags |= flag;
+	t->state = RT_DONE;
+}
+
+/* The chunk is full: close it with a PAD record and map the next one. */
+static int rt_next_chunk(struct rt_thread *t)
+{
+	uint64_t size = fmt_spool_chunk_size(t->chunk);
+	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
+	munmap(t->chunk_base, size);
+	t->chunk_off += size;
+	t->chunk++;
+	if (rt_map_chunk(t) < 0) {
+		t->chunk_base = NULL;
+		rt_stop_thread(t, FMT_SPOOL_NOSPACE);
+		return -1;
+	}
+	return 0;
+}
+
+static void rt_thread_end(void *arg);
+
+static void rt_init_once(void)
+{
+	const char *spool = getenv("STINT_SPOOL");
+	if (!spool || !*spool || strlen(spool) >= sizeof(rt_g.spool))
+		return;
+	strcpy(rt_g.spool, spool);
+	const char *clk = getenv("STINT_CLOCK");
+	rt_g.use_tsc = !(clk && strcmp(clk, "monotonic") == 0);
+	const char *os = getenv("STINT_OS");
+	rt_g.os_mode = !os || strcmp(os, "perf") == 0 ? RT_OS_PERF
+		       : strcmp(os, "rusage") == 0   ? RT_OS_RUSAGE
+						     : RT_OS_OFF;
+	const char *plt = getenv("STINT_PLT");
+	rt_g.plt = !(plt && strcmp(plt, "0") == 0);
+	const char *cost = getenv("STINT_COST");
+	if (cost)
+		rt_g.calib_ticks = strtoull(cost, NULL, 10);
+	pthread_key_create(&rt_thread_key, rt_thread_end);
+	rt_new_key();
+	rt_g.enabled = 1;
+}
+
+/*
+ * Start recording the calling thread: create its buffer file and map the
+ * header page and the first chunk.  Returns 1 when the thread records.
+ */
+int rt_thread_start(struct rt_thread *t)
+{
+	if (t->state == RT_DONE)
+		return 0;
+	pthread_once(&rt_once, rt_init_once);
+	if (!rt_g.enabled) {
+		t->state = RT_DONE;
+		return 0;
+	}
+	t->busy = 1;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	char path[4096], suffix[64];
+	snprintf(suffix, sizeof(suffix), ".t%d.buf", (int)t->tid);
+	rt_path(path, sizeof(path), suffix);
+	t->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (t->fd < 0)
+		goto fail;
+	if (posix_fallocate(t->fd, 0, FMT_SPOOL_HDR_SIZE) != 0 &&
+	    ftruncate(t->fd, FMT_SPOOL_HDR_SIZE) < 0)
+		goto fail_fd;
+	t->hdr = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
+	if (t->hdr == MAP_FAILED) {
+		t->hdr = NULL;
+		goto fail_fd;
+	}
+	t->chunk = 0;
+	t->chunk_off = FMT_SPOOL_HDR_SIZE;
+	if (rt_map_chunk(t) < 0) {
+		t->hdr->flags |= FMT_SPOOL_NOSPACE;
+		goto fail_fd;
+	}
+	memset(t->cache, 0, sizeof(t->cache));
+	t->depth = 0;
+	t->lock = NULL;
+	if (rt_g.os_mode == RT_OS_PERF) {
+		t->lock = rt_open_switch_page();
+		if (!t->lock) /* not permitted: this thread falls back */
+			rt_g.os_mode = RT_OS_RUSAGE;
+	}
+	if (t->lock)
+		t->last_switches = *t->lock;
+	else if (rt_g.os_mode == RT_OS_RUSAGE)
+		t->last_switches = rt_rusage_switches();
+	memcpy(t->hdr->magic, FMT_SPOOL_MAGIC, 8);
+	t->hdr->version = FMT_SPOOL_VERSION;
+	t->hdr->hdr_size = FMT_SPOOL_HDR_SIZE;
+	t->hdr->pid = (int32_t)getpid();
+	t->hdr->tid = (int32_t)t->tid;
+	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	t->hdr->calib_ticks = rt_g.calib_ticks;
+	t->last_t = rt_clock();
+	t->hdr->start_time = t->last_t;
+	pthread_setspecific(rt_thread_key, t);
+	t->state = RT_ACTIVE;
+	t->busy = 0;
+	return 1;
+fail_fd:
+	close(t->fd);
+fail:
+	t->state = RT_DONE;
+	t->busy = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Recording
+ * --------------------------------------------------------------------- */
+
+void rt_record_enter(struct rt_thread *t, uint64_t fn)
+{
+	uint64_t now = rt_clock();
+	int os = rt_os_event(t);
+	uint64_t delta = now - t->last_t;
+	t->last_t = now;
+	if (RT_UNLIKELY(t->pos >= t->limit) && rt_next_chunk(t) < 0)
+		return;
+	unsigned slot = fmt_cache_slot(fn);
+	if (RT_LIKELY(t->cache[slot] == fn)) {
+		uint8_t s = (uint8_t)slot;
+		t->pos = fmt_put_common(t->pos, FMT_K_ENTER, os, delta, &s, 1);
+	} else {
+		uint8_t b[8];
+		t->cache[slot] = fn;
+		fmt_put_u64(b, fn);
+		t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
+	}
+	if (RT_LIKELY(t->depth < RT_STACK))
+		t->stack[t->depth] = fn;
+	t->depth++;
+}
+
+/*
+ * An exit names no function when it closes the frame the runtime knows to
+ * be innermost; otherwise (longjmp skipped exits, or the stack is deeper than
+ * RT_STACK) it names its function and the reader closes frames up to it.
+ */
+void rt_record_exit(struct rt_thread *t, uint64_t fn)
+{
+	uint64_t now = rt_clock();
+	int os = rt_os_event(t);
+	uint64_t delta = now - t->last_t;
+	t->last_t = now;
+	if (RT_UNLIKELY(t->pos >= t->limit) && rt_next_chunk(t) < 0)
+		return;
+	uint32_t d = t->depth;
+	if (RT_LIKELY(d > 0 && d <= RT_STACK && t->stack[d - 1] == fn)) {
+		t->depth = d - 1;
+		t->pos = fmt_put_common(t->pos, FMT_K_EXIT, os, delta, NULL, 0);
+		return;
+	}
+	uint8_t b[8];
+	fmt_put_u64(b, fn);
+	t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
+	if (d > RT_STACK) {
+		t->depth = d - 1;
+		return;
+	}
+	for (uint32_t i = d; i-- > 0;) /* the reader does the same search */
+		if (t->stack[i] == fn) {
+			t->depth = i;
+			return;
+		}
+}
+
+RT_API void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)site;
+	struct rt_thread *t = &rt_self;
+	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+		return;
+	if (RT_UNLIKELY(t->busy))
+		return;
+	t->busy = 1;
+	rt_record_enter(t, (uint64_t)fn);
+	t->busy = 0;
+}
+
+RT_API void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)site;
+	struct rt_thread *t = &rt_self;
+	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+		return;
+	if (RT_UNLIKELY(t->busy))
+		return;
+	t->busy = 1;
+	rt_record_exit(t, (uint64_t)fn);
+	t->busy = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Thread and process life cycle
+ * --------------------------------------------------------------------- */
+
+static void rt_finish_thread(struct rt_thread *t)
+{
+	if (t->state != RT_ACTIVE)
+		return;
+	t->busy = 1;
+	uint64_t now = rt_clock();
+	int os = rt_os_event(t);
+	if (t->pos < t->limit + FMT_MAX_RECORD - 16)
+		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
+	t->last_t = now;
+	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	rt_stop_thread(t, FMT_SPOOL_ENDED);
+	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
+	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+	close(t->fd);
+	t->busy = 0;
+}
+
+static void rt_thread_end(void *arg)
+{
+	rt_finish_thread(arg);
+}
+
+/*
+ * Probe cost, measured in this process: back-to-back enter/exit probes on
+ * the real thread state, then the buffer is wiped.  Each interval between
+ * two probes contains one probe's worth of overhead, so the median cost
+ * per event is what the analysis subtracts from each interval.
+ */
+static void rt_calibrate(struct rt_thread *t)
+{
+	enum { BATCHES = 9, PAIRS = 2000 };
+	uint64_t cost[BATCHES];
+	void (*volatile enter)(void *, void *) = __cyg_profile_func_enter;
+	void (*volatile leave)(void *, void *) = __cyg_profile_func_exit;
+	uint8_t *start = t->pos;
+	uint64_t cache0[FMT_CACHE_SLOTS];
+	memcpy(cache0, t->cache, sizeof(cache0));
+	for (int b = 0; b < BATCHES; b++) {
+		uint8_t *p0 = t->pos;
+		uint64_t t0 = rt_clock();
+		for (int i = 0; i < PAIRS; i++) {
+			enter((void *)rt_calibrate, NULL);
+			leave((void *)rt_calibrate, NULL);
+		}
+		uint64_t t1 = rt_clock();
+		cost[b] = ((t1 - t0) << 10) / (2 * PAIRS);
+		memset(p0, 0, (size_t)(t->pos - p0));
+		t->pos = p0;
+		if (t->state != RT_ACTIVE)
+			return;
+	}
+	for (int i = 1; i < BATCHES; i++) /* insertion sort, then the median */
+		for (int j = i; j > 0 && cost[j] < cost[j - 1]; j--) {
+			uint64_t x = cost[j];
+			cost[j] = cost[j - 1];
+			cost[j - 1] = x;
+		}
+	memcpy(t->cache, cache0, sizeof(cache0));
+	t->pos = start;
+	t->last_t = rt_clock();
+	rt_g.calib_ticks = cost[BATCHES / 2];
+	t->hdr->calib_ticks = rt_g.calib_ticks;
+}
+
+static void rt_atfork_child(void)
+{
+	struct rt_thread *t = &rt_self;
+	if (!rt_g.enabled)
+		return;
+	uint64_t open[RT_STACK];
+	uint32_t depth = t->state == RT_ACTIVE ? t->depth : 0;
+	if (depth > RT_STACK)
+		depth = RT_STACK;
+	memcpy(open, t->stack, depth * sizeof(open[0]));
+	/* The parent's mappings are shared with it: let go without writing. */
+	if (t->state == RT_ACTIVE) {
+		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
+		munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+		close(t->fd);
+	}
+	memset(t, 0, sizeof(*t));
+	rt_new_key();
+	rt_save_info();
+	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
+	rt_save_maps();
+	rt_plt_after_dlopen(); /* the hooked-functions list is per process */
+	if (!rt_thread_start(t))
+		return;
+	for (uint32_t i = 0; i < depth; i++) {
+		uint8_t b[8];
+		fmt_put_u64(b, open[i]);
+		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
+		t->stack[i] = open[i];
+	}
+	t->depth = depth;
+}
+
+__attribute__((constructor(101))) static void rt_constructor(void)
+{
+	pthread_once(&rt_once, rt_init_once);
+	if (!rt_g.enabled)
+		return;
+	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
+	rt_save_maps();
+	pthread_atfork(NULL, NULL, rt_atfork_child);
+	struct rt_thread *t = &rt_self;
+	if (t->state == RT_NEW)
+		rt_thread_start(t);
+	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
+		rt_calibrate(t);
+	rt_save_info();
+	if (rt_g.plt)
+		rt_plt_init();
+}
+
+__attribute__((destructor)) static void rt_destructor(void)
+{
+	rt_finish_thread(&rt_self);
+}
+
+/* ------------------------------------------------------------------------
+ * Interposed library functions: they keep names and module maps current
+ * --------------------------------------------------------------------- */
+
+RT_API int pthread_setname_np(pthread_t thread, const char *name)
+{
+	static int (*real)(pthread_t, const char *);
+	if (!real)
+		real = (int (*)(pthread_t, const char *))dlsym(RTLD_NEXT, "pthread_setname_np");
+	int r = real ? real(thread, name) : ENOSYS;
+	struct rt_thread *t = &rt_self;
+	if (r == 0 && pthread_equal(thread, pthread_self()) && t->state == RT_ACTIVE)
+		strncpy(t->hdr->name, name, sizeof(t->hdr->name) - 1);
+	return r;
+}
+
+RT_API void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	if (!real)
+		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	void *h = real(file, mode);
+	if (h && rt_g.enabled) {
+		rt_save_maps();
+		if (rt_g.plt)
+			rt_plt_after_dlopen();
+	}
+	return h;
+}

@@ -1,0 +1,71 @@
+/*
+ * rt_int.h - internals of libstint-rt.so, the runtime preloaded into the
+ * profiled program.  Private to runtime/; it depends on nothing of stint but
+ * the format headers (fmt_event.h, fmt_spool.h), which are header-only.
+ *
+ * THREAD SAFETY: every thread owns one struct rt_thread in initial-exec TLS
+ * and is the only writer of it and of its spool buffer.  The probes take no
+ * lock and make no system call; a chunk switch (once per 256 KiB..8 MiB of
+ * events) maps the next part of the buffer file.
+ */
+#ifndef STINT_RT_INT_H
+#define STINT_RT_INT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "../format/fmt_event.h"
+#include "../format/fmt_spool.h"
+
+#define RT_API __attribute__((visibility("default")))
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define RT_STACK 512 /* functions remembered per thread to check exits */
+
+enum rt_state { RT_NEW = 0, RT_ACTIVE = 1, RT_DONE = 2 };
+enum rt_os_mode { RT_OS_OFF = 0, RT_OS_PERF = 1, RT_OS_RUSAGE = 2 };
+
+struct rt_thread {
+	uint8_t *pos;             /* next byte to write */
+	uint8_t *limit;           /* chunk end less FMT_MAX_RECORD */
+	uint64_t last_t;          /* timestamp of the previous record */
+	volatile uint32_t *lock;  /* perf user page's lock word, RT_OS_PERF */
+	uint64_t last_switches;   /* last lock word / rusage switch count */
+	int state;                /* enum rt_state */
+	int busy;                 /* a probe is running: signal-handler re-entry guard */
+	uint32_t depth;           /* open frames, also beyond RT_STACK */
+	uint64_t cache[FMT_CACHE_SLOTS]; /* mirrors the decoder's address cache */
+	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
+	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file */
+	int fd;                   /* the buffer file */
+	unsigned chunk;           /* index of the mapped chunk */
+	uint64_t chunk_off;       /* its offset in the file */
+	uint8_t *chunk_base;      /* its mapping */
+	pid_t tid;
+};
+
+/* Process-wide settings, fixed once rt_init() ran. */
+struct rt_global {
+	int enabled;          /* STINT_SPOOL was given and init succeeded */
+	int use_tsc;          /* timestamps from rdtsc, else CLOCK_MONOTONIC ns */
+	int os_mode;          /* enum rt_os_mode wanted for new threads */
+	int plt;              /* hook calls into shared libraries */
+	char spool[3072];     /* the spool directory */
+	char key[64];         /* this process's key, "p<pid>-<ns>" */
+	uint64_t calib_ticks; /* probe cost, in 1/1024 tick units */
+};
+
+extern struct rt_global rt_g;
+extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+
+uint64_t rt_now(void);
+int rt_thread_start(struct rt_thread *t);
+void rt_record_enter(struct rt_thread *t, uint64_t fn);
+void rt_record_exit(struct rt_thread *t, uint64_t fn);
+void rt_write_file(const char *suffix, const void *data, size_t len);
+void rt_plt_init(void);
+void rt_plt_after_dlopen(void);
+void rt_plt_unwind_begin(void);
+void rt_plt_unwind_catch(void *cfa);
+
+#endif

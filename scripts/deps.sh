@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# deps.sh - install the Debian packages stint needs to build, test and
+# benchmark; skips apt-get when everything is already there.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka-dev
+      python3 binutils)
+[ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "installing: ${missing[*]}"
+	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi

@@ -1,0 +1,50 @@
+/*
+ * stint.c - main(): the command table and dispatch.  Adding a command takes
+ * one row here and one cmd/cmd_<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+#ifndef STINT_VERSION
+#define STINT_VERSION "0.1.0"
+#endif
+
+struct cmd_struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd_struct commands[] = {
+	{"record", cmd_record, "run a program and record where its time goes"},
+	{"report", cmd_report, "show the values of a data file"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: stint COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'stint COMMAND --help' describes a command's options\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("stint %s\n", STINT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "stint: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,46 @@
+/*
+ * symbol.h - address to function, module and source line, with elfutils'
+ * libdwfl, for one process described by a copy of its /proc/PID/maps.
+ * Used by the recorder, which stores the answers in the data file so that
+ * reports need neither the binaries nor their debug information.
+ */
+#ifndef STINT_SYMBOL_H
+#define STINT_SYMBOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../format/format.h"
+
+struct sym_proc;
+
+struct sym_info {
+	char *name;      /* demangled function name, malloc'd; NULL if unknown */
+	uint64_t start;  /* address of the function's first byte */
+	uint64_t size;
+	int module;      /* index into the modules of sym_proc_modules(), or -1 */
+	char *file;      /* source file, malloc'd; NULL if unknown */
+	uint32_t line;
+};
+
+/*
+ * Describe a process from the text of its maps file.  Never fails for a
+ * well-formed maps text; returns NULL only when out of memory.
+ */
+struct sym_proc *sym_proc_open(const char *maps, size_t len);
+
+/* Modules (ELF files mapped executable), with build-ids; owned by sp. */
+const struct fmt_module *sym_proc_modules(struct sym_proc *sp, uint32_t *n);
+
+/* Look addr up; returns 0 and fills out (free with sym_info_free), or -1. */
+int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
+
+/* Source file and line of one instruction address; 0 when found. */
+int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line);
+
+void sym_info_free(struct sym_info *si);
+void sym_proc_close(struct sym_proc *sp);
+
+/* A demangled copy of a C++ symbol name, or a copy of name itself. */
+char *sym_demangle(const char *name);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * test_analysis.c - the instrumentation values of SPEC.md section 1 on
+ * synthetic event streams, exact to the tick.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "evbuild.h"
+#include "../../analysis/analysis.h"
+
+static const struct an_row *find(const struct an_row *rows, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(rows[i].name, name) == 0)
+			return &rows[i];
+	fail_msg("no row '%s'", name);
+	return NULL;
+}
+
+/* values in microseconds (ns_per_tick is 1000) */
+static void check(const struct an_row *r, uint64_t calls, double ei, double ee, double ai, double ae)
+{
+	assert_int_equal(r->calls, calls);
+	assert_float_equal(r->v[AN_EI], ei * 1000, 1e-6);
+	assert_float_equal(r->v[AN_EE], ee * 1000, 1e-6);
+	assert_float_equal(r->v[AN_AI], ai * 1000, 1e-6);
+	assert_float_equal(r->v[AN_AE], ae * 1000, 1e-6);
+}
+
+static void run(struct fmt_data *d, struct an_result *r)
+{
+	struct an_opts o = {0};
+	assert_int_equal(an_instr_run(d, &o, r), 0);
+}
+
+/* SPEC.md section 1, worked example */
+static void test_spec_example(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "a", "b"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 3);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);
+	evb_enter(&b, 10, 0x2000, 0);
+	evb_exit(&b, 30, 0);
+	evb_enter(&b, 35, 0x3000, 0);
+	evb_exit(&b, 85, 1); /* b slept */
+	evb_exit(&b, 90, 0);
+	evb_add_thread(&d, &b, 100);
+	struct an_result r;
+	run(&d, &r);
+	assert_float_equal(r.session.v[AN_EI], 90000, 1e-6);
+	assert_float_equal(r.session.v[AN_AI], 40000, 1e-6);
+	check(find(r.functions, r.nfunctions, "main"), 1, 90, 20, 40, 20);
+	check(find(r.functions, r.nfunctions, "a"), 1, 20, 20, 20, 20);
+	check(find(r.functions, r.nfunctions, "b"), 1, 50, 50, 0, 0);
+	/* threads and processes: inclusive = exclusive = their intervals */
+	assert_int_equal(r.nthread_rows, 1);
+	assert_float_equal(r.thread_rows[0].v[AN_EI], 90000, 1e-6);
+	assert_float_equal(r.thread_rows[0].v[AN_AE], 40000, 1e-6);
+	assert_float_equal(r.processes[0].v[AN_AI], 40000, 1e-6);
+	/* min/max per call */
+	const struct an_row *m = find(r.functions, r.nfunctions, "main");
+	assert_float_equal(m->vmin[AN_EI], 90000, 1e-6);
+	assert_float_equal(m->vmax[AN_EE], 20000, 1e-6);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* A recursive function receives each interval once. */
+static void test_recursion(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "f"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 2);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);  /* main */
+	evb_enter(&b, 10, 0x2000, 0); /* f */
+	evb_enter(&b, 20, 0x2000, 0); /* f */
+	evb_enter(&b, 30, 0x2000, 0); /* f */
+	evb_exit(&b, 40, 1);
+	evb_exit(&b, 50, 0);
+	evb_exit(&b, 60, 0);
+	evb_exit(&b, 70, 0);
+	evb_add_thread(&d, &b, 100);
+	struct an_result r;
+	run(&d, &r);
+	/* f is on the stack from 10 to 60: 50 once, not 50+30+10 */
+	check(find(r.functions, r.nfunctions, "f"), 3, 50, 50, 40, 40);
+	check(find(r.functions, r.nfunctions, "main"), 1, 70, 20, 60, 20);
+	/* per call: innermost call 10, outermost 50 */
+	const struct an_row *f = find(r.functions, r.nfunctions, "f");
+	assert_float_equal(f->vmin[AN_EI], 10000, 1e-6);
+	assert_float_equal(f->vmax[AN_EI], 50000, 1e-6);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* Frames left open close at the thread's last timestamp; empty-stack
+ * intervals count in the totals only. */
+static void test_open_frames_and_empty_stack(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "g"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 2);
+	evb_init(&b);
+	evb_enter(&b, 5, 0x1000, 0); /* [0,5] empty stack */
+	evb_enter(&b, 15, 0x2000, 0);
+	evb_exit(&b, 20, 0);
+	evb_enter(&b, 30, 0x2000, 1); /* never exits: killed */
+	evb_add_thread(&d, &b, 100);
+	/* a second thread: only an empty-stack interval and one call */
+	struct evb b2;
+	evb_init(&b2);
+	evb_enter(&b2, 100, 0x2000, 0);
+	evb_exit(&b2, 104, 0);
+	evb_add_thread(&d, &b2, 101);
+	struct an_result r;
+	run(&d, &r);
+	assert_float_equal(r.session.v[AN_EI], (30 + 104) * 1000.0, 1e-6);
+	assert_float_equal(r.session.v[AN_AI], (20 + 104) * 1000.0, 1e-6);
+	/* main: entered at 5, closed at 30 */
+	check(find(r.functions, r.nfunctions, "main"), 1, 25, 20, 15, 10);
+	/* g: [15,20] in thread 1, the open call has no time, [100,104] in thread 2 */
+	check(find(r.functions, r.nfunctions, "g"), 3, 9, 9, 9, 9);
+	assert_int_equal(r.nthread_rows, 2);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* longjmp: an exit naming an outer function closes the skipped frames. */
+static void test_exit_skipping_frames(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "a", "b", "c"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 4);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);
+	evb_enter(&b, 10, 0x2000, 0);
+	evb_enter(&b, 20, 0x3000, 0);
+	evb_enter(&b, 30, 0x4000, 0); /* c longjmps back into main */
+	evb_exit_fn(&b, 40, 0x1000, 0);
+	evb_add_thread(&d, &b, 100);
+	struct an_result r;
+	run(&d, &r);
+	check(find(r.functions, r.nfunctions, "main"), 1, 40, 10, 40, 10);
+	check(find(r.functions, r.nfunctions, "c"), 1, 10, 10, 10, 10);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* Modules: EI counts an interval once if any function of it is on the stack. */
+static void test_modules_and_percentages(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "cb", "lib:qsort", "lib:memcpy"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 4);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);  /* main */
+	evb_enter(&b, 10, 0x82000, 0); /* qsort */
+	evb_enter(&b, 20, 0x2000, 0); /* cb, called back by qsort */
+	evb_enter(&b, 25, 0x83000, 0); /* memcpy */
+	evb_exit(&b, 35, 0);
+	evb_exit(&b, 40, 0);
+	evb_exit(&b, 60, 1);
+	evb_exit(&b, 100, 0);
+	evb_add_thread(&d, &b, 100);
+	struct an_result r;
+	run(&d, &r);
+	const struct an_row *lib = find(r.modules, r.nmodules, "libx.so");
+	/* libx on the stack from 10 to 60 */
+	assert_float_equal(lib->v[AN_EI], 50000, 1e-6);
+	assert_float_equal(lib->v[AN_AI], 30000, 1e-6);
+	/* exclusive: qsort [10,20]+[40,60], memcpy [25,35] */
+	assert_float_equal(lib->v[AN_EE], 40000, 1e-6);
+	assert_float_equal(lib->v[AN_AE], 20000, 1e-6);
+	const struct an_row *exe = find(r.modules, r.nmodules, "test");
+	assert_float_equal(exe->v[AN_EI], 100000, 1e-6);
+	assert_float_equal(exe->v[AN_EE], 60000, 1e-6);
+	/* memcpy is its own function in its library */
+	const struct an_row *m = find(r.functions, r.nfunctions, "memcpy");
+	assert_string_equal(m->module, "libx.so");
+	check(m, 1, 10, 10, 10, 10);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* The probe cost is subtracted from every interval, never below zero. */
+static void test_compensation(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "a"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 2);
+	d.procs[0].cost = 3 << 10; /* 3 ticks per event */
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);
+	evb_enter(&b, 2, 0x2000, 0); /* 2 -> 0 */
+	evb_exit(&b, 12, 0);        /* 10 -> 7 */
+	evb_exit(&b, 22, 0);        /* 10 -> 7 */
+	evb_add_thread(&d, &b, 100);
+	struct an_result r;
+	run(&d, &r);
+	check(find(r.functions, r.nfunctions, "main"), 1, 14, 7, 14, 7);
+	check(find(r.functions, r.nfunctions, "a"), 1, 7, 7, 7, 7);
+	assert_float_equal(r.compensated_ns, 8000, 1e-6);
+	an_result_free(&r);
+	struct an_opts off = {.no_compensation = 1};
+	assert_int_equal(an_instr_run(&d, &off, &r), 0);
+	check(find(r.functions, r.nfunctions, "main"), 1, 22, 12, 22, 12);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* A fork child starts with the parent's frames open, not counted as calls. */
+static void test_inherited_frames(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "worker"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 2);
+	evb_init(&b);
+	evb_inherit(&b, 0x1000);
+	evb_enter(&b, 10, 0x2000, 0);
+	evb_exit(&b, 30, 0);
+	evb_exit(&b, 35, 0);
+	evb_add_thread(&d, &b, 100);
+	struct an_result r;
+	run(&d, &r);
+	check(find(r.functions, r.nfunctions, "main"), 0, 35, 15, 35, 15);
+	check(find(r.functions, r.nfunctions, "worker"), 1, 20, 20, 20, 20);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec_example),
+		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_open_frames_and_empty_stack),
+		cmocka_unit_test(test_exit_skipping_frames),
+		cmocka_unit_test(test_modules_and_percentages),
+		cmocka_unit_test(test_compensation),
+		cmocka_unit_test(test_inherited_frames),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

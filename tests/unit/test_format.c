@@ -1,0 +1,156 @@
+/*
+ * test_format.c - the data file: a round trip, and damaged files (truncated
+ * at every length, a flipped byte, a foreign file, a future version).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evbuild.h"
+#include "../../analysis/analysis.h"
+
+static char path[256];
+
+static void write_sample(void)
+{
+	static const char *const names[] = {"main", "work"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 2);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);
+	for (int i = 0; i < 1000; i++) {
+		evb_enter(&b, 10 + 20 * (uint64_t)i, 0x2000, 0);
+		evb_exit(&b, 20 + 20 * (uint64_t)i, i % 7 == 0);
+	}
+	evb_exit(&b, 30000, 0);
+	evb_add_thread(&d, &b, 100);
+	assert_int_equal(fmt_write(&d, path), 0);
+	fmt_data_free(&d);
+}
+
+static long file_size(void)
+{
+	FILE *f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fclose(f);
+	return n;
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	write_sample();
+	struct fmt_data d;
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_null(d.damage);
+	assert_string_equal(d.method, "instrumentation");
+	assert_int_equal(d.nprocs, 1);
+	assert_int_equal(d.nthreads, 1);
+	assert_int_equal(d.threads[0].nevents, 2002);
+	assert_string_equal(d.procs[0].syms[1].name, "work");
+	/* compact: this stream is within 4 bytes per event */
+	assert_true(d.threads[0].ev_len <= 4 * d.threads[0].nevents);
+	struct an_result r;
+	struct an_opts o = {0};
+	assert_int_equal(an_instr_run(&d, &o, &r), 0);
+	assert_float_equal(r.session.v[AN_EI], 30000 * 1000.0, 1e-3);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* Every truncation either fails with a message or reports the damage and
+ * keeps what precedes it; never crashes. */
+static void test_truncated(void **state)
+{
+	(void)state;
+	write_sample();
+	long n = file_size();
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc((size_t)n);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	char tpath[300];
+	snprintf(tpath, sizeof(tpath), "%s.cut", path);
+	int usable = 0;
+	for (long cut = 0; cut < n; cut += (cut < 400 ? 1 : 37)) {
+		f = fopen(tpath, "wb");
+		fwrite(buf, 1, (size_t)cut, f);
+		fclose(f);
+		struct fmt_data d;
+		char err[256] = "";
+		int rc = fmt_read(tpath, &d, err, sizeof(err));
+		if (rc < 0) {
+			assert_true(strlen(err) > 0);
+			continue;
+		}
+		assert_non_null(d.damage);
+		assert_true(strstr(d.damage, "truncated") != NULL);
+		struct an_result r;
+		struct an_opts o = {0};
+		assert_int_equal(an_instr_run(&d, &o, &r), 0);
+		usable++;
+		an_result_free(&r);
+		fmt_data_free(&d);
+	}
+	assert_true(usable > 10);
+	unlink(tpath);
+	free(buf);
+}
+
+static void test_corrupt_and_foreign(void **state)
+{
+	(void)state;
+	write_sample();
+	long n = file_size();
+	/* flip a byte inside the events */
+	FILE *f = fopen(path, "r+b");
+	fseek(f, n - 100, SEEK_SET);
+	fputc(0x5a, f);
+	fclose(f);
+	struct fmt_data d;
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_non_null(d.damage);
+	assert_true(strstr(d.damage, "checksum") != NULL);
+	fmt_data_free(&d);
+	/* a foreign file */
+	f = fopen(path, "wb");
+	fputs("#!/bin/sh\necho this is not a stint data file at all\n", f);
+	fclose(f);
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), -1);
+	assert_true(strstr(err, "not a stint data file") != NULL);
+	/* a future version */
+	write_sample();
+	f = fopen(path, "r+b");
+	uint32_t v[2] = {99, 99};
+	fseek(f, 8, SEEK_SET);
+	fwrite(v, 4, 2, f);
+	fclose(f);
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), -1);
+	assert_true(strstr(err, "version 99") != NULL);
+	/* missing */
+	unlink(path);
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), -1);
+	assert_true(strstr(err, "cannot open") != NULL);
+}
+
+int main(void)
+{
+	snprintf(path, sizeof(path), "/tmp/stint-test-format-%d.data", (int)getpid());
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_corrupt_and_foreign),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(path);
+	return rc;
+}
