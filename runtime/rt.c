@@ -501,12 +501,18 @@ static void rt_atfork_child(void)
 		munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
 		close(t->fd);
 	}
+	/* library calls in flight (fork itself) still return through us */
+	uint32_t nrets = t->nrets;
+	struct rt_ret rets[RT_RETS];
+	memcpy(rets, t->rets, nrets * sizeof(rets[0]));
 	memset(t, 0, sizeof(*t));
+	t->nrets = nrets;
+	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
 	rt_new_key();
 	rt_save_info();
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
-	rt_plt_after_dlopen(); /* the hooked-functions list is per process */
+	rt_plt_fork_child(); /* the hooked-functions list is per process */
 	if (!rt_thread_start(t))
 		return;
 	for (uint32_t i = 0; i < depth; i++) {

@@ -21,6 +21,15 @@
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define RT_STACK 512 /* functions remembered per thread to check exits */
+#define RT_RETS 256  /* library calls in flight per thread */
+
+/* A library call in flight: its return address was swapped. */
+struct rt_ret {
+	uint64_t *slot;   /* where the return address lives on the stack */
+	uint64_t orig;    /* the caller's return address */
+	uint64_t fn;      /* the library function */
+	int restored;     /* *slot holds orig again (an exception is unwinding) */
+};
 
 enum rt_state { RT_NEW = 0, RT_ACTIVE = 1, RT_DONE = 2 };
 enum rt_os_mode { RT_OS_OFF = 0, RT_OS_PERF = 1, RT_OS_RUSAGE = 2 };
@@ -42,6 +51,8 @@ struct rt_thread {
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
 	pid_t tid;
+	uint32_t nrets;           /* library calls in flight */
+	struct rt_ret rets[RT_RETS];
 };
 
 /* Process-wide settings, fixed once rt_init() ran. */
@@ -65,7 +76,7 @@ void rt_record_exit(struct rt_thread *t, uint64_t fn);
 void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);
-void rt_plt_unwind_begin(void);
-void rt_plt_unwind_catch(void *cfa);
+void rt_plt_fork_child(void);
+void rt_save_maps(void);
 
 #endif
