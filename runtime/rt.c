@@ -206,7 +206,8 @@ static int rt_map_chunk(struct rt_thread *t)
 		err = ftruncate(t->fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
 	if (err)
 		return -1;
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)t->chunk_off);
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, t->fd,
+		       (off_t)t->chunk_off);
 	if (m == MAP_FAILED)
 		return -1;
 	t->chunk_base = m;
@@ -222,7 +223,13 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 	t->state = RT_DONE;
 }
 
-/* The chunk is full: close it with a PAD record and map the next one. */
+/*
+ * The chunk is full: close it with a PAD record and map the next one,
+ * populated at once (one system call instead of a page fault every 4 KiB
+ * of events).  The time this takes is the profiler's, not the program's:
+ * the next interval starts after it, and the switches it causes are not
+ * charged to the program as OS events.
+ */
 static int rt_next_chunk(struct rt_thread *t)
 {
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
@@ -235,6 +242,11 @@ static int rt_next_chunk(struct rt_thread *t)
 		rt_stop_thread(t, FMT_SPOOL_NOSPACE);
 		return -1;
 	}
+	t->last_t = rt_clock();
+	if (t->lock)
+		t->last_switches = *t->lock;
+	else if (rt_g.os_mode == RT_OS_RUSAGE)
+		t->last_switches = rt_rusage_switches();
 	return 0;
 }
 
@@ -340,8 +352,6 @@ void rt_record_enter(struct rt_thread *t, uint64_t fn)
 	int os = rt_os_event(t);
 	uint64_t delta = now - t->last_t;
 	t->last_t = now;
-	if (RT_UNLIKELY(t->pos >= t->limit) && rt_next_chunk(t) < 0)
-		return;
 	unsigned slot = fmt_cache_slot(fn);
 	if (RT_LIKELY(t->cache[slot] == fn)) {
 		uint8_t s = (uint8_t)slot;
@@ -355,6 +365,8 @@ void rt_record_enter(struct rt_thread *t, uint64_t fn)
 	if (RT_LIKELY(t->depth < RT_STACK))
 		t->stack[t->depth] = fn;
 	t->depth++;
+	if (RT_UNLIKELY(t->pos >= t->limit))
+		rt_next_chunk(t);
 }
 
 /*
@@ -368,26 +380,26 @@ void rt_record_exit(struct rt_thread *t, uint64_t fn)
 	int os = rt_os_event(t);
 	uint64_t delta = now - t->last_t;
 	t->last_t = now;
-	if (RT_UNLIKELY(t->pos >= t->limit) && rt_next_chunk(t) < 0)
-		return;
 	uint32_t d = t->depth;
 	if (RT_LIKELY(d > 0 && d <= RT_STACK && t->stack[d - 1] == fn)) {
 		t->depth = d - 1;
 		t->pos = fmt_put_common(t->pos, FMT_K_EXIT, os, delta, NULL, 0);
-		return;
-	}
-	uint8_t b[8];
-	fmt_put_u64(b, fn);
-	t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
-	if (d > RT_STACK) {
-		t->depth = d - 1;
-		return;
-	}
-	for (uint32_t i = d; i-- > 0;) /* the reader does the same search */
-		if (t->stack[i] == fn) {
-			t->depth = i;
-			return;
+	} else {
+		uint8_t b[8];
+		fmt_put_u64(b, fn);
+		t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
+		if (d > RT_STACK) {
+			t->depth = d - 1;
+		} else {
+			for (uint32_t i = d; i-- > 0;) /* the reader does the same search */
+				if (t->stack[i] == fn) {
+					t->depth = i;
+					break;
+				}
 		}
+	}
+	if (RT_UNLIKELY(t->pos >= t->limit))
+		rt_next_chunk(t);
 }
 
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
@@ -444,33 +456,38 @@ static void rt_thread_end(void *arg)
 }
 
 /*
- * Probe cost, measured in this process: back-to-back enter/exit probes on
- * the real thread state, then the buffer is wiped.  Each interval between
- * two probes contains one probe's worth of overhead, so the median cost
- * per event is what the analysis subtracts from each interval.
+ * Probe cost, measured in this process: calls of an instrumented empty
+ * function (rt_calib.c) against the same function without probes, on the
+ * real thread state; the buffer is wiped afterwards.  Each interval between
+ * two probes holds one probe's worth of overhead, so half the difference
+ * per call is what the analysis subtracts from each interval.  The buffer
+ * lines are flushed first, as in a real run each new line is a cache miss.
+ * The median of several batches resists interrupts.
  */
+uint64_t rt_calib_loop(int probed, int n);
+
 static void rt_calibrate(struct rt_thread *t)
 {
-	enum { BATCHES = 9, PAIRS = 2000 };
+	enum { BATCHES = 9, CALLS = 2000 };
 	uint64_t cost[BATCHES];
-	void (*volatile enter)(void *, void *) = __cyg_profile_func_enter;
-	void (*volatile leave)(void *, void *) = __cyg_profile_func_exit;
 	uint8_t *start = t->pos;
 	uint64_t cache0[FMT_CACHE_SLOTS];
 	memcpy(cache0, t->cache, sizeof(cache0));
+	uint32_t depth0 = t->depth;
 	for (int b = 0; b < BATCHES; b++) {
+		uint64_t plain = rt_calib_loop(0, CALLS);
 		uint8_t *p0 = t->pos;
-		uint64_t t0 = rt_clock();
-		for (int i = 0; i < PAIRS; i++) {
-			enter((void *)rt_calibrate, NULL);
-			leave((void *)rt_calibrate, NULL);
-		}
-		uint64_t t1 = rt_clock();
-		cost[b] = ((t1 - t0) << 10) / (2 * PAIRS);
-		memset(p0, 0, (size_t)(t->pos - p0));
-		t->pos = p0;
+		/* in a real run the buffer lines are cold: each new one is a miss */
+		for (uint8_t *p = p0; p < p0 + CALLS * 2 * 4 && p < t->limit; p += 64)
+			_mm_clflush(p);
+		_mm_mfence();
+		uint64_t probed = rt_calib_loop(1, CALLS);
+		cost[b] = probed > plain ? ((probed - plain) << 10) / (2 * CALLS) : 0;
 		if (t->state != RT_ACTIVE)
 			return;
+		memset(p0, 0, (size_t)(t->pos - p0));
+		t->pos = p0;
+		t->depth = depth0;
 	}
 	for (int i = 1; i < BATCHES; i++) /* insertion sort, then the median */
 		for (int j = i; j > 0 && cost[j] < cost[j - 1]; j--) {
