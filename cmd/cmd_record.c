@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "../format/format.h"
 #include "../lib/util.h"
 #include "../recorder/recorder.h"
+#include "../recorder/rec_perf.h"
 
 static const char record_usage[] =
 	"usage: stint record [-m instrument|sample] [-o FILE] [options] [--] PROGRAM [ARGS...]\n"
@@ -30,7 +32,16 @@ static const char record_usage[] =
 	"                         rusage (getrusage per probe) or off\n"
 	"      --no-libcalls      do not probe calls into shared libraries\n"
 	"      --clock CLOCK      tsc (default where invariant) or monotonic\n"
-	"  -q, --quiet            no summary line\n";
+	"  -q, --quiet            no summary line\n"
+	"sampling (-m sample), on any binary:\n"
+	"  -F, --freq HZ          samples per second of CPU time (default 1000)\n"
+	"  -e, --event EVENT      task-clock (default: the threads' CPU time) or cycles\n"
+	"  -p, --pid PID          attach to a running process instead of starting one\n"
+	"      --duration SECS    with -p: stop after SECS (default: at Ctrl-C)\n"
+	"      --call-graph HOW   dwarf (default: unwind copies of the stack with the\n"
+	"                         DWARF CFI, works without frame pointers) or fp\n"
+	"      --stack-size BYTES user stack copied per sample for dwarf (default 16384)\n"
+	"      --kernel           sample kernel frames too (where permitted)\n";
 
 static char *find_runtime(void)
 {
@@ -75,17 +86,140 @@ static const char *describe_os(const struct fmt_data *d, const char *wanted)
 	return "perf context-switch counter per thread (one load per probe)";
 }
 
+/* Where the data file goes: the directory must be writable. */
+static void check_output(const char *output)
+{
+	struct stat st;
+	if (stat(output, &st) == 0 && S_ISDIR(st.st_mode))
+		die("cannot write '%s': it is a directory", output);
+	char *copy = xstrdup(output);
+	char *dir = dirname(copy);
+	if (access(dir, W_OK) < 0)
+		die("cannot write to '%s': %s", dir, strerror(errno));
+	char *probe = xasprintf("%s.tmp", output);
+	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0 && errno != EEXIST)
+		die("cannot write '%s': %s", output, strerror(errno));
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+	}
+	free(probe);
+	free(copy);
+}
+
+static int record_sample(int argc, char **argv, const char *output, struct rec_perf_opts *so,
+			 pid_t attach, double duration, int quiet)
+{
+	char err[512];
+	struct rec_child child = {.go_fd = -1, .hold = 1};
+	char *path = NULL;
+	if (!attach && argc < 1) {
+		fputs(record_usage, stderr);
+		die("record: no program given");
+	}
+	if (attach && argc > 0)
+		die("record: give either -p PID or a program, not both");
+	check_output(output);
+	pid_t *tids = NULL;
+	int ntids = 0;
+	if (attach) {
+		so->attach = 1;
+		ntids = rec_perf_thread_ids(attach, &tids);
+		if (ntids <= 0)
+			die("no process %d to attach to", (int)attach);
+	} else {
+		path = rec_find_program(argv[0]);
+		if (!path)
+			die("cannot find program '%s'%s", argv[0], strchr(argv[0], '/') ? "" : " in PATH");
+		if (rec_spawn(path, argv, NULL, &child, err, sizeof(err)) < 0)
+			die("%s", err);
+		tids = xmalloc(sizeof(*tids));
+		tids[0] = child.pid;
+		ntids = 1;
+	}
+	struct rec_perf *perf = rec_perf_open(tids, ntids, so, err, sizeof(err));
+	if (!perf) {
+		if (!attach)
+			kill(child.pid, SIGKILL);
+		die("%s", err);
+	}
+	uint64_t wall0 = util_wall_ns(), mono0 = util_mono_ns();
+	int status = 0;
+	if (attach) {
+		rec_perf_enable(perf);
+		if (!quiet)
+			warn("sampling process %d%s", (int)attach, duration > 0 ? "" : " until Ctrl-C");
+		rec_perf_run(perf, attach, &status, duration);
+	} else {
+		rec_release(&child);
+		if (rec_spawn_finish(&child, child.pid, child.err_fd, path, err, sizeof(err)) < 0)
+			die("%s", err);
+		rec_perf_run(perf, child.pid, &status, 0);
+	}
+	uint64_t mono1 = util_mono_ns();
+	struct fmt_data d;
+	memset(&d, 0, sizeof(d));
+	struct rec_sample_stats st = {0};
+	rec_sample_build(rec_perf_records(perf), rec_perf_opts(perf), attach, &d, &st);
+	st.lost = rec_perf_lost(perf);
+	d.method = xstrdup("sampling");
+	d.command = attach ? xasprintf("-p %d", (int)attach) : join_args(argv);
+	if (!attach && d.nprocs)
+		for (uint32_t i = 0; i < d.nprocs; i++)
+			if (d.procs[i].pid == (uint32_t)child.pid) {
+				free(d.procs[i].command);
+				d.procs[i].command = join_args(argv);
+				break;
+			}
+	d.wall_start = wall0;
+	d.duration_ns = mono1 - mono0;
+	d.ns_per_tick = 1.0;
+	d.clock = xstrdup(so->event ? so->event : "task-clock");
+	d.os = xstrdup(rec_perf_opts(perf)->callgraph == REC_CG_DWARF ? "dwarf" : "fp");
+	d.exit_status = attach ? 0 : (uint32_t)rec_exit_code(status);
+	d.flags = !attach && WIFSIGNALED(status) ? FMT_SESS_KILLED : 0;
+	d.rate = so->freq;
+	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d", (unsigned long long)st.lost,
+			    (unsigned long long)st.unwind_fail, rec_perf_opts(perf)->stack_size, so->kernel);
+	rec_perf_close(perf);
+	if (fmt_write(&d, output) < 0)
+		die("cannot write '%s': %s", output, strerror(errno));
+	int code = attach ? 0 : rec_exit_code(status);
+	if (!quiet) {
+		if (!attach && WIFSIGNALED(status))
+			warn("'%s' died of signal %d (%s); its samples are kept", argv[0], WTERMSIG(status),
+			     strsignal(WTERMSIG(status)));
+		warn("recorded %llu samples (%llu lost, %llu stacks cut short) of %u process%s, "
+		     "%u thread%s into '%s'",
+		     (unsigned long long)st.samples, (unsigned long long)st.lost,
+		     (unsigned long long)st.unwind_fail, d.nprocs, d.nprocs == 1 ? "" : "es",
+		     d.nthreads, d.nthreads == 1 ? "" : "s", output);
+	}
+	fmt_data_free(&d);
+	free(tids);
+	free(path);
+	return code;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"method", required_argument, NULL, 'm'}, {"output", required_argument, NULL, 'o'},
 		{"os-events", required_argument, NULL, 1}, {"no-libcalls", no_argument, NULL, 2},
 		{"clock", required_argument, NULL, 3},     {"quiet", no_argument, NULL, 'q'},
+		{"freq", required_argument, NULL, 'F'},    {"event", required_argument, NULL, 'e'},
+		{"pid", required_argument, NULL, 'p'},     {"duration", required_argument, NULL, 4},
+		{"call-graph", required_argument, NULL, 5}, {"stack-size", required_argument, NULL, 6},
+		{"kernel", no_argument, NULL, 7},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	struct rec_perf_opts so = {.freq = 1000, .stack_size = 16384};
+	pid_t attach = 0;
+	double duration = 0;
 	const char *method = "instrument", *output = "stint.data", *os = "perf", *clock = NULL;
 	int plt = 1, quiet = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+m:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:o:qhF:e:p:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': method = optarg; break;
 		case 'o': output = optarg; break;
@@ -93,17 +227,43 @@ int cmd_record(int argc, char **argv)
 		case 1: os = optarg; break;
 		case 2: plt = 0; break;
 		case 3: clock = optarg; break;
+		case 'F':
+			so.freq = (unsigned)atoi(optarg);
+			if (so.freq < 1 || so.freq > 100000)
+				die("record: -F wants a rate from 1 to 100000 samples per second");
+			break;
+		case 'e':
+			if (strcmp(optarg, "task-clock") == 0 || strcmp(optarg, "cpu-clock") == 0)
+				so.event = NULL;
+			else if (strcmp(optarg, "cycles") == 0)
+				so.event = "cycles";
+			else
+				die("record: unknown event '%s' (task-clock or cycles)", optarg);
+			break;
+		case 'p': attach = (pid_t)atoi(optarg); if (attach <= 0) die("record: bad pid '%s'", optarg); break;
+		case 4: duration = atof(optarg); break;
+		case 5:
+			if (strcmp(optarg, "dwarf") == 0) so.callgraph = REC_CG_DWARF;
+			else if (strcmp(optarg, "fp") == 0) so.callgraph = REC_CG_FP;
+			else die("record: unknown call graph '%s' (dwarf or fp)", optarg);
+			break;
+		case 6:
+			so.stack_size = (unsigned)atoi(optarg);
+			if (so.stack_size < 512 || so.stack_size > 65000 || so.stack_size % 8)
+				die("record: --stack-size wants a multiple of 8 from 512 to 65000");
+			break;
+		case 7: so.kernel = 1; break;
 		case 'h': fputs(record_usage, stdout); return 0;
 		default: fputs(record_usage, stderr); return 2;
 		}
 	}
+	if (strcmp(method, "sample") == 0 || strcmp(method, "sampling") == 0)
+		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet);
 	if (optind >= argc) {
 		fputs(record_usage, stderr);
 		die("record: no program given");
 	}
-	if (strcmp(method, "sample") == 0)
-		die("record: the sampling method is not available in this build yet; use -m instrument");
-	if (strcmp(method, "instrument") != 0)
+	if (strcmp(method, "instrument") != 0 && strcmp(method, "instrumentation") != 0)
 		die("record: unknown method '%s' (instrument or sample)", method);
 	if (strcmp(os, "perf") && strcmp(os, "rusage") && strcmp(os, "off"))
 		die("record: unknown --os-events mode '%s' (perf, rusage or off)", os);
@@ -148,7 +308,7 @@ int cmd_record(int argc, char **argv)
 		env[ne++] = xstrdup("LD_BIND_NOW=1");
 	env[ne] = NULL;
 
-	struct rec_child child;
+	struct rec_child child = {.go_fd = -1};
 	char err[512];
 	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
 	if (rec_spawn(path, pargv, env, &child, err, sizeof(err)) < 0) {

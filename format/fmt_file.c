@@ -169,6 +169,16 @@ int fmt_write(const struct fmt_data *d, const char *path)
 			buf_u32(&b, y->line);
 		}
 		out_chunk(&o, FMT_SYMS, &b);
+		if (p->nlines) {
+			buf_u32(&b, i);
+			buf_u32(&b, p->nlines);
+			for (uint32_t l = 0; l < p->nlines; l++) {
+				buf_u64(&b, p->lines[l].addr);
+				buf_str(&b, p->lines[l].file);
+				buf_u32(&b, p->lines[l].line);
+			}
+			out_chunk(&o, FMT_LINS, &b);
+		}
 		for (uint32_t t = 0; t < d->nthreads; t++) {
 			const struct fmt_thread *th = &d->threads[t];
 			if (th->proc != i)
@@ -364,6 +374,23 @@ static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_
 		}
 		break;
 	}
+	case FMT_LINS: {
+		uint32_t i = in_u32(&in), n2 = in_u32(&in);
+		if (in.bad || i >= d->nprocs || n2 > n / 13)
+			return -1;
+		struct fmt_process *p = &d->procs[i];
+		p->lines = calloc(n2 ? n2 : 1, sizeof(*p->lines));
+		if (!p->lines)
+			return -1;
+		for (uint32_t l = 0; l < n2 && !in.bad; l++, p->nlines++) {
+			p->lines[l].addr = in_u64(&in);
+			p->lines[l].file = in_str(&in);
+			p->lines[l].line = in_u32(&in);
+			if (l > 0 && p->lines[l].addr < p->lines[l - 1].addr)
+				in.bad = 1;
+		}
+		break;
+	}
 	case FMT_THRD: {
 		uint32_t pi = in_u32(&in), ti = in_u32(&in);
 		if (in.bad || pi >= d->nprocs || ti != d->nthreads)
@@ -552,6 +579,19 @@ const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t add
 	return NULL;
 }
 
+const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr)
+{
+	uint32_t lo = 0, hi = p->nlines;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->lines[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nlines && p->lines[lo].addr == addr ? &p->lines[lo] : NULL;
+}
+
 void fmt_data_free(struct fmt_data *d)
 {
 	free(d->method);
@@ -575,6 +615,9 @@ void fmt_data_free(struct fmt_data *d)
 			free(p->syms[s].file);
 		}
 		free(p->syms);
+		for (uint32_t l = 0; l < p->nlines; l++)
+			free(p->lines[l].file);
+		free(p->lines);
 	}
 	free(d->procs);
 	for (uint32_t t = 0; t < d->nthreads; t++) {

@@ -41,7 +41,10 @@
  *         u32 module index or ~0, str source file, u32 line)
  *   THRD  u32 process index, u32 thread index, u32 tid, str name, u64 start
  *         ticks, u32 flags (FMT_THR_*), u64 events
- *   EVTS  u32 thread index, then the thread's event records (fmt_event.h)
+ *   LINS  u32 process index, u32 n, n x (u64 address, str source file,
+ *         u32 line): source lines of sampled addresses (sampling only)
+ *   EVTS  u32 thread index, then the thread's event records (fmt_event.h),
+ *         or for sampling its samples (fmt_sample.h)
  *   ENDF  u32 number of chunks before it
  *
  * Version history: 1 - first version.
@@ -66,6 +69,7 @@ enum fmt_tag {
 	FMT_MODS = FMT_TAG('M', 'O', 'D', 'S'),
 	FMT_SYMS = FMT_TAG('S', 'Y', 'M', 'S'),
 	FMT_THRD = FMT_TAG('T', 'H', 'R', 'D'),
+	FMT_LINS = FMT_TAG('L', 'I', 'N', 'S'),
 	FMT_EVTS = FMT_TAG('E', 'V', 'T', 'S'),
 	FMT_ENDF = FMT_TAG('E', 'N', 'D', 'F'),
 };
@@ -98,6 +102,12 @@ struct fmt_symbol {
 	uint32_t line;
 };
 
+struct fmt_line {
+	uint64_t addr;  /* a sampled address (callers: the return address) */
+	char *file;
+	uint32_t line;
+};
+
 struct fmt_thread {
 	uint32_t proc;       /* index into fmt_data.procs */
 	uint32_t tid;
@@ -120,6 +130,8 @@ struct fmt_process {
 	uint32_t nmods;
 	struct fmt_symbol *syms; /* sorted by address */
 	uint32_t nsyms;
+	struct fmt_line *lines;  /* sorted by address; sampling only */
+	uint32_t nlines;
 };
 
 struct fmt_data {
@@ -159,6 +171,9 @@ int fmt_write(const struct fmt_data *d, const char *path);
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen);
 
 void fmt_data_free(struct fmt_data *d);
+
+/* Source line recorded for addr, or NULL. */
+const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr);
 
 /* Symbol of the function containing addr, or NULL. */
 const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t addr);

@@ -96,6 +96,11 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
 		return -1;
 	}
+	int go[2] = {-1, -1};
+	if (c->hold && pipe2(go, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
@@ -121,6 +126,12 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			}
 			free(name);
 		}
+		if (c->hold) {
+			char b;
+			close(go[1]);
+			while (read(go[0], &b, 1) < 0 && errno == EINTR)
+				;
+		}
 		execv(path, argv);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
@@ -128,8 +139,32 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		_exit(127);
 	}
 	close(pfd[1]);
+	if (c->hold) {
+		close(go[0]);
+		c->go_fd = go[1];
+		c->pid = pid;
+		c->err_fd = pfd[0];
+		return 0;
+	}
+	return rec_spawn_finish(c, pid, pfd[0], path, err, errlen);
+}
+
+void rec_release(struct rec_child *c)
+{
+	if (c->go_fd >= 0) {
+		if (write(c->go_fd, "g", 1) < 0)
+			kill(c->pid, SIGKILL);
+		close(c->go_fd);
+		c->go_fd = -1;
+	}
+}
+
+int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path, char *err,
+		     size_t errlen)
+{
 	int e = 0;
 	ssize_t r;
+	int pfd[2] = {errfd, -1};
 	do
 		r = read(pfd[0], &e, sizeof(e));
 	while (r < 0 && errno == EINTR);

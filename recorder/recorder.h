@@ -18,6 +18,9 @@ int rec_is_instrumented(const char *path);
 
 struct rec_child {
 	pid_t pid;
+	int hold;              /* in: the program waits for rec_release() */
+	int go_fd;             /* write end of the pipe it waits on */
+	int err_fd;            /* where exec failures are reported */
 	int status;            /* wait status of the program */
 	uint64_t wall_start;   /* ns since the epoch */
 	uint64_t mono_start, mono_end;
@@ -31,6 +34,13 @@ struct rec_child {
  */
 int rec_spawn(const char *path, char *const argv[], char *const env_add[], struct rec_child *c,
 	      char *err, size_t errlen);
+
+/* Let a program started with hold set go on to exec. */
+void rec_release(struct rec_child *c);
+
+/* After rec_release(): whether the exec worked (as rec_spawn says). */
+int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path, char *err,
+		     size_t errlen);
 
 /*
  * Wait for the program, then for every process it left behind (stint is

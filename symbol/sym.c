@@ -18,10 +18,21 @@
 
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+struct sym_unwind_ctx {
+	int tid;
+	uint64_t regs[17];
+	const uint8_t *stack;
+	size_t stack_len;
+	uint64_t *pcs;
+	int n, max;
+};
+
 struct sym_proc {
 	Dwfl *dwfl;
 	struct fmt_module *mods;
 	uint32_t nmods;
+	int attached;            /* dwfl_attach_state done */
+	struct sym_unwind_ctx u; /* the stack being unwound */
 };
 
 static char *sym_debuginfo_path = NULL;
@@ -112,15 +123,68 @@ static void fill_build_ids(struct sym_proc *sp)
 	}
 }
 
-struct sym_proc *sym_proc_open(const char *maps, size_t len)
+static int cmp_line_start(const void *a, const void *b)
+{
+	unsigned long long x = strtoull(*(char *const *)a, NULL, 16);
+	unsigned long long y = strtoull(*(char *const *)b, NULL, 16);
+	return x < y ? -1 : x > y;
+}
+
+/* libdwfl wants the maps lines in address order, as the kernel gives them;
+ * lines rebuilt from perf mmap records come in event order. */
+static char *sorted_maps(const char *maps, size_t len, size_t *outlen)
+{
+	char *copy = malloc(len + 1), *out = malloc(len + 2);
+	size_t n = 0, cap = 64;
+	char **lines = malloc(cap * sizeof(*lines));
+	if (!copy || !out || !lines) {
+		free(copy);
+		free(out);
+		free(lines);
+		return NULL;
+	}
+	memcpy(copy, maps, len);
+	copy[len] = 0;
+	for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (n == cap) {
+			cap *= 2;
+			char **nl = realloc(lines, cap * sizeof(*lines));
+			if (!nl)
+				break;
+			lines = nl;
+		}
+		lines[n++] = l;
+	}
+	qsort(lines, n, sizeof(*lines), cmp_line_start);
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(lines[i]);
+		memcpy(out + o, lines[i], l);
+		o += l;
+		out[o++] = '\n';
+	}
+	out[o] = 0;
+	free(lines);
+	free(copy);
+	*outlen = o;
+	return out;
+}
+
+struct sym_proc *sym_proc_open(const char *maps_in, size_t len_in)
 {
 	struct sym_proc *sp = calloc(1, sizeof(*sp));
 	if (!sp)
 		return NULL;
+	size_t len = 0;
+	char *maps = sorted_maps(maps_in, len_in, &len);
+	if (!maps) {
+		free(sp);
+		return NULL;
+	}
 	parse_maps(sp, maps, len);
 	sp->dwfl = dwfl_begin(&sym_callbacks);
 	if (sp->dwfl) {
-		FILE *f = fmemopen((void *)maps, len ? len : 1, "r");
+		FILE *f = fmemopen(maps, len ? len : 1, "r");
 		dwfl_report_begin(sp->dwfl);
 		if (f && len) {
 			dwfl_linux_proc_maps_report(sp->dwfl, f);
@@ -130,6 +194,7 @@ struct sym_proc *sym_proc_open(const char *maps, size_t len)
 		dwfl_report_end(sp->dwfl, NULL, NULL);
 		fill_build_ids(sp);
 	}
+	free(maps);
 	return sp;
 }
 
@@ -203,4 +268,105 @@ void sym_proc_close(struct sym_proc *sp)
 	}
 	free(sp->mods);
 	free(sp);
+}
+
+/* ------------------------------------------------------------------------
+ * Unwinding sampled stacks
+ * --------------------------------------------------------------------- */
+
+static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	struct sym_unwind_ctx *u = arg;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = u;
+	return u->tid;
+}
+
+static bool unw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	struct sym_unwind_ctx *u = arg;
+	uint64_t sp = u->regs[7];
+	if (addr < sp || addr + 8 > sp + u->stack_len || addr + 8 < addr)
+		return false;
+	memcpy(result, u->stack + (addr - sp), 8);
+	return true;
+}
+
+static bool unw_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct sym_unwind_ctx *u = thread_arg;
+	const uint64_t *r = u->regs; /* perf order: AX BX CX DX SI DI BP SP IP R8..R15 */
+	Dwarf_Word d[17] = {r[0], r[3], r[2], r[1], r[4], r[5], r[6], r[7],
+			    r[9], r[10], r[11], r[12], r[13], r[14], r[15], r[16], r[8]};
+	return dwfl_thread_state_registers(thread, 0, 17, d);
+}
+
+static const Dwfl_Thread_Callbacks unw_callbacks = {
+	.next_thread = unw_next_thread,
+	.get_thread = unw_get_thread,
+	.memory_read = unw_memory_read,
+	.set_initial_registers = unw_set_initial_registers,
+};
+
+static int unw_frame(Dwfl_Frame *state, void *arg)
+{
+	struct sym_unwind_ctx *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (u->n >= u->max)
+		return DWARF_CB_ABORT;
+	if (u->n > 0 && pc == 0)
+		return DWARF_CB_ABORT;
+	u->pcs[u->n++] = pc;
+	return DWARF_CB_OK;
+}
+
+int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const uint8_t *stack,
+		    size_t stack_len, uint64_t *pcs, int max, int *truncated)
+{
+	struct sym_unwind_ctx *u = &sp->u;
+	u->tid = tid > 0 ? tid : 1;
+	memcpy(u->regs, regs, sizeof(u->regs));
+	u->stack = stack;
+	u->stack_len = stack_len;
+	u->pcs = pcs;
+	u->n = 0;
+	u->max = max;
+	*truncated = 0;
+	if (!sp->dwfl || max <= 0)
+		goto fallback;
+	if (!sp->attached) {
+		if (!dwfl_attach_state(sp->dwfl, NULL, u->tid, &unw_callbacks, u))
+			goto fallback;
+		sp->attached = 1;
+	}
+	int rc = dwfl_getthread_frames(sp->dwfl, u->tid, unw_frame, u);
+	if (rc != 0 && u->n < max) {
+		/* stopped early: an outermost frame ends with pc 0 or no CFI;
+		 * anything else (the stack copy ran out) is a cut */
+		int e = dwfl_errno();
+		if (e != 0)
+			*truncated = 1;
+		if (getenv("STINT_DEBUG_UNWIND"))
+			fprintf(stderr, "unwind: %d frames, rc %d: %s\n", u->n, rc, dwfl_errmsg(e));
+	}
+	if (u->n > 0)
+		return u->n;
+fallback:
+	pcs[0] = regs[8];
+	*truncated = 1;
+	return max > 0 ? 1 : 0;
 }

@@ -37,6 +37,17 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
 /* Source file and line of one instruction address; 0 when found. */
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line);
 
+/*
+ * Unwind one sampled user stack with the DWARF CFI of the process's modules
+ * (libdwfl), from perf's user registers (REC_PERF_REGS_MASK order: AX BX CX
+ * DX SI DI BP SP IP R8..R15) and a copy of the stack starting at SP.
+ * Stores up to max program counters, innermost first (callers are return
+ * addresses); returns how many, and sets *truncated when the unwinder gave
+ * up before the outermost frame.
+ */
+int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const uint8_t *stack,
+		    size_t stack_len, uint64_t *pcs, int max, int *truncated);
+
 void sym_info_free(struct sym_info *si);
 void sym_proc_close(struct sym_proc *sp);
 

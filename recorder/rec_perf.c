@@ -1,0 +1,350 @@
+/*
+ * rec_perf.c - sampling with perf_event_open: one event per CPU on the
+ * target (inherited by every thread and child it creates), ring buffers
+ * drained into memory while the program runs.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <time.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rec_perf.h"
+#include "../lib/util.h"
+
+#define REC_PERF_PAGES 64 /* data pages per ring: 256 KiB */
+
+struct rec_ring {
+	int fd;
+	struct perf_event_mmap_page *meta;
+	uint8_t *data;
+	uint64_t size;
+};
+
+struct rec_perf {
+	struct rec_ring *rings;
+	int nrings;
+	struct rec_perf_opts opts;
+	struct rec_buf out;
+	uint64_t lost;
+};
+
+static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void fill_attr(struct perf_event_attr *a, const struct rec_perf_opts *o, int hardware)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	if (hardware) {
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = PERF_COUNT_HW_CPU_CYCLES;
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else {
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_TASK_CLOCK;
+		a->sample_period = 1000000000ull / o->freq; /* ns of CPU time */
+	}
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (o->callgraph == REC_CG_FP || o->kernel)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->callgraph == REC_CG_DWARF) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = REC_PERF_REGS_MASK;
+		a->sample_stack_user = o->stack_size;
+	}
+	a->exclude_kernel = !o->kernel;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = !o->kernel;
+	a->inherit = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->mmap_data = 1; /* the read-only first segments, where ELF headers are */
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+	a->enable_on_exec = o->attach ? 0 : 1;
+	a->wakeup_events = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = (REC_PERF_PAGES * 4096) / 4;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+static int ring_map(struct rec_ring *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *m = mmap(NULL, page * (REC_PERF_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	r->meta = m;
+	r->data = (uint8_t *)m + page;
+	r->size = page * REC_PERF_PAGES;
+	return 0;
+}
+
+struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, char *err,
+			       size_t errlen)
+{
+	struct rec_perf *p = xcalloc(1, sizeof(*p));
+	p->opts = *o;
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	p->rings = xcalloc((size_t)(ncpu * ntids), sizeof(*p->rings));
+	struct perf_event_attr a;
+	int hw = o->event && strcmp(o->event, "cycles") == 0;
+	for (int t = 0; t < ntids; t++) {
+		for (int c = 0; c < ncpu; c++) {
+			fill_attr(&a, o, hw);
+			int fd = perf_open(&a, tids[t], c);
+			if (fd < 0 && errno == ENODEV)
+				continue; /* CPU offline */
+			if (fd < 0 && o->callgraph == REC_CG_DWARF && errno == EINVAL && o->stack_size > 8192) {
+				p->opts.stack_size = 8192;
+				fill_attr(&a, &p->opts, hw);
+				fd = perf_open(&a, tids[t], c);
+			}
+			if (fd < 0) {
+				int e = errno;
+				if (hw && (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))
+					snprintf(err, errlen,
+						 "this machine has no hardware 'cycles' event (no PMU): "
+						 "leave out -e for the CPU-time clock");
+				else if (e == EACCES || e == EPERM)
+					snprintf(err, errlen,
+						 "perf events are not permitted here "
+						 "(/proc/sys/kernel/perf_event_paranoid is %s): %s",
+						 util_read_file("/proc/sys/kernel/perf_event_paranoid", &(size_t){0})
+							 ?: "?",
+						 strerror(e));
+				else
+					snprintf(err, errlen, "perf_event_open failed: %s", strerror(e));
+				rec_perf_close(p);
+				return NULL;
+			}
+			struct rec_ring *r = &p->rings[p->nrings++];
+			r->fd = fd;
+			if (ring_map(r) < 0) {
+				snprintf(err, errlen, "cannot map the perf ring buffer: %s", strerror(errno));
+				rec_perf_close(p);
+				return NULL;
+			}
+		}
+	}
+	if (!p->nrings) {
+		snprintf(err, errlen, "no CPU to sample on");
+		rec_perf_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+void rec_perf_enable(struct rec_perf *p)
+{
+	for (int i = 0; i < p->nrings; i++)
+		ioctl(p->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+static void buf_append(struct rec_buf *b, const void *data, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : (1 << 20);
+		while (cap < b->len + n)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, n);
+	b->len += n;
+}
+
+/*
+ * Keep only the part of a sample's stack copy that the kernel filled
+ * (dyn_size), so memory grows with the stacks' real depth.
+ */
+static size_t compact_sample(const struct rec_perf_opts *o, uint8_t *rec, size_t size)
+{
+	size_t off = sizeof(struct perf_event_header) + 32; /* ip, pid/tid, time, cpu */
+	if (o->callgraph == REC_CG_FP || o->kernel) {
+		uint64_t nr;
+		memcpy(&nr, rec + off, 8);
+		off += 8 + 8 * nr;
+	}
+	if (off + 8 > size)
+		return size;
+	uint64_t abi;
+	memcpy(&abi, rec + off, 8);
+	off += 8 + (abi ? 8 * REC_PERF_NREGS : 0);
+	if (off + 8 > size)
+		return size;
+	uint64_t ssize, dyn;
+	memcpy(&ssize, rec + off, 8);
+	if (!ssize || off + 8 + ssize + 8 > size)
+		return size;
+	memcpy(&dyn, rec + off + 8 + ssize, 8);
+	if (dyn > ssize)
+		dyn = ssize;
+	uint64_t keep = (dyn + 7) & ~7ull;
+	memcpy(rec + off, &keep, 8);
+	memcpy(rec + off + 8 + keep, &dyn, 8);
+	size_t nsize = off + 8 + keep + 8;
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof(h));
+	h.size = (uint16_t)nsize;
+	memcpy(rec, &h, sizeof(h));
+	return nsize;
+}
+
+/* Copy every complete record out of the rings. */
+void rec_perf_drain(struct rec_perf *p)
+{
+	for (int i = 0; i < p->nrings; i++) {
+		struct rec_ring *r = &p->rings[i];
+		uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = r->meta->data_tail;
+		while (tail < head) {
+			struct perf_event_header h;
+			uint64_t off = tail % r->size;
+			uint8_t tmp[65536 + 64];
+			/* the header and the record may wrap around the ring's end */
+			for (size_t k = 0; k < sizeof(h); k++)
+				((uint8_t *)&h)[k] = r->data[(off + k) % r->size];
+			if (h.size < sizeof(h) || tail + h.size > head)
+				break;
+			for (size_t k = 0; k < h.size; k++)
+				tmp[k] = r->data[(off + k) % r->size];
+			uint64_t whole = h.size;
+			if (h.type == PERF_RECORD_SAMPLE && p->opts.callgraph == REC_CG_DWARF)
+				h.size = (uint16_t)compact_sample(&p->opts, tmp, h.size);
+			if (h.type == PERF_RECORD_LOST) {
+				uint64_t lost;
+				memcpy(&lost, tmp + sizeof(h) + 8, 8);
+				p->lost += lost;
+			} else {
+				buf_append(&p->out, tmp, h.size);
+			}
+			tail += whole;
+		}
+		__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+}
+
+static volatile sig_atomic_t rec_perf_stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	rec_perf_stop = 1;
+}
+
+/*
+ * Drain until the program and its descendants are gone (launch mode), or
+ * until Ctrl-C or the duration passes (attach mode).
+ */
+void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
+{
+	struct pollfd *pfd = xcalloc((size_t)p->nrings, sizeof(*pfd));
+	for (int i = 0; i < p->nrings; i++) {
+		pfd[i].fd = p->rings[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	uint64_t t0 = util_mono_ns();
+	if (p->opts.attach) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	int main_done = 0;
+	for (;;) {
+		poll(pfd, (nfds_t)p->nrings, 50);
+		rec_perf_drain(p);
+		if (p->opts.attach) {
+			if (rec_perf_stop || (duration > 0 && (double)(util_mono_ns() - t0) / 1e9 >= duration))
+				break;
+			if (kill(child, 0) < 0 && errno == ESRCH)
+				break;
+			continue;
+		}
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+			if (w == child) {
+				*status = st;
+				main_done = 1;
+			}
+		if (w < 0 && errno == ECHILD)
+			break;
+		(void)main_done;
+	}
+	rec_perf_drain(p);
+	free(pfd);
+}
+
+struct rec_buf *rec_perf_records(struct rec_perf *p)
+{
+	return &p->out;
+}
+
+uint64_t rec_perf_lost(const struct rec_perf *p)
+{
+	return p->lost;
+}
+
+const struct rec_perf_opts *rec_perf_opts(const struct rec_perf *p)
+{
+	return &p->opts;
+}
+
+void rec_perf_close(struct rec_perf *p)
+{
+	if (!p)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < p->nrings; i++) {
+		if (p->rings[i].meta)
+			munmap(p->rings[i].meta, page * (REC_PERF_PAGES + 1));
+		close(p->rings[i].fd);
+	}
+	free(p->rings);
+	free(p->out.data);
+	free(p);
+}
+
+int rec_perf_thread_ids(pid_t pid, pid_t **out)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0, cap = 16;
+	pid_t *tids = xmalloc((size_t)cap * sizeof(*tids));
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			tids = xrealloc(tids, (size_t)cap * sizeof(*tids));
+		}
+		tids[n++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	*out = tids;
+	return n;
+}

@@ -1,0 +1,63 @@
+/*
+ * rec_perf.h - sampling with perf_event_open (rec_perf.c) and turning the
+ * raw perf records into a data file's processes, threads, call stacks and
+ * symbols (rec_sample.c).
+ */
+#ifndef STINT_REC_PERF_H
+#define STINT_REC_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "../format/format.h"
+
+/* perf's x86_64 user registers: AX..IP (0-8) and R8..R15 (16-23) */
+#define REC_PERF_REGS_MASK 0xff01ffull
+#define REC_PERF_NREGS 17
+
+enum rec_callgraph { REC_CG_DWARF = 0, REC_CG_FP = 1 };
+
+struct rec_perf_opts {
+	unsigned freq;        /* samples per second (of CPU time) */
+	const char *event;    /* NULL: the task's CPU-time clock; "cycles" */
+	int callgraph;        /* enum rec_callgraph */
+	unsigned stack_size;  /* bytes of user stack copied per sample (dwarf) */
+	int kernel;           /* sample kernel frames too */
+	int attach;           /* the target runs already (-p) */
+};
+
+struct rec_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+struct rec_perf;
+
+/* Open one event per CPU for each of tids; NULL with err set on failure. */
+struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, char *err,
+			       size_t errlen);
+void rec_perf_enable(struct rec_perf *p);
+void rec_perf_drain(struct rec_perf *p);
+/* Drain until the target is gone (or, attached, until Ctrl-C/duration). */
+void rec_perf_run(struct rec_perf *p, pid_t target, int *status, double duration);
+struct rec_buf *rec_perf_records(struct rec_perf *p);
+uint64_t rec_perf_lost(const struct rec_perf *p);
+const struct rec_perf_opts *rec_perf_opts(const struct rec_perf *p);
+void rec_perf_close(struct rec_perf *p);
+int rec_perf_thread_ids(pid_t pid, pid_t **out);
+
+struct rec_sample_stats {
+	uint64_t samples;     /* kept */
+	uint64_t lost;        /* ring-buffer overruns */
+	uint64_t unwind_fail; /* stacks cut short by the unwinder */
+};
+
+/*
+ * Turn the raw records into d (processes, threads, sample streams, modules,
+ * symbols, source lines).  attach_pid, if non-zero, is a process that ran
+ * before recording started: its maps are read from /proc now.
+ */
+int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, pid_t attach_pid,
+		     struct fmt_data *d, struct rec_sample_stats *st);
+
+#endif
