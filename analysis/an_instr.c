@@ -21,83 +21,6 @@
 #include "analysis.h"
 #include "../format/fmt_event.h"
 
-/* address -> function index, per process */
-struct addr_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	uint32_t len, cap;
-};
-
-static uint32_t addr_map_get(struct addr_map *m, uint64_t a)
-{
-	if (!m->cap)
-		return ~0u;
-	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
-	while (m->keys[s]) {
-		if (m->keys[s] == a)
-			return m->vals[s];
-		s = (s + 1) & (m->cap - 1);
-	}
-	return ~0u;
-}
-
-static void addr_map_put(struct addr_map *m, uint64_t a, uint32_t v)
-{
-	if ((m->len + 1) * 2 > m->cap) {
-		struct addr_map n = {0};
-		n.cap = m->cap ? m->cap * 2 : 256;
-		n.keys = calloc(n.cap, sizeof(*n.keys));
-		n.vals = calloc(n.cap, sizeof(*n.vals));
-		if (!n.keys || !n.vals)
-			abort();
-		for (uint32_t i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				addr_map_put(&n, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = n;
-	}
-	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
-	while (m->keys[s] && m->keys[s] != a)
-		s = (s + 1) & (m->cap - 1);
-	if (!m->keys[s])
-		m->len++;
-	m->keys[s] = a;
-	m->vals[s] = v;
-}
-
-static const struct fmt_module *module_at(const struct fmt_process *p, uint64_t a)
-{
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (a >= p->mods[i].start && a < p->mods[i].end)
-			return &p->mods[i];
-	return NULL;
-}
-
-static uint32_t resolve(struct an_result *r, const struct fmt_process *p, struct addr_map *m,
-			uint64_t a)
-{
-	uint32_t f = addr_map_get(m, a);
-	if (f != ~0u)
-		return f;
-	const struct fmt_symbol *s = fmt_symbol_at(p, a);
-	if (s && s->name[0]) {
-		const char *mod = s->module < p->nmods ? p->mods[s->module].path : NULL;
-		f = an_func_intern(r, s->name, an_module_intern(r, mod), s->file, s->line);
-	} else {
-		const struct fmt_module *mm = module_at(p, a);
-		char name[64];
-		if (mm)
-			snprintf(name, sizeof(name), "0x%llx",
-				 (unsigned long long)(a - mm->start + mm->offset));
-		else
-			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)a);
-		f = an_func_intern(r, name, an_module_intern(r, mm ? mm->path : NULL), "", 0);
-	}
-	addr_map_put(m, a, f);
-	return f;
-}
-
 struct frame {
 	uint32_t node;
 	uint32_t fn;
@@ -122,7 +45,7 @@ static void close_frame(struct cct *t, const struct frame *f, uint64_t e, uint64
 }
 
 static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t ti,
-		       struct addr_map *m, const struct an_opts *o)
+		       struct an_addr_map *m, const struct an_opts *o)
 {
 	const struct fmt_thread *th = &d->threads[ti];
 	const struct fmt_process *p = &d->procs[th->proc];
@@ -159,7 +82,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 		case FMT_K_ENTER:
 		case FMT_K_ENTER_NEW:
 		push: {
-			uint32_t fn = resolve(r, p, m, rec.addr);
+			uint32_t fn = an_resolve(r, p, m, rec.addr);
 			if (depth == cap) {
 				cap *= 2;
 				st = realloc(st, cap * sizeof(*st));
@@ -188,7 +111,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			if (rec.ext == FMT_X_LOST)
 				at->lost += rec.count;
 			if (rec.ext == FMT_X_EXIT_FN) {
-				uint32_t fn = resolve(r, p, m, rec.addr);
+				uint32_t fn = an_resolve(r, p, m, rec.addr);
 				uint32_t i = depth;
 				while (i > 0 && st[i - 1].fn != fn)
 					i--;
@@ -213,68 +136,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
  * Rows
  * --------------------------------------------------------------------- */
 
-struct fn_acc {
-	uint64_t calls;
-	uint64_t v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES];
-};
-
-/*
- * Add one thread's tree to the per-function and per-module accumulators.
- * An iterative depth-first walk keeps how often each function and module
- * is on the current path.
- */
-static void add_tree(struct an_result *r, const struct cct *t, struct fn_acc *fa,
-		     struct fn_acc *ma, uint32_t *fn_on, uint32_t *mod_on)
-{
-	uint32_t *stack = malloc((t->len + 1) * sizeof(*stack));
-	uint8_t *leaving = calloc(t->len + 1, 1);
-	if (!stack || !leaving)
-		abort();
-	uint32_t sp = 0;
-	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
-		stack[sp++] = c;
-	while (sp) {
-		uint32_t i = stack[sp - 1];
-		const struct cct_node *n = &t->n[i];
-		uint32_t mod = r->funcs[n->fn].module;
-		if (leaving[i]) {
-			sp--;
-			fn_on[n->fn]--;
-			mod_on[mod]--;
-			continue;
-		}
-		leaving[i] = 1;
-		struct fn_acc *f = &fa[n->fn], *mm = &ma[mod];
-		f->calls += n->calls;
-		mm->calls += n->calls;
-		f->v[AN_EE] += n->v[AN_EE];
-		f->v[AN_AE] += n->v[AN_AE];
-		mm->v[AN_EE] += n->v[AN_EE];
-		mm->v[AN_AE] += n->v[AN_AE];
-		if (!fn_on[n->fn]) {
-			f->v[AN_EI] += n->v[AN_EI];
-			f->v[AN_AI] += n->v[AN_AI];
-		}
-		if (!mod_on[mod]) {
-			mm->v[AN_EI] += n->v[AN_EI];
-			mm->v[AN_AI] += n->v[AN_AI];
-		}
-		for (int k = 0; k < AN_NVALUES; k++) {
-			if (n->vmin[k] < f->vmin[k])
-				f->vmin[k] = n->vmin[k];
-			if (n->vmax[k] > f->vmax[k])
-				f->vmax[k] = n->vmax[k];
-		}
-		fn_on[n->fn]++;
-		mod_on[mod]++;
-		for (uint32_t c = n->child; c; c = t->n[c].next)
-			stack[sp++] = c;
-	}
-	free(stack);
-	free(leaving);
-}
-
-static void acc_to_row(const struct an_result *r, const struct fn_acc *a, struct an_row *row)
+static void acc_to_row(const struct an_result *r, const struct an_acc *a, struct an_row *row)
 {
 	row->calls = a->calls;
 	for (int k = 0; k < AN_NVALUES; k++) {
@@ -296,7 +158,7 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	r->fixed_to_ns = d->ns_per_tick / 1024.0;
 	r->nthreads = d->nthreads;
 	r->threads = calloc(d->nthreads ? d->nthreads : 1, sizeof(*r->threads));
-	struct addr_map *maps = calloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
+	struct an_addr_map *maps = calloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
 	if (!r->threads || !maps)
 		return -1;
 	uint64_t comp = 0, cost_sum = 0;
@@ -309,15 +171,14 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	}
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		cost_sum += d->procs[i].cost;
-		free(maps[i].keys);
-		free(maps[i].vals);
+		an_addr_map_free(&maps[i]);
 	}
 	free(maps);
 	r->compensated_ns = (double)comp * r->fixed_to_ns;
 	r->cost_ns = d->nprocs && !o->no_compensation ? (double)cost_sum / d->nprocs * r->fixed_to_ns : 0;
 
-	struct fn_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
-	struct fn_acc *ma = calloc(r->nmods + 1, sizeof(*ma));
+	struct an_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
+	struct an_acc *ma = calloc(r->nmods + 1, sizeof(*ma));
 	uint32_t *fn_on = calloc(r->nfuncs + 1, sizeof(*fn_on));
 	uint32_t *mod_on = calloc(r->nmods + 1, sizeof(*mod_on));
 	if (!fa || !ma || !fn_on || !mod_on)
@@ -326,7 +187,7 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 		for (int k = 0; k < AN_NVALUES; k++)
 			fa[i].vmin[k] = UINT64_MAX;
 	for (uint32_t i = 0; i < r->nthreads; i++)
-		add_tree(r, &r->threads[i].tree, fa, ma, fn_on, mod_on);
+		an_fold_tree(r, &r->threads[i].tree, fa, ma, fn_on, mod_on);
 
 	r->functions = calloc(r->nfuncs + 1, sizeof(*r->functions));
 	r->modules = calloc(r->nmods + 1, sizeof(*r->modules));

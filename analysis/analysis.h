@@ -98,13 +98,49 @@ struct an_result {
 	struct an_row session;
 	struct an_row *functions, *modules, *thread_rows, *processes;
 	uint32_t nfunctions, nmodules, nthread_rows, nprocesses;
+	/* sampling */
+	uint64_t samples, lost_samples, cut_stacks;
+	struct an_row *lines, *addresses;
+	uint32_t nlines, naddresses;
+	char **owned;          /* strings the line/address rows point to */
+	uint32_t nowned;
 	/* hash tables for interning */
 	uint32_t *fn_hash, fn_hcap;
 	uint32_t *mod_hash, mod_hcap;
 };
 
+/* address -> function index, one per process */
+struct an_addr_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t len, cap;
+};
+
+/* The function at address a of process p, interned in r (cached in m). */
+uint32_t an_resolve(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
+		    uint64_t a);
+void an_addr_map_free(struct an_addr_map *m);
+
+/* Per function or module sums over trees. */
+struct an_acc {
+	uint64_t calls;
+	uint64_t v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES];
+};
+
+/*
+ * Add a tree to per-function (fa) and per-module (ma) sums.  Exclusive
+ * values (EE, AE) are summed over all nodes; inclusive ones (EI, AI) only
+ * over nodes with no ancestor of the same function (module), so recursion
+ * counts once.  fn_on/mod_on: zeroed scratch, one per function/module.
+ */
+void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa, struct an_acc *ma,
+		  uint32_t *fn_on, uint32_t *mod_on);
+
 /* Run the instrumentation analysis of d into r.  Returns 0, -1 on OOM. */
 int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
+/* Run the sampling analysis of d into r (SPEC.md section 2). */
+int an_sample_run(const struct fmt_data *d, struct an_result *r);
+
 void an_result_free(struct an_result *r);
 
 /* Interning helpers shared by the analyses. */

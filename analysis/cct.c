@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "analysis.h"
 
 static uint64_t an_hash64(uint64_t x)
@@ -210,5 +212,155 @@ void an_result_free(struct an_result *r)
 	free(r->processes);
 	free(r->fn_hash);
 	free(r->mod_hash);
+	free(r->lines);
+	free(r->addresses);
+	for (uint32_t i = 0; i < r->nowned; i++)
+		free(r->owned[i]);
+	free(r->owned);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ------------------------------------------------------------------------
+ * Addresses to functions
+ * --------------------------------------------------------------------- */
+
+static uint32_t addr_map_get(struct an_addr_map *m, uint64_t a)
+{
+	if (!m->cap)
+		return ~0u;
+	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+	while (m->keys[s]) {
+		if (m->keys[s] == a)
+			return m->vals[s];
+		s = (s + 1) & (m->cap - 1);
+	}
+	return ~0u;
+}
+
+static void addr_map_put(struct an_addr_map *m, uint64_t a, uint32_t v)
+{
+	if ((m->len + 1) * 2 > m->cap) {
+		struct an_addr_map n = {0};
+		n.cap = m->cap ? m->cap * 2 : 256;
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals)
+			abort();
+		for (uint32_t i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				addr_map_put(&n, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = n;
+	}
+	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+	while (m->keys[s] && m->keys[s] != a)
+		s = (s + 1) & (m->cap - 1);
+	if (!m->keys[s])
+		m->len++;
+	m->keys[s] = a;
+	m->vals[s] = v;
+}
+
+void an_addr_map_free(struct an_addr_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static const struct fmt_module *module_at(const struct fmt_process *p, uint64_t a)
+{
+	for (uint32_t i = 0; i < p->nmods; i++)
+		if (a >= p->mods[i].start && a < p->mods[i].end)
+			return &p->mods[i];
+	return NULL;
+}
+
+uint32_t an_resolve(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
+			uint64_t a)
+{
+	uint32_t f = addr_map_get(m, a);
+	if (f != ~0u)
+		return f;
+	const struct fmt_symbol *s = fmt_symbol_at(p, a);
+	if (!s && a > 0) /* a return address just past a call at a function's end */
+		s = fmt_symbol_at(p, a - 1);
+	if (s && s->name[0]) {
+		const char *mod = s->module < p->nmods ? p->mods[s->module].path : NULL;
+		f = an_func_intern(r, s->name, an_module_intern(r, mod), s->file, s->line);
+	} else {
+		const struct fmt_module *mm = module_at(p, a);
+		char name[64];
+		if (mm)
+			snprintf(name, sizeof(name), "0x%llx",
+				 (unsigned long long)(a - mm->start + mm->offset));
+		else
+			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)a);
+		f = an_func_intern(r, name, an_module_intern(r, mm ? mm->path : NULL), "", 0);
+	}
+	addr_map_put(m, a, f);
+	return f;
+}
+
+
+/* ------------------------------------------------------------------------
+ * Folding trees into functions and modules
+ * --------------------------------------------------------------------- */
+
+/*
+ * Add one thread's tree to the per-function and per-module accumulators.
+ * An iterative depth-first walk keeps how often each function and module
+ * is on the current path.
+ */
+void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa,
+		     struct an_acc *ma, uint32_t *fn_on, uint32_t *mod_on)
+{
+	uint32_t *stack = malloc((t->len + 1) * sizeof(*stack));
+	uint8_t *leaving = calloc(t->len + 1, 1);
+	if (!stack || !leaving)
+		abort();
+	uint32_t sp = 0;
+	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
+		stack[sp++] = c;
+	while (sp) {
+		uint32_t i = stack[sp - 1];
+		const struct cct_node *n = &t->n[i];
+		uint32_t mod = r->funcs[n->fn].module;
+		if (leaving[i]) {
+			sp--;
+			fn_on[n->fn]--;
+			mod_on[mod]--;
+			continue;
+		}
+		leaving[i] = 1;
+		struct an_acc *f = &fa[n->fn], *mm = &ma[mod];
+		f->calls += n->calls;
+		mm->calls += n->calls;
+		f->v[AN_EE] += n->v[AN_EE];
+		f->v[AN_AE] += n->v[AN_AE];
+		mm->v[AN_EE] += n->v[AN_EE];
+		mm->v[AN_AE] += n->v[AN_AE];
+		if (!fn_on[n->fn]) {
+			f->v[AN_EI] += n->v[AN_EI];
+			f->v[AN_AI] += n->v[AN_AI];
+		}
+		if (!mod_on[mod]) {
+			mm->v[AN_EI] += n->v[AN_EI];
+			mm->v[AN_AI] += n->v[AN_AI];
+		}
+		for (int k = 0; k < AN_NVALUES; k++) {
+			if (n->vmin[k] < f->vmin[k])
+				f->vmin[k] = n->vmin[k];
+			if (n->vmax[k] > f->vmax[k])
+				f->vmax[k] = n->vmax[k];
+		}
+		fn_on[n->fn]++;
+		mod_on[mod]++;
+		for (uint32_t c = n->child; c; c = t->n[c].next)
+			stack[sp++] = c;
+	}
+	free(stack);
+	free(leaving);
+}
+

@@ -15,13 +15,15 @@
 #include "../output/output.h"
 
 static const char report_usage[] =
-	"usage: stint report [-i FILE] [--by function|module|thread|process]\n"
+	"usage: stint report [-i FILE] [--by function|module|thread|process|line|address]\n"
 	"                    [--sort KEY] [--limit N] [--format table|csv|json]\n"
 	"                    [--per-call] [--no-compensation]\n"
 	"\n"
 	"  -i, --input FILE     data file (default stint.data)\n"
-	"      --by VIEW        rows per function (default), module, thread or process\n"
-	"  -s, --sort KEY       ei, ee, ai, ae (or the JSON keys), calls, name, module\n"
+	"      --by VIEW        rows per function (default), module, thread, process;\n"
+	"                       sampling also per source line and instruction address\n"
+	"  -s, --sort KEY       instrumentation: ei, ee, ai, ae (or the JSON keys), calls;\n"
+	"                       sampling: inclusive, exclusive; both: name, module\n"
 	"  -n, --limit N        show the first N rows only\n"
 	"      --format FMT     table (default), csv or json\n"
 	"      --per-call       add average, minimum and maximum per call\n"
@@ -55,7 +57,9 @@ int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "module")) o.by = OUT_BY_MODULE;
 			else if (!strcmp(optarg, "thread")) o.by = OUT_BY_THREAD;
 			else if (!strcmp(optarg, "process")) o.by = OUT_BY_PROCESS;
-			else die("report: unknown view '%s' (function, module, thread, process)", optarg);
+			else if (!strcmp(optarg, "line")) o.by = OUT_BY_LINE;
+			else if (!strcmp(optarg, "address")) o.by = OUT_BY_ADDRESS;
+			else die("report: unknown view '%s' (function, module, thread, process, line, address)", optarg);
 			break;
 		case 2:
 			if (!strcmp(optarg, "table")) o.format = OUT_TABLE;
@@ -79,16 +83,20 @@ int cmd_report(int argc, char **argv)
 		die("%s", err);
 	if (d.damage)
 		warn("'%s' is damaged: %s; reporting what precedes the damage", input, d.damage);
-	if (strcmp(d.method, "instrumentation") != 0)
-		die("'%s' holds %s data, which this stint cannot report yet", input, d.method);
 	struct an_result r;
 	struct an_opts ao = {.no_compensation = o.no_compensation};
-	if (an_instr_run(&d, &ao, &r) < 0)
+	int sampling = strcmp(d.method, "sampling") == 0;
+	if (!sampling && strcmp(d.method, "instrumentation") != 0)
+		die("'%s' holds '%s' data, which this stint cannot report", input, d.method);
+	if (!sampling && (o.by == OUT_BY_LINE || o.by == OUT_BY_ADDRESS))
+		die("report: --by line and --by address need sampling data (stint record -m sample)");
+	if ((sampling ? an_sample_run(&d, &r) : an_instr_run(&d, &ao, &r)) < 0)
 		die("out of memory");
 	if (r.damaged_threads && !d.damage)
 		warn("'%s': events of %u thread%s are damaged; reporting what precedes the damage",
 		     input, r.damaged_threads, r.damaged_threads == 1 ? "" : "s");
-	out_report(stdout, &d, &r, &o);
+	if (out_report(stdout, &d, &r, &o) < 0)
+		die("report: sort key '%s' does not apply to %s data", o.sort ? o.sort : "", d.method);
 	an_result_free(&r);
 	fmt_data_free(&d);
 	if (fflush(stdout) != 0)

@@ -20,6 +20,8 @@ static const struct {
 	{"application_inclusive", "ai", AN_AI},   {"application_exclusive", "ae", AN_AE},
 	{"elapsed_inclusive_pct", "ei%", AN_EI},  {"elapsed_exclusive_pct", "ee%", AN_EE},
 	{"application_inclusive_pct", "ai%", AN_AI}, {"application_exclusive_pct", "ae%", AN_AE},
+	{"inclusive_samples", "inclusive", AN_EI}, {"exclusive_samples", "exclusive", AN_EE},
+	{"inclusive_pct", "incl%", AN_EI},        {"exclusive_pct", "excl%", AN_EE},
 	{"calls", "calls", 10},                   {"name", "function", 11},
 	{"module", "module", 12},
 };
@@ -302,8 +304,177 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 		fputs("\n(avg/min/max per call of EI, EE, AI, AE, in that order)\n", f);
 }
 
+/* ------------------------------------------------------------------------
+ * Sampling views
+ * --------------------------------------------------------------------- */
+
+static const char *note_get(const char *notes, const char *key, char *buf, size_t n)
+{
+	size_t l = strlen(key);
+	for (const char *p = notes; p && *p;) {
+		if (strncmp(p, key, l) == 0 && p[l] == '=') {
+			const char *v = p + l + 1, *e = strchrnul(v, ' ');
+			snprintf(buf, n, "%.*s", (int)(e - v), v);
+			return buf;
+		}
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	snprintf(buf, n, "0");
+	return buf;
+}
+
+static void json_sample_row(FILE *f, const struct an_result *r, const struct an_row *row, int kind)
+{
+	double total = r->session.v[AN_EI];
+	fputs("{\"name\":", f);
+	json_str(f, row->name);
+	fputs(",\"module\":", f);
+	json_str(f, row->module);
+	fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
+		row->v[AN_EI], row->v[AN_EE], pct(row->v[AN_EI], total), pct(row->v[AN_EE], total));
+	if (kind == OUT_BY_FUNCTION) {
+		const struct an_func *fn = &r->funcs[row->func];
+		fputs(",\"file\":", f);
+		json_str(f, fn->file);
+		fprintf(f, ",\"line\":%u", fn->line);
+	}
+	if (kind == OUT_BY_THREAD)
+		fprintf(f, ",\"tid\":%u,\"pid\":%u", row->tid, row->pid);
+	if (kind == OUT_BY_PROCESS) {
+		fprintf(f, ",\"pid\":%u,\"command\":", row->pid);
+		json_str(f, row->extra);
+	}
+	fputc('}', f);
+}
+
+static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an_result *r,
+			      const struct out_opts *o, struct an_row *rows[6], uint32_t n[6])
+{
+	char b[64];
+	fputs("{\"method\":\"sampling\",\n\"command\":", f);
+	json_str(f, d->command);
+	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64 ",\n\"event\":", d->exit_status,
+		d->duration_ns);
+	json_str(f, d->clock);
+	fprintf(f, ",\n\"frequency_hz\":%" PRIu64 ",\n\"unwinding\":", d->rate);
+	json_str(f, d->os);
+	fprintf(f, ",\n\"samples\":%" PRIu64, r->samples);
+	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
+	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
+	if (d->damage) {
+		fputs(",\n\"damage\":", f);
+		json_str(f, d->damage);
+	}
+	fputs(",\n\"session\":", f);
+	json_sample_row(f, r, &r->session, -1);
+	static const char *const keys[6] = {"functions", "modules", "threads", "processes", "lines", "addresses"};
+	for (int v = 0; v < 6; v++) {
+		fprintf(f, ",\n\"%s\":[", keys[v]);
+		for (uint32_t i = 0; i < n[v] && (!o->limit || o->by != v || i < (uint32_t)o->limit); i++) {
+			fputs(i ? ",\n " : "\n ", f);
+			json_sample_row(f, r, &rows[v][i], v);
+		}
+		fputs("]", f);
+	}
+	fputs("\n}\n", f);
+}
+
+static void sample_row_label(FILE *f, const struct out_opts *o, const struct an_row *row)
+{
+	if (o->by == OUT_BY_FUNCTION)
+		fprintf(f, "%s [%s]", row->name, row->module);
+	else if (o->by == OUT_BY_THREAD)
+		fprintf(f, "%u %s (pid %u)", row->tid, row->name, row->pid);
+	else if (o->by == OUT_BY_PROCESS)
+		fprintf(f, "%u %s", row->pid, row->extra);
+	else if (o->by == OUT_BY_MODULE)
+		fputs(row->name, f);
+	else
+		fprintf(f, "%s [%s]", row->name, row->module);
+}
+
+static void print_sample_csv(FILE *f, const struct an_result *r, const struct out_opts *o,
+			     const struct an_row *rows, uint32_t n)
+{
+	double total = r->session.v[AN_EI];
+	fputs(o->by == OUT_BY_THREAD ? "tid,pid,name" : o->by == OUT_BY_PROCESS ? "pid,command" : "name,module", f);
+	fputs(",inclusive_samples,exclusive_samples,inclusive_pct,exclusive_pct\n", f);
+	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
+		const struct an_row *row = &rows[i];
+		if (o->by == OUT_BY_THREAD) {
+			fprintf(f, "%u,%u,", row->tid, row->pid);
+			csv_str(f, row->name);
+		} else if (o->by == OUT_BY_PROCESS) {
+			fprintf(f, "%u,", row->pid);
+			csv_str(f, row->extra);
+		} else {
+			csv_str(f, row->name);
+			fputc(',', f);
+			csv_str(f, row->module);
+		}
+		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", row->v[AN_EI], row->v[AN_EE], pct(row->v[AN_EI], total),
+			pct(row->v[AN_EE], total));
+	}
+}
+
+static void print_sample_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
+			       const struct out_opts *o, const struct an_row *rows, uint32_t n)
+{
+	char dur[32], when[64] = "", b1[32], b2[32];
+	time_t secs = (time_t)(d->wall_start / 1000000000ull);
+	struct tm tm;
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fmt_time(dur, sizeof(dur), (double)d->duration_ns);
+	fprintf(f, "# stint report - sampling\n");
+	fprintf(f, "# command:     %s\n", d->command);
+	fprintf(f, "# recorded:    %s, duration %s, exit status %u\n", when, dur, d->exit_status);
+	fprintf(f, "# sampling:    %s at %" PRIu64 " Hz%s; stacks unwound with %s (user stack copy %s bytes)\n",
+		d->clock, d->rate, strcmp(d->clock, "task-clock") == 0 ? " of CPU time" : "",
+		strcmp(d->os, "dwarf") == 0 ? "DWARF CFI (libdwfl)" : "frame pointers", note_get(d->notes, "stack", b1, sizeof(b1)));
+	fprintf(f, "# samples:     %" PRIu64 " kept, %s lost, %" PRIu64 " stacks cut short\n", r->samples,
+		note_get(d->notes, "lost", b2, sizeof(b2)), r->cut_stacks);
+	fprintf(f, "# processes:   %u   threads: %u\n", d->nprocs, d->nthreads);
+	if (d->damage)
+		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
+	fputc('\n', f);
+	static const char *const first[6] = {"Function [module]", "Module", "Thread", "Process",
+					     "Source line [module]", "Address (module offset) [module]"};
+	fprintf(f, "%10s %7s %10s %7s  %s\n", "Inclusive", "%", "Exclusive", "%", first[o->by]);
+	double total = r->session.v[AN_EI];
+	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
+		const struct an_row *row = &rows[i];
+		fprintf(f, "%10.0f %7.2f %10.0f %7.2f  ", row->v[AN_EI], pct(row->v[AN_EI], total), row->v[AN_EE],
+			pct(row->v[AN_EE], total));
+		sample_row_label(f, o, row);
+		fputc('\n', f);
+	}
+}
+
 int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct out_opts *o)
 {
+	if (r->sampling) {
+		struct an_row *rows[6] = {r->functions, r->modules, r->thread_rows, r->processes, r->lines, r->addresses};
+		uint32_t n[6] = {r->nfunctions, r->nmodules, r->nthread_rows, r->nprocesses, r->nlines, r->naddresses};
+		int col = o->sort ? sort_col(o->sort) : AN_EE;
+		if (col < 0 || col == AN_AI || col == AN_AE || col == 10)
+			return -1;
+		for (int v = 0; v < 6; v++) {
+			g_sort_col = v == o->by ? col : AN_EE;
+			qsort(rows[v], n[v], sizeof(struct an_row), cmp_rows);
+		}
+		if (o->format == OUT_JSON)
+			print_sample_json(f, d, r, o, rows, n);
+		else if (o->format == OUT_CSV)
+			print_sample_csv(f, r, o, rows[o->by], n[o->by]);
+		else
+			print_sample_table(f, d, r, o, rows[o->by], n[o->by]);
+		return 0;
+	}
+	if (o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS)
+		return -2;
 	struct an_row *rows[4] = {r->functions, r->modules, r->thread_rows, r->processes};
 	uint32_t n[4] = {r->nfunctions, r->nmodules, r->nthread_rows, r->nprocesses};
 	int col = o->sort ? sort_col(o->sort) : (o->by == OUT_BY_FUNCTION ? AN_EE : AN_EI);

@@ -9,7 +9,7 @@
 #include "../analysis/analysis.h"
 #include "../format/format.h"
 
-enum out_by { OUT_BY_FUNCTION, OUT_BY_MODULE, OUT_BY_THREAD, OUT_BY_PROCESS };
+enum out_by { OUT_BY_FUNCTION, OUT_BY_MODULE, OUT_BY_THREAD, OUT_BY_PROCESS, OUT_BY_LINE, OUT_BY_ADDRESS };
 enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 struct out_opts {

@@ -265,8 +265,9 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 	t->len = (size_t)(e - t->ev);
 	t->last = time;
 	t->nsamples++;
+	/* callers are return addresses: their call is one byte back */
 	for (int i = 0; i < n; i++)
-		add_addr(im, pcs[i]);
+		add_addr(im, i ? pcs[i] - 1 : pcs[i]);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -302,12 +303,9 @@ static void symbolize_image(struct simage *im, struct fmt_process *p)
 		uint64_t a = im->addrs[i];
 		if (i && a == im->addrs[i - 1])
 			continue;
-		/* the line of an address; callers' return addresses are looked
-		 * up one byte back, inside their call instruction */
 		const char *file;
 		uint32_t line;
-		if (sym_proc_line(sp, a, &file, &line) == 0 ||
-		    (a > 0 && sym_proc_line(sp, a - 1, &file, &line) == 0)) {
+		if (sym_proc_line(sp, a, &file, &line) == 0) {
 			struct fmt_line *l = &p->lines[p->nlines++];
 			l->addr = a;
 			l->file = xstrdup(file);

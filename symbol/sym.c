@@ -237,6 +237,11 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 	const char *name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
 	if (name) {
 		out->name = sym_demangle(name);
+		char *at = strstr(out->name, "@@"); /* versioned .symtab names */
+		if (!at)
+			at = strchr(out->name, '@');
+		if (at && at != out->name)
+			*at = 0;
 		out->start = addr - off;
 		out->size = sym.st_size;
 	}
