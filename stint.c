@@ -20,6 +20,7 @@ struct cmd_struct {
 static const struct cmd_struct commands[] = {
 	{"record", cmd_record, "run a program and record where its time goes"},
 	{"report", cmd_report, "show the values of a data file"},
+	{"annotate", cmd_annotate, "show a function's source with its samples per line"},
 };
 
 static void usage(FILE *f)
