@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -41,15 +42,18 @@ static const char record_usage[] =
 	"      --call-graph HOW   dwarf (default: unwind copies of the stack with the\n"
 	"                         DWARF CFI, works without frame pointers) or fp\n"
 	"      --stack-size BYTES user stack copied per sample for dwarf (default 16384)\n"
-	"      --kernel           sample kernel frames too (where permitted)\n";
+	"      --kernel           sample kernel frames too (where permitted)\n"
+	"      --sampler WHICH    perf (perf_event_open), inproc (a preloaded in-process\n"
+	"                         sampler, CPU-time timers + libunwind) or auto (default:\n"
+	"                         perf, inproc where perf events are not permitted)\n";
 
-static char *find_runtime(void)
+/* A library of stint's, beside the executable or where it is installed. */
+static char *find_runtime(const char *name)
 {
 	const char *dir = util_self_dir();
-	const char *cands[] = {"%s/libstint-rt.so", "%s/../lib/stint/libstint-rt.so",
-			       "%s/../lib/libstint-rt.so"};
+	const char *cands[] = {"%s/%s", "%s/../lib/stint/%s", "%s/../lib/%s"};
 	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
-		char *p = xasprintf(cands[i], dir);
+		char *p = xasprintf(cands[i], dir, name);
 		char *real = realpath(p, NULL);
 		free(p);
 		if (real && access(real, R_OK) == 0)
@@ -108,10 +112,88 @@ static void check_output(const char *output)
 	free(copy);
 }
 
-static int record_sample(int argc, char **argv, const char *output, struct rec_perf_opts *so,
-			 pid_t attach, double duration, int quiet)
+/*
+ * Sampling without perf events: the program runs with libstint-sampler.so
+ * preloaded (runtime/smp.c), which spools its samples like the
+ * instrumentation runtime does.
+ */
+static int record_inproc(int argc, char **argv, const char *output, const struct rec_perf_opts *so,
+			 int quiet, const char *why)
 {
 	char err[512];
+	char *lib = find_runtime("libstint-sampler.so");
+	if (!lib)
+		die("cannot find libstint-sampler.so next to '%s'", util_self_dir());
+	char *path = rec_find_program(argv[0]);
+	if (!path)
+		die("cannot find program '%s'%s", argv[0], strchr(argv[0], '/') ? "" : " in PATH");
+	char *copy = xstrdup(output);
+	char *spool = xasprintf("%s/.stint-spool-%d", dirname(copy), (int)getpid());
+	if (mkdir(spool, 0700) < 0)
+		die("cannot write to '%s': %s", dirname(copy), strerror(errno));
+	char *env[4] = {xasprintf("LD_PRELOAD=%s", lib), xasprintf("STINT_SPOOL=%s", spool),
+			xasprintf("STINT_FREQ=%u", so->freq), NULL};
+	struct rec_child child = {.go_fd = -1};
+	if (rec_spawn(path, argv, env, &child, err, sizeof(err)) < 0) {
+		rec_spool_remove(spool);
+		die("%s", err);
+	}
+	rec_wait(&child);
+	struct fmt_data d;
+	memset(&d, 0, sizeof(d));
+	struct rec_sample_stats st = {0};
+	if (rec_inproc_read(spool, &d, &st, err, sizeof(err)) < 0)
+		die("%s (the raw recording is kept in '%s')", err, spool);
+	for (uint32_t i = 0; i < d.nprocs; i++)
+		if (d.procs[i].pid == (uint32_t)child.pid) {
+			free(d.procs[i].command);
+			d.procs[i].command = join_args(argv);
+			break;
+		}
+	d.method = xstrdup("sampling");
+	d.command = join_args(argv);
+	d.wall_start = child.wall_start;
+	d.duration_ns = child.mono_end - child.mono_start;
+	d.ns_per_tick = 1.0;
+	d.clock = xstrdup("task-clock");
+	d.os = xasprintf("libunwind, in-process sampler (%s)", why);
+	d.exit_status = (uint32_t)rec_exit_code(child.status);
+	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
+	d.rate = so->freq;
+	d.notes = xasprintf("lost=0 cut=%llu stack=0 kernel=0", (unsigned long long)st.unwind_fail);
+	if (fmt_write(&d, output) < 0)
+		die("cannot write '%s': %s; the raw recording is kept in '%s'", output, strerror(errno), spool);
+	rec_spool_remove(spool);
+	if (!quiet) {
+		if (WIFSIGNALED(child.status))
+			warn("'%s' died of signal %d (%s); its samples are kept", argv[0],
+			     WTERMSIG(child.status), strsignal(WTERMSIG(child.status)));
+		warn("recorded %llu samples with the in-process sampler (%s) of %u process%s, %u thread%s into '%s'",
+		     (unsigned long long)st.samples, why, d.nprocs, d.nprocs == 1 ? "" : "es", d.nthreads,
+		     d.nthreads == 1 ? "" : "s", output);
+	}
+	fmt_data_free(&d);
+	for (int i = 0; env[i]; i++)
+		free(env[i]);
+	free(spool);
+	free(copy);
+	free(path);
+	free(lib);
+	return rec_exit_code(child.status);
+}
+
+static int record_sample(int argc, char **argv, const char *output, struct rec_perf_opts *so,
+			 pid_t attach, double duration, int quiet, const char *sampler)
+{
+	char err[512];
+	if (strcmp(sampler, "inproc") == 0) {
+		if (attach)
+			die("record: the in-process sampler cannot attach to a running process (-p)");
+		if (argc < 1)
+			die("record: no program given");
+		check_output(output);
+		return record_inproc(argc, argv, output, so, quiet, "--sampler inproc");
+	}
 	struct rec_child child = {.go_fd = -1, .hold = 1};
 	char *path = NULL;
 	if (!attach && argc < 1) {
@@ -138,10 +220,22 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		tids[0] = child.pid;
 		ntids = 1;
 	}
-	struct rec_perf *perf = rec_perf_open(tids, ntids, so, err, sizeof(err));
+	int denied = 0;
+	struct rec_perf *perf = rec_perf_open(tids, ntids, so, &denied, err, sizeof(err));
 	if (!perf) {
-		if (!attach)
-			kill(child.pid, SIGKILL);
+		if (!attach) {
+			kill(child.pid, SIGKILL); /* it never ran: it waited to exec */
+			waitpid(child.pid, NULL, 0);
+			close(child.err_fd);
+			close(child.go_fd);
+		}
+		if (denied && !attach && strcmp(sampler, "auto") == 0) {
+			if (!quiet)
+				warn("%s; using the in-process sampler instead", err);
+			free(tids);
+			free(path);
+			return record_inproc(argc, argv, output, so, quiet, "perf events not permitted");
+		}
 		die("%s", err);
 	}
 	uint64_t wall0 = util_wall_ns(), mono0 = util_mono_ns();
@@ -211,9 +305,10 @@ int cmd_record(int argc, char **argv)
 		{"freq", required_argument, NULL, 'F'},    {"event", required_argument, NULL, 'e'},
 		{"pid", required_argument, NULL, 'p'},     {"duration", required_argument, NULL, 4},
 		{"call-graph", required_argument, NULL, 5}, {"stack-size", required_argument, NULL, 6},
-		{"kernel", no_argument, NULL, 7},
+		{"kernel", no_argument, NULL, 7},          {"sampler", required_argument, NULL, 8},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	struct rec_perf_opts so = {.freq = 1000, .stack_size = 16384};
+	const char *sampler = "auto";
 	pid_t attach = 0;
 	double duration = 0;
 	const char *method = "instrument", *output = "stint.data", *os = "perf", *clock = NULL;
@@ -253,12 +348,18 @@ int cmd_record(int argc, char **argv)
 				die("record: --stack-size wants a multiple of 8 from 512 to 65000");
 			break;
 		case 7: so.kernel = 1; break;
+		case 8:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "inproc"))
+				die("record: unknown sampler '%s' (auto, perf or inproc)", optarg);
+			sampler = optarg;
+			break;
 		case 'h': fputs(record_usage, stdout); return 0;
 		default: fputs(record_usage, stderr); return 2;
 		}
 	}
 	if (strcmp(method, "sample") == 0 || strcmp(method, "sampling") == 0)
-		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet);
+		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,
+				     sampler);
 	if (optind >= argc) {
 		fputs(record_usage, stderr);
 		die("record: no program given");
@@ -283,7 +384,7 @@ int cmd_record(int argc, char **argv)
 		    pargv[0]);
 	if (inst < 0 && !quiet)
 		warn("'%s' is not an ELF file: recording the instrumented programs it runs", pargv[0]);
-	char *rt = find_runtime();
+	char *rt = find_runtime("libstint-rt.so");
 	if (!rt)
 		die("cannot find the runtime library libstint-rt.so next to '%s'", util_self_dir());
 

@@ -98,9 +98,10 @@ static int ring_map(struct rec_ring *r)
 	return 0;
 }
 
-struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, char *err,
-			       size_t errlen)
+struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, int *denied,
+			       char *err, size_t errlen)
 {
+	*denied = 0;
 	struct rec_perf *p = xcalloc(1, sizeof(*p));
 	p->opts = *o;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -124,8 +125,8 @@ struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opt
 					snprintf(err, errlen,
 						 "this machine has no hardware 'cycles' event (no PMU): "
 						 "leave out -e for the CPU-time clock");
-				else if (e == EACCES || e == EPERM)
-					snprintf(err, errlen,
+				else if (e == EACCES || e == EPERM || e == ENOSYS)
+					*denied = 1, snprintf(err, errlen,
 						 "perf events are not permitted here "
 						 "(/proc/sys/kernel/perf_event_paranoid is %s): %s",
 						 util_read_file("/proc/sys/kernel/perf_event_paranoid", &(size_t){0})

@@ -33,9 +33,12 @@ struct rec_buf {
 
 struct rec_perf;
 
-/* Open one event per CPU for each of tids; NULL with err set on failure. */
-struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, char *err,
-			       size_t errlen);
+/*
+ * Open one event per CPU for each of tids; NULL with err set on failure,
+ * and *denied set when perf events are not permitted at all.
+ */
+struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, int *denied,
+			       char *err, size_t errlen);
 void rec_perf_enable(struct rec_perf *p);
 void rec_perf_drain(struct rec_perf *p);
 /* Drain until the target is gone (or, attached, until Ctrl-C/duration). */
@@ -59,5 +62,19 @@ struct rec_sample_stats {
  */
 int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, pid_t attach_pid,
 		     struct fmt_data *d, struct rec_sample_stats *st);
+
+/*
+ * Symbolize sampled addresses (callers already one byte back) of a process
+ * described by its maps text: fills p's modules, exe, symbols and lines.
+ */
+void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_len, uint64_t *addrs,
+			   size_t naddrs);
+
+/*
+ * Read the spool of the in-process sampler (runtime/smp.c) into d.
+ * Returns 0, or -1 with err set.
+ */
+int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats *st, char *err,
+		    size_t errlen);
 
 #endif

@@ -285,7 +285,13 @@ static int cmp_sym(const void *a, const void *b)
 /* Functions and source lines of every sampled address of an image. */
 static void symbolize_image(struct simage *im, struct fmt_process *p)
 {
-	struct sym_proc *sp = sym_proc_open(im->maps ? im->maps : "", im->maps_len);
+	rec_symbolize_samples(p, im->maps, im->maps_len, im->addrs, im->naddrs);
+}
+
+void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_len, uint64_t *addrs,
+			   size_t naddrs)
+{
+	struct sym_proc *sp = sym_proc_open(maps ? maps : "", maps ? maps_len : 0);
 	uint32_t nm;
 	const struct fmt_module *mods = sym_proc_modules(sp, &nm);
 	p->mods = xcalloc(nm, sizeof(*p->mods));
@@ -296,12 +302,12 @@ static void symbolize_image(struct simage *im, struct fmt_process *p)
 	}
 	p->nmods = nm;
 	p->exe = xstrdup(nm ? mods[0].path : "");
-	qsort(im->addrs, im->naddrs, sizeof(*im->addrs), cmp_u64);
-	p->syms = xcalloc(im->naddrs, sizeof(*p->syms));
-	p->lines = xcalloc(im->naddrs, sizeof(*p->lines));
-	for (size_t i = 0; i < im->naddrs; i++) {
-		uint64_t a = im->addrs[i];
-		if (i && a == im->addrs[i - 1])
+	qsort(addrs, naddrs, sizeof(*addrs), cmp_u64);
+	p->syms = xcalloc(naddrs, sizeof(*p->syms));
+	p->lines = xcalloc(naddrs, sizeof(*p->lines));
+	for (size_t i = 0; i < naddrs; i++) {
+		uint64_t a = addrs[i];
+		if (i && a == addrs[i - 1])
 			continue;
 		const char *file;
 		uint32_t line;

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,27 +64,11 @@ static uint64_t rt_rusage_switches(void)
 }
 
 /*
- * Whether the thread left the CPU since the previous probe.  A perf event
- * opened on the thread itself has its user page's lock word advanced by the
- * kernel at every schedule in and out; nothing else moves it.
+ * A perf event opened on the thread itself has its user page's lock word
+ * advanced by the kernel at every schedule in and out; nothing else moves
+ * it.  So one load per probe tells whether the thread left the CPU since
+ * the previous probe (tests/unit/test_switch_counter.c keeps this checked).
  */
-static inline int rt_os_event(struct rt_thread *t)
-{
-	if (RT_LIKELY(t->lock != NULL)) {
-		uint32_t l = *t->lock;
-		int os = l != (uint32_t)t->last_switches;
-		t->last_switches = l;
-		return os;
-	}
-	if (rt_g.os_mode == RT_OS_RUSAGE) {
-		uint64_t s = rt_rusage_switches();
-		int os = s != t->last_switches;
-		t->last_switches = s;
-		return os;
-	}
-	return 0;
-}
-
 static volatile uint32_t *rt_open_switch_page(void)
 {
 	struct perf_event_attr a;
@@ -346,60 +331,125 @@ fail:
  * Recording
  * --------------------------------------------------------------------- */
 
-void rt_record_enter(struct rt_thread *t, uint64_t fn)
+/* The thread's context-switch count, as the detector in use sees it. */
+static inline uint64_t rt_switches(struct rt_thread *t)
 {
-	uint64_t now = rt_clock();
-	int os = rt_os_event(t);
+	if (RT_LIKELY(t->lock != NULL))
+		return *t->lock;
+	if (rt_g.os_mode == RT_OS_RUSAGE)
+		return rt_rusage_switches();
+	return 0;
+}
+
+/*
+ * Append one entry or exit at time now, when the switch count was sw.  An
+ * exit names no function when it closes the frame the runtime knows to be
+ * innermost; otherwise (longjmp skipped exits, or the stack is deeper than
+ * RT_STACK) it names its function and the reader closes frames up to it.
+ */
+static inline void rt_emit(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
+{
+	int os = sw != t->last_switches;
+	t->last_switches = sw;
+	if (RT_UNLIKELY(now < t->last_t)) /* a signal handler's events came first */
+		now = t->last_t;
 	uint64_t delta = now - t->last_t;
 	t->last_t = now;
-	unsigned slot = fmt_cache_slot(fn);
-	if (RT_LIKELY(t->cache[slot] == fn)) {
-		uint8_t s = (uint8_t)slot;
-		t->pos = fmt_put_common(t->pos, FMT_K_ENTER, os, delta, &s, 1);
+	if (!is_exit) {
+		unsigned slot = fmt_cache_slot(fn);
+		if (RT_LIKELY(t->cache[slot] == fn)) {
+			uint8_t s = (uint8_t)slot;
+			t->pos = fmt_put_common(t->pos, FMT_K_ENTER, os, delta, &s, 1);
+		} else {
+			uint8_t b[8];
+			t->cache[slot] = fn;
+			fmt_put_u64(b, fn);
+			t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
+		}
+		if (RT_LIKELY(t->depth < RT_STACK))
+			t->stack[t->depth] = fn;
+		t->depth++;
 	} else {
-		uint8_t b[8];
-		t->cache[slot] = fn;
-		fmt_put_u64(b, fn);
-		t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
+		uint32_t d = t->depth;
+		if (RT_LIKELY(d > 0 && d <= RT_STACK && t->stack[d - 1] == fn)) {
+			t->depth = d - 1;
+			t->pos = fmt_put_common(t->pos, FMT_K_EXIT, os, delta, NULL, 0);
+		} else {
+			uint8_t b[8];
+			fmt_put_u64(b, fn);
+			t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
+			if (d > RT_STACK) {
+				t->depth = d - 1;
+			} else {
+				for (uint32_t i = d; i-- > 0;) /* the reader does the same search */
+					if (t->stack[i] == fn) {
+						t->depth = i;
+						break;
+					}
+			}
+		}
 	}
-	if (RT_LIKELY(t->depth < RT_STACK))
-		t->stack[t->depth] = fn;
-	t->depth++;
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_next_chunk(t);
 }
 
 /*
- * An exit names no function when it closes the frame the runtime knows to
- * be innermost; otherwise (longjmp skipped exits, or the stack is deeper than
- * RT_STACK) it names its function and the reader closes frames up to it.
+ * A signal handler's probe found the thread inside a probe: its event waits
+ * in a small queue, with its own time, and the interrupted probe appends it
+ * after its own record (whose time is earlier).  Slots are claimed with an
+ * atomic add, so handlers nested in handlers queue in order too.
  */
-void rt_record_exit(struct rt_thread *t, uint64_t fn)
+static void rt_defer(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
+{
+	uint32_t i = __atomic_fetch_add(&t->npend, 1, __ATOMIC_RELAXED);
+	if (i >= RT_PEND) {
+		__atomic_fetch_add(&t->lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	t->pend[i].fn = fn;
+	t->pend[i].now = now;
+	t->pend[i].sw = sw;
+	t->pend[i].is_exit = is_exit;
+}
+
+static void rt_flush(struct rt_thread *t)
+{
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t n = __atomic_load_n(&t->npend, __ATOMIC_RELAXED);
+		for (; i < n && i < RT_PEND; i++)
+			if (t->state == RT_ACTIVE)
+				rt_emit(t, t->pend[i].is_exit, t->pend[i].fn, t->pend[i].now, t->pend[i].sw);
+		if (__atomic_compare_exchange_n(&t->npend, &n, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+	}
+	uint32_t lost = __atomic_exchange_n(&t->lost, 0, __ATOMIC_RELAXED);
+	if (lost && t->state == RT_ACTIVE) {
+		uint8_t b[10];
+		unsigned nb = (unsigned)(fmt_put_varint(b, lost) - b);
+		t->pos = fmt_put_ext(t->pos, FMT_X_LOST, 0, 0, b, nb);
+		if (t->pos >= t->limit)
+			rt_next_chunk(t);
+	}
+}
+
+/* One probe: an entry or exit of fn on thread t, now. */
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 {
 	uint64_t now = rt_clock();
-	int os = rt_os_event(t);
-	uint64_t delta = now - t->last_t;
-	t->last_t = now;
-	uint32_t d = t->depth;
-	if (RT_LIKELY(d > 0 && d <= RT_STACK && t->stack[d - 1] == fn)) {
-		t->depth = d - 1;
-		t->pos = fmt_put_common(t->pos, FMT_K_EXIT, os, delta, NULL, 0);
-	} else {
-		uint8_t b[8];
-		fmt_put_u64(b, fn);
-		t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
-		if (d > RT_STACK) {
-			t->depth = d - 1;
-		} else {
-			for (uint32_t i = d; i-- > 0;) /* the reader does the same search */
-				if (t->stack[i] == fn) {
-					t->depth = i;
-					break;
-				}
-		}
+	uint64_t sw = rt_switches(t);
+	if (RT_UNLIKELY(t->busy)) {
+		rt_defer(t, is_exit, fn, now, sw);
+		return;
 	}
-	if (RT_UNLIKELY(t->pos >= t->limit))
-		rt_next_chunk(t);
+	t->busy = 1;
+	if (RT_UNLIKELY(t->npend))
+		rt_flush(t);
+	if (RT_LIKELY(t->state == RT_ACTIVE))
+		rt_emit(t, is_exit, fn, now, sw);
+	if (RT_UNLIKELY(t->npend))
+		rt_flush(t);
+	t->busy = 0;
 }
 
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
@@ -408,11 +458,7 @@ RT_API void __cyg_profile_func_enter(void *fn, void *site)
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
 		return;
-	if (RT_UNLIKELY(t->busy))
-		return;
-	t->busy = 1;
-	rt_record_enter(t, (uint64_t)fn);
-	t->busy = 0;
+	rt_probe(t, 0, (uint64_t)fn);
 }
 
 RT_API void __cyg_profile_func_exit(void *fn, void *site)
@@ -421,11 +467,7 @@ RT_API void __cyg_profile_func_exit(void *fn, void *site)
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
 		return;
-	if (RT_UNLIKELY(t->busy))
-		return;
-	t->busy = 1;
-	rt_record_exit(t, (uint64_t)fn);
-	t->busy = 0;
+	rt_probe(t, 1, (uint64_t)fn);
 }
 
 /* ------------------------------------------------------------------------
@@ -437,8 +479,10 @@ static void rt_finish_thread(struct rt_thread *t)
 	if (t->state != RT_ACTIVE)
 		return;
 	t->busy = 1;
+	if (t->npend)
+		rt_flush(t);
 	uint64_t now = rt_clock();
-	int os = rt_os_event(t);
+	int os = rt_switches(t) != t->last_switches;
 	if (t->pos < t->limit + FMT_MAX_RECORD - 16)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
@@ -541,6 +585,53 @@ static void rt_atfork_child(void)
 	t->depth = depth;
 }
 
+/*
+ * A fatal signal: stamp the time, so the frames left open are closed when
+ * the program died and not at its last probe, then die as the signal
+ * wants.  Installed only where the signal had its default action; a handler
+ * the program sets later replaces this one.
+ */
+static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+static void rt_fatal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	struct rt_thread *t = &rt_self;
+	if (t->state == RT_ACTIVE && !t->busy) {
+		t->busy = 1;
+		if (t->npend)
+			rt_flush(t);
+		uint64_t now = rt_clock();
+		int os = rt_switches(t) != t->last_switches;
+		if (now >= t->last_t && t->pos < t->limit + FMT_MAX_RECORD - 16)
+			t->pos = fmt_put_ext(t->pos, FMT_X_TICK, os, now - t->last_t, NULL, 0);
+		t->last_t = now;
+		t->busy = 0;
+	}
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	if (si->si_code <= 0) /* sent (kill, raise, abort): send it again */
+		raise(sig);
+	/* a fault: returning repeats the faulting instruction, which now kills */
+}
+
+static void rt_catch_fatal(void)
+{
+	for (size_t i = 0; i < sizeof(rt_fatal_signals) / sizeof(rt_fatal_signals[0]); i++) {
+		struct sigaction old, sa;
+		if (sigaction(rt_fatal_signals[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = rt_fatal;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		sigaction(rt_fatal_signals[i], &sa, NULL);
+	}
+}
+
 __attribute__((constructor(101))) static void rt_constructor(void)
 {
 	pthread_once(&rt_once, rt_init_once);
@@ -549,6 +640,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
 	pthread_atfork(NULL, NULL, rt_atfork_child);
+	rt_catch_fatal();
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
 		rt_thread_start(t);

@@ -22,6 +22,13 @@
 
 #define RT_STACK 512 /* functions remembered per thread to check exits */
 #define RT_RETS 256  /* library calls in flight per thread */
+#define RT_PEND 64   /* events of signal handlers waiting for a probe */
+
+/* An event of a signal handler that interrupted a probe. */
+struct rt_pend {
+	uint64_t fn, now, sw;
+	int is_exit;
+};
 
 /* A library call in flight: its return address was swapped. */
 struct rt_ret {
@@ -51,6 +58,9 @@ struct rt_thread {
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
 	pid_t tid;
+	uint32_t npend;           /* queued handler events (claimed slots) */
+	uint32_t lost;            /* handler events the queue had no room for */
+	struct rt_pend pend[RT_PEND];
 	uint32_t nrets;           /* library calls in flight */
 	struct rt_ret rets[RT_RETS];
 };
@@ -71,8 +81,8 @@ extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec"
 
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);
-void rt_record_enter(struct rt_thread *t, uint64_t fn);
-void rt_record_exit(struct rt_thread *t, uint64_t fn);
+/* Record an entry (is_exit 0) or exit of fn; safe from signal handlers. */
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn);
 void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);

@@ -262,27 +262,26 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot)
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
 		return target;
-	if (RT_UNLIKELY(t->busy || t->nrets == RT_RETS))
+	if (RT_UNLIKELY(t->nrets == RT_RETS))
 		return target;
-	t->busy = 1;
-	rt_record_enter(t, target);
-	struct rt_ret *r = &t->rets[t->nrets++];
+	/* a signal handler may interrupt anywhere here; its own calls push
+	 * and pop entries above ours before we go on (LIFO) */
+	uint32_t i = t->nrets;
+	struct rt_ret *r = &t->rets[i];
 	r->slot = ret_slot;
 	r->orig = *ret_slot;
 	r->fn = target;
 	r->restored = 0;
+	t->nrets = i + 1;
 	*ret_slot = (uint64_t)(uintptr_t)rt_plt_return;
-	t->busy = 0;
+	rt_probe(t, 0, target);
 	return target;
 }
 
 static void rt_plt_record_exit(struct rt_thread *t, uint64_t fn)
 {
-	if (t->state == RT_ACTIVE && !t->busy) {
-		t->busy = 1;
-		rt_record_exit(t, fn);
-		t->busy = 0;
-	}
+	if (t->state == RT_ACTIVE)
+		rt_probe(t, 1, fn);
 }
 
 /*

@@ -3,7 +3,7 @@
 # benchmark; skips apt-get when everything is already there.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka-dev
-      python3 binutils)
+      libunwind-dev python3 binutils)
 [ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf)
 missing=()
 for p in "${pkgs[@]}"; do
