@@ -117,8 +117,8 @@ static void check_output(const char *output)
  * preloaded (runtime/smp.c), which spools its samples like the
  * instrumentation runtime does.
  */
-static int record_inproc(int argc, char **argv, const char *output, const struct rec_perf_opts *so,
-			 int quiet, const char *why)
+static int record_inproc(char **argv, const char *output, const struct rec_perf_opts *so, int quiet,
+			 const char *why)
 {
 	char err[512];
 	char *lib = find_runtime("libstint-sampler.so");
@@ -192,7 +192,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		if (argc < 1)
 			die("record: no program given");
 		check_output(output);
-		return record_inproc(argc, argv, output, so, quiet, "--sampler inproc");
+		return record_inproc(argv, output, so, quiet, "--sampler inproc");
 	}
 	struct rec_child child = {.go_fd = -1, .hold = 1};
 	char *path = NULL;
@@ -234,7 +234,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 				warn("%s; using the in-process sampler instead", err);
 			free(tids);
 			free(path);
-			return record_inproc(argc, argv, output, so, quiet, "perf events not permitted");
+			return record_inproc(argv, output, so, quiet, "perf events not permitted");
 		}
 		die("%s", err);
 	}
@@ -433,11 +433,9 @@ int cmd_record(int argc, char **argv)
 	if (rec_spool_read(spool, &d, err, sizeof(err)) < 0)
 		die("%s (the raw recording is kept in '%s')", err, spool);
 	d.os = xstrdup(describe_os(&d, os));
-	uint64_t events = 0, bytes = 0;
-	for (uint32_t i = 0; i < d.nthreads; i++) {
-		events += d.threads[i].nevents;
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < d.nthreads; i++)
 		bytes += d.threads[i].ev_len;
-	}
 	if (fmt_write(&d, output) < 0) {
 		int e = errno;
 		die("cannot write '%s': %s; the raw recording is kept in '%s'", output, strerror(e),
@@ -449,9 +447,9 @@ int cmd_record(int argc, char **argv)
 		if (WIFSIGNALED(child.status))
 			warn("'%s' died of signal %d (%s); what it recorded is kept", pargv[0],
 			     WTERMSIG(child.status), strsignal(WTERMSIG(child.status)));
-		warn("recorded %u process%s, %u thread%s, %llu events (%.2f bytes/event) into '%s'",
-		     d.nprocs, d.nprocs == 1 ? "" : "es", d.nthreads, d.nthreads == 1 ? "" : "s",
-		     (unsigned long long)events, events ? (double)bytes / (double)events : 0.0, output);
+		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d.nprocs,
+		     d.nprocs == 1 ? "" : "es", d.nthreads, d.nthreads == 1 ? "" : "s",
+		     (double)bytes / 1e6, output);
 	}
 	fmt_data_free(&d);
 	for (int i = 0; i < ne; i++)

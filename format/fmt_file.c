@@ -101,6 +101,83 @@ static void out_chunk2(struct fmt_out *o, uint32_t tag, const void *a, size_t na
 	o->nchunks++;
 }
 
+/*
+ * An EVTS chunk.  Events in memory are written from there; events in
+ * segments of spool files go from file to file with copy_file_range, never
+ * through this process's memory.
+ */
+static void out_events(struct fmt_out *o, uint32_t idx, const struct fmt_thread *t)
+{
+	uint64_t len = 0;
+	for (uint32_t i = 0; i < t->nsegs; i++)
+		len += t->segs[i].len;
+	if (!t->nsegs)
+		len = t->ev_len;
+	/* the checksum's span: the index and the first bytes of events */
+	uint8_t *span = malloc(FMT_EVTS_CRC_SPAN);
+	if (!span) {
+		o->err = ENOMEM;
+		return;
+	}
+	memcpy(span, &idx, 4);
+	size_t have = 4;
+	if (!t->nsegs) {
+		size_t n = t->ev_len < FMT_EVTS_CRC_SPAN - 4 ? t->ev_len : FMT_EVTS_CRC_SPAN - 4;
+		memcpy(span + 4, t->ev, n);
+		have += n;
+	}
+	for (uint32_t i = 0; i < t->nsegs && have < FMT_EVTS_CRC_SPAN; i++) {
+		size_t want = FMT_EVTS_CRC_SPAN - have;
+		if (want > t->segs[i].len)
+			want = (size_t)t->segs[i].len;
+		ssize_t r = pread(t->segs[i].fd, span + have, want, (off_t)t->segs[i].off);
+		if (r != (ssize_t)want) {
+			o->err = r < 0 ? errno : EIO;
+			free(span);
+			return;
+		}
+		have += want;
+	}
+	uint8_t h[FMT_CHUNK_HDR];
+	uint32_t tag = FMT_EVTS, crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), span, have);
+	uint64_t plen = 4 + len;
+	memcpy(h, &tag, 4);
+	memcpy(h + 4, &crc, 4);
+	memcpy(h + 8, &plen, 8);
+	out_write(o, h, sizeof(h));
+	out_write(o, &idx, 4);
+	free(span);
+	if (!t->nsegs)
+		out_write(o, t->ev, t->ev_len);
+	for (uint32_t i = 0; i < t->nsegs && !o->err; i++) {
+		loff_t off = (loff_t)t->segs[i].off;
+		uint64_t left = t->segs[i].len;
+		while (left > 0 && !o->err) {
+			ssize_t c = copy_file_range(t->segs[i].fd, &off, o->fd, NULL, left, 0);
+			if (c > 0) {
+				left -= (uint64_t)c;
+				continue;
+			}
+			if (c < 0 && errno != EXDEV && errno != ENOSYS && errno != EINVAL &&
+			    errno != EOPNOTSUPP) {
+				o->err = errno;
+				break;
+			}
+			/* no in-kernel copy here: through a buffer */
+			uint8_t buf[1 << 16];
+			ssize_t r = pread(t->segs[i].fd, buf, left < sizeof(buf) ? left : sizeof(buf), off);
+			if (r <= 0) {
+				o->err = r < 0 ? errno : EIO;
+				break;
+			}
+			out_write(o, buf, (size_t)r);
+			off += r;
+			left -= (uint64_t)r;
+		}
+	}
+	o->nchunks++;
+}
+
 static void out_chunk(struct fmt_out *o, uint32_t tag, struct fmt_buf *b)
 {
 	if (b->oom)
@@ -193,15 +270,11 @@ int fmt_write(const struct fmt_data *d, const char *path)
 			out_chunk(&o, FMT_THRD, &b);
 		}
 	}
-	for (uint32_t t = 0; t < d->nthreads; t++) {
-		uint32_t idx = t;
-		out_chunk2(&o, FMT_EVTS, &idx, 4, d->threads[t].ev, d->threads[t].ev_len);
-	}
+	for (uint32_t t = 0; t < d->nthreads; t++)
+		out_events(&o, t, &d->threads[t]);
 	buf_u32(&b, o.nchunks);
 	out_chunk(&o, FMT_ENDF, &b);
 	free(b.p);
-	if (!o.err && fsync(o.fd) < 0 && errno != EINVAL)
-		o.err = errno;
 	if (close(o.fd) < 0 && !o.err)
 		o.err = errno;
 	if (!o.err && rename(tmp, path) < 0)
@@ -512,7 +585,8 @@ int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
 			}
 			break;
 		}
-		if ((uint32_t)crc32_z(crc32(0L, Z_NULL, 0), pl, (size_t)n) != crc) {
+		size_t span = tag == FMT_EVTS && n > FMT_EVTS_CRC_SPAN ? FMT_EVTS_CRC_SPAN : (size_t)n;
+		if ((uint32_t)crc32_z(crc32(0L, Z_NULL, 0), pl, span) != crc) {
 			if (tag == FMT_EVTS) {
 				/* keep decoding up to the first invalid record */
 				set_damage(d, "corrupt chunk EVTS at byte %zu: checksum mismatch", off);
@@ -623,6 +697,9 @@ void fmt_data_free(struct fmt_data *d)
 	for (uint32_t t = 0; t < d->nthreads; t++) {
 		free(d->threads[t].name);
 		free(d->threads[t].ev_owned);
+		if (d->threads[t].nsegs)
+			close(d->threads[t].segs[0].fd);
+		free(d->threads[t].segs);
 	}
 	free(d->threads);
 	if (d->map)

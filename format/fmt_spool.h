@@ -10,11 +10,16 @@
  *   <key>.maps          a copy of /proc/self/maps (rewritten after dlopen)
  *   <key>.plt           text, "address name" lines: library functions hooked
  *   <key>.t<tid>.buf    one per thread: a header page, then event chunks
+ *   <key>.t<tid>.fns    one per thread: the distinct function addresses
+ *                       its events name, 8 bytes each, appended as first seen
  *
  * A thread buffer is a file mapped MAP_SHARED by the runtime, so what was
  * written survives SIGKILL.  After the header page come chunks of growing
  * size (fmt_spool_chunk_size); a record never crosses a chunk, FMT_X_PAD ends
- * a chunk early, and a zero byte ends the data (see fmt_event.h).
+ * a chunk early, and a zero byte ends the data (see fmt_event.h).  The
+ * header says how many bytes of each finished chunk hold records, so the
+ * recorder copies them without decoding; only a chunk left unfinished (the
+ * program crashed or was killed) is scanned for its end.
  */
 #ifndef STINT_FMT_SPOOL_H
 #define STINT_FMT_SPOOL_H
@@ -26,10 +31,12 @@
 #define FMT_SPOOL_HDR_SIZE 4096
 #define FMT_SPOOL_FIRST_CHUNK (256u << 10)
 #define FMT_SPOOL_MAX_CHUNK (8u << 20)
+#define FMT_SPOOL_MAX_CHUNKS 960 /* 7.5 GiB of events per thread */
 
 enum fmt_spool_flags {
 	FMT_SPOOL_NOSPACE = 1 << 0, /* the disk filled: recording stopped early */
 	FMT_SPOOL_ENDED = 1 << 1,   /* the thread ended normally */
+	FMT_SPOOL_FULL = 1 << 2,    /* FMT_SPOOL_MAX_CHUNKS filled: recording stopped */
 };
 
 struct fmt_spool_hdr {
@@ -43,6 +50,8 @@ struct fmt_spool_hdr {
 	uint32_t reserved;
 	char name[16];           /* thread name, updated when it changes */
 	uint64_t calib_ticks;    /* measured probe cost of this thread, 0 = unknown */
+	volatile uint32_t nused; /* chunks whose used[] entry is final */
+	volatile uint32_t used[FMT_SPOOL_MAX_CHUNKS]; /* bytes of records per chunk */
 };
 
 /* Size of chunk number i (0-based). */

@@ -19,6 +19,11 @@
  *      8     8  payload length in bytes
  *     16     n  payload
  *
+ * The CRC of an EVTS chunk covers only its first FMT_EVTS_CRC_SPAN bytes: a
+ * spot check, so that hundreds of megabytes of events are copied, not
+ * read, by the recorder; event records validate themselves as they are
+ * decoded, and a reader stops at the first one that does not.
+ *
  * A reader skips chunks whose tag it does not know.  Chunks come in this
  * order: SESS; then per process PROC, MODS, SYMS and its THRD chunks; then
  * one EVTS chunk per thread (the bulk); last ENDF.  So a file cut short
@@ -61,6 +66,7 @@
 #define FMT_MIN_READER 1
 #define FMT_HDR_SIZE 32
 #define FMT_CHUNK_HDR 16
+#define FMT_EVTS_CRC_SPAN 65536
 
 #define FMT_TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 enum fmt_tag {
@@ -108,6 +114,12 @@ struct fmt_line {
 	uint32_t line;
 };
 
+/* Writer side: a run of event bytes in an open file, copied in the kernel. */
+struct fmt_segment {
+	int fd;
+	uint64_t off, len;
+};
+
 struct fmt_thread {
 	uint32_t proc;       /* index into fmt_data.procs */
 	uint32_t tid;
@@ -118,6 +130,8 @@ struct fmt_thread {
 	const uint8_t *ev;   /* event records (fmt_event.h) */
 	size_t ev_len;
 	uint8_t *ev_owned;   /* writer side: buffer to free */
+	struct fmt_segment *segs; /* writer side: the events, if not in ev */
+	uint32_t nsegs;      /* (segs share one fd, closed by fmt_data_free) */
 };
 
 struct fmt_process {

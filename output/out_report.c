@@ -172,7 +172,11 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 	json_str(f, d->os);
 	fprintf(f, ",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.3f,\"subtracted_ns\":%.0f}",
 		o->no_compensation ? "false" : "true", r->cost_ns, r->compensated_ns);
-	fprintf(f, ",\n\"events\":%" PRIu64 ",\n\"lost_events\":%" PRIu64, r->events, r->lost);
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		bytes += d->threads[i].ev_len;
+	fprintf(f, ",\n\"events\":%" PRIu64 ",\n\"event_bytes\":%" PRIu64 ",\n\"lost_events\":%" PRIu64, r->events,
+		bytes, r->lost);
 	if (d->damage) {
 		fputs(",\n\"damage\":", f);
 		json_str(f, d->damage);
@@ -237,8 +241,11 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	fprintf(f, "# stint report - instrumentation\n");
 	fprintf(f, "# command:     %s\n", d->command);
 	fprintf(f, "# recorded:    %s, wall time %s, exit status %u\n", when, wall, d->exit_status);
-	fprintf(f, "# processes:   %u   threads: %u   events: %" PRIu64 "\n", d->nprocs, d->nthreads,
-		r->events);
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		bytes += d->threads[i].ev_len;
+	fprintf(f, "# processes:   %u   threads: %u   events: %" PRIu64 " (%.2f bytes each)\n", d->nprocs,
+		d->nthreads, r->events, r->events ? (double)bytes / (double)r->events : 0.0);
 	fprintf(f, "# OS events:   %s\n", d->os);
 	if (o->no_compensation)
 		fprintf(f, "# compensation: off (raw times, probe cost included)\n");

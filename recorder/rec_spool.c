@@ -71,55 +71,79 @@ static const char *info_get(const char *info, const char *name, char *out, size_
 }
 
 /*
- * Copy the records of one thread buffer, dropping the chunk padding.
- * Collects the function addresses it names into *addrs.
+ * The events of one thread buffer as segments of its file: the used bytes
+ * of each finished chunk, as the runtime wrote them down, and of the last
+ * chunk, found by decoding it up to its end (the runtime may have died
+ * there).  Nothing is copied here; fmt_write() copies file to file.
  */
-static void copy_events(const uint8_t *file, size_t flen, struct fmt_thread *t, uint64_t **addrs,
-			size_t *naddrs, size_t *capaddrs)
+static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
+			   struct fmt_thread *t)
 {
-	uint8_t *out = xmalloc(flen > FMT_SPOOL_HDR_SIZE ? flen - FMT_SPOOL_HDR_SIZE + 1 : 1);
-	size_t n = 0;
 	uint64_t off = FMT_SPOOL_HDR_SIZE;
-	struct fmt_decoder dec;
-	fmt_decoder_init(&dec, NULL, 0);
+	uint32_t nused = h->nused <= FMT_SPOOL_MAX_CHUNKS ? h->nused : FMT_SPOOL_MAX_CHUNKS;
+	int ended = (h->flags & FMT_SPOOL_ENDED) != 0;
+	t->segs = xcalloc(nused + 2, sizeof(*t->segs));
 	for (unsigned chunk = 0; off < flen; chunk++) {
 		uint64_t size = fmt_spool_chunk_size(chunk);
-		if (size > flen - off)
-			size = flen - off;
-		dec.p = file + off;
-		dec.end = file + off + size;
-		struct fmt_rec r;
-		int rc, padded = 0;
-		const uint8_t *p0 = dec.p;
-		while ((rc = fmt_decode(&dec, &r)) > 0) {
-			if (r.kind == FMT_K_EXT && r.ext == FMT_X_PAD) {
-				padded = 1;
-				break;
-			}
-			size_t len = (size_t)(dec.p - p0);
-			memcpy(out + n, p0, len);
-			n += len;
-			p0 = dec.p;
-			t->nevents++;
-			if (r.kind == FMT_K_ENTER_NEW || r.kind == FMT_K_EXT) {
-				if (!r.addr)
-					continue;
-				if (*naddrs == *capaddrs) {
-					*capaddrs = *capaddrs ? *capaddrs * 2 : 1024;
-					*addrs = xrealloc(*addrs, *capaddrs * sizeof(**addrs));
-				}
-				(*addrs)[(*naddrs)++] = r.addr;
-			}
+		uint64_t have = flen - off < size ? flen - off : size;
+		uint64_t used;
+		if (chunk < nused) {
+			used = h->used[chunk] <= have ? h->used[chunk] : have;
+		} else {
+			/* unfinished: decode to the first zero byte or bad record */
+			uint8_t *buf = xmalloc(have ? have : 1);
+			ssize_t r = pread(fd, buf, have, (off_t)off);
+			struct fmt_decoder dec;
+			fmt_decoder_init(&dec, buf, r > 0 ? (size_t)r : 0);
+			/* only the records' lengths matter here: the address
+			 * cache filled in earlier chunks is not known */
+			for (unsigned k = 0; k < FMT_CACHE_SLOTS; k++)
+				dec.cache[k] = 1;
+			struct fmt_rec rec;
+			int rc;
+			while ((rc = fmt_decode(&dec, &rec)) > 0 &&
+			       !(rec.kind == FMT_K_EXT && rec.ext == FMT_X_PAD))
+				;
+			if (rc < 0)
+				t->flags |= FMT_THR_DAMAGED;
+			used = (uint64_t)(dec.p - buf);
+			if (rc > 0) /* stopped at a PAD: leave it out */
+				used -= 3;
+			free(buf);
 		}
-		if (rc < 0)
-			t->flags |= FMT_THR_DAMAGED;
-		if (!padded)
+		if (used) {
+			t->segs[t->nsegs++] = (struct fmt_segment){fd, off, used};
+			t->ev_len += used;
+		}
+		if (chunk >= nused || (ended && chunk + 1 >= nused))
 			break;
-		off += fmt_spool_chunk_size(chunk);
+		off += size;
 	}
-	t->ev_owned = out;
-	t->ev = out;
-	t->ev_len = n;
+	if (!t->nsegs) {
+		free(t->segs);
+		t->segs = NULL;
+		close(fd);
+	}
+}
+
+/* The function addresses a thread's .fns file lists. */
+static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, size_t *naddrs,
+		     size_t *capaddrs)
+{
+	char *path = xasprintf("%s/%.*s.fns", dir, (int)(strlen(bufname) - 4), bufname);
+	size_t len = 0;
+	char *data = util_read_file(path, &len);
+	free(path);
+	if (!data)
+		return;
+	size_t n = len / 8;
+	if (*naddrs + n > *capaddrs) {
+		*capaddrs = (*naddrs + n) * 2 + 1024;
+		*addrs = xrealloc(*addrs, *capaddrs * sizeof(**addrs));
+	}
+	memcpy(*addrs + *naddrs, data, n * 8);
+	*naddrs += n;
+	free(data);
 }
 
 /* "addr name" lines of the hooked library functions. */
@@ -256,18 +280,13 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			int fd = open(path, O_RDONLY | O_CLOEXEC);
 			free(path);
 			struct stat st;
-			if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < FMT_SPOOL_HDR_SIZE) {
+			struct fmt_spool_hdr *h = xmalloc(sizeof(*h));
+			if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < FMT_SPOOL_HDR_SIZE ||
+			    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) ||
+			    memcmp(h->magic, FMT_SPOOL_MAGIC, 8) != 0 || h->version != FMT_SPOOL_VERSION) {
 				if (fd >= 0)
 					close(fd);
-				continue;
-			}
-			uint8_t *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-			close(fd);
-			if (m == MAP_FAILED)
-				continue;
-			const struct fmt_spool_hdr *h = (const void *)m;
-			if (memcmp(h->magic, FMT_SPOOL_MAGIC, 8) != 0 || h->version != FMT_SPOOL_VERSION) {
-				munmap(m, (size_t)st.st_size);
+				free(h);
 				continue;
 			}
 			d->threads = xrealloc(d->threads, (d->nthreads + 1) * sizeof(*d->threads));
@@ -277,14 +296,15 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			t->tid = (uint32_t)h->tid;
 			t->name = xstrndup(h->name, sizeof(h->name));
 			t->start = h->start_time;
-			if (h->flags & FMT_SPOOL_NOSPACE)
+			if (h->flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_FULL))
 				t->flags |= FMT_THR_NOSPACE;
 			if (h->flags & FMT_SPOOL_ENDED)
 				t->flags |= FMT_THR_ENDED;
 			if (!p->cost && h->calib_ticks)
 				p->cost = h->calib_ticks;
-			copy_events(m, (size_t)st.st_size, t, &addrs, &naddrs, &capaddrs);
-			munmap(m, (size_t)st.st_size);
+			event_segments(fd, (uint64_t)st.st_size, h, t);
+			free(h);
+			read_fns(dir, sp->bufs[b], &addrs, &naddrs, &capaddrs);
 		}
 		/* main thread (tid == pid) first, then by tid */
 		for (uint32_t a = first_thread; a < d->nthreads; a++)

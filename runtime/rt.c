@@ -218,7 +218,15 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 static int rt_next_chunk(struct rt_thread *t)
 {
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
+	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
+	t->hdr->nused = t->chunk + 1;
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
+	if (t->chunk + 1 >= FMT_SPOOL_MAX_CHUNKS) {
+		munmap(t->chunk_base, size);
+		t->chunk_base = NULL;
+		rt_stop_thread(t, FMT_SPOOL_FULL);
+		return -1;
+	}
 	munmap(t->chunk_base, size);
 	t->chunk_off += size;
 	t->chunk++;
@@ -297,6 +305,16 @@ int rt_thread_start(struct rt_thread *t)
 	memset(t->cache, 0, sizeof(t->cache));
 	t->depth = 0;
 	t->lock = NULL;
+	snprintf(suffix, sizeof(suffix), ".t%d.fns", (int)t->tid);
+	rt_path(path, sizeof(path), suffix);
+	t->fns_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	if (!t->seen) {
+		void *m = mmap(NULL, RT_SEEN * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t->seen = m == MAP_FAILED ? NULL : m;
+	} else {
+		memset(t->seen, 0, RT_SEEN * sizeof(uint64_t));
+	}
 	if (rt_g.os_mode == RT_OS_PERF) {
 		t->lock = rt_open_switch_page();
 		if (!t->lock) /* not permitted: this thread falls back */
@@ -342,6 +360,30 @@ static inline uint64_t rt_switches(struct rt_thread *t)
 }
 
 /*
+ * Tell the recorder about a function address the first time this thread
+ * names it, so it need not decode the events to find what to symbolize.
+ * Only reached on the slow path of the address cache.
+ */
+static void rt_note_fn(struct rt_thread *t, uint64_t fn)
+{
+	if (t->fns_fd < 0)
+		return;
+	if (t->seen) {
+		uint32_t s = (uint32_t)((fn * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEEN - 1);
+		for (int probe = 0; probe < 16; probe++, s = (s + 1) & (RT_SEEN - 1)) {
+			if (t->seen[s] == fn)
+				return;
+			if (!t->seen[s]) {
+				t->seen[s] = fn;
+				break;
+			}
+		}
+	}
+	ssize_t w = write(t->fns_fd, &fn, sizeof(fn));
+	(void)w;
+}
+
+/*
  * Append one entry or exit at time now, when the switch count was sw.  An
  * exit names no function when it closes the frame the runtime knows to be
  * innermost; otherwise (longjmp skipped exits, or the stack is deeper than
@@ -365,6 +407,7 @@ static inline void rt_emit(struct rt_thread *t, int is_exit, uint64_t fn, uint64
 			t->cache[slot] = fn;
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
+			rt_note_fn(t, fn);
 		}
 		if (RT_LIKELY(t->depth < RT_STACK))
 			t->stack[t->depth] = fn;
@@ -378,6 +421,7 @@ static inline void rt_emit(struct rt_thread *t, int is_exit, uint64_t fn, uint64
 			uint8_t b[8];
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
+			rt_note_fn(t, fn);
 			if (d > RT_STACK) {
 				t->depth = d - 1;
 			} else {
@@ -487,10 +531,15 @@ static void rt_finish_thread(struct rt_thread *t)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
+	t->hdr->nused = t->chunk + 1;
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
 	close(t->fd);
+	if (t->fns_fd >= 0)
+		close(t->fns_fd);
+	t->fns_fd = -1;
 	t->busy = 0;
 }
 
@@ -561,12 +610,16 @@ static void rt_atfork_child(void)
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
 		close(t->fd);
+		if (t->fns_fd >= 0)
+			close(t->fns_fd);
 	}
+	uint64_t *seen = t->seen;
 	/* library calls in flight (fork itself) still return through us */
 	uint32_t nrets = t->nrets;
 	struct rt_ret rets[RT_RETS];
 	memcpy(rets, t->rets, nrets * sizeof(rets[0]));
 	memset(t, 0, sizeof(*t));
+	t->seen = seen;
 	t->nrets = nrets;
 	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
 	rt_new_key();
@@ -581,6 +634,7 @@ static void rt_atfork_child(void)
 		fmt_put_u64(b, open[i]);
 		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
 		t->stack[i] = open[i];
+		rt_note_fn(t, open[i]);
 	}
 	t->depth = depth;
 }

@@ -23,6 +23,7 @@
 #define RT_STACK 512 /* functions remembered per thread to check exits */
 #define RT_RETS 256  /* library calls in flight per thread */
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
+#define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 
 /* An event of a signal handler that interrupted a probe. */
 struct rt_pend {
@@ -58,6 +59,8 @@ struct rt_thread {
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
 	pid_t tid;
+	int fns_fd;               /* the thread's .fns file */
+	uint64_t *seen;           /* open-addressing set of addresses in .fns */
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */
 	struct rt_pend pend[RT_PEND];
