@@ -41,13 +41,18 @@ static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
  * Clock and OS-event detection
  * --------------------------------------------------------------------- */
 
+__attribute__((noinline)) static uint64_t rt_clock_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static inline uint64_t rt_clock(void)
 {
 	if (RT_LIKELY(rt_g.use_tsc))
 		return __rdtsc();
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return rt_clock_mono();
 }
 
 uint64_t rt_now(void)
@@ -55,7 +60,7 @@ uint64_t rt_now(void)
 	return rt_clock();
 }
 
-static uint64_t rt_rusage_switches(void)
+__attribute__((noinline)) static uint64_t rt_rusage_switches(void)
 {
 	struct rusage ru;
 	if (getrusage(RUSAGE_THREAD, &ru) < 0)
@@ -191,10 +196,17 @@ static int rt_map_chunk(struct rt_thread *t)
 		err = ftruncate(t->fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
 	if (err)
 		return -1;
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, t->fd,
-		       (off_t)t->chunk_off);
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)t->chunk_off);
 	if (m == MAP_FAILED)
 		return -1;
+	/* fault the chunk in, writable, in one call rather than one write fault
+	 * per page while the program runs (MAP_POPULATE maps shared file pages
+	 * read-only); older kernels fall back to MAP_POPULATE's behaviour */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+	if (madvise(m, size, MADV_POPULATE_WRITE) < 0)
+		madvise(m, size, MADV_WILLNEED);
 	t->chunk_base = m;
 	t->pos = m;
 	t->limit = (uint8_t *)m + size - FMT_MAX_RECORD;
@@ -215,7 +227,7 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
  * the next interval starts after it, and the switches it causes are not
  * charged to the program as OS events.
  */
-static int rt_next_chunk(struct rt_thread *t)
+__attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 {
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
 	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
@@ -364,7 +376,7 @@ static inline uint64_t rt_switches(struct rt_thread *t)
  * names it, so it need not decode the events to find what to symbolize.
  * Only reached on the slow path of the address cache.
  */
-static void rt_note_fn(struct rt_thread *t, uint64_t fn)
+__attribute__((noinline, cold)) static void rt_note_fn(struct rt_thread *t, uint64_t fn)
 {
 	if (t->fns_fd < 0)
 		return;
@@ -389,7 +401,8 @@ static void rt_note_fn(struct rt_thread *t, uint64_t fn)
  * innermost; otherwise (longjmp skipped exits, or the stack is deeper than
  * RT_STACK) it names its function and the reader closes frames up to it.
  */
-static inline void rt_emit(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
+static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, int is_exit,
+								  uint64_t fn, uint64_t now, uint64_t sw)
 {
 	int os = sw != t->last_switches;
 	t->last_switches = sw;
@@ -443,7 +456,8 @@ static inline void rt_emit(struct rt_thread *t, int is_exit, uint64_t fn, uint64
  * after its own record (whose time is earlier).  Slots are claimed with an
  * atomic add, so handlers nested in handlers queue in order too.
  */
-static void rt_defer(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
+__attribute__((noinline, cold)) static void rt_defer(struct rt_thread *t, int is_exit, uint64_t fn,
+						    uint64_t now, uint64_t sw)
 {
 	uint32_t i = __atomic_fetch_add(&t->npend, 1, __ATOMIC_RELAXED);
 	if (i >= RT_PEND) {
@@ -456,7 +470,7 @@ static void rt_defer(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now
 	t->pend[i].is_exit = is_exit;
 }
 
-static void rt_flush(struct rt_thread *t)
+__attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
 {
 	uint32_t i = 0;
 	for (;;) {
@@ -477,8 +491,13 @@ static void rt_flush(struct rt_thread *t)
 	}
 }
 
-/* One probe: an entry or exit of fn on thread t, now. */
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+/*
+ * One probe: an entry or exit of fn on thread t, now.  Events of signal
+ * handlers that arrive while busy is set are queued and appended right
+ * after this record, which is older.
+ */
+static inline __attribute__((always_inline)) void rt_probe_inline(struct rt_thread *t, int is_exit,
+								   uint64_t fn)
 {
 	uint64_t now = rt_clock();
 	uint64_t sw = rt_switches(t);
@@ -487,8 +506,6 @@ void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 		return;
 	}
 	t->busy = 1;
-	if (RT_UNLIKELY(t->npend))
-		rt_flush(t);
 	if (RT_LIKELY(t->state == RT_ACTIVE))
 		rt_emit(t, is_exit, fn, now, sw);
 	if (RT_UNLIKELY(t->npend))
@@ -496,22 +513,32 @@ void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 	t->busy = 0;
 }
 
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+{
+	rt_probe_inline(t, is_exit, fn);
+}
+
+__attribute__((noinline, cold)) static int rt_start_probing(struct rt_thread *t)
+{
+	return rt_thread_start(t);
+}
+
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_start_probing(t))
 		return;
-	rt_probe(t, 0, (uint64_t)fn);
+	rt_probe_inline(t, 0, (uint64_t)fn);
 }
 
 RT_API void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_start_probing(t))
 		return;
-	rt_probe(t, 1, (uint64_t)fn);
+	rt_probe_inline(t, 1, (uint64_t)fn);
 }
 
 /* ------------------------------------------------------------------------
