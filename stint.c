@@ -21,6 +21,7 @@ static const struct cmd_struct commands[] = {
 	{"record", cmd_record, "run a program and record where its time goes"},
 	{"report", cmd_report, "show the values of a data file"},
 	{"annotate", cmd_annotate, "show a function's source with its samples per line"},
+	{"recover", cmd_recover, "make the data file of a recording kept after a full disk"},
 };
 
 static void usage(FILE *f)

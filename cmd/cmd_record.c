@@ -78,18 +78,6 @@ static char *join_args(char **argv)
 	return s;
 }
 
-static const char *describe_os(const struct fmt_data *d, const char *wanted)
-{
-	if (strcmp(wanted, "off") == 0)
-		return "off (--os-events off): Application values equal Elapsed ones";
-	for (uint32_t i = 0; i < d->nprocs; i++)
-		if (strcmp(d->procs[i].os, "rusage") == 0)
-			return strcmp(wanted, "rusage") == 0
-				       ? "getrusage(RUSAGE_THREAD) per probe (--os-events rusage)"
-				       : "getrusage(RUSAGE_THREAD) per probe: perf events not permitted here";
-	return "perf context-switch counter per thread (one load per probe)";
-}
-
 /* Where the data file goes: the directory must be writable. */
 static void check_output(const char *output)
 {
@@ -141,16 +129,6 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	rec_wait(&child);
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
-	struct rec_sample_stats st = {0};
-	if (rec_inproc_read(spool, &d, &st, err, sizeof(err)) < 0)
-		die("%s (the raw recording is kept in '%s')", err, spool);
-	for (uint32_t i = 0; i < d.nprocs; i++)
-		if (d.procs[i].pid == (uint32_t)child.pid) {
-			free(d.procs[i].command);
-			d.procs[i].command = join_args(argv);
-			break;
-		}
-	d.method = xstrdup("sampling");
 	d.command = join_args(argv);
 	d.wall_start = child.wall_start;
 	d.duration_ns = child.mono_end - child.mono_start;
@@ -160,9 +138,25 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	d.exit_status = (uint32_t)rec_exit_code(child.status);
 	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
 	d.rate = so->freq;
-	d.notes = xasprintf("lost=0 cut=%llu stack=0 kernel=0", (unsigned long long)st.unwind_fail);
+	d.notes = xstrdup("lost=0 stack=0 kernel=0");
+	if (rec_spool_save_session(spool, &d, "inproc", "") < 0)
+		warn("cannot save the session in '%s': %s", spool, strerror(errno));
+	fmt_data_free(&d);
+	if (rec_spool_convert(spool, &d, err, sizeof(err)) < 0)
+		die("%s (the raw recording is kept in '%s')", err, spool);
+	struct rec_sample_stats st = {0};
+	for (uint32_t i = 0; i < d.nthreads; i++)
+		st.samples += d.threads[i].nevents;
+	for (uint32_t i = 0; i < d.nprocs; i++)
+		if (d.procs[i].pid == (uint32_t)child.pid) {
+			free(d.procs[i].command);
+			d.procs[i].command = join_args(argv);
+			break;
+		}
 	if (fmt_write(&d, output) < 0)
-		die("cannot write '%s': %s; the raw recording is kept in '%s'", output, strerror(errno), spool);
+		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
+		    "'stint recover %s -o FILE' makes the data file of it",
+		    output, strerror(errno), spool);
 	rec_spool_remove(spool);
 	if (!quiet) {
 		if (WIFSIGNALED(child.status))
@@ -421,7 +415,6 @@ int cmd_record(int argc, char **argv)
 
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
-	d.method = xstrdup("instrumentation");
 	d.command = join_args(pargv);
 	d.wall_start = child.wall_start;
 	d.duration_ns = child.mono_end - child.mono_start;
@@ -430,16 +423,20 @@ int cmd_record(int argc, char **argv)
 	d.exit_status = (uint32_t)rec_exit_code(child.status);
 	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
 	d.notes = xstrdup(plt ? "libcalls" : "");
-	if (rec_spool_read(spool, &d, err, sizeof(err)) < 0)
+	d.os = xstrdup("");
+	if (rec_spool_save_session(spool, &d, "instrument", os) < 0)
+		warn("cannot save the session in '%s': %s", spool, strerror(errno));
+	fmt_data_free(&d);
+	if (rec_spool_convert(spool, &d, err, sizeof(err)) < 0)
 		die("%s (the raw recording is kept in '%s')", err, spool);
-	d.os = xstrdup(describe_os(&d, os));
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d.nthreads; i++)
 		bytes += d.threads[i].ev_len;
 	if (fmt_write(&d, output) < 0) {
 		int e = errno;
-		die("cannot write '%s': %s; the raw recording is kept in '%s'", output, strerror(e),
-		    spool);
+		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
+		    "'stint recover %s -o FILE' makes the data file of it",
+		    output, strerror(e), spool);
 	}
 	rec_spool_remove(spool);
 	int code = rec_exit_code(child.status);

@@ -20,6 +20,7 @@
 #include "../format/fmt_spool.h"
 #include "../lib/util.h"
 #include "../symbol/symbol.h"
+#include "rec_perf.h"
 
 struct spool_proc {
 	char key[64];
@@ -353,4 +354,93 @@ void rec_spool_remove(const char *dir)
 		closedir(dh);
 	}
 	rmdir(dir);
+}
+
+/* ------------------------------------------------------------------------
+ * The session file: what `stint recover` needs to finish a conversion
+ * --------------------------------------------------------------------- */
+
+const char *rec_describe_os(const struct fmt_data *d, const char *wanted)
+{
+	if (strcmp(wanted, "off") == 0)
+		return "off (--os-events off): Application values equal Elapsed ones";
+	for (uint32_t i = 0; i < d->nprocs; i++)
+		if (strcmp(d->procs[i].os, "rusage") == 0)
+			return strcmp(wanted, "rusage") == 0
+				       ? "getrusage(RUSAGE_THREAD) per probe (--os-events rusage)"
+				       : "getrusage(RUSAGE_THREAD) per probe: perf events not permitted here";
+	return "perf context-switch counter per thread (one load per probe)";
+}
+
+static void put_line(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, "%s ", key);
+	for (; v && *v; v++)
+		fputc(*v == '\n' ? ' ' : *v, f);
+	fputc('\n', f);
+}
+
+int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char *kind,
+			   const char *os_wanted)
+{
+	char *path = xasprintf("%s/session", dir);
+	FILE *f = fopen(path, "w");
+	free(path);
+	if (!f)
+		return -1;
+	put_line(f, "kind", kind);
+	put_line(f, "command", d->command);
+	put_line(f, "clock", d->clock);
+	put_line(f, "os_wanted", os_wanted);
+	put_line(f, "os", d->os);
+	put_line(f, "notes", d->notes);
+	fprintf(f, "wall_start %llu\nduration_ns %llu\nns_per_tick %.17g\nexit_status %u\nflags %u\nrate %llu\n",
+		(unsigned long long)d->wall_start, (unsigned long long)d->duration_ns, d->ns_per_tick,
+		d->exit_status, d->flags, (unsigned long long)d->rate);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+int rec_spool_convert(const char *dir, struct fmt_data *d, char *err, size_t errlen)
+{
+	size_t len;
+	char *path = xasprintf("%s/session", dir);
+	char *text = util_read_file(path, &len);
+	free(path);
+	if (!text) {
+		snprintf(err, errlen, "'%s' is not a stint spool directory (no session file)", dir);
+		return -1;
+	}
+	char v[4096], kind[64] = "", os_wanted[64] = "perf";
+	memset(d, 0, sizeof(*d));
+	if (info_get(text, "kind", v, sizeof(v)))
+		snprintf(kind, sizeof(kind), "%.63s", v);
+	if (info_get(text, "os_wanted", v, sizeof(v)))
+		snprintf(os_wanted, sizeof(os_wanted), "%.63s", v);
+	d->command = xstrdup(info_get(text, "command", v, sizeof(v)) ? v : "");
+	d->clock = xstrdup(info_get(text, "clock", v, sizeof(v)) ? v : "tsc");
+	d->notes = xstrdup(info_get(text, "notes", v, sizeof(v)) ? v : "");
+	d->os = xstrdup(info_get(text, "os", v, sizeof(v)) ? v : "");
+	d->wall_start = info_get(text, "wall_start", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+	d->duration_ns = info_get(text, "duration_ns", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+	d->ns_per_tick = info_get(text, "ns_per_tick", v, sizeof(v)) ? strtod(v, NULL) : 1.0;
+	d->exit_status = info_get(text, "exit_status", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
+	d->flags = info_get(text, "flags", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
+	d->rate = info_get(text, "rate", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+	free(text);
+	if (!(d->ns_per_tick > 0))
+		d->ns_per_tick = 1.0;
+	int rc;
+	if (strcmp(kind, "inproc") == 0) {
+		struct rec_sample_stats st = {0};
+		d->method = xstrdup("sampling");
+		rc = rec_inproc_read(dir, d, &st, err, errlen);
+	} else {
+		d->method = xstrdup("instrumentation");
+		rc = rec_spool_read(dir, d, err, errlen);
+		if (rc == 0) {
+			free(d->os);
+			d->os = xstrdup(rec_describe_os(d, os_wanted));
+		}
+	}
+	return rc;
 }

@@ -61,6 +61,20 @@ double rec_tsc_ns_per_tick(uint64_t tsc0, uint64_t ns0, uint64_t tsc1, uint64_t 
  */
 int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen);
 
+/* The OS-event detector as the report names it, from the one asked for. */
+const char *rec_describe_os(const struct fmt_data *d, const char *wanted);
+
+/*
+ * Save the session's facts in the spool (kind: "instrument" or "inproc"),
+ * so that rec_spool_convert() can rebuild the data set from the spool alone
+ * (`stint recover`, after a conversion failed for want of disk space).
+ */
+int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char *kind,
+			   const char *os_wanted);
+
+/* Read a spool with its session file into d; 0, or -1 with err set. */
+int rec_spool_convert(const char *dir, struct fmt_data *d, char *err, size_t errlen);
+
 /* Remove the spool directory and its files. */
 void rec_spool_remove(const char *dir);
 

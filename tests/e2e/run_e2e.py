@@ -666,6 +666,81 @@ def test_cxx_exception_from_library(c):
 # --- error cases -------------------------------------------------------------
 
 @test
+def test_compensation_close_to_plain(c):
+    """A parent calling a small function 3 million times: with the probe cost
+    compensated, its inclusive time is close to the uninstrumented build's own
+    measurement; without compensation it is far above it."""
+    plains = []
+    for _ in range(3):
+        p = c.run([c.prog("e2e_tiny_calls_plain")], expect=0)
+        plains.append(float(p.stdout.split("parent_ns=")[1].split()[0]))
+    plain = sorted(plains)[1]
+    rec, data = c.record([c.prog("e2e_tiny_calls")])
+    comp = func(c.report_json(data), "parent")["elapsed_inclusive"]
+    raw = func(c.report_json(data, options=["--no-compensation"]), "parent")["elapsed_inclusive"]
+    check(raw > 1.5 * plain, "uncompensated %s is not above the plain run's %s: nothing to compensate?"
+          % (ms(raw), ms(plain)))
+    # the residue: intervals are never made negative, so a little stays
+    check(abs(comp - plain) < 0.5 * plain,
+          "compensated parent EI %s is not within 50%% of the uninstrumented %s (raw %s)"
+          % (ms(comp), ms(plain), ms(raw)))
+    check(abs(comp - plain) < 0.4 * (raw - plain),
+          "compensation removed too little: plain %s, compensated %s, raw %s" % (ms(plain), ms(comp), ms(raw)))
+
+
+@test
+def test_os_events_rusage(c):
+    """--os-events rusage (the fallback where perf events are not permitted):
+    a sleeper still has AI ~ 0 and the header names the detector."""
+    rec, data = c.record([c.prog("e2e_sleep_compute")], options=["--os-events", "rusage"])
+    rep = c.report_json(data)
+    check("getrusage" in rep["os_event_detector"], "detector: %s" % rep["os_event_detector"])
+    sleepy = func(rep, "sleepy")
+    check(sleepy["elapsed_inclusive"] > 40e6, "sleepy EI %s, expected about 50 ms" % ms(sleepy["elapsed_inclusive"]))
+    check(sleepy["application_inclusive"] < 0.2 * sleepy["elapsed_inclusive"],
+          "sleepy: AI %s of EI %s with rusage detection" % (ms(sleepy["application_inclusive"]),
+                                                            ms(sleepy["elapsed_inclusive"])))
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    check("getrusage" in p.stdout, "table header does not name the getrusage detector")
+
+
+@test
+def test_clock_monotonic(c):
+    """--clock monotonic (where the TSC is not usable): same calls, sane times."""
+    rec, data = c.record([c.prog("e2e_threads")], options=["--clock", "monotonic"])
+    rep = c.report_json(data)
+    expect_calls(rep, {"alpha_step": 100, "beta_step": 200, "gamma_step": 300})
+    check(rep["session"]["elapsed_inclusive"] > 0, "no time recorded")
+
+
+@test
+def test_disk_full_then_recover(c):
+    """The disk fills while recording: one clear error naming a kept spool, and
+    `stint recover` makes a reportable data file of it once there is room."""
+    mnt = os.path.join(c.tmp, "small")
+    os.mkdir(mnt)
+    p = c.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt])
+    if p.returncode != 0:
+        print("SKIP: cannot mount a small tmpfs here (%s)" % p.stderr.strip())
+        return
+    try:
+        data = os.path.join(mnt, "stint.data")
+        p = c.run([c.stint, "record", "-m", "instrument", "-o", data, "--", c.prog("e2e_tiny_calls")])
+        check(p.returncode != 0, "record on a full disk exited 0")
+        one_line_error(p, ["No space left", "stint recover"], "record on a full disk")
+        spools = [d for d in os.listdir(mnt) if d.startswith(".stint-spool-")]
+        check(len(spools) == 1, "no spool kept: %s" % os.listdir(mnt))
+        out = os.path.join(c.tmp, "recovered.data")
+        c.run([c.stint, "recover", os.path.join(mnt, spools[0]), "-o", out], expect=0)
+        rep = c.report_json(out)
+        check(rep["events"] > 0, "the recovered file has no events")
+        t = c.run([c.stint, "report", "-i", out], expect=0)
+        check("disk filled" in t.stdout, "the report does not say the disk filled")
+    finally:
+        c.run(["umount", mnt])
+
+
+@test
 def test_err_missing_program(c):
     """record of a program that does not exist: non-zero, one line naming it."""
     name = "no_such_program_e2e_xyz"

@@ -1,0 +1,36 @@
+/*
+ * tiny_calls.c - e2e target for the probe-cost compensation (test
+ * e2e.compensation_close_to_plain): parent() calls a small function 3
+ * million times and prints how long the loop took by the program's own
+ * clock.  Built twice, with and without -finstrument-functions: stint's
+ * compensated inclusive time of parent() should be close to what the
+ * uninstrumented build measures of itself.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "e2e_prog.h"
+
+E2E_FN uint64_t small_work(uint64_t x)
+{
+	return e2e_burn(8, x); /* a few tens of nanoseconds */
+}
+
+E2E_FN uint64_t parent(long n)
+{
+	uint64_t s = 0;
+	for (long i = 0; i < n; i++)
+		s += small_work((uint64_t)i);
+	return s;
+}
+
+int main(void)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	uint64_t s = parent(3000000);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("parent_ns=%.0f sum=%llu\n",
+	       (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec), (unsigned long long)s);
+	return 0;
+}
