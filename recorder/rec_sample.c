@@ -16,6 +16,8 @@
 #include "../lib/util.h"
 #include "../symbol/symbol.h"
 
+#define KERNEL_START 0xffff800000000000ull /* x86_64: kernel addresses from here */
+
 struct srec {
 	uint64_t time;
 	uint32_t seq; /* arrival order, to keep the sort stable */
@@ -225,7 +227,7 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			if (ssize && q + 16 + ssize <= end)
 				memcpy(&dyn, q + 8 + ssize, 8);
 		}
-		if (abi && regs[8] == ip) {
+		if (abi) { /* the user registers: unwind the user part of the stack */
 			if (im->dirty || !im->sp) {
 				sym_proc_close(im->sp);
 				im->sp = sym_proc_open(im->maps ? im->maps : "", im->maps_len);
@@ -234,8 +236,10 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			n += sym_proc_unwind(im->sp, (int)tid, regs, stack, dyn, pcs + n,
 					     FMT_SAMPLE_MAX_FRAMES - n, &cut);
 		} else if (n < FMT_SAMPLE_MAX_FRAMES) {
-			pcs[n++] = ip; /* a kernel-mode sample or no registers */
-			cut = abi == 0;
+			/* no user registers: a kernel thread, or the task exiting */
+			if (!n || ip < KERNEL_START)
+				pcs[n++] = ip;
+			cut = 1;
 		}
 	} else {
 		int user = !s->o->kernel;
@@ -286,6 +290,98 @@ static int cmp_sym(const void *a, const void *b)
 static void symbolize_image(struct simage *im, struct fmt_process *p)
 {
 	rec_symbolize_samples(p, im->maps, im->maps_len, im->addrs, im->naddrs);
+}
+
+/* ------------------------------------------------------------------------
+ * Kernel frames (--kernel): names from /proc/kallsyms
+ * --------------------------------------------------------------------- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+static struct ksym *ksyms;
+static size_t nksyms;
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void load_kallsyms(void)
+{
+	static int loaded;
+	if (loaded)
+		return;
+	loaded = 1;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return;
+	char line[512];
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, name[256];
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (nksyms == cap) {
+			cap = cap ? cap * 2 : 65536;
+			ksyms = xrealloc(ksyms, cap * sizeof(*ksyms));
+		}
+		ksyms[nksyms++] = (struct ksym){a, xstrdup(name)};
+	}
+	fclose(f);
+	qsort(ksyms, nksyms, sizeof(*ksyms), cmp_ksym);
+}
+
+/* The kernel function holding a; 0 if unknown (addresses hidden). */
+static const struct ksym *kernel_symbol(uint64_t a)
+{
+	load_kallsyms();
+	size_t lo = 0, hi = nksyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ksyms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &ksyms[lo - 1] : NULL;
+}
+
+static void add_kernel_symbols(struct fmt_process *p, const uint64_t *addrs, size_t naddrs)
+{
+	uint32_t kmod = ~0u;
+	for (size_t i = 0; i < naddrs; i++) {
+		if (addrs[i] < KERNEL_START)
+			continue;
+		if (kmod == ~0u) {
+			p->mods = xrealloc(p->mods, (p->nmods + 1) * sizeof(*p->mods));
+			p->mods[p->nmods] = (struct fmt_module){KERNEL_START, ~0ull, 0, xstrdup("[kernel.kallsyms]"),
+							     xstrdup("")};
+			kmod = p->nmods++;
+		}
+		const struct ksym *k = kernel_symbol(addrs[i]);
+		if (!k || (p->nsyms && p->syms[p->nsyms - 1].addr == k->addr))
+			continue;
+		int dup = 0;
+		for (uint32_t j = 0; j < p->nsyms && !dup; j++)
+			dup = p->syms[j].addr == k->addr;
+		if (dup)
+			continue;
+		size_t next = (size_t)(k - ksyms) + 1;
+		struct fmt_symbol *y = &p->syms[p->nsyms++];
+		y->addr = k->addr;
+		y->size = next < nksyms ? ksyms[next].addr - k->addr : 1;
+		y->name = xstrdup(k->name);
+		y->module = kmod;
+		y->file = xstrdup("");
+		y->line = 0;
+	}
 }
 
 void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_len, uint64_t *addrs,
@@ -340,6 +436,7 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 		}
 		sym_info_free(&si);
 	}
+	add_kernel_symbols(p, addrs, naddrs);
 	qsort(p->syms, p->nsyms, sizeof(*p->syms), cmp_sym);
 	sym_proc_close(sp);
 }
