@@ -20,6 +20,8 @@ struct cmd_struct {
 static const struct cmd_struct commands[] = {
 	{"record", cmd_record, "run a program and record where its time goes"},
 	{"report", cmd_report, "show the values of a data file"},
+	{"callers", cmd_callers, "who called a function, and what it called (butterfly)"},
+	{"callees", cmd_callees, "what a function called, and who called it (butterfly)"},
 	{"annotate", cmd_annotate, "show a function's source with its samples per line"},
 	{"recover", cmd_recover, "make the data file of a recording kept after a full disk"},
 };

@@ -5,9 +5,35 @@
 #ifndef STINT_CMD_H
 #define STINT_CMD_H
 
+#include <stdlib.h>
+#include "../analysis/an_view.h"
+#include "../format/format.h"
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+
+int cmd_callers(int argc, char **argv);
+int cmd_callees(int argc, char **argv);
+
+/* Read input and analyse it into d and r, or die with one line. */
+void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation);
+
+/* The filter options every view takes (getopt_long values). */
+enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OPT_JMC };
+#define CMD_FILTER_OPTIONS                                                                          \
+	{"pid", required_argument, NULL, CMD_OPT_PID}, {"tid", required_argument, NULL, CMD_OPT_TID},   \
+		{"module", required_argument, NULL, CMD_OPT_MODULE},                                    \
+		{"function", required_argument, NULL, CMD_OPT_FUNCTION},                                \
+		{"just-my-code", no_argument, NULL, CMD_OPT_JMC}
+#define CMD_FILTER_HELP                                                                             \
+	"      --pid PID        only this process      --tid TID   only this thread\n"                 \
+	"      --module PAT     only call paths through functions of matching modules\n"            \
+	"      --function PAT   only call paths through matching functions (glob or substring)\n"   \
+	"      --just-my-code   hide system-library frames, charging their time to the caller\n"
+
+/* Apply a filter option; 1 if c was one. */
+int cmd_filter_option(int c, const char *arg, struct an_filter *f);
 
 #endif

@@ -1,6 +1,8 @@
 /*
- * cmd_report.c - `stint report`: the values of a data file, by function,
- * module, thread or process, as a table, CSV or JSON.
+ * cmd_report.c - `stint report`: the values of a data file by function,
+ * module, thread, process (sampling also by line and address), or as a
+ * call tree; as a table, CSV or JSON; filtered by process, thread, module,
+ * function, or just my code.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -9,25 +11,52 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../analysis/analysis.h"
-#include "../format/format.h"
+#include "../analysis/an_view.h"
 #include "../lib/util.h"
+#include "../output/out_tree.h"
 #include "../output/output.h"
 
 static const char report_usage[] =
 	"usage: stint report [-i FILE] [--by function|module|thread|process|line|address]\n"
-	"                    [--sort KEY] [--limit N] [--format table|csv|json]\n"
-	"                    [--per-call] [--no-compensation]\n"
+	"                    [--tree [--hot-path] [--threshold PCT]] [--sort KEY] [--limit N]\n"
+	"                    [--format table|csv|json] [--per-call] [--no-compensation] [filters]\n"
 	"\n"
 	"  -i, --input FILE     data file (default stint.data)\n"
 	"      --by VIEW        rows per function (default), module, thread, process;\n"
 	"                       sampling also per source line and instruction address\n"
+	"      --tree           the calling-context tree, hottest paths first\n"
+	"      --hot-path       with --tree: expand only the hottest call at each level\n"
+	"      --threshold PCT  with --tree: fold paths below PCT%% of the total (default 1)\n"
 	"  -s, --sort KEY       instrumentation: ei, ee, ai, ae (or the JSON keys), calls;\n"
 	"                       sampling: inclusive, exclusive; both: name, module\n"
 	"  -n, --limit N        show the first N rows only\n"
 	"      --format FMT     table (default), csv or json\n"
 	"      --per-call       add average, minimum and maximum per call\n"
-	"      --no-compensation  do not subtract the probe cost from the times\n";
+	"      --no-compensation  do not subtract the probe cost from the times\n" CMD_FILTER_HELP;
+
+/* Rows of the views restricted by the filter. */
+static void apply_filter(const struct fmt_data *d, struct an_result *r, const struct an_filter *f,
+			 const struct an_view *v)
+{
+	free(r->functions);
+	free(r->modules);
+	an_view_functions(v, &r->functions, &r->nfunctions);
+	an_view_modules(v, &r->modules, &r->nmodules);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->nthread_rows; i++)
+		if ((!f->pid || r->thread_rows[i].pid == f->pid) && (!f->tid || r->thread_rows[i].tid == f->tid))
+			r->thread_rows[n++] = r->thread_rows[i];
+	r->nthread_rows = n;
+	n = 0;
+	for (uint32_t i = 0; i < r->nprocesses; i++)
+		if (!f->pid || r->processes[i].pid == f->pid)
+			r->processes[n++] = r->processes[i];
+	r->nprocesses = n;
+	/* percentages are of the selection */
+	for (int k = 0; k < AN_NVALUES; k++)
+		r->session.v[k] = v->total[k];
+	(void)d;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -35,13 +64,19 @@ int cmd_report(int argc, char **argv)
 		{"input", required_argument, NULL, 'i'},  {"by", required_argument, NULL, 1},
 		{"sort", required_argument, NULL, 's'},   {"limit", required_argument, NULL, 'n'},
 		{"format", required_argument, NULL, 2},   {"per-call", no_argument, NULL, 3},
-		{"no-compensation", no_argument, NULL, 4}, {"help", no_argument, NULL, 'h'},
+		{"no-compensation", no_argument, NULL, 4}, {"tree", no_argument, NULL, 5},
+		{"hot-path", no_argument, NULL, 6},       {"threshold", required_argument, NULL, 7},
+		{"help", no_argument, NULL, 'h'},         CMD_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
 	struct out_opts o = {0};
-	int c;
+	struct an_filter flt = {0};
+	int tree = 0, hot = 0, c;
+	double threshold = 1.0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:s:n:h", longopts, NULL)) != -1) {
+		if (cmd_filter_option(c, optarg, &flt))
+			continue;
 		switch (c) {
 		case 'i': input = optarg; break;
 		case 's': o.sort = optarg; break;
@@ -69,6 +104,15 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 3: o.per_call = 1; break;
 		case 4: o.no_compensation = 1; break;
+		case 5: tree = 1; break;
+		case 6: tree = hot = 1; break;
+		case 7: {
+			char *end;
+			threshold = strtod(optarg, &end);
+			if (*end || threshold < 0 || threshold > 100)
+				die("report: --threshold wants a percentage, not '%s'", optarg);
+			break;
+		}
 		case 'h': fputs(report_usage, stdout); return 0;
 		default: fputs(report_usage, stderr); return 2;
 		}
@@ -78,24 +122,25 @@ int cmd_report(int argc, char **argv)
 	if (o.sort && out_sort_key_ok(o.sort) < 0)
 		die("report: unknown sort key '%s'", o.sort);
 	struct fmt_data d;
-	char err[1024];
-	if (fmt_read(input, &d, err, sizeof(err)) < 0)
-		die("%s", err);
-	if (d.damage)
-		warn("'%s' is damaged: %s; reporting what precedes the damage", input, d.damage);
 	struct an_result r;
-	struct an_opts ao = {.no_compensation = o.no_compensation};
-	int sampling = strcmp(d.method, "sampling") == 0;
-	if (!sampling && strcmp(d.method, "instrumentation") != 0)
-		die("'%s' holds '%s' data, which this stint cannot report", input, d.method);
-	if (!sampling && (o.by == OUT_BY_LINE || o.by == OUT_BY_ADDRESS))
+	cmd_load(input, &d, &r, o.no_compensation);
+	if (!r.sampling && (o.by == OUT_BY_LINE || o.by == OUT_BY_ADDRESS))
 		die("report: --by line and --by address need sampling data (stint record -m sample)");
-	if ((sampling ? an_sample_run(&d, &r) : an_instr_run(&d, &ao, &r)) < 0)
-		die("out of memory");
-	if (r.damaged_threads && !d.damage)
-		warn("'%s': events of %u thread%s are damaged; reporting what precedes the damage",
-		     input, r.damaged_threads, r.damaged_threads == 1 ? "" : "s");
-	if (out_report(stdout, &d, &r, &o) < 0)
+	int filtered = flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code;
+	if (tree || filtered) {
+		struct an_view v;
+		if (an_view_build(&d, &r, &flt, &v) < 0)
+			die("out of memory");
+		if (tree) {
+			if (o.format == OUT_CSV)
+				die("report: --tree prints a table or JSON, not CSV");
+			out_tree(stdout, &v, threshold, hot, o.format == OUT_JSON);
+		} else {
+			apply_filter(&d, &r, &flt, &v);
+		}
+		an_view_release(&v);
+	}
+	if (!tree && out_report(stdout, &d, &r, &o) < 0)
 		die("report: sort key '%s' does not apply to %s data", o.sort ? o.sort : "", d.method);
 	an_result_free(&r);
 	fmt_data_free(&d);

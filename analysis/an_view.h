@@ -1,0 +1,79 @@
+/*
+ * an_view.h - the calling-context tree as views show it: the trees of the
+ * threads that pass a filter merged into one, with "just my code" folding
+ * system-library frames into their callers, and the function and module
+ * tables, callers and callees folded from it.  Works for both methods: for
+ * instrumentation v[] holds EI EE AI AE in nanoseconds, for sampling
+ * v[AN_EI] inclusive and v[AN_EE] exclusive samples.
+ */
+#ifndef STINT_AN_VIEW_H
+#define STINT_AN_VIEW_H
+
+#include <stdint.h>
+#include "analysis.h"
+
+struct an_filter {
+	uint32_t pid;           /* 0: every process */
+	uint32_t tid;           /* 0: every thread */
+	const char *module;     /* NULL, or a module's base name (fnmatch pattern) */
+	const char *function;   /* NULL, or a function-name pattern (fnmatch) */
+	int just_my_code;       /* fold system-library frames into their callers */
+};
+
+/* One node of the merged tree: one distinct call path. */
+struct view_node {
+	uint32_t fn;                /* an_func index; ~0u for the root */
+	uint32_t parent;            /* ~0u for the root (node 0) */
+	uint32_t child, next;       /* first child, next sibling; 0 = none */
+	uint64_t calls;
+	double v[AN_NVALUES];       /* values on this path */
+	double vmin[AN_NVALUES], vmax[AN_NVALUES];
+};
+
+struct an_view {
+	struct view_node *n;
+	uint32_t len, cap;
+	uint32_t *hash, hcap;       /* (parent, fn) -> node */
+	int sampling;
+	double total[AN_NVALUES];   /* the selection's totals (percent denominators) */
+	const struct an_result *r;  /* names and modules */
+};
+
+/* Whether module path is a system library (for just-my-code). */
+int an_is_system_module(const char *path);
+
+/* Whether function f passes the module and function parts of the filter. */
+int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32_t fn);
+
+/*
+ * Build the view of r (the analysis of d) for filter f.  The pid and tid
+ * parts select threads; the module and function parts keep the call paths
+ * that pass through a matching function (its ancestors and descendants).
+ * Returns 0, -1 on OOM.
+ */
+int an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
+		  struct an_view *v);
+void an_view_release(struct an_view *v);
+
+/*
+ * Rows per function and per module folded from the view (recursion counted
+ * once for inclusive values); *rows malloc'd, names point into r.
+ */
+void an_view_functions(const struct an_view *v, struct an_row **rows, uint32_t *n);
+void an_view_modules(const struct an_view *v, struct an_row **rows, uint32_t *n);
+
+/*
+ * Callers and callees of function fn: one row per caller (callee) function,
+ * with the values of fn's activations under that caller (of that callee's
+ * activations under fn).  rows[].func is the caller (callee); self holds fn's
+ * own totals, and the "[root]" caller row stands for activations with no
+ * caller in the selection.
+ */
+void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows, uint32_t *n,
+		     struct an_row *self);
+void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows, uint32_t *n);
+
+/* Functions whose name matches pattern (exact first, else fnmatch/substring). */
+uint32_t an_find_functions(const struct an_result *r, const char *pattern, uint32_t *out, uint32_t max);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * cmd_common.c - what the reading commands share: loading a data file and
+ * running its method's analysis, with one warning line for damage.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "cmd.h"
+#include "../lib/util.h"
+
+void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation)
+{
+	char err[1024];
+	if (fmt_read(input, d, err, sizeof(err)) < 0)
+		die("%s", err);
+	if (d->damage)
+		warn("'%s' is damaged: %s; reporting what precedes the damage", input, d->damage);
+	int sampling = strcmp(d->method, "sampling") == 0;
+	if (!sampling && strcmp(d->method, "instrumentation") != 0)
+		die("'%s' holds '%s' data, which this stint cannot report", input, d->method);
+	struct an_opts ao = {.no_compensation = no_compensation};
+	if ((sampling ? an_sample_run(d, r) : an_instr_run(d, &ao, r)) < 0)
+		die("out of memory");
+	if (r->damaged_threads && !d->damage)
+		warn("'%s': events of %u thread%s are damaged; reporting what precedes the damage", input,
+		     r->damaged_threads, r->damaged_threads == 1 ? "" : "s");
+}
+
+int cmd_filter_option(int c, const char *arg, struct an_filter *f)
+{
+	switch (c) {
+	case CMD_OPT_PID:
+		f->pid = (uint32_t)atoi(arg);
+		return 1;
+	case CMD_OPT_TID:
+		f->tid = (uint32_t)atoi(arg);
+		return 1;
+	case CMD_OPT_MODULE:
+		f->module = arg;
+		return 1;
+	case CMD_OPT_FUNCTION:
+		f->function = arg;
+		return 1;
+	case CMD_OPT_JMC:
+		f->just_my_code = 1;
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,306 @@
+/*
+ * out_tree.c - the call tree (with its hot path) and the callers/callees
+ * butterfly, as text or JSON, for both methods.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out_tree.h"
+
+static double pct(double v, double total)
+{
+	return total > 0 ? 100.0 * v / total : 0.0;
+}
+
+static void fmt_ns(char *buf, size_t n, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, n, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, n, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.3f s", ns / 1e9);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Children of node i, hottest (largest inclusive) first. */
+static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **out)
+{
+	uint32_t n = 0;
+	for (uint32_t c = v->n[i].child; c; c = v->n[c].next)
+		n++;
+	uint32_t *a = malloc((n + 1) * sizeof(*a));
+	if (!a)
+		abort();
+	n = 0;
+	for (uint32_t c = v->n[i].child; c; c = v->n[c].next)
+		a[n++] = c;
+	for (uint32_t x = 1; x < n; x++) /* insertion sort: few children */
+		for (uint32_t y = x; y > 0 && v->n[a[y]].v[AN_EI] > v->n[a[y - 1]].v[AN_EI]; y--) {
+			uint32_t t = a[y];
+			a[y] = a[y - 1];
+			a[y - 1] = t;
+		}
+	*out = a;
+	return n;
+}
+
+static void text_values(FILE *f, const struct an_view *v, const struct view_node *n)
+{
+	if (v->sampling) {
+		fprintf(f, "%8.0f %6.2f %8.0f %6.2f  ", n->v[AN_EI], pct(n->v[AN_EI], v->total[AN_EI]), n->v[AN_EE],
+			pct(n->v[AN_EE], v->total[AN_EI]));
+		return;
+	}
+	char ei[32], ee[32];
+	fmt_ns(ei, sizeof(ei), n->v[AN_EI]);
+	fmt_ns(ee, sizeof(ee), n->v[AN_EE]);
+	fprintf(f, "%10" PRIu64 " %10s %6.2f %10s %6.2f %6.2f %6.2f  ", n->calls, ei,
+		pct(n->v[AN_EI], v->total[AN_EI]), ee, pct(n->v[AN_EE], v->total[AN_EI]),
+		pct(n->v[AN_AI], v->total[AN_AI]), pct(n->v[AN_AE], v->total[AN_AI]));
+}
+
+static void text_header(FILE *f, const struct an_view *v, const char *what)
+{
+	if (v->sampling)
+		fprintf(f, "%8s %6s %8s %6s  %s\n", "Incl", "%", "Excl", "%", what);
+	else
+		fprintf(f, "%10s %10s %6s %10s %6s %6s %6s  %s\n", "Calls", "EI", "%", "EE", "%", "AI%", "AE%",
+			what);
+}
+
+struct tree_ctx {
+	FILE *f;
+	const struct an_view *v;
+	double threshold;  /* percent of the total inclusive */
+	int hot_only;
+	uint64_t folded;   /* nodes not shown */
+};
+
+static void text_node(struct tree_ctx *c, uint32_t i, int depth, int hot)
+{
+	const struct an_view *v = c->v;
+	const struct view_node *n = &v->n[i];
+	text_values(c->f, v, n);
+	for (int d = 0; d < depth; d++)
+		fputs("  ", c->f);
+	fprintf(c->f, "%s%s [%s]\n", hot ? "* " : "", v->r->funcs[n->fn].name,
+		v->r->mods[v->r->funcs[n->fn].module].base);
+	uint32_t *kids;
+	uint32_t nk = sorted_children(v, i, &kids);
+	uint32_t hidden = 0;
+	double hidden_v = 0;
+	for (uint32_t k = 0; k < nk; k++) {
+		const struct view_node *ch = &v->n[kids[k]];
+		int is_hot = hot && k == 0;
+		if (c->hot_only && !is_hot) {
+			hidden++;
+			hidden_v += ch->v[AN_EI];
+			continue;
+		}
+		if (pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
+			hidden++;
+			hidden_v += ch->v[AN_EI];
+			continue;
+		}
+		text_node(c, kids[k], depth + 1, is_hot);
+	}
+	if (hidden) {
+		c->folded += hidden;
+		if (v->sampling)
+			fprintf(c->f, "%8s %6s %8s %6s  ", "", "", "", "");
+		else
+			fprintf(c->f, "%10s %10s %6s %10s %6s %6s %6s  ", "", "", "", "", "", "", "");
+		for (int d = 0; d <= depth; d++)
+			fputs("  ", c->f);
+		fprintf(c->f, "(%u more call path%s, %.2f%% in all)\n", hidden, hidden == 1 ? "" : "s",
+			pct(hidden_v, v->total[AN_EI]));
+	}
+	free(kids);
+}
+
+static void json_values(FILE *f, const struct an_view *v, const struct view_node *n)
+{
+	if (v->sampling) {
+		fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
+			n->v[AN_EI], n->v[AN_EE], pct(n->v[AN_EI], v->total[AN_EI]), pct(n->v[AN_EE], v->total[AN_EI]));
+		return;
+	}
+	static const char *const keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive",
+						     "application_inclusive", "application_exclusive"};
+	fprintf(f, ",\"calls\":%" PRIu64, n->calls);
+	for (int k = 0; k < AN_NVALUES; k++)
+		fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", keys[k], n->v[k], keys[k],
+			pct(n->v[k], v->total[k < 2 ? AN_EI : AN_AI]));
+}
+
+static void json_node(struct tree_ctx *c, uint32_t i, int hot)
+{
+	const struct an_view *v = c->v;
+	const struct view_node *n = &v->n[i];
+	fputs("{\"name\":", c->f);
+	json_str(c->f, v->r->funcs[n->fn].name);
+	fputs(",\"module\":", c->f);
+	json_str(c->f, v->r->mods[v->r->funcs[n->fn].module].base);
+	json_values(c->f, v, n);
+	if (c->hot_only)
+		fprintf(c->f, ",\"hot\":%s", hot ? "true" : "false");
+	fputs(",\"children\":[", c->f);
+	uint32_t *kids;
+	uint32_t nk = sorted_children(v, i, &kids);
+	int first = 1;
+	for (uint32_t k = 0; k < nk; k++) {
+		const struct view_node *ch = &v->n[kids[k]];
+		if ((c->hot_only && !(hot && k == 0)) || pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
+			c->folded++;
+			continue;
+		}
+		if (!first)
+			fputc(',', c->f);
+		first = 0;
+		json_node(c, kids[k], hot && k == 0);
+	}
+	fputs("]}", c->f);
+	free(kids);
+}
+
+void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, int json)
+{
+	struct tree_ctx c = {f, v, threshold, hot_path, 0};
+	uint32_t *roots;
+	uint32_t nr = sorted_children(v, 0, &roots);
+	if (json) {
+		fprintf(f, "{\"method\":\"%s\",\"threshold_pct\":%g,\"hot_path\":%s,\"roots\":[",
+			v->sampling ? "sampling" : "instrumentation", threshold, hot_path ? "true" : "false");
+		int first = 1;
+		for (uint32_t k = 0; k < nr; k++) {
+			if ((hot_path && k) || pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) < threshold) {
+				c.folded++;
+				continue;
+			}
+			if (!first)
+				fputc(',', f);
+			first = 0;
+			json_node(&c, roots[k], hot_path && k == 0);
+		}
+		fprintf(f, "],\"paths_not_shown\":%" PRIu64 "}\n", c.folded);
+	} else {
+		text_header(f, v, "Call tree");
+		for (uint32_t k = 0; k < nr; k++) {
+			if ((hot_path && k) || pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) < threshold) {
+				c.folded++;
+				continue;
+			}
+			text_node(&c, roots[k], 0, hot_path && k == 0);
+		}
+		if (hot_path)
+			fputs("\n(* marks the hot path: the hottest call at each level)\n", f);
+		else if (c.folded)
+			fprintf(f, "\n(call paths below %.2f%% of the total are folded; --threshold 0 shows all)\n",
+				threshold);
+	}
+	free(roots);
+}
+
+static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, struct an_row *rows,
+			   uint32_t n, const struct an_row *self, int json, int *first_section)
+{
+	for (uint32_t x = 1; x < n; x++) /* by inclusive value, largest first */
+		for (uint32_t y = x; y > 0 && rows[y].v[AN_EI] > rows[y - 1].v[AN_EI]; y--) {
+			struct an_row t = rows[y];
+			rows[y] = rows[y - 1];
+			rows[y - 1] = t;
+		}
+	if (json) {
+		fprintf(f, "%s\"%s\":[", *first_section ? "" : ",", title);
+		*first_section = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			struct view_node tmp = {0};
+			tmp.calls = rows[i].calls;
+			memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
+			fputs(i ? ",{\"name\":" : "{\"name\":", f);
+			json_str(f, rows[i].name);
+			fputs(",\"module\":", f);
+			json_str(f, rows[i].module);
+			json_values(f, v, &tmp);
+			if (self && self->v[AN_EI] > 0)
+				fprintf(f, ",\"share_pct\":%.4f", pct(rows[i].v[AN_EI], self->v[AN_EI]));
+			fputc('}', f);
+		}
+		fputs("]", f);
+		return;
+	}
+	fprintf(f, "\n%s:\n", title);
+	for (uint32_t i = 0; i < n; i++) {
+		struct view_node tmp = {0};
+		tmp.calls = rows[i].calls;
+		memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
+		text_values(f, v, &tmp);
+		if (self && self->v[AN_EI] > 0)
+			fprintf(f, "%5.1f%% of it  ", pct(rows[i].v[AN_EI], self->v[AN_EI]));
+		fprintf(f, "%s [%s]\n", rows[i].name, rows[i].module);
+	}
+	if (!n)
+		fputs("  (none)\n", f);
+}
+
+void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_first, int json)
+{
+	struct an_row *callers, *callees, self;
+	uint32_t ncallers, ncallees;
+	an_view_callers(v, fn, &callers, &ncallers, &self);
+	an_view_callees(v, fn, &callees, &ncallees);
+	int first = 1;
+	if (json) {
+		fputs("{\"function\":{\"name\":", f);
+		json_str(f, self.name);
+		fputs(",\"module\":", f);
+		json_str(f, self.module);
+		struct view_node tmp = {0};
+		tmp.calls = self.calls;
+		memcpy(tmp.v, self.v, sizeof(tmp.v));
+		json_values(f, v, &tmp);
+		fputs("},", f);
+	} else {
+		fprintf(f, "# %s [%s]\n", self.name, self.module);
+		text_header(f, v, "Function");
+		struct view_node tmp = {0};
+		tmp.calls = self.calls;
+		memcpy(tmp.v, self.v, sizeof(tmp.v));
+		text_values(f, v, &tmp);
+		fprintf(f, "%s (the function itself)\n", self.name);
+	}
+	if (callees_first) {
+		butterfly_rows(f, v, "callees", callees, ncallees, &self, json, &first);
+		butterfly_rows(f, v, "callers", callers, ncallers, &self, json, &first);
+	} else {
+		butterfly_rows(f, v, "callers", callers, ncallers, &self, json, &first);
+		butterfly_rows(f, v, "callees", callees, ncallees, &self, json, &first);
+	}
+	if (json)
+		fputs("}\n", f);
+	else
+		fputs("\n(callers: the function's values under each caller; callees: each callee's values "
+		      "under the function)\n",
+		      f);
+	free(callers);
+	free(callees);
+}
