@@ -438,9 +438,13 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	fprintf(f, "# stint report - sampling\n");
 	fprintf(f, "# command:     %s\n", d->command);
 	fprintf(f, "# recorded:    %s, duration %s, exit status %u\n", when, dur, d->exit_status);
-	fprintf(f, "# sampling:    %s at %" PRIu64 " Hz%s; stacks unwound with %s (user stack copy %s bytes)\n",
-		d->clock, d->rate, strcmp(d->clock, "task-clock") == 0 ? " of CPU time" : "",
-		strcmp(d->os, "dwarf") == 0 ? "DWARF CFI (libdwfl)" : "frame pointers", note_get(d->notes, "stack", b1, sizeof(b1)));
+	const char *unw = strcmp(d->os, "dwarf") == 0 ? "DWARF CFI (libdwfl)" : strcmp(d->os, "fp") == 0 ? "frame pointers" : d->os;
+	if (strcmp(note_get(d->notes, "stack", b1, sizeof(b1)), "0") != 0)
+		fprintf(f, "# sampling:    %s at %" PRIu64 " Hz%s; stacks unwound with %s (user stack copy %s bytes)\n",
+			d->clock, d->rate, strcmp(d->clock, "task-clock") == 0 ? " of CPU time" : "", unw, b1);
+	else
+		fprintf(f, "# sampling:    %s at %" PRIu64 " Hz%s; stacks unwound with %s\n", d->clock, d->rate,
+			strcmp(d->clock, "task-clock") == 0 ? " of CPU time" : "", unw);
 	fprintf(f, "# samples:     %" PRIu64 " kept, %s lost, %" PRIu64 " stacks cut short\n", r->samples,
 		note_get(d->notes, "lost", b2, sizeof(b2)), r->cut_stacks);
 	fprintf(f, "# processes:   %u   threads: %u\n", d->nprocs, d->nthreads);

@@ -148,12 +148,20 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 		}
 	}
 	if (n > 0) {
+		/* CPU-time timers expire at scheduler ticks: periods that passed
+		 * since the last signal arrive as overruns, and each is a sample
+		 * of this same stack, as a faster timer would have taken it */
+		int repeat = 1 + (si && si->si_code == SI_TIMER && si->si_overrun > 0 ? si->si_overrun : 0);
+		if (repeat > 1000)
+			repeat = 1000;
 		uint8_t buf[30 + SMP_MAX_FRAMES * 10];
 		uint64_t now = smp_now();
-		uint8_t *e = fmt_put_sample(buf, now - t->last, pcs, n, cut);
+		for (int r = 0; r < repeat; r++) {
+			uint8_t *e = fmt_put_sample(buf, r ? 0 : now - t->last, pcs, n, cut);
+			ssize_t w = write(t->fd, buf, (size_t)(e - buf));
+			(void)w;
+		}
 		t->last = now;
-		ssize_t w = write(t->fd, buf, (size_t)(e - buf));
-		(void)w;
 	}
 	errno = saved;
 }
