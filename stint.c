@@ -22,6 +22,9 @@ static const struct cmd_struct commands[] = {
 	{"report", cmd_report, "show the values of a data file"},
 	{"callers", cmd_callers, "who called a function, and what it called (butterfly)"},
 	{"callees", cmd_callees, "what a function called, and who called it (butterfly)"},
+	{"diff", cmd_diff, "per-function changes between two data files"},
+	{"export", cmd_export, "write the profile for other tools: folded, pprof, callgrind, chrome"},
+	{"html", cmd_html, "write a browsable, self-contained HTML report"},
 	{"annotate", cmd_annotate, "show a function's source with its samples per line"},
 	{"recover", cmd_recover, "make the data file of a recording kept after a full disk"},
 };

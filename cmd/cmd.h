@@ -15,6 +15,9 @@ int cmd_annotate(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 
 int cmd_callers(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_html(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_callees(int argc, char **argv);
 
 /* Read input and analyse it into d and r, or die with one line. */

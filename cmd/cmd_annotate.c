@@ -61,7 +61,6 @@ int cmd_annotate(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(annotate_usage, stderr);
 		die("annotate: give one function name");
 	}
 	const char *want = argv[optind];

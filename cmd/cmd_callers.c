@@ -50,7 +50,6 @@ static int butterfly(int argc, char **argv, int callees_first)
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(butterfly_usage, stderr);
 		die("give one function name");
 	}
 	const char *want = argv[optind];

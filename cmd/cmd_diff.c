@@ -25,6 +25,8 @@ static const char diff_usage[] =
 
 struct diff_row {
 	const char *name, *module;
+	int exe; /* in the main executable: matched by name alone, so that
+		  * app-v1 and app-v2 compare */
 	int in_a, in_b;
 	double a[AN_NVALUES + 1], b[AN_NVALUES + 1]; /* values, then calls */
 };
@@ -76,6 +78,17 @@ static void fmt_delta(char *buf, size_t n, double v, int sampling)
 		snprintf(buf, n, "%s%.3f s", sign, a / 1e9);
 }
 
+/* Whether module (a base name) is the executable of one of d's processes. */
+static int is_exe(const struct fmt_data *d, const char *module)
+{
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		const char *slash = strrchr(d->procs[i].exe, '/');
+		if (strcmp(slash ? slash + 1 : d->procs[i].exe, module) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The function rows of one file, under the filter. */
 static void load_rows(const char *path, struct fmt_data *d, struct an_result *r, const struct an_filter *f,
 		      struct an_row **rows, uint32_t *n)
@@ -121,8 +134,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 2) {
-		fputs(diff_usage, stderr);
-		die("diff: give two data files");
+		die("diff: give two data files (stint diff --help)");
 	}
 	struct fmt_data da, db;
 	struct an_result ra, rb;
@@ -150,6 +162,7 @@ int cmd_diff(int argc, char **argv)
 		struct diff_row *d = &rows[n++];
 		d->name = rowa[i].name;
 		d->module = rowa[i].module;
+		d->exe = is_exe(&da, rowa[i].module);
 		d->in_a = 1;
 		memcpy(d->a, rowa[i].v, sizeof(rowa[i].v));
 		d->a[AN_NVALUES] = (double)rowa[i].calls;
@@ -158,7 +171,8 @@ int cmd_diff(int argc, char **argv)
 		uint32_t i;
 		for (i = 0; i < n; i++)
 			if (rows[i].in_a && strcmp(rows[i].name, rowb[j].name) == 0 &&
-			    strcmp(rows[i].module, rowb[j].module) == 0)
+			    (strcmp(rows[i].module, rowb[j].module) == 0 ||
+			     (rows[i].exe && is_exe(&db, rowb[j].module))))
 				break;
 		struct diff_row *d = i < n ? &rows[i] : &rows[n++];
 		if (i == n - 1 && !d->in_a) {

@@ -184,15 +184,14 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		if (attach)
 			die("record: the in-process sampler cannot attach to a running process (-p)");
 		if (argc < 1)
-			die("record: no program given");
+			die("record: no program given (stint record --help)");
 		check_output(output);
 		return record_inproc(argv, output, so, quiet, "--sampler inproc");
 	}
 	struct rec_child child = {.go_fd = -1, .hold = 1};
 	char *path = NULL;
 	if (!attach && argc < 1) {
-		fputs(record_usage, stderr);
-		die("record: no program given");
+		die("record: no program given (stint record --help)");
 	}
 	if (attach && argc > 0)
 		die("record: give either -p PID or a program, not both");
@@ -355,8 +354,7 @@ int cmd_record(int argc, char **argv)
 		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,
 				     sampler);
 	if (optind >= argc) {
-		fputs(record_usage, stderr);
-		die("record: no program given");
+		die("record: no program given (stint record --help)");
 	}
 	if (strcmp(method, "instrument") != 0 && strcmp(method, "instrumentation") != 0)
 		die("record: unknown method '%s' (instrument or sample)", method);

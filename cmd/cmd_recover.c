@@ -36,7 +36,6 @@ int cmd_recover(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(recover_usage, stderr);
 		die("recover: give the spool directory that 'stint record' kept");
 	}
 	const char *spool = argv[optind];

@@ -582,7 +582,8 @@ static void rt_thread_end(void *arg)
  * two probes holds one probe's worth of overhead, so half the difference
  * per call is what the analysis subtracts from each interval.  The buffer
  * lines are flushed first, as in a real run each new line is a cache miss.
- * The median of several batches resists interrupts.
+ * Batches in which the thread was switched out are measured again, and the
+ * median of the rest resists interrupts.
  */
 uint64_t rt_calib_loop(int probed, int n);
 
@@ -594,7 +595,8 @@ static void rt_calibrate(struct rt_thread *t)
 	uint64_t cache0[FMT_CACHE_SLOTS];
 	memcpy(cache0, t->cache, sizeof(cache0));
 	uint32_t depth0 = t->depth;
-	for (int b = 0; b < BATCHES; b++) {
+	for (int b = 0, tries = 0; b < BATCHES; tries++) {
+		uint64_t sw0 = rt_switches(t);
 		uint64_t plain = rt_calib_loop(0, CALLS);
 		uint8_t *p0 = t->pos;
 		/* in a real run the buffer lines are cold: each new one is a miss */
@@ -608,6 +610,10 @@ static void rt_calibrate(struct rt_thread *t)
 		memset(p0, 0, (size_t)(t->pos - p0));
 		t->pos = p0;
 		t->depth = depth0;
+		/* a batch the thread was switched out in measured someone else */
+		if (rt_switches(t) != sw0 && tries < 4 * BATCHES)
+			continue;
+		b++;
 	}
 	for (int i = 1; i < BATCHES; i++) /* insertion sort, then the median */
 		for (int j = i; j > 0 && cost[j] < cost[j - 1]; j--) {

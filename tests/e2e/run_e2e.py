@@ -669,23 +669,34 @@ def test_cxx_exception_from_library(c):
 def test_compensation_close_to_plain(c):
     """A parent calling a small function 3 million times: with the probe cost
     compensated, its inclusive time is close to the uninstrumented build's own
-    measurement; without compensation it is far above it."""
-    plains = []
-    for _ in range(3):
-        p = c.run([c.prog("e2e_tiny_calls_plain")], expect=0)
-        plains.append(float(p.stdout.split("parent_ns=")[1].split()[0]))
-    plain = sorted(plains)[1]
-    rec, data = c.record([c.prog("e2e_tiny_calls")])
-    comp = func(c.report_json(data), "parent")["elapsed_inclusive"]
-    raw = func(c.report_json(data, options=["--no-compensation"]), "parent")["elapsed_inclusive"]
-    check(raw > 1.5 * plain, "uncompensated %s is not above the plain run's %s: nothing to compensate?"
-          % (ms(raw), ms(plain)))
-    # the residue: intervals are never made negative, so a little stays
-    check(abs(comp - plain) < 0.5 * plain,
-          "compensated parent EI %s is not within 50%% of the uninstrumented %s (raw %s)"
-          % (ms(comp), ms(plain), ms(raw)))
-    check(abs(comp - plain) < 0.4 * (raw - plain),
-          "compensation removed too little: plain %s, compensated %s, raw %s" % (ms(plain), ms(comp), ms(raw)))
+    measurement; without compensation it is far above it.  On a shared machine
+    a run can be disturbed, so up to three attempts are made."""
+    # the least disturbed run of the plain build, and Application Inclusive
+    # of the instrumented one, which leaves out the intervals in which the
+    # thread was preempted: on a loaded machine both then measure the work
+    why = ""
+    for attempt in range(3):
+        plains = []
+        for _ in range(5):
+            p = c.run([c.prog("e2e_tiny_calls_plain")], expect=0)
+            plains.append(float(p.stdout.split("parent_ns=")[1].split()[0]))
+        plain = min(plains)
+        rec, data = c.record([c.prog("e2e_tiny_calls")])
+        comp = func(c.report_json(data), "parent")["application_inclusive"]
+        raw = func(c.report_json(data, options=["--no-compensation"]), "parent")["application_inclusive"]
+        check(raw > 1.5 * plain, "uncompensated %s is not above the plain run's %s: nothing to compensate?"
+              % (ms(raw), ms(plain)))
+        # the residue: intervals are never made negative, so a little stays
+        if not 0.5 * plain <= comp <= 1.5 * plain:
+            why = "compensated parent AI %s is not within 50%% of the uninstrumented %s (raw %s)" % (
+                ms(comp), ms(plain), ms(raw))
+        elif abs(comp - plain) > 0.4 * (raw - plain):
+            why = "compensation removed too little: plain %s, compensated %s, raw %s" % (
+                ms(plain), ms(comp), ms(raw))
+        else:
+            return
+        print("attempt %d: %s" % (attempt + 1, why))
+    check(False, why)
 
 
 @test
@@ -738,6 +749,121 @@ def test_disk_full_then_recover(c):
         check("disk filled" in t.stdout, "the report does not say the disk filled")
     finally:
         c.run(["umount", mnt])
+
+
+def tree_find(nodes, name):
+    """Depth-first search of a --tree JSON forest for the first node called name."""
+    for n in nodes:
+        if n["name"] == name:
+            return n
+        found = tree_find(n["children"], name)
+        if found:
+            return found
+    return None
+
+
+@test
+def test_view_tree_and_hot_path(c):
+    """report --tree: paths with the four values (a path's values agree with the
+    function table for functions called from one place); --hot-path expands the
+    hottest call at each level; --threshold folds small paths."""
+    rec, data = c.record([c.prog("e2e_libcalls")])
+    rep = c.report_json(data)
+    p = c.run([c.stint, "report", "-i", data, "--tree", "--threshold", "0", "--format", "json"], expect=0)
+    tree = json.loads(p.stdout)
+    use = tree_find(tree["roots"], "use_libc")
+    check(use is not None, "use_libc is not in the tree")
+    f = func(rep, "use_libc")
+    for k in VALUES:
+        check(abs(use[k] - f[k]) <= 1, "tree %s of use_libc %s != report's %s" % (k, use[k], f[k]))
+    check(use["calls"] == 1, "use_libc calls in the tree: %s" % use["calls"])
+    qs = tree_find(use["children"], "qsort")
+    check(qs is not None and tree_find(qs["children"], "cmp_ints") is not None,
+          "cmp_ints is not under qsort under use_libc")
+    check(tree_find(qs["children"], "cmp_ints")["calls"] == calls(rep, "cmp_ints"), "cmp_ints calls differ")
+    # hot path: one child per level, the hottest
+    p = c.run([c.stint, "report", "-i", data, "--hot-path", "--format", "json"], expect=0)
+    hot = json.loads(p.stdout)
+    node, depth = hot["roots"][0], 0
+    while node["children"]:
+        check(len(node["children"]) == 1, "hot path shows %d children at depth %d" % (len(node["children"]), depth))
+        node, depth = node["children"][0], depth + 1
+    check(node["name"] == "usleep", "the hot path ends at %s, expected usleep (3 ms of sleep)" % node["name"])
+    p = c.run([c.stint, "report", "-i", data, "--tree"], expect=0)
+    check("use_libc" in p.stdout and "folded" in p.stdout, "text tree lacks use_libc or the folding note")
+
+
+@test
+def test_view_callers_callees(c):
+    """callers/callees: cmp_ints is called by qsort only; use_libc calls usleep,
+    malloc, free and qsort with their calls; the edge values add up."""
+    rec, data = c.record([c.prog("e2e_libcalls")])
+    rep = c.report_json(data)
+    p = c.run([c.stint, "callers", "-i", data, "--format", "json", "cmp_ints"], expect=0)
+    b = json.loads(p.stdout)
+    check([r["name"] for r in b["callers"]] == ["qsort"], "callers of cmp_ints: %s" % b["callers"])
+    check(b["callers"][0]["calls"] == calls(rep, "cmp_ints"), "cmp_ints calls under qsort")
+    p = c.run([c.stint, "callees", "-i", data, "--format", "json", "use_libc"], expect=0)
+    b = json.loads(p.stdout)
+    got = {r["name"]: r["calls"] for r in b["callees"]}
+    for name, n in {"usleep": 3, "malloc": 10, "free": 10, "qsort": 1}.items():
+        check(got.get(name) == n, "callee %s of use_libc: %s calls, expected %d (%s)" % (name, got.get(name), n, got))
+    total = sum(r["elapsed_inclusive"] for r in b["callees"])
+    check(total <= b["function"]["elapsed_inclusive"] + 1, "callees' EI exceed the function's")
+    p = c.run([c.stint, "callers", "-i", data, "no_such_function_xyz"])
+    one_line_error(p, ["no_such_function_xyz"], "callers of a missing function")
+
+
+@test
+def test_view_filters_just_my_code(c):
+    """--just-my-code charges library time to the user function that called it;
+    --module and --function keep matching rows; --tid selects a thread."""
+    rec, data = c.record([c.prog("e2e_libcalls")])
+    rep = c.report_json(data)
+    jmc = c.report_json(data, options=["--just-my-code"])
+    names = [f["name"] for f in jmc["functions"]]
+    check("usleep" not in names and "qsort" not in names, "library functions left with --just-my-code: %s" % names)
+    u, u0 = func(jmc, "use_libc"), func(rep, "use_libc")
+    check(abs(u["elapsed_exclusive"] - (u0["elapsed_inclusive"] - func(rep, "cmp_ints")["elapsed_inclusive"])) < 0.01 * u0["elapsed_inclusive"] + 1000,
+          "use_libc EE with --just-my-code %s, expected its EI less cmp_ints' (%s)" % (
+              u["elapsed_exclusive"], u0["elapsed_inclusive"]))
+    libc = c.report_json(data, options=["--module", "libc*"])
+    for f in libc["functions"]:
+        if f["module"].startswith("libc"):
+            continue
+        # callers of libc functions stay (their paths go through libc)
+        check(f["name"] in ("main", "use_libc", "cmp_ints"), "unexpected row with --module libc*: %s" % f["name"])
+    only = c.report_json(data, options=["--function", "cmp_*"])
+    check(func(only, "cmp_ints")["calls"] == calls(rep, "cmp_ints"), "--function cmp_* lost calls")
+    rec, data = c.record([c.prog("e2e_threads")])
+    rep = c.report_json(data)
+    alpha = [t for t in rep["threads"] if t["name"] == "alpha"][0]
+    sel = c.report_json(data, options=["--tid", str(alpha["tid"])])
+    check([t["tid"] for t in sel["threads"]] == [alpha["tid"]], "--tid kept threads %s" % sel["threads"])
+    check(calls(sel, "alpha_step") == 100 and not function_rows(sel, "beta_step"),
+          "--tid alpha: functions of other threads remain")
+
+
+@test
+def test_view_diff(c):
+    """diff: the same program run with more work shows the change in calls and
+    time of the function that did it, first."""
+    rec, a = c.record([c.prog("e2e_recursion")], data=os.path.join(c.tmp, "a.data"))
+    rec, b = c.record([c.prog("e2e_threads")], data=os.path.join(c.tmp, "b.data"))
+    p = c.run([c.stint, "diff", "--format", "json", a, b], expect=0)
+    d = json.loads(p.stdout)
+    ra, rb = c.report_json(a), c.report_json(b)
+    rows = {r["name"]: r for r in d["functions"]}
+    check("alpha_step" in rows and not rows["alpha_step"]["in_a"], "alpha_step should be new in B")
+    check(rows["alpha_step"]["delta_calls"] == 100, "alpha_step delta calls %s" % rows["alpha_step"]["delta_calls"])
+    main = rows["main"]  # in the executable: matched by name across app-v1 and app-v2
+    check(main["in_a"] and main["in_b"], "main of the two executables not matched: %s" % main)
+    check(abs(main["a_elapsed_inclusive"] - func(ra, "main")["elapsed_inclusive"]) <= 1 and
+          abs(main["b_elapsed_inclusive"] - func(rb, "main")["elapsed_inclusive"]) <= 1, "main values differ from the reports")
+    changes = [abs(r["delta_elapsed_exclusive"]) for r in d["functions"]]
+    check(changes == sorted(changes, reverse=True), "diff rows are not sorted by the size of the change")
+    p = c.run([c.stint, "diff", a], expect=None)
+    one_line_error(p, ["two data files"], "diff with one file")
 
 
 @test
