@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "../lib/util.h"
+#include "../output/output.h"
 
 static const char diff_usage[] =
 	"usage: stint diff [--sort KEY] [--limit N] [--format table|csv|json] [filters] A.data B.data\n"
@@ -46,36 +47,15 @@ static int cmp_change(const void *x, const void *y)
 	return strcmp(p->name, q->name);
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void fmt_delta(char *buf, size_t n, double v, int sampling)
 {
 	if (sampling) {
 		snprintf(buf, n, "%+.2f", v);
 		return;
 	}
-	double a = fabs(v);
-	const char *sign = v < 0 ? "-" : "+";
-	if (a < 1e3)
-		snprintf(buf, n, "%s%.0f ns", sign, a);
-	else if (a < 1e6)
-		snprintf(buf, n, "%s%.2f us", sign, a / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, n, "%s%.2f ms", sign, a / 1e6);
-	else
-		snprintf(buf, n, "%s%.3f s", sign, a / 1e9);
+	char t[32];
+	out_fmt_time(t, sizeof(t), fabs(v));
+	snprintf(buf, n, "%s%.30s", v < 0 ? "-" : "+", t);
 }
 
 /* Whether module (a base name) is the executable of one of d's processes. */
@@ -188,15 +168,15 @@ int cmd_diff(int argc, char **argv)
 		n = (uint32_t)limit;
 	if (strcmp(format, "json") == 0) {
 		printf("{\"method\":\"%s\",\"a\":", da.method);
-		json_str(argv[optind]);
+		out_json_str(stdout, argv[optind]);
 		printf(",\"b\":");
-		json_str(argv[optind + 1]);
+		out_json_str(stdout, argv[optind + 1]);
 		printf(",\"functions\":[");
 		for (uint32_t i = 0; i < n; i++) {
 			printf(i ? ",\n{\"name\":" : "\n{\"name\":");
-			json_str(rows[i].name);
+			out_json_str(stdout, rows[i].name);
 			printf(",\"module\":");
-			json_str(rows[i].module);
+			out_json_str(stdout, rows[i].module);
 			printf(",\"in_a\":%s,\"in_b\":%s", rows[i].in_a ? "true" : "false", rows[i].in_b ? "true" : "false");
 			for (int k = 0; k < nvals; k++)
 				printf(",\"a_%s\":%.4f,\"b_%s\":%.4f,\"delta_%s\":%.4f", diff_keys[sampling][k], rows[i].a[k],

@@ -64,7 +64,7 @@ static int cmp_rows(const void *a, const void *b)
 	return c;
 }
 
-static void fmt_time(char *buf, size_t n, double ns)
+void out_fmt_time(char *buf, size_t n, double ns)
 {
 	if (ns < 1e3)
 		snprintf(buf, n, "%.0f ns", ns);
@@ -76,12 +76,12 @@ static void fmt_time(char *buf, size_t n, double ns)
 		snprintf(buf, n, "%.3f s", ns / 1e9);
 }
 
-static double pct(double v, double total)
+double out_pct(double v, double total)
 {
 	return total > 0 ? 100.0 * v / total : 0.0;
 }
 
-static void json_str(FILE *f, const char *s)
+void out_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -124,13 +124,13 @@ static double denom(const struct an_result *r, int k)
 static void json_row(FILE *f, const struct an_result *r, const struct an_row *row, int kind)
 {
 	fputs("{\"name\":", f);
-	json_str(f, row->name);
+	out_json_str(f, row->name);
 	fputs(",\"module\":", f);
-	json_str(f, row->module);
+	out_json_str(f, row->module);
 	fprintf(f, ",\"calls\":%" PRIu64, row->calls);
 	for (int k = 0; k < AN_NVALUES; k++)
 		fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", out_value_keys[k], row->v[k], out_value_keys[k],
-			pct(row->v[k], denom(r, k)));
+			out_pct(row->v[k], denom(r, k)));
 	if (kind == OUT_BY_FUNCTION) {
 		for (int k = 0; k < AN_NVALUES; k++)
 			fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", out_value_keys[k],
@@ -138,7 +138,7 @@ static void json_row(FILE *f, const struct an_result *r, const struct an_row *ro
 				row->vmin[k], out_value_keys[k], row->vmax[k]);
 		const struct an_func *fn = &r->funcs[row->func];
 		fputs(",\"file\":", f);
-		json_str(f, fn->file);
+		out_json_str(f, fn->file);
 		fprintf(f, ",\"line\":%u", fn->line);
 	}
 	if (kind == OUT_BY_THREAD) {
@@ -146,7 +146,7 @@ static void json_row(FILE *f, const struct an_result *r, const struct an_row *ro
 	}
 	if (kind == OUT_BY_PROCESS) {
 		fprintf(f, ",\"pid\":%u,\"command\":", row->pid);
-		json_str(f, row->extra);
+		out_json_str(f, row->extra);
 	}
 	fputc('}', f);
 }
@@ -166,10 +166,10 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 		       const struct out_opts *o, struct an_row *rows[4], uint32_t n[4])
 {
 	fputs("{\"method\":\"instrumentation\",\n\"command\":", f);
-	json_str(f, d->command);
+	out_json_str(f, d->command);
 	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64 ",\n\"os_event_detector\":", d->exit_status,
 		d->duration_ns);
-	json_str(f, d->os);
+	out_json_str(f, d->os);
 	fprintf(f, ",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.3f,\"subtracted_ns\":%.0f}",
 		o->no_compensation ? "false" : "true", r->cost_ns, r->compensated_ns);
 	uint64_t bytes = 0;
@@ -179,7 +179,7 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 		bytes, r->lost);
 	if (d->damage) {
 		fputs(",\n\"damage\":", f);
-		json_str(f, d->damage);
+		out_json_str(f, d->damage);
 	}
 	fputs(",\n\"session\":", f);
 	json_row(f, r, &r->session, -1);
@@ -217,7 +217,7 @@ static void print_csv(FILE *f, const struct an_result *r, const struct out_opts 
 		}
 		fprintf(f, ",%" PRIu64, row->calls);
 		for (int k = 0; k < AN_NVALUES; k++)
-			fprintf(f, ",%.0f,%.4f", row->v[k], pct(row->v[k], denom(r, k)));
+			fprintf(f, ",%.0f,%.4f", row->v[k], out_pct(row->v[k], denom(r, k)));
 		if (o->by == OUT_BY_FUNCTION)
 			for (int k = 0; k < AN_NVALUES; k++)
 				fprintf(f, ",%.1f,%.0f,%.0f", row->calls ? row->v[k] / (double)row->calls : 0.0,
@@ -234,10 +234,10 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	struct tm tm;
 	if (localtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	fmt_time(wall, sizeof(wall), (double)d->duration_ns);
-	fmt_time(comp, sizeof(comp), r->compensated_ns);
-	fmt_time(ei, sizeof(ei), r->session.v[AN_EI]);
-	fmt_time(ai, sizeof(ai), r->session.v[AN_AI]);
+	out_fmt_time(wall, sizeof(wall), (double)d->duration_ns);
+	out_fmt_time(comp, sizeof(comp), r->compensated_ns);
+	out_fmt_time(ei, sizeof(ei), r->session.v[AN_EI]);
+	out_fmt_time(ai, sizeof(ai), r->session.v[AN_AI]);
 	fprintf(f, "# stint report - instrumentation\n");
 	fprintf(f, "# command:     %s\n", d->command);
 	fprintf(f, "# recorded:    %s, wall time %s, exit status %u\n", when, wall, d->exit_status);
@@ -287,15 +287,15 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 		if (show_calls)
 			fprintf(f, "%10" PRIu64 " ", row->calls);
 		for (int k = 0; k < AN_NVALUES; k++) {
-			fmt_time(t, sizeof(t), row->v[k]);
-			fprintf(f, "%11s %6.2f ", t, pct(row->v[k], denom(r, k)));
+			out_fmt_time(t, sizeof(t), row->v[k]);
+			fprintf(f, "%11s %6.2f ", t, out_pct(row->v[k], denom(r, k)));
 		}
 		if (o->per_call && o->by == OUT_BY_FUNCTION)
 			for (int k = 0; k < AN_NVALUES; k++) {
 				char a[32], mn[32], mx[32];
-				fmt_time(a, sizeof(a), row->calls ? row->v[k] / (double)row->calls : 0);
-				fmt_time(mn, sizeof(mn), row->vmin[k]);
-				fmt_time(mx, sizeof(mx), row->vmax[k]);
+				out_fmt_time(a, sizeof(a), row->calls ? row->v[k] / (double)row->calls : 0);
+				out_fmt_time(mn, sizeof(mn), row->vmin[k]);
+				out_fmt_time(mx, sizeof(mx), row->vmax[k]);
 				fprintf(f, "%10s %10s %10s ", a, mn, mx);
 			}
 		if (o->by == OUT_BY_FUNCTION)
@@ -336,22 +336,22 @@ static void json_sample_row(FILE *f, const struct an_result *r, const struct an_
 {
 	double total = r->session.v[AN_EI];
 	fputs("{\"name\":", f);
-	json_str(f, row->name);
+	out_json_str(f, row->name);
 	fputs(",\"module\":", f);
-	json_str(f, row->module);
+	out_json_str(f, row->module);
 	fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
-		row->v[AN_EI], row->v[AN_EE], pct(row->v[AN_EI], total), pct(row->v[AN_EE], total));
+		row->v[AN_EI], row->v[AN_EE], out_pct(row->v[AN_EI], total), out_pct(row->v[AN_EE], total));
 	if (kind == OUT_BY_FUNCTION) {
 		const struct an_func *fn = &r->funcs[row->func];
 		fputs(",\"file\":", f);
-		json_str(f, fn->file);
+		out_json_str(f, fn->file);
 		fprintf(f, ",\"line\":%u", fn->line);
 	}
 	if (kind == OUT_BY_THREAD)
 		fprintf(f, ",\"tid\":%u,\"pid\":%u", row->tid, row->pid);
 	if (kind == OUT_BY_PROCESS) {
 		fprintf(f, ",\"pid\":%u,\"command\":", row->pid);
-		json_str(f, row->extra);
+		out_json_str(f, row->extra);
 	}
 	fputc('}', f);
 }
@@ -361,18 +361,18 @@ static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an
 {
 	char b[64];
 	fputs("{\"method\":\"sampling\",\n\"command\":", f);
-	json_str(f, d->command);
+	out_json_str(f, d->command);
 	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64 ",\n\"event\":", d->exit_status,
 		d->duration_ns);
-	json_str(f, d->clock);
+	out_json_str(f, d->clock);
 	fprintf(f, ",\n\"frequency_hz\":%" PRIu64 ",\n\"unwinding\":", d->rate);
-	json_str(f, d->os);
+	out_json_str(f, d->os);
 	fprintf(f, ",\n\"samples\":%" PRIu64, r->samples);
 	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
 	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
 	if (d->damage) {
 		fputs(",\n\"damage\":", f);
-		json_str(f, d->damage);
+		out_json_str(f, d->damage);
 	}
 	fputs(",\n\"session\":", f);
 	json_sample_row(f, r, &r->session, -1);
@@ -421,8 +421,8 @@ static void print_sample_csv(FILE *f, const struct an_result *r, const struct ou
 			fputc(',', f);
 			csv_str(f, row->module);
 		}
-		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", row->v[AN_EI], row->v[AN_EE], pct(row->v[AN_EI], total),
-			pct(row->v[AN_EE], total));
+		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", row->v[AN_EI], row->v[AN_EE], out_pct(row->v[AN_EI], total),
+			out_pct(row->v[AN_EE], total));
 	}
 }
 
@@ -434,7 +434,7 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	struct tm tm;
 	if (localtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	fmt_time(dur, sizeof(dur), (double)d->duration_ns);
+	out_fmt_time(dur, sizeof(dur), (double)d->duration_ns);
 	fprintf(f, "# stint report - sampling\n");
 	fprintf(f, "# command:     %s\n", d->command);
 	fprintf(f, "# recorded:    %s, duration %s, exit status %u\n", when, dur, d->exit_status);
@@ -457,8 +457,8 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	double total = r->session.v[AN_EI];
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
-		fprintf(f, "%10.0f %7.2f %10.0f %7.2f  ", row->v[AN_EI], pct(row->v[AN_EI], total), row->v[AN_EE],
-			pct(row->v[AN_EE], total));
+		fprintf(f, "%10.0f %7.2f %10.0f %7.2f  ", row->v[AN_EI], out_pct(row->v[AN_EI], total), row->v[AN_EE],
+			out_pct(row->v[AN_EE], total));
 		sample_row_label(f, o, row);
 		fputc('\n', f);
 	}

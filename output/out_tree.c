@@ -8,38 +8,7 @@
 #include <string.h>
 
 #include "out_tree.h"
-
-static double pct(double v, double total)
-{
-	return total > 0 ? 100.0 * v / total : 0.0;
-}
-
-static void fmt_ns(char *buf, size_t n, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, n, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, n, "%.2f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, n, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, n, "%.3f s", ns / 1e9);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
+#include "output.h"
 
 /* Children of node i, hottest (largest inclusive) first. */
 static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **out)
@@ -66,16 +35,16 @@ static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **
 static void text_values(FILE *f, const struct an_view *v, const struct view_node *n)
 {
 	if (v->sampling) {
-		fprintf(f, "%8.0f %6.2f %8.0f %6.2f  ", n->v[AN_EI], pct(n->v[AN_EI], v->total[AN_EI]), n->v[AN_EE],
-			pct(n->v[AN_EE], v->total[AN_EI]));
+		fprintf(f, "%8.0f %6.2f %8.0f %6.2f  ", n->v[AN_EI], out_pct(n->v[AN_EI], v->total[AN_EI]), n->v[AN_EE],
+			out_pct(n->v[AN_EE], v->total[AN_EI]));
 		return;
 	}
 	char ei[32], ee[32];
-	fmt_ns(ei, sizeof(ei), n->v[AN_EI]);
-	fmt_ns(ee, sizeof(ee), n->v[AN_EE]);
+	out_fmt_time(ei, sizeof(ei), n->v[AN_EI]);
+	out_fmt_time(ee, sizeof(ee), n->v[AN_EE]);
 	fprintf(f, "%10" PRIu64 " %10s %6.2f %10s %6.2f %6.2f %6.2f  ", n->calls, ei,
-		pct(n->v[AN_EI], v->total[AN_EI]), ee, pct(n->v[AN_EE], v->total[AN_EI]),
-		pct(n->v[AN_AI], v->total[AN_AI]), pct(n->v[AN_AE], v->total[AN_AI]));
+		out_pct(n->v[AN_EI], v->total[AN_EI]), ee, out_pct(n->v[AN_EE], v->total[AN_EI]),
+		out_pct(n->v[AN_AI], v->total[AN_AI]), out_pct(n->v[AN_AE], v->total[AN_AI]));
 }
 
 static void text_header(FILE *f, const struct an_view *v, const char *what)
@@ -116,7 +85,7 @@ static void text_node(struct tree_ctx *c, uint32_t i, int depth, int hot)
 			hidden_v += ch->v[AN_EI];
 			continue;
 		}
-		if (pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
+		if (out_pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
 			hidden++;
 			hidden_v += ch->v[AN_EI];
 			continue;
@@ -132,7 +101,7 @@ static void text_node(struct tree_ctx *c, uint32_t i, int depth, int hot)
 		for (int d = 0; d <= depth; d++)
 			fputs("  ", c->f);
 		fprintf(c->f, "(%u more call path%s, %.2f%% in all)\n", hidden, hidden == 1 ? "" : "s",
-			pct(hidden_v, v->total[AN_EI]));
+			out_pct(hidden_v, v->total[AN_EI]));
 	}
 	free(kids);
 }
@@ -141,7 +110,7 @@ static void json_values(FILE *f, const struct an_view *v, const struct view_node
 {
 	if (v->sampling) {
 		fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
-			n->v[AN_EI], n->v[AN_EE], pct(n->v[AN_EI], v->total[AN_EI]), pct(n->v[AN_EE], v->total[AN_EI]));
+			n->v[AN_EI], n->v[AN_EE], out_pct(n->v[AN_EI], v->total[AN_EI]), out_pct(n->v[AN_EE], v->total[AN_EI]));
 		return;
 	}
 	static const char *const keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive",
@@ -149,7 +118,7 @@ static void json_values(FILE *f, const struct an_view *v, const struct view_node
 	fprintf(f, ",\"calls\":%" PRIu64, n->calls);
 	for (int k = 0; k < AN_NVALUES; k++)
 		fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", keys[k], n->v[k], keys[k],
-			pct(n->v[k], v->total[k < 2 ? AN_EI : AN_AI]));
+			out_pct(n->v[k], v->total[k < 2 ? AN_EI : AN_AI]));
 }
 
 static void json_node(struct tree_ctx *c, uint32_t i, int hot)
@@ -157,9 +126,9 @@ static void json_node(struct tree_ctx *c, uint32_t i, int hot)
 	const struct an_view *v = c->v;
 	const struct view_node *n = &v->n[i];
 	fputs("{\"name\":", c->f);
-	json_str(c->f, v->r->funcs[n->fn].name);
+	out_json_str(c->f, v->r->funcs[n->fn].name);
 	fputs(",\"module\":", c->f);
-	json_str(c->f, v->r->mods[v->r->funcs[n->fn].module].base);
+	out_json_str(c->f, v->r->mods[v->r->funcs[n->fn].module].base);
 	json_values(c->f, v, n);
 	if (c->hot_only)
 		fprintf(c->f, ",\"hot\":%s", hot ? "true" : "false");
@@ -169,7 +138,7 @@ static void json_node(struct tree_ctx *c, uint32_t i, int hot)
 	int first = 1;
 	for (uint32_t k = 0; k < nk; k++) {
 		const struct view_node *ch = &v->n[kids[k]];
-		if ((c->hot_only && !(hot && k == 0)) || pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
+		if ((c->hot_only && !(hot && k == 0)) || out_pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
 			c->folded++;
 			continue;
 		}
@@ -192,7 +161,7 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 			v->sampling ? "sampling" : "instrumentation", threshold, hot_path ? "true" : "false");
 		int first = 1;
 		for (uint32_t k = 0; k < nr; k++) {
-			if ((hot_path && k) || pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) < threshold) {
+			if ((hot_path && k) || out_pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) < threshold) {
 				c.folded++;
 				continue;
 			}
@@ -205,7 +174,7 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 	} else {
 		text_header(f, v, "Call tree");
 		for (uint32_t k = 0; k < nr; k++) {
-			if ((hot_path && k) || pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) < threshold) {
+			if ((hot_path && k) || out_pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) < threshold) {
 				c.folded++;
 				continue;
 			}
@@ -237,12 +206,12 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 			tmp.calls = rows[i].calls;
 			memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
 			fputs(i ? ",{\"name\":" : "{\"name\":", f);
-			json_str(f, rows[i].name);
+			out_json_str(f, rows[i].name);
 			fputs(",\"module\":", f);
-			json_str(f, rows[i].module);
+			out_json_str(f, rows[i].module);
 			json_values(f, v, &tmp);
 			if (self && self->v[AN_EI] > 0)
-				fprintf(f, ",\"share_pct\":%.4f", pct(rows[i].v[AN_EI], self->v[AN_EI]));
+				fprintf(f, ",\"share_pct\":%.4f", out_pct(rows[i].v[AN_EI], self->v[AN_EI]));
 			fputc('}', f);
 		}
 		fputs("]", f);
@@ -255,7 +224,7 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 		memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
 		text_values(f, v, &tmp);
 		if (self && self->v[AN_EI] > 0)
-			fprintf(f, "%5.1f%% of it  ", pct(rows[i].v[AN_EI], self->v[AN_EI]));
+			fprintf(f, "%5.1f%% of it  ", out_pct(rows[i].v[AN_EI], self->v[AN_EI]));
 		fprintf(f, "%s [%s]\n", rows[i].name, rows[i].module);
 	}
 	if (!n)
@@ -271,9 +240,9 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 	int first = 1;
 	if (json) {
 		fputs("{\"function\":{\"name\":", f);
-		json_str(f, self.name);
+		out_json_str(f, self.name);
 		fputs(",\"module\":", f);
-		json_str(f, self.module);
+		out_json_str(f, self.module);
 		struct view_node tmp = {0};
 		tmp.calls = self.calls;
 		memcpy(tmp.v, self.v, sizeof(tmp.v));

@@ -21,6 +21,11 @@ struct out_opts {
 	int no_compensation;
 };
 
+/* Helpers every view shares. */
+void out_fmt_time(char *buf, size_t n, double ns); /* "12.34 ms" */
+double out_pct(double v, double total);           /* 0 when total is 0 */
+void out_json_str(FILE *f, const char *s);        /* a JSON string literal */
+
 /* Validate a --sort key; 0 if known. */
 int out_sort_key_ok(const char *key);
 
