@@ -22,10 +22,14 @@
 #include "rec_perf.h"
 #include "../lib/util.h"
 
-#define REC_PERF_PAGES 64 /* data pages per ring: 256 KiB */
+/* data pages per ring: 256 KiB, or 4 MiB when every sample carries a copy
+ * of the stack (a few hundred samples of room between two drains) */
+#define REC_PERF_PAGES_FP 64
+#define REC_PERF_PAGES_DWARF 1024
 
 struct rec_ring {
 	int fd;
+	unsigned pages;
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
 	uint64_t size;
@@ -81,21 +85,30 @@ static void fill_attr(struct perf_event_attr *a, const struct rec_perf_opts *o, 
 	a->enable_on_exec = o->attach ? 0 : 1;
 	a->wakeup_events = 1;
 	a->watermark = 1;
-	a->wakeup_watermark = (REC_PERF_PAGES * 4096) / 4;
+	a->wakeup_watermark = (o->callgraph == REC_CG_DWARF ? REC_PERF_PAGES_DWARF : REC_PERF_PAGES_FP) * 4096 / 4;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 }
 
-static int ring_map(struct rec_ring *r)
+static int ring_map(struct rec_ring *r, unsigned pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	void *m = mmap(NULL, page * (REC_PERF_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	void *m = MAP_FAILED;
+	/* perf_event_mlock_kb limits an ordinary user: halve until it fits */
+	for (; pages >= 8 && m == MAP_FAILED; pages /= 2)
+		m = mmap(NULL, page * (pages + 1), PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 	if (m == MAP_FAILED)
 		return -1;
+	r->pages = pages * 2;
 	r->meta = m;
 	r->data = (uint8_t *)m + page;
-	r->size = page * REC_PERF_PAGES;
+	r->size = page * r->pages;
 	return 0;
+}
+
+static unsigned so_pages(const struct rec_perf_opts *o)
+{
+	return o->callgraph == REC_CG_DWARF ? REC_PERF_PAGES_DWARF : REC_PERF_PAGES_FP;
 }
 
 struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, int *denied,
@@ -139,7 +152,7 @@ struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opt
 			}
 			struct rec_ring *r = &p->rings[p->nrings++];
 			r->fd = fd;
-			if (ring_map(r) < 0) {
+			if (ring_map(r, so_pages(&p->opts)) < 0) {
 				snprintf(err, errlen, "cannot map the perf ring buffer: %s", strerror(errno));
 				rec_perf_close(p);
 				return NULL;
@@ -210,6 +223,15 @@ static size_t compact_sample(const struct rec_perf_opts *o, uint8_t *rec, size_t
 	return nsize;
 }
 
+/* Copy n bytes at ring offset off, in two pieces where they wrap. */
+static void ring_copy(const struct rec_ring *r, uint64_t off, void *out, size_t n)
+{
+	size_t first = r->size - off < n ? (size_t)(r->size - off) : n;
+	memcpy(out, r->data + off, first);
+	if (first < n)
+		memcpy((uint8_t *)out + first, r->data, n - first);
+}
+
 /* Copy every complete record out of the rings. */
 void rec_perf_drain(struct rec_perf *p)
 {
@@ -222,12 +244,10 @@ void rec_perf_drain(struct rec_perf *p)
 			uint64_t off = tail % r->size;
 			uint8_t tmp[65536 + 64];
 			/* the header and the record may wrap around the ring's end */
-			for (size_t k = 0; k < sizeof(h); k++)
-				((uint8_t *)&h)[k] = r->data[(off + k) % r->size];
+			ring_copy(r, off, &h, sizeof(h));
 			if (h.size < sizeof(h) || tail + h.size > head)
 				break;
-			for (size_t k = 0; k < h.size; k++)
-				tmp[k] = r->data[(off + k) % r->size];
+			ring_copy(r, off, tmp, h.size);
 			uint64_t whole = h.size;
 			if (h.type == PERF_RECORD_SAMPLE && p->opts.callgraph == REC_CG_DWARF)
 				h.size = (uint16_t)compact_sample(&p->opts, tmp, h.size);
@@ -318,7 +338,7 @@ void rec_perf_close(struct rec_perf *p)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < p->nrings; i++) {
 		if (p->rings[i].meta)
-			munmap(p->rings[i].meta, page * (REC_PERF_PAGES + 1));
+			munmap(p->rings[i].meta, page * (p->rings[i].pages + 1));
 		close(p->rings[i].fd);
 	}
 	free(p->rings);
