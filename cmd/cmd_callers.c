@@ -13,7 +13,7 @@
 #include "../output/out_tree.h"
 
 static const char butterfly_usage[] =
-	"usage: stint callers|callees [-i FILE] [--format table|json] [filters] FUNCTION\n"
+	"usage: stint callers|callees [-i FILE] [--format table|csv|json] [filters] FUNCTION\n"
 	"\n"
 	"  -i, --input FILE   data file (default stint.data)\n" CMD_FILTER_HELP;
 
@@ -27,7 +27,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 						  {NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
 	struct an_filter flt = {0};
-	int json = 0, nocomp = 0, c;
+	int format = 0, nocomp = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -36,9 +36,11 @@ static int butterfly(int argc, char **argv, int callees_first)
 			input = optarg;
 		else if (c == 2) {
 			if (strcmp(optarg, "json") == 0)
-				json = 1;
+				format = 1;
+			else if (strcmp(optarg, "csv") == 0)
+				format = 2;
 			else if (strcmp(optarg, "table") != 0)
-				die("unknown format '%s' (table or json)", optarg);
+				die("unknown format '%s' (table, csv or json)", optarg);
 		} else if (c == 4)
 			nocomp = 1;
 		else if (c == 'h') {
@@ -70,7 +72,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 	if (an_view_build(&d, &r, &flt, &v) < 0)
 		die("out of memory");
 	/* the same name in several modules (or processes' copies): the first */
-	out_butterfly(stdout, &v, found[0], callees_first, json);
+	out_butterfly(stdout, &v, found[0], callees_first, format);
 	an_view_release(&v);
 	an_result_free(&r);
 	fmt_data_free(&d);

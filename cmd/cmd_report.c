@@ -143,9 +143,7 @@ int cmd_report(int argc, char **argv)
 		if (an_view_build(&d, &r, &flt, &v) < 0)
 			die("out of memory");
 		if (tree) {
-			if (o.format == OUT_CSV)
-				die("report: --tree prints a table or JSON, not CSV");
-			out_tree(stdout, &v, threshold, hot, o.format == OUT_JSON);
+			out_tree(stdout, &v, threshold, hot, o.format == OUT_JSON ? 1 : o.format == OUT_CSV ? 2 : 0);
 		} else {
 			apply_filter(&d, &r, &flt, &v);
 		}

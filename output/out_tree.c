@@ -151,8 +151,86 @@ static void json_node(struct tree_ctx *c, uint32_t i, int hot)
 	free(kids);
 }
 
-void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, int json)
+static void csv_field(FILE *f, const char *s)
 {
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_values(FILE *f, const struct an_view *v, const struct view_node *n)
+{
+	if (v->sampling)
+		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", n->v[AN_EI], n->v[AN_EE], out_pct(n->v[AN_EI], v->total[AN_EI]),
+			out_pct(n->v[AN_EE], v->total[AN_EI]));
+	else
+		fprintf(f, ",%" PRIu64 ",%.0f,%.0f,%.0f,%.0f,%.4f,%.4f,%.4f,%.4f\n", n->calls, n->v[AN_EI], n->v[AN_EE],
+			n->v[AN_AI], n->v[AN_AE], out_pct(n->v[AN_EI], v->total[AN_EI]),
+			out_pct(n->v[AN_EE], v->total[AN_EI]), out_pct(n->v[AN_AI], v->total[AN_AI]),
+			out_pct(n->v[AN_AE], v->total[AN_AI]));
+}
+
+static const char *csv_header(const struct an_view *v)
+{
+	return v->sampling ? "inclusive_samples,exclusive_samples,inclusive_pct,exclusive_pct"
+			   : "calls,elapsed_inclusive,elapsed_exclusive,application_inclusive,"
+			     "application_exclusive,elapsed_inclusive_pct,elapsed_exclusive_pct,"
+			     "application_inclusive_pct,application_exclusive_pct";
+}
+
+/* One row per call path shown: depth, the path (names joined by ';'), values. */
+static void csv_node(struct tree_ctx *c, uint32_t i, int depth, int hot, char *path, size_t len, size_t cap)
+{
+	const struct an_view *v = c->v;
+	const struct view_node *n = &v->n[i];
+	const char *name = v->r->funcs[n->fn].name;
+	size_t nl = strlen(name);
+	if (len + nl + 2 < cap) {
+		if (len)
+			path[len++] = ';';
+		memcpy(path + len, name, nl + 1);
+		len += nl;
+	}
+	fprintf(c->f, "%d,", depth);
+	csv_field(c->f, path);
+	fputc(',', c->f);
+	csv_field(c->f, v->r->mods[v->r->funcs[n->fn].module].base);
+	csv_values(c->f, v, n);
+	uint32_t *kids;
+	uint32_t nk = sorted_children(v, i, &kids);
+	for (uint32_t k = 0; k < nk; k++) {
+		const struct view_node *ch = &v->n[kids[k]];
+		if ((c->hot_only && !(hot && k == 0)) || out_pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold)
+			continue;
+		csv_node(c, kids[k], depth + 1, hot && k == 0, path, len, cap);
+	}
+	free(kids);
+}
+
+void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, int format)
+{
+	int json = format == 1;
+	if (format == 2) {
+		struct tree_ctx c = {f, v, threshold, hot_path, 0};
+		uint32_t *roots;
+		uint32_t nr = sorted_children(v, 0, &roots);
+		char *path = malloc(65536);
+		if (!path)
+			abort();
+		fprintf(f, "depth,path,module,%s\n", csv_header(v));
+		for (uint32_t k = 0; k < nr; k++)
+			if (!(hot_path && k) && out_pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) >= threshold) {
+				path[0] = 0;
+				csv_node(&c, roots[k], 0, hot_path && k == 0, path, 0, 65536);
+			}
+		free(path);
+		free(roots);
+		return;
+	}
 	struct tree_ctx c = {f, v, threshold, hot_path, 0};
 	uint32_t *roots;
 	uint32_t nr = sorted_children(v, 0, &roots);
@@ -231,12 +309,33 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 		fputs("  (none)\n", f);
 }
 
-void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_first, int json)
+void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_first, int format)
 {
+	int json = format == 1;
 	struct an_row *callers, *callees, self;
 	uint32_t ncallers, ncallees;
 	an_view_callers(v, fn, &callers, &ncallers, &self);
 	an_view_callees(v, fn, &callees, &ncallees);
+	if (format == 2) {
+		fprintf(f, "relation,name,module,%s\n", csv_header(v));
+		for (int part = 0; part < 3; part++) {
+			const struct an_row *rows = part == 0 ? &self : part == 1 ? callers : callees;
+			uint32_t n = part == 0 ? 1 : part == 1 ? ncallers : ncallees;
+			for (uint32_t i = 0; i < n; i++) {
+				struct view_node tmp = {0};
+				tmp.calls = rows[i].calls;
+				memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
+				fputs(part == 0 ? "function," : part == 1 ? "caller," : "callee,", f);
+				csv_field(f, rows[i].name);
+				fputc(',', f);
+				csv_field(f, rows[i].module);
+				csv_values(f, v, &tmp);
+			}
+		}
+		free(callers);
+		free(callees);
+		return;
+	}
 	int first = 1;
 	if (json) {
 		fputs("{\"function\":{\"name\":", f);
