@@ -1,0 +1,685 @@
+#!/usr/bin/env python3
+"""run_sample.py - end-to-end tests of stint's sampling method.
+
+Each test records one of the small programs tests/progs/s_*.c with the real
+`stint record -m sample`, reads `stint report --format json` (and, for some,
+the table, `--by line`, `--by address` and `stint annotate`) and checks it
+against what the program is known to do (SPEC.md section 2, in
+/work/shared/SPEC.md): CPU shares of functions, whole call stacks with and
+without frame pointers, recursion counted once, thread, process and module
+rows, source lines, the in-process fallback sampler, crashes, errors and
+attaching to a running process.  The programs burn CPU by iteration counts,
+so their shares do not depend on the machine's load; the tolerances are
+wide enough for a noisy shared 2-core machine.
+
+    run_sample.py --stint build/stint --progs build/tests TESTNAME
+    run_sample.py --list
+
+Exit status 0 when the test passes (or prints "SKIP: reason" because it
+needs perf events and perf_event_open is not permitted here), 1 with a
+message on stderr when it fails.  Python 3 standard library only.
+"""
+import argparse
+import ctypes
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+RECORD_TIMEOUT = 20  # seconds; every test must stay well under ~20 s
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROG_SOURCES = os.path.join(os.path.dirname(HERE), "progs")
+
+# Functions that may be the outermost frame of a complete user stack.
+ROOTS = ("_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl")
+
+
+class TestFailure(Exception):
+    pass
+
+
+class TestSkip(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise TestFailure(msg)
+
+
+# ---------------------------------------------------------------------------
+# Are perf events permitted?
+# ---------------------------------------------------------------------------
+
+_PERF_NR = {"x86_64": 298, "aarch64": 241, "i686": 336, "i386": 336, "ppc64le": 319, "s390x": 331,
+            "riscv64": 241}
+
+
+def perf_unavailable():
+    """None when perf_event_open works for us here, else the reason why not."""
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            paranoid = int(f.read().strip())
+    except (OSError, ValueError):
+        return "cannot read /proc/sys/kernel/perf_event_paranoid (no perf events in this kernel?)"
+    if paranoid > 2 and os.geteuid() != 0:
+        return "perf_event_paranoid is %d (> 2): perf events are not permitted" % paranoid
+    nr = _PERF_NR.get(platform.machine())
+    if nr is None:
+        return None  # cannot probe on this architecture; trust the paranoid level
+    # struct perf_event_attr (PERF_ATTR_SIZE_VER0 = 64 bytes): a software
+    # task-clock counter of this process, user space only.
+    attr = (ctypes.c_ubyte * 128)()
+    ctypes.memmove(attr, (1).to_bytes(4, "little") + (64).to_bytes(4, "little") +
+                   (1).to_bytes(8, "little"), 16)  # type SOFTWARE, size, config TASK_CLOCK
+    flags = (1 << 0) | (1 << 5) | (1 << 6)  # disabled, exclude_kernel, exclude_hv
+    ctypes.memmove(ctypes.byref(attr, 40), flags.to_bytes(8, "little"), 8)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        fd = libc.syscall(ctypes.c_long(nr), ctypes.byref(attr), ctypes.c_int(0), ctypes.c_int(-1),
+                          ctypes.c_int(-1), ctypes.c_ulong(0))
+    except Exception as e:  # no ctypes support: trust the paranoid level
+        return None
+    if fd < 0:
+        err = ctypes.get_errno()
+        return "perf_event_open fails here: %s" % os.strerror(err)
+    os.close(fd)
+    return None
+
+
+def need_perf():
+    why = perf_unavailable()
+    if why:
+        raise TestSkip(why)
+
+
+# ---------------------------------------------------------------------------
+# Running stint
+# ---------------------------------------------------------------------------
+
+class Ctx:
+    """One test's view of stint, the programs and a private temp dir."""
+
+    def __init__(self, stint, progs, tmp):
+        self.stint = stint
+        self.progs = progs
+        self.tmp = tmp
+        self.log = []  # commands run, shown when a test fails
+
+    def prog(self, name):
+        path = os.path.join(self.progs, name)
+        check(os.path.exists(path), "test program %s is missing (build the tests first)" % path)
+        return path
+
+    def run(self, argv, expect=None, timeout=RECORD_TIMEOUT, **kw):
+        self.log.append(" ".join(argv))
+        try:
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout, universal_newlines=True, **kw)
+        except subprocess.TimeoutExpired:
+            raise TestFailure("timed out after %d s: %s" % (timeout, " ".join(argv)))
+        if expect is not None and p.returncode != expect:
+            raise TestFailure("%s\n  exited %d, expected %d\n  stderr: %s" % (
+                " ".join(argv), p.returncode, expect, p.stderr.strip()))
+        return p
+
+    def record(self, prog_argv, expect_status=0, options=(), name="stint.data"):
+        """stint record -m sample -o DATA [options] -- PROG ARGS; returns (proc, data)."""
+        data = os.path.join(self.tmp, name)
+        argv = [self.stint, "record", "-m", "sample", "-o", data] + list(options) + ["--"] + prog_argv
+        p = self.run(argv)
+        check(p.returncode == expect_status,
+              "record of %s exited %d, expected %d (the program's status)\n  stderr: %s" % (
+                  os.path.basename(prog_argv[0]), p.returncode, expect_status, p.stderr.strip()))
+        check(os.path.isfile(data), "record did not write the data file %s" % data)
+        return p, data
+
+    def report_json(self, data, options=()):
+        p = self.run([self.stint, "report", "-i", data, "--format", "json"] + list(options), expect=0)
+        check(p.stderr.strip() == "", "report printed on stderr: %s" % p.stderr.strip())
+        try:
+            rep = json.loads(p.stdout)
+        except ValueError as e:
+            raise TestFailure("report --format json is not valid JSON (%s):\n%s" % (e, p.stdout[:2000]))
+        check_report_invariants(rep)
+        return rep
+
+    def record_and_report(self, prog_argv, expect_status=0, options=(), min_samples=100):
+        rec, data = self.record(prog_argv, expect_status, options=options)
+        rep = self.report_json(data)
+        check(rep["samples"] >= min_samples,
+              "only %d samples kept, expected at least %d (record said: %s)" % (
+                  rep["samples"], min_samples, rec.stderr.strip()))
+        return rec, data, rep
+
+
+# ---------------------------------------------------------------------------
+# Reading a report
+# ---------------------------------------------------------------------------
+
+def module_matches(actual, wanted):
+    """Module names are the ELF file's base name; "libc.so" matches "libc.so.6"."""
+    return actual == wanted or (wanted.endswith(".so") and actual.startswith(wanted + "."))
+
+
+def function_rows(rep, name, module=None):
+    return [r for r in rep["functions"]
+            if r["name"] == name and (module is None or module_matches(r["module"], module))]
+
+
+def func(rep, name, module=None):
+    rows = function_rows(rep, name, module)
+    if len(rows) != 1:
+        raise TestFailure("expected one function row named %r%s, found %d; functions: %s" % (
+            name, " in module %s" % module if module else "", len(rows), function_list(rep)))
+    return rows[0]
+
+
+def incl(rep, name):
+    """Inclusive samples of a function (0 when it has no row)."""
+    return sum(r["inclusive_samples"] for r in function_rows(rep, name))
+
+
+def excl(rep, name):
+    return sum(r["exclusive_samples"] for r in function_rows(rep, name))
+
+
+def pct(rep, n):
+    return 100.0 * n / rep["samples"] if rep["samples"] else 0.0
+
+
+def function_list(rep, limit=25):
+    rows = sorted(rep["functions"], key=lambda r: -r["inclusive_samples"])[:limit]
+    return ", ".join("%s[%s] %d/%d" % (r["name"], r["module"], r["inclusive_samples"], r["exclusive_samples"])
+                     for r in rows) + " (inclusive/exclusive samples of %d)" % rep["samples"]
+
+
+def near(value, want, tol):
+    return abs(value - want) <= tol
+
+
+def check_report_invariants(rep):
+    """What holds for every sampling report (SPEC.md section 2 and 3)."""
+    for key in ("method", "samples", "lost_samples", "cut_stacks", "session", "functions", "modules",
+                "threads", "processes", "lines", "addresses", "unwinding"):
+        check(key in rep, "report JSON has no %r key" % key)
+    check(rep["method"] == "sampling", "method is %r, expected 'sampling'" % rep["method"])
+    n = rep["samples"]
+    sess = rep["session"]
+    check(sess["inclusive_samples"] == n and sess["exclusive_samples"] == n,
+          "session has %d/%d inclusive/exclusive samples, expected the %d kept samples" % (
+              sess["inclusive_samples"], sess["exclusive_samples"], n))
+    problems = []
+    for kind in ("functions", "modules", "threads", "processes", "lines", "addresses"):
+        for r in rep[kind]:
+            for k in ("name", "module", "inclusive_samples", "exclusive_samples", "inclusive_pct", "exclusive_pct"):
+                if k not in r:
+                    problems.append("a %s row has no %r key: %s" % (kind, k, r))
+                    break
+            else:
+                i, e = r["inclusive_samples"], r["exclusive_samples"]
+                what = "%s row %s[%s]" % (kind, r["name"], r["module"])
+                if e < 0 or e > i:
+                    problems.append("%s: exclusive %d not within [0, inclusive %d]" % (what, e, i))
+                if i > n:
+                    problems.append("%s: inclusive %d > %d samples (recursion counted twice?)" % (what, i, n))
+                if n and (abs(r["inclusive_pct"] - 100.0 * i / n) > 0.01 or
+                          abs(r["exclusive_pct"] - 100.0 * e / n) > 0.01):
+                    problems.append("%s: percentages %.4f/%.4f are not 100*%d/%d and 100*%d/%d" % (
+                        what, r["inclusive_pct"], r["exclusive_pct"], i, n, e, n))
+    for kind in ("functions", "modules", "threads", "processes"):
+        total = sum(r["exclusive_samples"] for r in rep[kind])
+        if total != n:
+            problems.append("exclusive samples of the %s add up to %d, not the %d samples" % (kind, total, n))
+    for kind in ("lines", "addresses"):
+        total = sum(r["exclusive_samples"] for r in rep[kind])
+        if total > n:
+            problems.append("exclusive samples of the %s add up to %d > %d samples" % (kind, total, n))
+    for t in rep["threads"]:
+        if not all(k in t for k in ("tid", "pid", "name")):
+            problems.append("thread row without tid/pid/name: %s" % t)
+    for p in rep["processes"]:
+        if not all(k in p for k in ("pid", "command")):
+            problems.append("process row without pid/command: %s" % p)
+    check(not problems, "report inconsistent:\n  " + "\n  ".join(problems[:20]))
+
+
+def check_split(rep, tol):
+    """s_split: heavy 75%, light 25% (exclusive), split_work and main ~100% inclusive."""
+    h, l = pct(rep, excl(rep, "heavy")), pct(rep, excl(rep, "light"))
+    check(near(h, 75, tol) and near(l, 25, tol),
+          "exclusive %% of heavy %.1f and light %.1f, expected 75 and 25 (+-%d)\n  functions: %s" % (
+              h, l, tol, function_list(rep)))
+    for n in ("heavy", "light", "split_work", "main"):
+        check(func(rep, n)["module"] == "s_split",
+              "%s's module is %r, expected the executable s_split" % (n, func(rep, n)["module"]))
+    sw = func(rep, "split_work")
+    check(sw["inclusive_pct"] >= 95, "split_work (caller of heavy and light) inclusive %.1f%%, expected ~100%%\n"
+          "  functions: %s" % (sw["inclusive_pct"], function_list(rep)))
+    check(sw["exclusive_pct"] <= 3, "split_work exclusive %.1f%%, expected ~0 (it only calls)" % sw["exclusive_pct"])
+    check(func(rep, "main")["inclusive_pct"] >= 95,
+          "main inclusive %.1f%%, expected >= 95%%\n  functions: %s" % (
+              func(rep, "main")["inclusive_pct"], function_list(rep)))
+
+
+def check_chain(rep, unwinding):
+    """s_chain_*: chain_leaf's samples have c, b, a and main on their stacks; complete stacks."""
+    check(rep["unwinding"] == unwinding, "unwinding is %r, expected %r" % (rep["unwinding"], unwinding))
+    leaf = excl(rep, "chain_leaf")
+    check(pct(rep, leaf) >= 85, "chain_leaf has %d exclusive samples of %d, expected ~all\n  functions: %s" % (
+        leaf, rep["samples"], function_list(rep)))
+    short = []
+    for n in ("chain_c", "chain_b", "chain_a", "main"):
+        if incl(rep, n) < 0.9 * leaf:
+            short.append("%s %d" % (n, incl(rep, n)))
+    check(not short, "callers missing from chain_leaf's stacks (inclusive samples, expected >= 90%% of "
+          "chain_leaf's %d): %s\n  functions: %s" % (leaf, ", ".join(short), function_list(rep)))
+    check(rep["cut_stacks"] < 0.05 * rep["samples"],
+          "%d of %d stacks cut short (expected < 5%%)" % (rep["cut_stacks"], rep["samples"]))
+    # every complete stack starts at _start (or glibc's __libc_start_*): one of them
+    # must be on (nearly) every stack, else some other function was taken for a root
+    root = max(incl(rep, r) for r in ROOTS)
+    check(root >= 0.95 * rep["samples"],
+          "only %d of %d samples have _start/__libc_start_* at their root: other functions were roots "
+          "(stacks cut short)\n  functions: %s" % (root, rep["samples"], function_list(rep)))
+    for r in rep["functions"]:
+        if r["name"] not in ROOTS and r["name"] != "main" and not r["name"].startswith("chain_"):
+            check(r["inclusive_pct"] < 5, "unexpected function %s[%s] on %.1f%% of the stacks\n  functions: %s" % (
+                r["name"], r["module"], r["inclusive_pct"], function_list(rep)))
+
+
+def one_line_error(p, must_mention=(), what="command"):
+    """A failing command: non-zero status, one line on stderr naming the culprit."""
+    check(p.returncode != 0, "%s succeeded (status 0) but should fail; stderr: %s" % (what, p.stderr.strip()))
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    check(len(lines) == 1, "%s should fail with one line on stderr, printed %d:\n%s" % (
+        what, len(lines), p.stderr))
+    for m in must_mention:
+        check(m in lines[0], "%s error %r does not mention %r" % (what, lines[0], m))
+    check("Traceback" not in p.stderr and "Sanitizer" not in p.stderr, "crash output: %s" % p.stderr)
+    return lines[0]
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of a running process, from /proc/PID/stat."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / float(os.sysconf("SC_CLK_TCK"))
+
+
+def marker_line(src, marker):
+    with open(os.path.join(PROG_SOURCES, src)) as f:
+        for i, l in enumerate(f, 1):
+            if marker in l:
+                return i
+    raise TestFailure("marker %s not found in %s" % (marker, src))
+
+
+# ---------------------------------------------------------------------------
+# The tests
+# ---------------------------------------------------------------------------
+
+TESTS = {}
+
+
+def test(fn):
+    TESTS[fn.__name__[len("test_"):]] = fn
+    return fn
+
+
+@test
+def test_cpu_split(c):
+    """heavy/light 3:1: exclusive 75/25 (+-10), caller ~100% inclusive and ~0 exclusive."""
+    rec, _, rep = c.record_and_report([c.prog("s_split")], min_samples=200)
+    check("split done" in rec.stdout, "the program's output did not come through: %r" % rec.stdout)
+    check(rep["event"] == "task-clock", "default event is %r, expected task-clock" % rep["event"])
+    check(rep["frequency_hz"] == 1000, "default frequency %r, expected 1000 Hz" % rep["frequency_hz"])
+    check(rep["exit_status"] == 0, "exit_status %r" % rep["exit_status"])
+    check_split(rep, 10)
+    check(len(rep["threads"]) == 1 and len(rep["processes"]) == 1,
+          "expected 1 thread and 1 process row: %s %s" % (rep["threads"], rep["processes"]))
+    proc = rep["processes"][0]
+    check(rep["threads"][0]["pid"] == proc["pid"] == rep["threads"][0]["tid"],
+          "thread/process ids disagree: %s %s" % (rep["threads"], rep["processes"]))
+    check("s_split" in proc["command"], "process command %r does not name s_split" % proc["command"])
+    exe = [m for m in rep["modules"] if m["name"] == "s_split"]
+    check(len(exe) == 1 and exe[0]["exclusive_pct"] >= 95,
+          "module s_split should have ~all exclusive samples: %s" % rep["modules"])
+
+
+@test
+def test_sleep_not_sampled(c):
+    """A function sleeping 2 x 300 ms gets (almost) no samples: sampling follows CPU time."""
+    _, _, rep = c.record_and_report([c.prog("s_sleep")], min_samples=100)
+    sl = incl(rep, "sleeper")
+    check(pct(rep, sl) < 5, "sleeper has %d inclusive samples of %d (%.1f%%), expected < 5%%\n  functions: %s" % (
+        sl, rep["samples"], pct(rep, sl), function_list(rep)))
+    comp = excl(rep, "compute")
+    check(pct(rep, comp) >= 85, "compute has %.1f%% exclusive, expected ~100%%\n  functions: %s" % (
+        pct(rep, comp), function_list(rep)))
+    # 600 ms of the run were spent asleep: far fewer samples than wall-clock milliseconds
+    wall_ms = rep["duration_ns"] / 1e6
+    check(wall_ms >= 600, "duration %.0f ms, but the program sleeps 600 ms" % wall_ms)
+    check(rep["samples"] < 0.7 * wall_ms * rep["frequency_hz"] / 1000.0,
+          "%d samples in %.0f ms of which 600 asleep: the sleep was sampled" % (rep["samples"], wall_ms))
+
+
+@test
+def test_stacks_dwarf_nofp(c):
+    """main->a->b->c->leaf built -fomit-frame-pointer: whole stacks by DWARF unwinding."""
+    _, _, rep = c.record_and_report([c.prog("s_chain_nofp")], min_samples=200)
+    check_chain(rep, "dwarf")
+
+
+@test
+def test_stacks_fp(c):
+    """The same chain built -fno-omit-frame-pointer, unwound with --call-graph fp."""
+    need_perf()
+    _, _, rep = c.record_and_report([c.prog("s_chain_fp")], options=["--call-graph", "fp"], min_samples=200)
+    check_chain(rep, "fp")
+
+
+@test
+def test_recursion_once(c):
+    """recurse 51 deep burning at the bottom: each sample counts it once (inclusive == its samples)."""
+    _, _, rep = c.record_and_report([c.prog("s_recurse")], min_samples=200)
+    r = func(rep, "recurse")
+    n = rep["samples"]
+    check(r["inclusive_pct"] <= 100 and r["inclusive_samples"] <= n,
+          "recurse inclusive %d (%.1f%%) > %d samples: recursion counted more than once" % (
+              r["inclusive_samples"], r["inclusive_pct"], n))
+    # recurse calls nothing else: the samples with recurse on the stack are
+    # exactly those whose top frame is recurse
+    check(abs(r["inclusive_samples"] - r["exclusive_samples"]) <= 1,
+          "recurse inclusive %d != exclusive %d (+-1): the samples with recurse on the stack are those "
+          "it is on top of\n  functions: %s" % (r["inclusive_samples"], r["exclusive_samples"], function_list(rep)))
+    check(r["exclusive_pct"] >= 85, "recurse exclusive %.1f%%, expected ~100%%" % r["exclusive_pct"])
+    check(incl(rep, "main") >= r["inclusive_samples"] - 1,
+          "main inclusive %d < recurse inclusive %d" % (incl(rep, "main"), r["inclusive_samples"]))
+    check(rep["cut_stacks"] < 0.05 * n, "%d of %d stacks cut short" % (rep["cut_stacks"], n))
+    # the recursive call site is on each stack 50 times: once per sample per line / address
+    src_lines = [l for l in rep["lines"] if l["name"].endswith("s_recurse.c:%d" % marker_line(
+        "s_recurse.c", "recurse(depth - 1, n)"))]
+    check(src_lines, "no line row for the recursive call site; lines: %s" % [l["name"] for l in rep["lines"][:20]])
+    check(src_lines[0]["inclusive_samples"] >= 0.9 * r["inclusive_samples"],
+          "the recursive call line has %d inclusive samples, recurse %d" % (
+              src_lines[0]["inclusive_samples"], r["inclusive_samples"]))
+    mod = [m for m in rep["modules"] if m["name"] == "s_recurse"]
+    check(mod and mod[0]["inclusive_samples"] <= n, "module s_recurse: %s" % mod)
+
+
+@test
+def test_threads_named(c):
+    """Three named workers burning 1:2:3: thread rows with names, shares 1/6, 2/6, 3/6 (+-8)."""
+    _, _, rep = c.record_and_report([c.prog("s_threads")], min_samples=200)
+    check(len(rep["processes"]) == 1, "expected one process row: %s" % rep["processes"])
+    pid = rep["processes"][0]["pid"]
+    threads = rep["threads"]
+    names = [t["name"] for t in threads]
+    for t in threads:
+        check(t["pid"] == pid, "thread %s has pid %s, the process is %s" % (t, t["pid"], pid))
+    check(len({t["tid"] for t in threads}) == len(threads), "thread ids not distinct: %s" % threads)
+    workers = {}
+    for w in ("s_w1", "s_w2", "s_w3"):
+        rows = [t for t in threads if t["name"] == w]
+        check(len(rows) == 1, "expected one thread row named %s, thread names: %s" % (w, names))
+        check(rows[0]["tid"] != pid, "worker %s has the main thread's tid" % w)
+        workers[w] = rows[0]["exclusive_samples"]
+    total = sum(workers.values())
+    check(total >= 0.9 * rep["samples"], "workers have %d of %d samples, expected ~all" % (total, rep["samples"]))
+    shares = {w: 100.0 * v / total for w, v in workers.items()}
+    want = {"s_w1": 100 / 6.0, "s_w2": 200 / 6.0, "s_w3": 300 / 6.0}
+    bad = ["%s %.1f%% (expected %.1f)" % (w, shares[w], want[w]) for w in want if not near(shares[w], want[w], 8)]
+    check(not bad, "worker thread shares wrong: %s" % ", ".join(bad))
+    check(pct(rep, excl(rep, "thread_burn")) >= 85, "thread_burn exclusive %.1f%%\n  functions: %s" % (
+        pct(rep, excl(rep, "thread_burn")), function_list(rep)))
+    p = c.run([c.stint, "report", "-i", os.path.join(c.tmp, "stint.data"), "--by", "thread"], expect=0)
+    for w in want:
+        check(w in p.stdout, "table --by thread lacks %s:\n%s" % (w, p.stdout))
+
+
+@test
+def test_fork_child(c):
+    """A forked child burning 3 parts in child_work: two process rows, child_work's samples in the child."""
+    rec, _, rep = c.record_and_report([c.prog("s_fork")], min_samples=200)
+    m = re.search(r"child (\d+)", rec.stdout)
+    check(m, "s_fork did not print its child's pid: %r" % rec.stdout)
+    child = int(m.group(1))
+    procs = {p["pid"]: p for p in rep["processes"]}
+    check(len(procs) == 2 and child in procs, "expected two process rows, the child %d among them: %s" % (
+        child, rep["processes"]))
+    parent = [p for p in procs if p != child][0]
+    cw, pw = excl(rep, "child_work"), excl(rep, "parent_work")
+    n = rep["samples"]
+    check(near(pct(rep, cw), 75, 10) and near(pct(rep, pw), 25, 10),
+          "child_work %.1f%%, parent_work %.1f%%, expected 75 and 25 (+-10)\n  functions: %s" % (
+              pct(rep, cw), pct(rep, pw), function_list(rep)))
+    cs, ps = procs[child]["exclusive_samples"], procs[parent]["exclusive_samples"]
+    check(abs(cs - cw) <= 0.05 * n + 2,
+          "child process %d has %d samples but child_work %d: child_work not attributed to the child" % (
+              child, cs, cw))
+    check(abs(ps - pw) <= 0.05 * n + 2,
+          "parent process %d has %d samples but parent_work %d" % (parent, ps, pw))
+    ct = [t for t in rep["threads"] if t["pid"] == child]
+    check(len(ct) == 1 and ct[0]["tid"] == child, "expected one thread row of the child: %s" % rep["threads"])
+    check(all(t["pid"] in procs for t in rep["threads"]), "thread rows of unknown processes: %s" % rep["threads"])
+
+
+@test
+def test_shared_libs(c):
+    """lib_work in libs_work.so (linked) and plugin_work in libs_plugin.so (dlopen'ed, then closed)."""
+    plugin = c.prog("libs_plugin.so")
+    _, _, rep = c.record_and_report([c.prog("s_libs"), plugin], min_samples=200)
+    for fn, mod in (("lib_work", "libs_work.so"), ("plugin_work", "libs_plugin.so")):
+        rows = function_rows(rep, fn)
+        check(len(rows) == 1, "expected one row for %s: functions: %s" % (fn, function_list(rep)))
+        check(rows[0]["module"] == mod, "%s's module is %r, expected %s" % (fn, rows[0]["module"], mod))
+        check(near(rows[0]["exclusive_pct"], 50, 15), "%s has %.1f%% exclusive, expected ~50%%\n  functions: %s" % (
+            fn, rows[0]["exclusive_pct"], function_list(rep)))
+        mrow = [m for m in rep["modules"] if m["name"] == mod]
+        check(len(mrow) == 1, "no module row %s: %s" % (mod, [m["name"] for m in rep["modules"]]))
+        check(mrow[0]["exclusive_samples"] >= rows[0]["exclusive_samples"],
+              "module %s has %d exclusive samples, its function %s %d" % (
+                  mod, mrow[0]["exclusive_samples"], fn, rows[0]["exclusive_samples"]))
+        check(incl(rep, "main") >= 0.95 * rep["samples"], "main inclusive %d of %d: stacks through %s cut?" % (
+            incl(rep, "main"), rep["samples"], mod))
+
+
+@test
+def test_lines_annotate(c):
+    """--by line puts heavy's hot loop line on top; annotate heavy shows it with most samples; --by address."""
+    _, data, rep = c.record_and_report([c.prog("s_split")], min_samples=200)
+    hot = marker_line("s_split.c", "/* S_HOT_HEAVY */")
+    want = "s_split.c:%d" % hot
+    line_rep = c.report_json(data, ["--by", "line"])
+    top = line_rep["lines"][0]
+    check(top["name"].endswith(want) and top["module"] == "s_split",
+          "top line row is %s[%s], expected ...%s\n  lines: %s" % (
+              top["name"], top["module"], want, [(l["name"], l["exclusive_samples"]) for l in line_rep["lines"][:8]]))
+    check(abs(top["exclusive_samples"] - excl(rep, "heavy")) <= 0.05 * rep["samples"] + 2,
+          "hot line has %d exclusive samples, heavy %d" % (top["exclusive_samples"], excl(rep, "heavy")))
+    p = c.run([c.stint, "report", "-i", data, "--by", "line", "--format", "csv", "--limit", "1"], expect=0)
+    rows = p.stdout.splitlines()
+    check(len(rows) == 2 and want in rows[1], "CSV --by line --limit 1: expected the hot line:\n%s" % p.stdout)
+    p = c.run([c.stint, "report", "-i", data, "--by", "line"], expect=0)
+    check(want in p.stdout, "table --by line lacks %s:\n%s" % (want, p.stdout))
+    # annotate
+    p = c.run([c.stint, "annotate", "-i", data, "heavy"], expect=0)
+    counts = {}
+    for l in p.stdout.splitlines():
+        m = re.match(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s", l)
+        if m:
+            counts[int(m.group(3))] = (int(m.group(1)), int(m.group(2)))
+    check(hot in counts, "annotate heavy shows no samples on line %d:\n%s" % (hot, p.stdout))
+    best = max(counts, key=lambda k: counts[k][1])
+    check(best == hot, "annotate heavy: line %d has the most exclusive samples, expected %d:\n%s" % (
+        best, hot, p.stdout))
+    check("S_HOT_HEAVY" in p.stdout, "annotate does not print the source text:\n%s" % p.stdout)
+    # addresses
+    addr = c.report_json(data, ["--by", "address"])["addresses"]
+    heavy_addr = [a for a in addr if re.search(r"\bheavy\+0x[0-9a-f]+", a["name"])]
+    check(heavy_addr, "no --by address rows inside heavy: %s" % [a["name"] for a in addr[:10]])
+    check(addr[0] in heavy_addr, "top address row %s is not in heavy" % addr[0]["name"])
+    s = sum(a["exclusive_samples"] for a in heavy_addr)
+    check(s == excl(rep, "heavy"), "exclusive samples of heavy's addresses add up to %d, heavy has %d" % (
+        s, excl(rep, "heavy")))
+    p = c.run([c.stint, "report", "-i", data, "--by", "address"], expect=0)
+    check("heavy+0x" in p.stdout, "table --by address lacks heavy+0x...:\n%s" % p.stdout)
+
+
+@test
+def test_inproc_split(c):
+    """The in-process fallback sampler (--sampler inproc): heavy/light 75/25 (+-12)."""
+    # (CPU-time timers fire at most once per kernel tick: with CONFIG_HZ=250
+    # the in-process sampler takes ~250 samples per CPU second, not 1000)
+    rec, data, rep = c.record_and_report([c.prog("s_split")], options=["--sampler", "inproc"], min_samples=60)
+    cpu_s = rep["duration_ns"] / 1e9
+    if rep["samples"] < 0.5 * cpu_s * rep["frequency_hz"]:
+        print("note: %d samples in %.2f s at %d Hz: the in-process sampler ran at ~%.0f Hz" % (
+            rep["samples"], cpu_s, rep["frequency_hz"], rep["samples"] / cpu_s))
+    check("in-process" in rep["unwinding"], "JSON unwinding %r does not mention the in-process sampler" %
+          rep["unwinding"])
+    check_split(rep, 12)
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check("in-process" in header, "table header does not mention the in-process sampler:\n%s" % header)
+
+
+@test
+def test_err_missing_program(c):
+    """-m sample on a program that does not exist: non-zero exit, one line naming it, no data file."""
+    missing = os.path.join(c.tmp, "no-such-program")
+    for extra in ([], ["--sampler", "inproc"]):
+        data = os.path.join(c.tmp, "missing.data")
+        p = c.run([c.stint, "record", "-m", "sample", "-o", data] + extra + ["--", missing])
+        one_line_error(p, ["no-such-program"], "record -m sample %s of a missing program" % " ".join(extra))
+        check(not os.path.exists(data), "a data file was written for a missing program")
+
+
+@test
+def test_crash_sigsegv(c):
+    """A program dying of SIGSEGV after 0.2 s of CPU: status 139, samples kept (perf and inproc)."""
+    rec, data, rep = c.record_and_report([c.prog("s_crash")], expect_status=139, min_samples=80)
+    check(rep["exit_status"] == 139, "report exit_status %r, expected 139" % rep["exit_status"])
+    check(pct(rep, excl(rep, "crash_burn")) >= 80, "crash_burn exclusive %.1f%%\n  functions: %s" % (
+        pct(rep, excl(rep, "crash_burn")), function_list(rep)))
+    check(incl(rep, "main") >= 0.9 * rep["samples"], "main inclusive %d of %d" % (incl(rep, "main"), rep["samples"]))
+    # the in-process sampler must keep what its preloaded library spooled before the crash too
+    _, data2 = c.record([c.prog("s_crash")], expect_status=139, options=["--sampler", "inproc"], name="inproc.data")
+    rep2 = c.report_json(data2)
+    check(rep2["exit_status"] == 139, "inproc: report exit_status %r, expected 139" % rep2["exit_status"])
+    check(rep2["samples"] >= 20 and pct(rep2, excl(rep2, "crash_burn")) >= 80,
+          "inproc: %d samples kept of a run crashing after 0.2 s of CPU, crash_burn %.1f%%\n  functions: %s" % (
+              rep2["samples"], pct(rep2, excl(rep2, "crash_burn")), function_list(rep2)))
+
+
+@test
+def test_event_cycles(c):
+    """-e cycles: works where there is a hardware PMU, else fails with one clear line."""
+    need_perf()
+    data = os.path.join(c.tmp, "cycles.data")
+    p = c.run([c.stint, "record", "-m", "sample", "-e", "cycles", "-o", data, "--", c.prog("s_split")])
+    if p.returncode == 0:
+        rep = c.report_json(data)
+        check(rep["event"] == "cycles", "event %r, expected cycles" % rep["event"])
+        check(rep["samples"] >= 100, "only %d samples with -e cycles" % rep["samples"])
+        check_split(rep, 10)
+        print("note: this machine has a PMU; -e cycles recorded %d samples" % rep["samples"])
+        return
+    line = one_line_error(p, ["cycles"], "record -e cycles")
+    check(re.search(r"PMU|hardware|not supported|not available|no such", line, re.I),
+          "the -e cycles error does not say why (no hardware PMU): %r" % line)
+    check("split done" not in p.stdout, "the program ran although recording could not start")
+    check(not os.path.exists(data), "a data file was written although recording failed")
+
+
+@test
+def test_attach_pid(c):
+    """record -m sample -p PID --duration 0.5 on a running CPU burner: its hot function sampled."""
+    need_perf()
+    prog = subprocess.Popen([c.prog("s_attach"), "4"], stdout=subprocess.PIPE, universal_newlines=True)
+    try:
+        line = prog.stdout.readline()
+        m = re.match(r"ready (\d+)", line)
+        check(m, "s_attach printed %r" % line)
+        pid = int(m.group(1))
+        check(pid == prog.pid, "s_attach says pid %d, it is %d" % (pid, prog.pid))
+        time.sleep(0.2)
+        data = os.path.join(c.tmp, "attach.data")
+        t0, cpu0 = time.time(), cpu_seconds(pid)
+        p = c.run([c.stint, "record", "-m", "sample", "-p", str(pid), "--duration", "0.5", "-o", data])
+        took, cpu_ms = time.time() - t0, 1000 * (cpu_seconds(pid) - cpu0)
+        check(p.returncode == 0, "record -p exited %d: %s" % (p.returncode, p.stderr.strip()))
+        check(took < 3.5, "record -p --duration 0.5 took %.1f s" % took)
+        check(prog.poll() is None, "the attached program ended (status %s) when stint detached" % prog.returncode)
+    finally:
+        if prog.poll() is None:
+            prog.kill()
+        prog.wait()
+    rep = c.report_json(data)
+    # about one sample per CPU millisecond the program used while stint was attached
+    # (the program may get little CPU on a loaded machine: compare with what it got)
+    n = rep["samples"]
+    check(n >= 30 and n >= 0.4 * cpu_ms - 20 and n <= 1.2 * cpu_ms + 30,
+          "%d samples at 1000 Hz while the program used %.0f ms of CPU during the %.1f s of record -p" % (
+              n, cpu_ms, took))
+    check(0.3e9 <= rep["duration_ns"] <= 3e9, "duration %.2f s, expected ~0.5 s" % (rep["duration_ns"] / 1e9))
+    check(pct(rep, excl(rep, "attach_hot")) >= 80, "attach_hot exclusive %.1f%%\n  functions: %s" % (
+        pct(rep, excl(rep, "attach_hot")), function_list(rep)))
+    check([p["pid"] for p in rep["processes"]] == [pid], "process rows %s, expected pid %d" % (
+        rep["processes"], pid))
+    check(func(rep, "attach_hot")["module"] == "s_attach", "attach_hot module %r" % func(rep, "attach_hot")["module"])
+
+
+# ---------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description="stint sampling end-to-end tests")
+    ap.add_argument("--stint", help="path of the stint executable")
+    ap.add_argument("--progs", help="directory holding the built s_* programs")
+    ap.add_argument("--list", action="store_true", help="list the test names")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir of the test")
+    ap.add_argument("test", nargs="?")
+    a = ap.parse_args()
+    if a.list:
+        for name in TESTS:
+            print(name)
+        return 0
+    if not (a.stint and a.progs and a.test):
+        ap.error("--stint, --progs and a test name are required (or --list)")
+    if a.test not in TESTS:
+        print("unknown test %r; --list shows the names" % a.test, file=sys.stderr)
+        return 1
+    stint = os.path.abspath(a.stint)
+    if not os.access(stint, os.X_OK):
+        print("FAIL sample.%s: stint executable %s not found" % (a.test, stint), file=sys.stderr)
+        return 1
+    tmp = tempfile.mkdtemp(prefix="stint-sample-%s-" % a.test)
+    c = Ctx(stint, os.path.abspath(a.progs), tmp)
+    t0 = time.time()
+    try:
+        TESTS[a.test](c)
+    except TestSkip as e:
+        print("SKIP: %s" % e)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 0
+    except TestFailure as e:
+        print("FAIL sample.%s: %s" % (a.test, e), file=sys.stderr)
+        print("  commands run:\n    " + "\n    ".join(c.log), file=sys.stderr)
+        print("  temp dir kept: %s" % tmp, file=sys.stderr)
+        return 1
+    if not a.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("PASS sample.%s (%.1f s)" % (a.test, time.time() - t0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
