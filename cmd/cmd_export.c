@@ -1,9 +1,156 @@
-/* cmd_export.c - being written (issue 4) */
+/*
+ * cmd_export.c - `stint export --format folded|pprof|callgrind|chrome`:
+ * a data file in the format another tool reads (flame-graph tools, pprof,
+ * callgrind_annotate/KCachegrind, Perfetto/chrome://tracing), for both
+ * methods, with the filters every view takes.  The writers are in
+ * output/out_export.c and output/out_pprof.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd.h"
 #include "../lib/util.h"
+#include "../output/out_export.h"
+
+static const char export_usage[] =
+	"usage: stint export --format folded|pprof|callgrind|chrome [-o FILE] [-i DATA] [filters]\n"
+	"\n"
+	"  -f, --format FMT     folded     call paths and values for flamegraph.pl, inferno, speedscope\n"
+	"                       pprof      gzipped protobuf profile for pprof\n"
+	"                       callgrind  for callgrind_annotate and KCachegrind\n"
+	"                       chrome     trace-event JSON for Perfetto UI and chrome://tracing\n"
+	"  -o, --output FILE    write FILE (default: standard output)\n"
+	"  -i, --input DATA     data file (default stint.data)\n"
+	"      --value elapsed|application\n"
+	"                       folded, instrumentation: exclusive time to show (default elapsed)\n"
+	"      --max-events N   chrome: write at most N events, the earliest (default 1000000)\n"
+	"      --no-compensation  values without the probe-cost correction\n" CMD_FILTER_HELP;
+
+enum { EXP_FOLDED, EXP_PPROF, EXP_CALLGRIND, EXP_CHROME };
+
 int cmd_export(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	die("export: not available yet");
+	static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+						  {"output", required_argument, NULL, 'o'},
+						  {"input", required_argument, NULL, 'i'},
+						  {"value", required_argument, NULL, 2},
+						  {"max-events", required_argument, NULL, 3},
+						  {"no-compensation", no_argument, NULL, 4},
+						  {"help", no_argument, NULL, 'h'},
+						  CMD_FILTER_OPTIONS,
+						  {NULL, 0, NULL, 0}};
+	const char *input = "stint.data", *output = NULL, *format = NULL;
+	struct an_filter flt = {0};
+	int value = AN_EE, nocomp = 0, c;
+	uint64_t max_events = 1000000;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:i:h", longopts, NULL)) != -1) {
+		if (cmd_filter_option(c, optarg, &flt))
+			continue;
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 2:
+			if (strcmp(optarg, "elapsed") == 0)
+				value = AN_EE;
+			else if (strcmp(optarg, "application") == 0)
+				value = AN_AE;
+			else
+				die("unknown value '%s' (elapsed or application)", optarg);
+			break;
+		case 3: {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || n == 0)
+				die("--max-events wants a positive number, not '%s'", optarg);
+			max_events = n;
+			break;
+		}
+		case 4:
+			nocomp = 1;
+			break;
+		case 'h':
+			fputs(export_usage, stdout);
+			return 0;
+		default:
+			fputs(export_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc)
+		die("export: unexpected argument '%s'", argv[optind]);
+	if (!format)
+		die("export: give --format folded, pprof, callgrind or chrome");
+	int fmt;
+	if (strcmp(format, "folded") == 0)
+		fmt = EXP_FOLDED;
+	else if (strcmp(format, "pprof") == 0)
+		fmt = EXP_PPROF;
+	else if (strcmp(format, "callgrind") == 0)
+		fmt = EXP_CALLGRIND;
+	else if (strcmp(format, "chrome") == 0)
+		fmt = EXP_CHROME;
+	else
+		die("unknown export format '%s' (folded, pprof, callgrind or chrome)", format);
+	if (fmt == EXP_PPROF && !output && isatty(STDOUT_FILENO))
+		die("export: pprof output is binary; give -o FILE or redirect standard output");
+
+	struct fmt_data d;
+	struct an_result r;
+	cmd_load(input, &d, &r, nocomp);
+
+	/* write to a temporary name and rename, so a failure leaves no half file */
+	char *tmp = output ? xasprintf("%s.tmp", output) : NULL;
+	FILE *f = stdout;
+	if (tmp && !(f = fopen(tmp, "w")))
+		die("cannot write '%s': %s", tmp, strerror(errno));
+
+	int rc;
+	if (fmt == EXP_CHROME) {
+		struct out_chrome_opts co = {.filter = &flt, .max_events = max_events};
+		rc = out_chrome(f, &d, &r, &co);
+	} else {
+		struct an_view v;
+		if (an_view_build(&d, &r, &flt, &v) < 0)
+			die("out of memory");
+		if (fmt == EXP_FOLDED)
+			rc = out_folded(f, &v, value);
+		else if (fmt == EXP_CALLGRIND)
+			rc = out_callgrind(f, &v, &d);
+		else {
+			fflush(f);
+			rc = out_pprof(fileno(f), &v, &d);
+		}
+		an_view_release(&v);
+	}
+	if (fflush(f) != 0)
+		rc = -1;
+	if (tmp) {
+		if (fclose(f) != 0)
+			rc = -1;
+		if (rc < 0) {
+			int e = errno;
+			unlink(tmp);
+			die("cannot write '%s': %s", output, strerror(e));
+		}
+		if (rename(tmp, output) < 0)
+			die("cannot rename '%s' to '%s': %s", tmp, output, strerror(errno));
+		free(tmp);
+	} else if (rc < 0)
+		die("cannot write the export: %s", strerror(errno));
+	an_result_free(&r);
+	fmt_data_free(&d);
+	return 0;
 }

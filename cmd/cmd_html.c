@@ -1,9 +1,160 @@
-/* cmd_html.c - being written (issue 4) */
+/*
+ * cmd_html.c - `stint html`: the profile as one self-contained HTML file
+ * (summary, sortable tables, flame graph, callers/callees) that opens
+ * offline in any browser.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd.h"
 #include "../lib/util.h"
+#include "../output/out_html.h"
+
+static const char html_usage[] =
+	"usage: stint html [-i FILE] [-o OUT.html] [--min-share PCT] [--max-nodes N]\n"
+	"                  [--no-compensation] [filters]\n"
+	"\n"
+	"  -i, --input FILE     data file (default stint.data)\n"
+	"  -o, --output FILE    the HTML file to write (default stint.html; - for stdout)\n"
+	"      --min-share PCT  flame graph: fold call paths below PCT%% of the total into\n"
+	"                       \"(other)\" nodes (default 0.001; 0 keeps every path)\n"
+	"      --max-nodes N    flame graph: at most N nodes in the page, folding the\n"
+	"                       smallest paths first (default 50000)\n"
+	"      --no-compensation  do not subtract the probe cost from the times\n" CMD_FILTER_HELP;
+
+/* Restrict r's rows to the selection of view v (as `stint report` does). */
+static void html_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v)
+{
+	free(r->functions);
+	free(r->modules);
+	an_view_functions(v, &r->functions, &r->nfunctions);
+	an_view_modules(v, &r->modules, &r->nmodules);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->nthread_rows; i++)
+		if ((!f->pid || r->thread_rows[i].pid == f->pid) && (!f->tid || r->thread_rows[i].tid == f->tid))
+			r->thread_rows[n++] = r->thread_rows[i];
+	r->nthread_rows = n;
+	n = 0;
+	for (uint32_t i = 0; i < r->nprocesses; i++) {
+		struct an_row p = r->processes[i];
+		int any = 0;
+		memset(p.v, 0, sizeof(p.v));
+		for (uint32_t t = 0; t < r->nthread_rows; t++)
+			if (r->thread_rows[t].pid == p.pid) {
+				any = 1;
+				for (int k = 0; k < AN_NVALUES; k++)
+					p.v[k] += r->thread_rows[t].v[k];
+			}
+		if (any)
+			r->processes[n++] = p;
+	}
+	r->nprocesses = n;
+}
+
+static double html_number(const char *opt, const char *arg, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(arg, &end);
+	if (errno || end == arg || *end || x < lo || x > hi)
+		die("html: %s wants a number from %g to %g, not '%s'", opt, lo, hi, arg);
+	return x;
+}
+
 int cmd_html(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	die("html: not available yet");
+	static const struct option longopts[] = {{"input", required_argument, NULL, 'i'},
+						  {"output", required_argument, NULL, 'o'},
+						  {"min-share", required_argument, NULL, 2},
+						  {"max-nodes", required_argument, NULL, 3},
+						  {"no-compensation", no_argument, NULL, 4},
+						  {"help", no_argument, NULL, 'h'},
+						  CMD_FILTER_OPTIONS,
+						  {NULL, 0, NULL, 0}};
+	const char *input = "stint.data", *output = "stint.html";
+	struct an_filter flt = {0};
+	struct out_html_opts o = {.min_share = OUT_HTML_MIN_SHARE,
+				  .max_nodes = OUT_HTML_MAX_NODES,
+				  .max_edges = OUT_HTML_MAX_EDGES};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:h", longopts, NULL)) != -1) {
+		if (cmd_filter_option(c, optarg, &flt))
+			continue;
+		switch (c) {
+		case 'i': input = optarg; break;
+		case 'o': output = optarg; break;
+		case 2: o.min_share = html_number("--min-share", optarg, 0, 100); break;
+		case 3: o.max_nodes = (uint32_t)html_number("--max-nodes", optarg, 16, 1e8); break;
+		case 4: o.no_compensation = 1; break;
+		case 'h': fputs(html_usage, stdout); return 0;
+		default: fputs(html_usage, stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		die("html: unexpected argument '%s'", argv[optind]);
+
+	struct fmt_data d;
+	struct an_result r;
+	cmd_load(input, &d, &r, o.no_compensation);
+	struct an_view v;
+	if (an_view_build(&d, &r, &flt, &v) < 0)
+		die("out of memory");
+	char *filter = NULL;
+	if (flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code) {
+		html_filter_rows(&r, &flt, &v);
+		char pid[32] = "", tid[32] = "";
+		if (flt.pid)
+			snprintf(pid, sizeof(pid), " pid %u", flt.pid);
+		if (flt.tid)
+			snprintf(tid, sizeof(tid), " tid %u", flt.tid);
+		filter = xasprintf("%s%s%s%s%s%s%s", pid, tid, flt.module ? " module " : "",
+				   flt.module ? flt.module : "", flt.function ? " function " : "",
+				   flt.function ? flt.function : "", flt.just_my_code ? " just-my-code" : "");
+		o.filter = filter + 1;
+	}
+
+	int to_stdout = strcmp(output, "-") == 0;
+	char *tmp = to_stdout ? NULL : xasprintf("%s.tmp", output);
+	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
+	if (!f)
+		die("cannot write '%s': %s", output, strerror(errno));
+	struct out_html_stats st;
+	int rc = out_html(f, &d, &r, &v, &o, &st);
+	if (rc < 0 && errno == ENOMEM)
+		die("out of memory");
+	if (fflush(f) != 0 || rc < 0) {
+		int e = errno;
+		if (!to_stdout)
+			unlink(tmp);
+		die("cannot write '%s': %s", to_stdout ? "stdout" : output, strerror(e));
+	}
+	if (!to_stdout) {
+		if (fclose(f) != 0) {
+			int e = errno;
+			unlink(tmp);
+			die("cannot write '%s': %s", output, strerror(e));
+		}
+		if (rename(tmp, output) < 0) {
+			int e = errno;
+			unlink(tmp);
+			die("cannot write '%s': %s", output, strerror(e));
+		}
+		fprintf(stderr, "stint: wrote '%s'", output);
+		if (st.folded_nodes)
+			fprintf(stderr, "; flame graph: %u of %u call paths shown, %u folded into %u \"(other)\" nodes",
+				st.shown_nodes - st.other_nodes, st.source_nodes, st.folded_nodes, st.other_nodes);
+		fputc('\n', stderr);
+	}
+	free(tmp);
+	free(filter);
+	an_view_release(&v);
+	an_result_free(&r);
+	fmt_data_free(&d);
+	return 0;
 }

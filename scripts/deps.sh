@@ -2,8 +2,12 @@
 # deps.sh - install the Debian packages stint needs to build, test and
 # benchmark; skips apt-get when everything is already there.
 set -euo pipefail
+# build: compiler, elfutils, zlib, libunwind (in-process sampler), protobuf-c (pprof)
+# tests: cmocka, python3, valgrind (callgrind_annotate), Go pprof (built offline
+# from Debian's sources), chromium + node (the HTML report in a real browser)
 pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka-dev
-      libunwind-dev python3 binutils)
+      libunwind-dev python3 binutils chromium nodejs libprotobuf-c-dev protobuf-c-compiler
+      valgrind google-perftools golang-go golang-github-google-pprof-dev)
 [ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -14,4 +18,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+# npm: bundled with some nodejs builds, a package of its own in Debian's
+if ! command -v npm >/dev/null 2>&1; then
+	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm
 fi

@@ -1,0 +1,648 @@
+/*
+ * out_export.c - the text exports of `stint export`: folded stacks, the
+ * callgrind format and Chrome's trace-event JSON (out_export.h).  pprof,
+ * the binary one, is in out_pprof.c.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out_export.h"
+#include "output.h"
+#include "../format/fmt_event.h"
+#include "../format/fmt_sample.h"
+
+/* ------------------------------------------------------------------------
+ * Walking a view depth first
+ * --------------------------------------------------------------------- */
+
+/*
+ * Depth-first order of v's nodes (the root excluded) with, per node, how
+ * many ancestors share its function; both arrays malloc'd, v->len long.
+ * Explicit stack: recursion in the profiled program makes deep trees.
+ */
+static uint32_t view_preorder(const struct an_view *v, uint32_t **order, uint32_t **same)
+{
+	uint32_t *ord = malloc((v->len + 1) * sizeof(*ord));
+	uint32_t *sm = calloc(v->len + 1, sizeof(*sm));
+	uint32_t *st = malloc((v->len + 1) * sizeof(*st));
+	uint32_t *kid = malloc((v->len + 1) * sizeof(*kid));
+	uint32_t *onpath = calloc(v->r->nfuncs + 1, sizeof(*onpath));
+	if (!ord || !sm || !st || !kid || !onpath)
+		abort();
+	uint32_t n = 0, sp = 0;
+	st[sp] = 0;
+	kid[sp++] = v->n[0].child;
+	while (sp) {
+		uint32_t c = kid[sp - 1];
+		if (!c) {
+			uint32_t done = st[--sp];
+			if (done && v->n[done].fn < v->r->nfuncs)
+				onpath[v->n[done].fn]--;
+			continue;
+		}
+		kid[sp - 1] = v->n[c].next;
+		uint32_t fn = v->n[c].fn;
+		if (fn < v->r->nfuncs)
+			sm[c] = onpath[fn]++;
+		ord[n++] = c;
+		st[sp] = c;
+		kid[sp++] = v->n[c].child;
+	}
+	free(st);
+	free(kid);
+	free(onpath);
+	*order = ord;
+	*same = sm;
+	return n;
+}
+
+static const char *fn_name(const struct an_result *r, uint32_t fn)
+{
+	return fn < r->nfuncs ? r->funcs[fn].name : "[unknown]";
+}
+
+static const struct an_module *fn_module(const struct an_result *r, uint32_t fn)
+{
+	return fn < r->nfuncs && r->funcs[fn].module < r->nmods ? &r->mods[r->funcs[fn].module] : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Folded stacks
+ * --------------------------------------------------------------------- */
+
+/* A frame name as the folded format allows it: ';' separates frames. */
+static void folded_name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
+}
+
+int out_folded(FILE *f, const struct an_view *v, int value)
+{
+	int k = v->sampling ? AN_EE : value;
+	uint32_t *path = malloc((v->len + 1) * sizeof(*path));
+	if (!path)
+		abort();
+	for (uint32_t i = 1; i < v->len; i++) {
+		double x = floor(v->n[i].v[k] + 0.5);
+		if (x < 1)
+			continue;
+		uint32_t depth = 0;
+		for (uint32_t j = i; j && j != ~0u; j = v->n[j].parent)
+			path[depth++] = j;
+		while (depth--) {
+			folded_name(f, fn_name(v->r, v->n[path[depth]].fn));
+			fputc(depth ? ';' : ' ', f);
+		}
+		fprintf(f, "%.0f\n", x);
+	}
+	free(path);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Callgrind
+ * --------------------------------------------------------------------- */
+
+/* A callgrind function: a stint function at recursion level 1 or 2+. */
+static uint32_t cg_id(const struct an_view *v, uint32_t node, const uint32_t *same)
+{
+	return v->n[node].fn * 2 + (same[node] ? 1 : 0);
+}
+
+struct cg_edge {
+	uint32_t from, to; /* cg ids */
+	uint64_t calls;
+	double cost[2];
+};
+
+static int cg_edge_cmp(const void *a, const void *b)
+{
+	const struct cg_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+/* Names are defined once ("(3) name") and referred to by number after. */
+struct cg_names {
+	uint8_t *fn_done, *fl_done, *ob_done;
+	uint32_t *file_id; /* per function: its source file's number */
+};
+
+static const char *cg_file(const struct an_result *r, uint32_t fn)
+{
+	return fn < r->nfuncs && r->funcs[fn].file && *r->funcs[fn].file ? r->funcs[fn].file : "???";
+}
+
+static const struct an_result *cg_sort_r; /* qsort has no context argument */
+
+static int cg_file_cmp(const void *a, const void *b)
+{
+	return strcmp(cg_file(cg_sort_r, *(const uint32_t *)a), cg_file(cg_sort_r, *(const uint32_t *)b));
+}
+
+/* Number the distinct source files: functions sorted by file, equal runs share a number. */
+static uint32_t *cg_number_files(const struct an_result *r)
+{
+	uint32_t *idx = malloc((r->nfuncs + 1) * sizeof(*idx));
+	uint32_t *id = malloc((r->nfuncs + 1) * sizeof(*id));
+	if (!idx || !id)
+		abort();
+	for (uint32_t i = 0; i < r->nfuncs; i++)
+		idx[i] = i;
+	cg_sort_r = r;
+	qsort(idx, r->nfuncs, sizeof(*idx), cg_file_cmp);
+	uint32_t next = 0;
+	for (uint32_t i = 0; i < r->nfuncs; i++) {
+		if (i && strcmp(cg_file(r, idx[i]), cg_file(r, idx[i - 1])) != 0)
+			next = i;
+		id[idx[i]] = next; /* the first function of the run names the file */
+	}
+	free(idx);
+	return id;
+}
+
+static void cg_ref(FILE *f, const char *key, uint8_t *done, uint32_t id, const char *name)
+{
+	if (done[id]) {
+		fprintf(f, "%s=(%u)\n", key, id + 1);
+		return;
+	}
+	done[id] = 1;
+	fprintf(f, "%s=(%u) %s\n", key, id + 1, name);
+}
+
+static void cg_fn_ref(FILE *f, const struct an_view *v, struct cg_names *nm, const char *key,
+		      uint32_t id)
+{
+	uint32_t fn = id / 2;
+	if (nm->fn_done[id]) {
+		fprintf(f, "%s=(%u)\n", key, id + 1);
+		return;
+	}
+	nm->fn_done[id] = 1;
+	fprintf(f, "%s=(%u) %s%s\n", key, id + 1, fn_name(v->r, fn), id & 1 ? "'2" : "");
+}
+
+/* ob= and fl= (or cob= and cfi=) of a callgrind function. */
+static void cg_place(FILE *f, const struct an_view *v, struct cg_names *nm, uint32_t id, int callee)
+{
+	uint32_t fn = id / 2;
+	const struct an_module *m = fn_module(v->r, fn);
+	if (m)
+		cg_ref(f, callee ? "cob" : "ob", nm->ob_done, v->r->funcs[fn].module, m->path);
+	cg_ref(f, callee ? "cfi" : "fl", nm->fl_done, fn < v->r->nfuncs ? nm->file_id[fn] : v->r->nfuncs,
+	       cg_file(v->r, fn));
+}
+
+static uint32_t cg_line(const struct an_view *v, uint32_t id)
+{
+	uint32_t fn = id / 2;
+	return fn < v->r->nfuncs ? v->r->funcs[fn].line : 0;
+}
+
+int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d)
+{
+	const struct an_result *r = v->r;
+	int nev = v->sampling ? 1 : 2;
+	/* exclusive and inclusive value columns of the events */
+	int self_k[2] = {AN_EE, AN_AE}, incl_k[2] = {AN_EI, AN_AI};
+	uint32_t *order, *same;
+	uint32_t n = view_preorder(v, &order, &same);
+	uint32_t nids = r->nfuncs * 2 + 2;
+	double *self = calloc((size_t)nids * 2, sizeof(*self));
+	uint8_t *used = calloc(nids, 1);
+	struct cg_edge *edges = malloc((n + 1) * sizeof(*edges));
+	struct cg_names nm = {calloc(nids, 1), calloc(r->nfuncs + 1, 1), calloc(r->nmods + 1, 1),
+			      cg_number_files(r)};
+	if (!self || !used || !edges || !nm.fn_done || !nm.fl_done || !nm.ob_done)
+		abort();
+	uint32_t ne = 0;
+	double total[2] = {0, 0};
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = order[i];
+		if (v->n[c].fn >= r->nfuncs)
+			continue;
+		uint32_t id = cg_id(v, c, same);
+		used[id] = 1;
+		for (int e = 0; e < nev; e++) {
+			self[id * 2 + e] += v->n[c].v[self_k[e]];
+			total[e] += v->n[c].v[self_k[e]];
+		}
+		uint32_t p = v->n[c].parent;
+		if (p && p != ~0u && v->n[p].fn < r->nfuncs) {
+			struct cg_edge *ed = &edges[ne++];
+			ed->from = cg_id(v, p, same);
+			ed->to = id;
+			/* readers take a call count of 0 for self cost: sampling
+			 * (which cannot count calls) and frames inherited across
+			 * fork give each call path one call */
+			ed->calls = v->n[c].calls ? v->n[c].calls : 1;
+			for (int e = 0; e < nev; e++)
+				ed->cost[e] = v->n[c].v[incl_k[e]];
+		}
+	}
+	qsort(edges, ne, sizeof(*edges), cg_edge_cmp);
+	uint32_t m = 0; /* merge the edges of different paths */
+	for (uint32_t i = 0; i < ne; i++) {
+		if (m && edges[m - 1].from == edges[i].from && edges[m - 1].to == edges[i].to) {
+			edges[m - 1].calls += edges[i].calls;
+			for (int e = 0; e < nev; e++)
+				edges[m - 1].cost[e] += edges[i].cost[e];
+		} else
+			edges[m++] = edges[i];
+	}
+	ne = m;
+
+	fputs("# callgrind format\nversion: 1\ncreator: stint\n", f);
+	if (d->nprocs == 1)
+		fprintf(f, "pid: %u\n", d->procs[0].pid);
+	fputs("cmd: ", f);
+	folded_name(f, d->command ? d->command : "");
+	fputs("\npart: 1\n\npositions: line\n", f);
+	if (v->sampling)
+		fputs("event: Samples : samples (exclusive: the function was executing)\nevents: Samples\n", f);
+	else
+		fputs("event: Elapsed : elapsed time (ns)\n"
+		      "event: Application : application time (ns), intervals without an OS event\n"
+		      "events: Elapsed Application\n",
+		      f);
+	fputs("summary:", f);
+	for (int e = 0; e < nev; e++)
+		fprintf(f, " %.0f", total[e]);
+	fputs("\n\n", f);
+
+	uint32_t ei = 0;
+	for (uint32_t id = 0; id < nids; id++) {
+		if (!used[id])
+			continue;
+		cg_place(f, v, &nm, id, 0);
+		cg_fn_ref(f, v, &nm, "fn", id);
+		uint32_t line = cg_line(v, id);
+		fprintf(f, "%u", line);
+		for (int e = 0; e < nev; e++)
+			fprintf(f, " %.0f", self[id * 2 + e]);
+		fputc('\n', f);
+		while (ei < ne && edges[ei].from < id)
+			ei++;
+		for (; ei < ne && edges[ei].from == id; ei++) {
+			const struct cg_edge *ed = &edges[ei];
+			cg_place(f, v, &nm, ed->to, 1);
+			cg_fn_ref(f, v, &nm, "cfn", ed->to);
+			fprintf(f, "calls=%" PRIu64 " %u\n%u", ed->calls, cg_line(v, ed->to), line);
+			for (int e = 0; e < nev; e++)
+				fprintf(f, " %.0f", ed->cost[e]);
+			fputc('\n', f);
+		}
+		fputc('\n', f);
+	}
+	fputs("totals:", f);
+	for (int e = 0; e < nev; e++)
+		fprintf(f, " %.0f", total[e]);
+	fputc('\n', f);
+	free(order);
+	free(same);
+	free(self);
+	free(used);
+	free(edges);
+	free(nm.fn_done);
+	free(nm.fl_done);
+	free(nm.ob_done);
+	free(nm.file_id);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Chrome trace events
+ * --------------------------------------------------------------------- */
+
+#define CH_BINS 4096
+
+struct ch_ctx {
+	FILE *f;
+	const struct fmt_data *d;
+	struct an_result *r;
+	const struct out_chrome_opts *o;
+	int filtering;        /* a module or function part is set */
+	int printing;         /* 0: counting pass, 1: writing pass */
+	uint64_t count;       /* events the filter keeps */
+	uint64_t written;
+	double t0;            /* ns: the earliest thread start */
+	double tmax;          /* ns: the latest event seen */
+	double bin_ns;        /* width of a histogram bin */
+	uint64_t *bins;       /* events per start-time bin (histogram pass) */
+	double cutoff;        /* ns: events starting at or after it are left out */
+	struct cct frames;    /* sampling: the stackFrames, one node per path */
+	struct an_addr_map *maps;
+	int first;            /* no event written yet (for the commas) */
+};
+
+static void ch_sep(struct ch_ctx *c)
+{
+	fputs(c->first ? "\n" : ",\n", c->f);
+	c->first = 0;
+}
+
+/*
+ * One event that the filter keeps, starting at ns (absolute).  Counted in
+ * the counting passes; in the writing pass, whether it is before the
+ * cut-off (the caller writes it then).
+ */
+static int ch_event(struct ch_ctx *c, double start)
+{
+	c->count++;
+	if (start > c->tmax)
+		c->tmax = start;
+	if (c->bins) {
+		double b = (start - c->t0) / c->bin_ns;
+		c->bins[b < 0 ? 0 : b >= CH_BINS ? CH_BINS - 1 : (uint32_t)b]++;
+	}
+	if (!c->printing || start >= c->cutoff || c->written >= c->o->max_events)
+		return 0;
+	c->written++;
+	return 1;
+}
+
+static void ch_us(FILE *f, double ns)
+{
+	fprintf(f, "%.3f", ns / 1000.0);
+}
+
+struct ch_frame {
+	uint32_t fn;
+	double start;   /* ns */
+	int match;      /* the function passes the filter */
+	int inside;     /* entered below a matching frame */
+	int below;      /* a matching frame was entered below it */
+	int system;     /* a system library's (hidden by just-my-code) */
+};
+
+static void ch_slice(struct ch_ctx *c, const char *name, const char *cat, uint32_t pid, uint32_t tid,
+		     double start, double end)
+{
+	if (!ch_event(c, start))
+		return;
+	ch_sep(c);
+	fputs("{\"ph\":\"X\",\"name\":", c->f);
+	out_json_str(c->f, name);
+	fputs(",\"cat\":", c->f);
+	out_json_str(c->f, cat);
+	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
+	ch_us(c->f, start - c->t0);
+	fputs(",\"dur\":", c->f);
+	ch_us(c->f, end > start ? end - start : 0);
+	fputc('}', c->f);
+}
+
+static void ch_close(struct ch_ctx *c, const struct ch_frame *fr, uint32_t pid, uint32_t tid, double end)
+{
+	if (fr->system)
+		return;
+	if (c->filtering && !fr->match && !fr->inside && !fr->below)
+		return;
+	const struct an_module *m = fn_module(c->r, fr->fn);
+	ch_slice(c, fn_name(c->r, fr->fn), m ? m->base : "?", pid, tid, fr->start, end);
+}
+
+/* One thread's calls and off-CPU intervals (instrumentation). */
+static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
+{
+	const struct fmt_thread *th = &c->d->threads[ti];
+	const struct fmt_process *p = &c->d->procs[th->proc];
+	const struct an_filter *flt = c->o->filter;
+	uint32_t pid = p->pid, tid = th->tid;
+	uint32_t cap = 256, depth = 0, inside = 0;
+	struct ch_frame *st = malloc(cap * sizeof(*st));
+	if (!st)
+		abort();
+	double npt = c->d->ns_per_tick;
+	uint64_t ticks = th->start;
+	double now = (double)ticks * npt;
+	struct fmt_decoder dec;
+	struct fmt_rec rec;
+	fmt_decoder_init(&dec, th->ev, th->ev_len);
+	while (fmt_decode(&dec, &rec) > 0) {
+		double prev = now;
+		ticks += rec.delta;
+		now = (double)ticks * npt;
+		if (rec.os && (!c->filtering || inside))
+			ch_slice(c, "off-CPU", "os", pid, tid, prev, now);
+		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
+			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
+		if (push) {
+			uint32_t fn = an_resolve(c->r, p, &c->maps[th->proc], rec.addr);
+			if (depth == cap) {
+				cap *= 2;
+				st = realloc(st, cap * sizeof(*st));
+				if (!st)
+					abort();
+			}
+			struct ch_frame *fr = &st[depth++];
+			const struct an_module *m = fn_module(c->r, fn);
+			fr->fn = fn;
+			fr->start = now;
+			fr->system = flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL);
+			fr->match = c->filtering && an_filter_match(c->r, flt, fn);
+			fr->inside = inside > 0;
+			fr->below = 0;
+			if (fr->match) {
+				inside++;
+				/* the callers lead to a match: keep them (their
+				 * callers were marked when they were) */
+				for (uint32_t i = depth - 1; i-- > 0 && !st[i].below;)
+					st[i].below = 1;
+			}
+		} else if (rec.kind == FMT_K_EXIT && depth) {
+			depth--;
+			inside -= st[depth].match ? 1 : 0;
+			ch_close(c, &st[depth], pid, tid, now);
+		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
+			uint32_t fn = an_resolve(c->r, p, &c->maps[th->proc], rec.addr);
+			uint32_t i = depth;
+			while (i > 0 && st[i - 1].fn != fn)
+				i--;
+			if (i > 0) /* longjmp: the skipped frames end here too */
+				while (depth >= i) {
+					depth--;
+					inside -= st[depth].match ? 1 : 0;
+					ch_close(c, &st[depth], pid, tid, now);
+				}
+		}
+	}
+	while (depth) { /* frames left open close at the thread's last timestamp */
+		depth--;
+		ch_close(c, &st[depth], pid, tid, now);
+	}
+	if (now > c->tmax)
+		c->tmax = now;
+	free(st);
+}
+
+/* One thread's samples: an instant event each, its stack in stackFrames. */
+static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
+{
+	const struct fmt_thread *th = &c->d->threads[ti];
+	const struct fmt_process *p = &c->d->procs[th->proc];
+	const struct an_filter *flt = c->o->filter;
+	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	uint32_t *fns = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*fns));
+	if (!pcs || !fns)
+		abort();
+	double now = (double)th->start * c->d->ns_per_tick;
+	const uint8_t *q = th->ev, *end = th->ev + th->ev_len;
+	uint64_t dt;
+	unsigned n;
+	int cut;
+	while (fmt_get_sample(&q, end, &dt, pcs, &n, &cut) > 0) {
+		now += (double)dt;
+		if (!n)
+			continue;
+		unsigned kept = 0, match = !c->filtering;
+		for (unsigned i = n; i-- > 0;) { /* outermost first */
+			uint32_t fn = an_resolve(c->r, p, &c->maps[th->proc], pcs[i]);
+			const struct an_module *m = fn_module(c->r, fn);
+			if (flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL))
+				continue;
+			if (c->filtering && an_filter_match(c->r, flt, fn))
+				match = 1;
+			fns[kept++] = fn;
+		}
+		if (!kept || !match || !ch_event(c, now))
+			continue;
+		uint32_t node = 0;
+		for (unsigned i = 0; i < kept; i++)
+			node = cct_child(&c->frames, node, fns[i]);
+		ch_sep(c);
+		fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", c->f);
+		out_json_str(c->f, fn_name(c->r, fns[kept - 1]));
+		fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", p->pid, th->tid);
+		ch_us(c->f, now - c->t0);
+		fprintf(c->f, ",\"sf\":%u}", node);
+	}
+	if (now > c->tmax)
+		c->tmax = now;
+	free(pcs);
+	free(fns);
+}
+
+static int ch_selected(const struct ch_ctx *c, uint32_t ti)
+{
+	const struct an_filter *flt = c->o->filter;
+	const struct fmt_thread *th = &c->d->threads[ti];
+	if (flt && flt->pid && c->d->procs[th->proc].pid != flt->pid)
+		return 0;
+	if (flt && flt->tid && th->tid != flt->tid)
+		return 0;
+	return 1;
+}
+
+static void ch_pass(struct ch_ctx *c)
+{
+	c->count = 0;
+	for (uint32_t ti = 0; ti < c->d->nthreads; ti++)
+		if (ch_selected(c, ti)) {
+			if (c->r->sampling)
+				ch_sample_thread(c, ti);
+			else
+				ch_instr_thread(c, ti);
+		}
+}
+
+int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const struct out_chrome_opts *o)
+{
+	struct ch_ctx c = {.f = f, .d = d, .r = r, .o = o, .first = 1, .cutoff = INFINITY};
+	const struct an_filter *flt = o->filter;
+	c.filtering = flt && (flt->module || flt->function);
+	c.maps = calloc(d->nprocs + 1, sizeof(*c.maps));
+	if (!c.maps)
+		abort();
+	c.t0 = INFINITY;
+	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
+		double s = (double)d->threads[ti].start * d->ns_per_tick;
+		if (s < c.t0)
+			c.t0 = s;
+	}
+	if (!d->nthreads)
+		c.t0 = 0;
+	c.tmax = c.t0;
+	cct_init(&c.frames);
+
+	/* how many events there are; if too many, where to cut them off */
+	ch_pass(&c);
+	uint64_t total = c.count;
+	if (total > o->max_events) {
+		c.bins = calloc(CH_BINS, sizeof(*c.bins));
+		if (!c.bins)
+			abort();
+		c.bin_ns = (c.tmax - c.t0) / CH_BINS + 1e-3;
+		ch_pass(&c);
+		uint64_t sum = 0;
+		uint32_t b = 0;
+		while (b < CH_BINS && sum + c.bins[b] <= o->max_events)
+			sum += c.bins[b++];
+		c.cutoff = c.t0 + b * c.bin_ns;
+		free(c.bins);
+		c.bins = NULL;
+	}
+
+	c.printing = 1;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	/* names of processes and threads */
+	for (uint32_t pi = 0; pi < d->nprocs; pi++) {
+		ch_sep(&c);
+		fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":",
+			d->procs[pi].pid);
+		out_json_str(f, d->procs[pi].command ? d->procs[pi].command : "");
+		fputs("}}", f);
+	}
+	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
+		if (!ch_selected(&c, ti))
+			continue;
+		ch_sep(&c);
+		fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+			d->procs[d->threads[ti].proc].pid, d->threads[ti].tid);
+		out_json_str(f, d->threads[ti].name ? d->threads[ti].name : "");
+		fputs("}}", f);
+	}
+	ch_pass(&c);
+	uint64_t left_out = total - c.written;
+	if (left_out) {
+		ch_sep(&c);
+		fputs("{\"ph\":\"i\",\"s\":\"g\",\"name\":\"stint: events left out\",\"pid\":0,\"tid\":0,\"ts\":", f);
+		ch_us(f, c.cutoff - c.t0);
+		fprintf(f, ",\"args\":{\"written\":%" PRIu64 ",\"left_out\":%" PRIu64 ",\"max_events\":%" PRIu64
+			   ",\"reason\":\"events starting after this time were left out (--max-events)\"}}",
+			c.written, left_out, o->max_events);
+	}
+	fputs("\n]", f);
+	if (r->sampling) {
+		fputs(",\"stackFrames\":{", f);
+		for (uint32_t i = 1; i < c.frames.len; i++) {
+			const struct cct_node *fr = &c.frames.n[i];
+			const struct an_module *m = fn_module(r, fr->fn);
+			fprintf(f, "%s\n\"%u\":{\"name\":", i > 1 ? "," : "", i);
+			out_json_str(f, fn_name(r, fr->fn));
+			fputs(",\"category\":", f);
+			out_json_str(f, m ? m->base : "?");
+			if (fr->parent)
+				fprintf(f, ",\"parent\":%u", fr->parent);
+			fputc('}', f);
+		}
+		fputs("\n}", f);
+	}
+	fprintf(f, ",\"otherData\":{\"producer\":\"stint\",\"method\":\"%s\",\"events\":%" PRIu64
+		   ",\"events_left_out\":%" PRIu64 ",\"max_events\":%" PRIu64 "%s}}\n",
+		r->sampling ? "sampling" : "instrumentation", c.written, left_out, o->max_events,
+		r->sampling ? "" : ",\"times\":\"as recorded, without probe-cost compensation\"");
+	for (uint32_t pi = 0; pi < d->nprocs; pi++)
+		an_addr_map_free(&c.maps[pi]);
+	free(c.maps);
+	cct_release(&c.frames);
+	return ferror(f) ? -1 : 0;
+}

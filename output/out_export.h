@@ -1,0 +1,61 @@
+/*
+ * out_export.h - stint's data in the formats other tools read: folded
+ * stacks (flamegraph.pl, inferno, speedscope), pprof's gzipped protobuf,
+ * callgrind's text format (callgrind_annotate, KCachegrind) and Chrome's
+ * trace-event JSON (Perfetto UI, chrome://tracing).
+ *
+ * The first three are aggregates and are written from a view (an_view.h),
+ * so they show exactly what `stint report` and `stint tree` show for the
+ * same filter.  The Chrome trace is a timeline: it is written from the raw
+ * events (instrumentation) or samples (sampling) of the data file.
+ */
+#ifndef STINT_OUT_EXPORT_H
+#define STINT_OUT_EXPORT_H
+
+#include <stdio.h>
+#include "../analysis/an_view.h"
+#include "../format/format.h"
+
+/*
+ * Folded stacks: one line "outer;...;inner VALUE" per call path with a
+ * non-zero value.  value is AN_EE or AN_AE (instrumentation, integer
+ * nanoseconds); sampling always writes exclusive samples.  Returns 0, -1 on
+ * a write error.
+ */
+int out_folded(FILE *f, const struct an_view *v, int value);
+
+/*
+ * Callgrind format: one cost line per function (its self cost), one
+ * calls=/cost pair per call edge (the inclusive cost along the edge).
+ * Recursive activations are named "fn'2" as callgrind's --separate-recs
+ * does, so that the inclusive cost of "fn" counts every interval once.
+ * Returns 0, -1 on a write error.
+ */
+int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d);
+
+/*
+ * pprof: the view as a gzipped perftools.profiles.Profile written to fd
+ * (which stays open).  One sample per call path; locations and functions
+ * per stint function, mappings per module.  Returns 0, -1 on error.
+ */
+int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d);
+
+/* Options of the Chrome trace. */
+struct out_chrome_opts {
+	const struct an_filter *filter; /* threads, and which calls to keep */
+	uint64_t max_events;            /* slices/samples written at most */
+};
+
+/*
+ * Chrome trace-event JSON.  Instrumentation: one complete ("X") event per
+ * call and per interval in which the thread left the CPU ("off-CPU"), times
+ * uncompensated, as the clock saw them.  Sampling: one instant event per
+ * sample whose "sf" names its stack in "stackFrames".  When there are more
+ * than max_events, the earliest are written (a time cut-off) and a global
+ * instant event plus "otherData" say how many were left out.  r is
+ * extended with any function it lacks.  Returns 0, -1 on a write error.
+ */
+int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r,
+	       const struct out_chrome_opts *o);
+
+#endif

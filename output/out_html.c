@@ -1,0 +1,629 @@
+/*
+ * out_html.c - `stint html`: one HTML file holding the page's CSS and
+ * JavaScript (output/html/, embedded at build time as out_html_assets.h)
+ * and the profile as JSON in a <script type="application/json"> block.
+ * Nothing in the file refers to another file or address, so it opens
+ * offline.
+ *
+ * Large trees: the flame graph gets at most max_nodes nodes.  Call paths
+ * whose inclusive value is below min_share percent of the total, and then,
+ * if still too many, the smallest ones, are folded: the folded children of
+ * one parent become a single "(other)" node holding their sums and how
+ * many call paths it stands for.  The page says what was folded.  Tables
+ * and callers/callees are computed here over the whole, unpruned view.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "out_html.h"
+#include "output.h"
+#include "out_html_assets.h"
+
+/* ------------------------------------------------------------------------
+ * JSON pieces
+ * --------------------------------------------------------------------- */
+
+/* A JSON string that is also safe inside <script>: '<', '>' and '&' escaped. */
+static void hj_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void hj_key_str(FILE *f, const char *key, const char *s)
+{
+	fprintf(f, ",\"%s\":", key);
+	hj_str(f, s);
+}
+
+static const char *const hj_value_keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive",
+						      "application_inclusive", "application_exclusive"};
+
+/* The percentage denominator of value k (SPEC.md sections 1 and 2). */
+static double hj_denom(const struct an_view *v, int k)
+{
+	if (v->sampling)
+		return v->total[AN_EI];
+	return (k == AN_EI || k == AN_EE) ? v->total[AN_EI] : v->total[AN_AI];
+}
+
+enum { HJ_FUNCTION, HJ_MODULE, HJ_THREAD, HJ_PROCESS, HJ_SESSION };
+
+/* One row with the keys of `stint report --format json`, plus "f" for functions. */
+static void hj_row(FILE *f, const struct an_result *r, const struct an_view *v, const struct an_row *row,
+		   int kind)
+{
+	fputs("{\"name\":", f);
+	hj_str(f, row->name);
+	hj_key_str(f, "module", row->module);
+	if (v->sampling) {
+		fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
+			row->v[AN_EI], row->v[AN_EE], out_pct(row->v[AN_EI], hj_denom(v, AN_EI)),
+			out_pct(row->v[AN_EE], hj_denom(v, AN_EE)));
+	} else {
+		fprintf(f, ",\"calls\":%" PRIu64, row->calls);
+		for (int k = 0; k < AN_NVALUES; k++)
+			fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", hj_value_keys[k], row->v[k], hj_value_keys[k],
+				out_pct(row->v[k], hj_denom(v, k)));
+		if (kind == HJ_FUNCTION)
+			for (int k = 0; k < AN_NVALUES; k++)
+				fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", hj_value_keys[k],
+					row->calls ? row->v[k] / (double)row->calls : 0.0, hj_value_keys[k], row->vmin[k],
+					hj_value_keys[k], row->vmax[k]);
+	}
+	if (kind == HJ_FUNCTION && row->func < r->nfuncs) {
+		hj_key_str(f, "file", r->funcs[row->func].file);
+		fprintf(f, ",\"line\":%u,\"f\":%u", r->funcs[row->func].line, row->func);
+	}
+	if (kind == HJ_THREAD)
+		fprintf(f, ",\"tid\":%u,\"pid\":%u", row->tid, row->pid);
+	if (kind == HJ_PROCESS) {
+		fprintf(f, ",\"pid\":%u", row->pid);
+		hj_key_str(f, "command", row->extra);
+	}
+	fputc('}', f);
+}
+
+static void hj_rows(FILE *f, const struct an_result *r, const struct an_view *v, const char *key,
+		    const struct an_row *rows, uint32_t n, int kind)
+{
+	fprintf(f, ",\n\"%s\":[", key);
+	for (uint32_t i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		hj_row(f, r, v, &rows[i], kind);
+	}
+	fputs("]", f);
+}
+
+/* The value of key in d->notes ("key=value key2=value2"), or "0". */
+static void hj_note(FILE *f, const char *notes, const char *key)
+{
+	size_t l = strlen(key);
+	for (const char *p = notes; p && *p;) {
+		if (strncmp(p, key, l) == 0 && p[l] == '=') {
+			const char *val = p + l + 1, *e = strchrnul(val, ' ');
+			char *end;
+			double x = strtod(val, &end);
+			if (end == e && end != val) {
+				fprintf(f, "%.0f", x);
+				return;
+			}
+			break;
+		}
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	fputc('0', f);
+}
+
+static void hj_summary(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct an_view *v,
+		       const struct out_html_opts *o)
+{
+	fprintf(f, "\"method\":\"%s\"", v->sampling ? "sampling" : "instrumentation");
+	if (d) {
+		char when[64] = "";
+		time_t secs = (time_t)(d->wall_start / 1000000000ull);
+		struct tm tm;
+		if (localtime_r(&secs, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		hj_key_str(f, "command", d->command);
+		if (d->wall_start)
+			hj_key_str(f, "recorded", when);
+		fprintf(f, ",\"exit_status\":%u,\"duration_ns\":%" PRIu64 ",\"nprocs\":%u,\"nthreads\":%u",
+			d->exit_status, d->duration_ns, d->nprocs, d->nthreads);
+		if (v->sampling) {
+			hj_key_str(f, "event", d->clock);
+			fprintf(f, ",\"frequency_hz\":%" PRIu64, d->rate);
+			hj_key_str(f, "unwinding", d->os);
+			fputs(",\"lost_samples\":", f);
+			hj_note(f, d->notes, "lost");
+		} else {
+			hj_key_str(f, "os_event_detector", d->os);
+		}
+		if (d->damage)
+			hj_key_str(f, "damage", d->damage);
+	}
+	if (v->sampling) {
+		fprintf(f, ",\"samples\":%" PRIu64 ",\"cut_stacks\":%" PRIu64, r->samples, r->cut_stacks);
+	} else {
+		fprintf(f, ",\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.3f,\"subtracted_ns\":%.0f}",
+			o->no_compensation ? "false" : "true", r->cost_ns, r->compensated_ns);
+		fprintf(f, ",\"events\":%" PRIu64 ",\"lost_events\":%" PRIu64, r->events, r->lost);
+	}
+	if (o->filter)
+		hj_key_str(f, "filter", o->filter);
+	fprintf(f, ",\"totals\":[%.0f,%.0f,%.0f,%.0f]", v->total[0], v->total[1], v->total[2], v->total[3]);
+}
+
+/* ------------------------------------------------------------------------
+ * The flame graph's tree: pruning and aggregation
+ * --------------------------------------------------------------------- */
+
+struct hj_tree {
+	const struct an_view *v;
+	uint32_t *ord;      /* preorder of the view's nodes, root first */
+	uint32_t n;         /* nodes in ord */
+	uint8_t *keep;      /* per view node */
+	uint8_t *other;     /* per view node: has a folded child */
+	uint32_t *size;     /* per view node: nodes in its subtree */
+	double *sub[2];     /* per view node: EE and AE summed over its subtree */
+};
+
+static double hj_ei(const struct hj_tree *t, uint32_t i)
+{
+	return i == 0 ? t->v->total[AN_EI] : t->v->n[i].v[AN_EI];
+}
+
+/*
+ * Mark the nodes kept with inclusive value >= thr (> thr when strict),
+ * whose parent is kept; returns kept nodes plus "(other)" nodes needed.
+ */
+static uint32_t hj_select(struct hj_tree *t, double thr, int strict)
+{
+	const struct an_view *v = t->v;
+	uint32_t kept = 1, others = 0;
+	memset(t->other, 0, v->len);
+	t->keep[0] = 1;
+	for (uint32_t k = 1; k < t->n; k++) {
+		uint32_t i = t->ord[k], p = v->n[i].parent;
+		double e = hj_ei(t, i);
+		t->keep[i] = t->keep[p] && (strict ? e > thr : e >= thr);
+		if (t->keep[i])
+			kept++;
+		else if (t->keep[p] && !t->other[p]) {
+			t->other[p] = 1;
+			others++;
+		}
+	}
+	return kept + others;
+}
+
+static int hj_cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x < y) - (x > y);
+}
+
+/* Choose what to keep; fills stats. Returns -1 on OOM. */
+static int hj_prune(struct hj_tree *t, const struct out_html_opts *o, struct out_html_stats *st)
+{
+	const struct an_view *v = t->v;
+	uint32_t maxn = o->max_nodes < 16 ? 16 : o->max_nodes;
+	double thr = o->min_share > 0 ? o->min_share / 100.0 * v->total[AN_EI] : -1.0;
+	int strict = 0;
+	uint32_t total = hj_select(t, thr, strict);
+	if (total > maxn) {
+		/* too many even so: keep the K largest, K shrinking until it fits */
+		double *e = malloc((size_t)t->n * sizeof(*e));
+		if (!e)
+			return -1;
+		uint32_t ne = 0;
+		for (uint32_t k = 1; k < t->n; k++)
+			if (t->keep[t->ord[k]])
+				e[ne++] = hj_ei(t, t->ord[k]);
+		qsort(e, ne, sizeof(*e), hj_cmp_desc);
+		uint32_t want = maxn - 1;
+		while (total > maxn && want > 0) {
+			if (want >= ne)
+				want = ne - 1;
+			thr = e[want]; /* the (want+1)-th largest: keep those above it */
+			strict = 1;
+			total = hj_select(t, thr, strict);
+			if (total > maxn)
+				want = (uint32_t)((double)want * (double)maxn / (double)total * 0.97);
+		}
+		if (total > maxn) /* want reached 0: the root and one "(other)" */
+			total = hj_select(t, INFINITY, 1);
+		free(e);
+	}
+	st->threshold = thr < 0 ? 0 : thr;
+	st->source_nodes = t->n - 1;
+	st->shown_nodes = total - 1;
+	st->other_nodes = 0;
+	st->folded_nodes = 0;
+	for (uint32_t k = 1; k < t->n; k++) {
+		uint32_t i = t->ord[k];
+		if (!t->keep[i] && t->keep[v->n[i].parent])
+			st->folded_nodes += t->size[i];
+		if (t->other[i])
+			st->other_nodes++;
+	}
+	if (t->other[0])
+		st->other_nodes++;
+	return 0;
+}
+
+/* Preorder, subtree sizes and subtree sums.  Returns -1 on OOM. */
+static int hj_walk(struct hj_tree *t)
+{
+	const struct an_view *v = t->v;
+	uint32_t *stack = malloc((size_t)(v->len + 1) * sizeof(*stack));
+	if (!stack)
+		return -1;
+	uint32_t sp = 0;
+	t->n = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		uint32_t i = stack[--sp];
+		t->ord[t->n++] = i;
+		for (uint32_t c = v->n[i].child; c; c = v->n[c].next)
+			stack[sp++] = c;
+	}
+	free(stack);
+	for (uint32_t i = 0; i < v->len; i++) {
+		t->size[i] = 1;
+		t->sub[0][i] = i ? v->n[i].v[AN_EE] : 0;
+		t->sub[1][i] = i ? v->n[i].v[AN_AE] : 0;
+	}
+	for (uint32_t k = t->n; k-- > 1;) {
+		uint32_t i = t->ord[k], p = v->n[i].parent;
+		t->size[p] += t->size[i];
+		t->sub[0][p] += t->sub[0][i];
+		t->sub[1][p] += t->sub[1][i];
+	}
+	return 0;
+}
+
+/* The "tree" object: column arrays of the kept nodes, then the "(other)" nodes. */
+static int hj_tree_json(FILE *f, struct hj_tree *t, const struct out_html_stats *st)
+{
+	const struct an_view *v = t->v;
+	uint32_t nout = st->shown_nodes + 1;
+	uint32_t *idx = malloc((size_t)v->len * sizeof(*idx));   /* view node -> page node */
+	uint32_t *src = malloc((size_t)nout * sizeof(*src));      /* page node -> view node */
+	uint8_t *isother = calloc(nout, 1);
+	double (*val)[AN_NVALUES] = calloc(nout, sizeof(*val));
+	uint64_t *calls = calloc(nout, sizeof(*calls));
+	uint32_t *folded = calloc(nout, sizeof(*folded));
+	uint32_t *par = malloc((size_t)nout * sizeof(*par));
+	int rc = -1;
+	if (!idx || !src || !isother || !val || !calls || !folded || !par)
+		goto out;
+	uint32_t m = 0;
+	for (uint32_t k = 0; k < t->n; k++) {
+		uint32_t i = t->ord[k];
+		if (!t->keep[i])
+			continue;
+		idx[i] = m;
+		src[m] = i;
+		par[m] = i ? idx[v->n[i].parent] : ~0u;
+		if (i) {
+			calls[m] = v->n[i].calls;
+			memcpy(val[m], v->n[i].v, sizeof(val[m]));
+		} else {
+			/* the root: the selection's totals; its exclusive part is the
+			 * time (samples) with no function on the stack */
+			val[m][AN_EI] = v->total[AN_EI];
+			val[m][AN_AI] = v->sampling ? 0 : v->total[AN_AI];
+			double ce = 0, ca = 0;
+			for (uint32_t c = v->n[0].child; c; c = v->n[c].next) {
+				ce += v->n[c].v[AN_EI];
+				ca += v->n[c].v[AN_AI];
+			}
+			val[m][AN_EE] = val[m][AN_EI] > ce ? val[m][AN_EI] - ce : 0;
+			val[m][AN_AE] = v->sampling ? 0 : (val[m][AN_AI] > ca ? val[m][AN_AI] - ca : 0);
+		}
+		m++;
+	}
+	/* one "(other)" node per parent with folded children */
+	for (uint32_t k = 0; k < t->n; k++) {
+		uint32_t i = t->ord[k];
+		if (!t->keep[i] || !t->other[i])
+			continue;
+		uint32_t o = m++;
+		isother[o] = 1;
+		par[o] = idx[i];
+		src[o] = i;
+	}
+	/* sums of the folded children into their parent's "(other)" node */
+	uint32_t first_other = nout - st->other_nodes;
+	for (uint32_t o = first_other; o < nout; o++)
+		idx[src[o]] = o; /* now: kept parent -> its "(other)" node */
+	for (uint32_t k = 1; k < t->n; k++) {
+		uint32_t i = t->ord[k], p = v->n[i].parent;
+		if (t->keep[i] || !t->keep[p])
+			continue;
+		uint32_t o = idx[p];
+		calls[o] += v->n[i].calls;
+		val[o][AN_EI] += v->n[i].v[AN_EI];
+		val[o][AN_AI] += v->n[i].v[AN_AI];
+		val[o][AN_EE] += t->sub[0][i];
+		val[o][AN_AE] += t->sub[1][i];
+		folded[o] += t->size[i];
+	}
+	fprintf(f, ",\n\"tree\":{\"source_nodes\":%u,\"shown_nodes\":%u,\"other_nodes\":%u,\"folded_nodes\":%u,"
+		   "\"threshold\":%.17g",
+		st->source_nodes, st->shown_nodes, st->other_nodes, st->folded_nodes, st->threshold);
+	fputs(",\n\"fn\":[", f);
+	for (uint32_t j = 0; j < nout; j++)
+		fprintf(f, "%s%" PRId64, j ? "," : "",
+			j == 0 ? (int64_t)-1 : isother[j] ? (int64_t)-2 : (int64_t)v->n[src[j]].fn);
+	fputs("],\n\"parent\":[", f);
+	for (uint32_t j = 0; j < nout; j++)
+		fprintf(f, "%s%" PRId64, j ? "," : "", j == 0 ? (int64_t)-1 : (int64_t)par[j]);
+	fputs("],\n\"calls\":[", f);
+	for (uint32_t j = 0; j < nout; j++)
+		fprintf(f, "%s%" PRIu64, j ? "," : "", calls[j]);
+	int nv = v->sampling ? 2 : AN_NVALUES;
+	fputs("],\n\"v\":[", f);
+	for (int k = 0; k < nv; k++) {
+		fputs(k ? "],\n[" : "[", f);
+		for (uint32_t j = 0; j < nout; j++)
+			fprintf(f, "%s%.0f", j ? "," : "", val[j][k]);
+	}
+	fputs("]],\n\"folded\":[", f);
+	int first = 1;
+	for (uint32_t j = first_other; j < nout; j++) {
+		fprintf(f, "%s[%u,%u]", first ? "" : ",", j, folded[j]);
+		first = 0;
+	}
+	fputs("]}", f);
+	rc = 0;
+out:
+	free(idx);
+	free(src);
+	free(isother);
+	free(val);
+	free(calls);
+	free(folded);
+	free(par);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Callers and callees: one pass over the whole view
+ * --------------------------------------------------------------------- */
+
+struct hj_edge {
+	uint32_t caller, callee; /* an_func indices; caller ~0u: no caller */
+	uint64_t calls;
+	double v[AN_NVALUES];
+};
+
+struct hj_edges {
+	struct hj_edge *e;
+	uint32_t len, cap;
+	uint32_t *hash, hcap;
+};
+
+static uint32_t hj_edge_slot(const struct hj_edges *s, uint32_t a, uint32_t b)
+{
+	uint64_t x = ((uint64_t)a << 32) | b;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (uint32_t)x & (s->hcap - 1);
+}
+
+static struct hj_edge *hj_edge_get(struct hj_edges *s, uint32_t a, uint32_t b)
+{
+	uint32_t h = hj_edge_slot(s, a, b);
+	for (; s->hash[h] != ~0u; h = (h + 1) & (s->hcap - 1)) {
+		struct hj_edge *e = &s->e[s->hash[h]];
+		if (e->caller == a && e->callee == b)
+			return e;
+	}
+	s->hash[h] = s->len;
+	struct hj_edge *e = &s->e[s->len++];
+	memset(e, 0, sizeof(*e));
+	e->caller = a;
+	e->callee = b;
+	return e;
+}
+
+static int hj_cmp_edge(const void *a, const void *b)
+{
+	const struct hj_edge *x = a, *y = b;
+	return (x->v[AN_EI] < y->v[AN_EI]) - (x->v[AN_EI] > y->v[AN_EI]);
+}
+
+/*
+ * The edge caller->callee of view node i gets i's values; its inclusive
+ * values only when i's function is not on the path above i (as
+ * an_view_callers() and an_view_callees() count them).
+ */
+static int hj_edges_build(const struct an_view *v, struct hj_edges *s)
+{
+	const struct an_result *r = v->r;
+	s->cap = v->len;
+	s->len = 0;
+	for (s->hcap = 16; s->hcap < 2 * v->len; s->hcap *= 2)
+		;
+	s->e = malloc((size_t)s->cap * sizeof(*s->e));
+	s->hash = malloc((size_t)s->hcap * sizeof(*s->hash));
+	uint32_t *on = calloc((size_t)r->nfuncs + 1, sizeof(*on));
+	uint32_t *stack = malloc((size_t)(v->len + 1) * sizeof(*stack));
+	uint8_t *leaving = calloc(v->len + 1, 1);
+	int rc = -1;
+	if (!s->e || !s->hash || !on || !stack || !leaving)
+		goto out;
+	memset(s->hash, 0xff, (size_t)s->hcap * sizeof(*s->hash));
+	uint32_t sp = 0;
+	for (uint32_t c = v->n[0].child; c; c = v->n[c].next)
+		stack[sp++] = c;
+	while (sp) {
+		uint32_t i = stack[sp - 1];
+		const struct view_node *n = &v->n[i];
+		uint32_t fn = n->fn < r->nfuncs ? n->fn : r->nfuncs;
+		if (leaving[i]) {
+			sp--;
+			on[fn]--;
+			continue;
+		}
+		leaving[i] = 1;
+		uint32_t caller = n->parent == 0 ? ~0u : v->n[n->parent].fn;
+		struct hj_edge *e = hj_edge_get(s, caller, n->fn);
+		e->calls += n->calls;
+		e->v[AN_EE] += n->v[AN_EE];
+		e->v[AN_AE] += n->v[AN_AE];
+		if (!on[fn]) {
+			e->v[AN_EI] += n->v[AN_EI];
+			e->v[AN_AI] += n->v[AN_AI];
+		}
+		on[fn]++;
+		for (uint32_t c = n->child; c; c = v->n[c].next)
+			stack[sp++] = c;
+	}
+	qsort(s->e, s->len, sizeof(*s->e), hj_cmp_edge);
+	rc = 0;
+out:
+	free(s->hash);
+	s->hash = NULL;
+	free(on);
+	free(stack);
+	free(leaving);
+	return rc;
+}
+
+static void hj_edges_json(FILE *f, const struct an_view *v, const struct hj_edges *s, uint32_t n)
+{
+	fprintf(f, ",\n\"edges\":{\"total\":%u,\"shown\":%u,\"caller\":[", s->len, n);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%" PRId64, i ? "," : "", s->e[i].caller == ~0u ? (int64_t)-1 : (int64_t)s->e[i].caller);
+	fputs("],\n\"callee\":[", f);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", s->e[i].callee);
+	fputs("],\n\"calls\":[", f);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", s->e[i].calls);
+	int nv = v->sampling ? 2 : AN_NVALUES;
+	fputs("],\n\"v\":[", f);
+	for (int k = 0; k < nv; k++) {
+		fputs(k ? "],\n[" : "[", f);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "%s%.0f", i ? "," : "", s->e[i].v[k]);
+	}
+	fputs("]]}", f);
+}
+
+/* ------------------------------------------------------------------------
+ * The page
+ * --------------------------------------------------------------------- */
+
+int out_html(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct an_view *v,
+	     const struct out_html_opts *o, struct out_html_stats *stats)
+{
+	struct out_html_stats st = {0};
+	struct hj_tree t = {.v = v};
+	struct hj_edges ed = {0};
+	int rc = -1;
+	t.ord = malloc((size_t)v->len * sizeof(*t.ord));
+	t.keep = calloc(v->len, 1);
+	t.other = calloc(v->len, 1);
+	t.size = malloc((size_t)v->len * sizeof(*t.size));
+	t.sub[0] = malloc((size_t)v->len * sizeof(double));
+	t.sub[1] = malloc((size_t)v->len * sizeof(double));
+	if (!t.ord || !t.keep || !t.other || !t.size || !t.sub[0] || !t.sub[1])
+		goto nomem;
+	if (hj_walk(&t) < 0 || hj_prune(&t, o, &st) < 0 || hj_edges_build(v, &ed) < 0)
+		goto nomem;
+	st.edges = ed.len < o->max_edges ? ed.len : o->max_edges;
+	st.dropped_edges = ed.len - st.edges;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>stint: ",
+	      f);
+	/* the title: the command, HTML-escaped */
+	for (const char *s = d && d->command ? d->command : "profile"; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+	}
+	fputs("</title>\n<style>\n", f);
+	fputs((const char *)out_html_css, f);
+	fputs("</style></head>\n<body>\n<div id=\"app\"><noscript>This report needs JavaScript.</noscript></div>\n"
+	      "<script type=\"application/json\" id=\"stint-data\">{",
+	      f);
+	hj_summary(f, d, r, v, o);
+	fputs(",\n\"session\":", f);
+	struct an_row session = r->session;
+	memcpy(session.v, v->total, sizeof(session.v));
+	hj_row(f, r, v, &session, HJ_SESSION);
+	hj_rows(f, r, v, "functions", r->functions, r->nfunctions, HJ_FUNCTION);
+	hj_rows(f, r, v, "modules", r->modules, r->nmodules, HJ_MODULE);
+	hj_rows(f, r, v, "threads", r->thread_rows, r->nthread_rows, HJ_THREAD);
+	hj_rows(f, r, v, "processes", r->processes, r->nprocesses, HJ_PROCESS);
+	/* function names and modules the tree and the edges refer to */
+	fputs(",\n\"mods\":[", f);
+	for (uint32_t i = 0; i < r->nmods; i++) {
+		if (i)
+			fputc(',', f);
+		hj_str(f, r->mods[i].base);
+	}
+	fputs("],\n\"funcs\":[", f);
+	for (uint32_t i = 0; i < r->nfuncs; i++) {
+		fputs(i ? ",\n[" : "\n[", f);
+		hj_str(f, r->funcs[i].name);
+		fprintf(f, ",%u,", r->funcs[i].module);
+		hj_str(f, r->funcs[i].file);
+		fprintf(f, ",%u]", r->funcs[i].line);
+	}
+	fputs("]", f);
+	if (hj_tree_json(f, &t, &st) < 0)
+		goto nomem;
+	hj_edges_json(f, v, &ed, st.edges);
+	fputs("}</script>\n<script>\n", f);
+	fputs((const char *)out_html_js, f);
+	fputs("</script>\n</body></html>\n", f);
+	rc = ferror(f) ? -1 : 0;
+	if (rc < 0 && !errno)
+		errno = EIO;
+	goto out;
+nomem:
+	errno = ENOMEM;
+out:
+	if (stats)
+		*stats = st;
+	free(t.ord);
+	free(t.keep);
+	free(t.other);
+	free(t.size);
+	free(t.sub[0]);
+	free(t.sub[1]);
+	free(ed.e);
+	return rc;
+}

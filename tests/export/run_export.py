@@ -1,0 +1,644 @@
+#!/usr/bin/env python3
+"""
+run_export.py - tests of `stint export`: each format is written from real
+recordings, its numbers are checked against `stint report --format json` on
+the same data file, and it is read back with the tool that reads it where
+Debian has one:
+
+  folded     no Debian or offline npm reader runs headless (Debian has no
+             flamegraph package; npm's speedscope is a browser bundle and
+             npm's "inferno" is a UI library), so the lines are parsed here
+  pprof      Go pprof, built by the setup test from Debian's
+             golang-github-google-pprof-dev with golang-go (offline); Debian's
+             google-pprof (gperftools) reads only the legacy format, not
+             protobuf.  The protobuf is also decoded here, field by field.
+  callgrind  callgrind_annotate (Debian's valgrind)
+  chrome     JSON parsed here: nesting per thread, counts against the report
+
+Usage: run_export.py --stint STINT --progs DIR --demo DEMO --work DIR TEST
+       run_export.py --list
+A test whose tool is missing prints "SKIP: reason" and passes.
+"""
+import argparse
+import collections
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+TIMEOUT = 120
+
+
+class TestFailure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise TestFailure(msg)
+
+
+def near(a, b, tol, what):
+    check(abs(a - b) <= tol, "%s: %s vs %s (tolerance %s)" % (what, a, b, tol))
+
+
+# ---------------------------------------------------------------------------
+# Running stint and the tools
+# ---------------------------------------------------------------------------
+
+class Ctx:
+    def __init__(self, args):
+        self.stint = os.path.abspath(args.stint)
+        self.progs = os.path.abspath(args.progs)
+        self.demo = os.path.abspath(args.demo)
+        self.work = os.path.abspath(args.work)
+        os.makedirs(self.work, exist_ok=True)
+
+    def run(self, argv, expect=0, **kw):
+        try:
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT, **kw)
+        except subprocess.TimeoutExpired:
+            raise TestFailure("timed out: %s" % " ".join(argv))
+        if expect is not None and p.returncode != expect:
+            raise TestFailure("%s\n  exited %d, expected %d\n  stderr: %s" % (
+                " ".join(argv), p.returncode, expect, p.stderr.decode(errors="replace").strip()[-2000:]))
+        return p
+
+    # The recordings the tests share: made by the setup test, or on first use.
+    RECORDINGS = {
+        "instr_demo": ("instrument", "demo"),
+        "instr_threads": ("instrument", "e2e_threads"),
+        "sample_split": ("sample", "s_split"),
+        "sample_recurse": ("sample", "s_recurse"),
+    }
+
+    def data(self, name):
+        path = os.path.join(self.work, name + ".data")
+        if not os.path.exists(path):
+            method, prog = self.RECORDINGS[name]
+            exe = self.demo if prog == "demo" else os.path.join(self.progs, prog)
+            check(os.path.exists(exe), "test program %s is missing (build the tests first)" % exe)
+            tmp = path + ".part"
+            self.run([self.stint, "record", "-m", method, "-o", tmp, "--", exe])
+            os.rename(tmp, path)
+        return path
+
+    def report(self, data, *opts):
+        p = self.run([self.stint, "report", "-i", data, "--format", "json"] + list(opts))
+        return json.loads(p.stdout)
+
+    def export(self, data, fmt, *opts, binary=False):
+        # per test: ctest runs tests in parallel on the shared recordings
+        out = os.path.join(self.outdir, "%s.%s%s" % (os.path.basename(data), fmt, "".join(opts).replace("/", "_")))
+        self.run([self.stint, "export", "--format", fmt, "-i", data, "-o", out] + list(opts))
+        with open(out, "rb") as f:
+            b = f.read()
+        return (b if binary else b.decode()), out
+
+    def pprof_tool(self):
+        """Go pprof: the one the setup built, else one on PATH that reads protobuf."""
+        built = os.path.join(self.work, "pprof")
+        if os.access(built, os.X_OK):
+            return built
+        p = shutil.which("pprof")
+        return p
+
+
+def func_rows(rep):
+    """name -> row, names merged over modules as the tools merge them."""
+    out = {}
+    for r in rep["functions"]:
+        if r["name"] in out:
+            old = out[r["name"]]
+            out[r["name"]] = {k: (old[k] + r[k] if isinstance(r[k], (int, float)) and not k.endswith("_pct")
+                                  else old[k]) for k in r}
+        else:
+            out[r["name"]] = dict(r)
+    return out
+
+
+def hottest(rep, key):
+    return max(rep["functions"], key=lambda r: r[key])
+
+
+# ---------------------------------------------------------------------------
+# Folded stacks
+# ---------------------------------------------------------------------------
+
+def parse_folded(text):
+    paths = []
+    for line in text.splitlines():
+        m = re.match(r"^(\S.*) (\d+)$", line)
+        check(m is not None, "folded line is malformed: %r" % line)
+        paths.append((m.group(1).split(";"), int(m.group(2))))
+    check(paths, "folded output is empty")
+    return paths
+
+
+def folded_sums(paths):
+    excl, incl = collections.Counter(), collections.Counter()
+    for frames, v in paths:
+        excl[frames[-1]] += v
+        for f in set(frames):
+            incl[f] += v
+    return excl, incl
+
+
+def test_folded_instrumentation(c):
+    data = c.data("instr_demo")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    for value, key in (("elapsed", "elapsed_exclusive"), ("application", "application_exclusive")):
+        text, _ = c.export(data, "folded", "--value", value)
+        paths = parse_folded(text)
+        excl, incl = folded_sums(paths)
+        tol = len(paths) + 2  # each path's value is rounded to whole ns
+        for name, r in rows.items():
+            near(excl.get(name, 0), r[key], tol, "folded %s exclusive of %s" % (value, name))
+        if value == "elapsed":
+            for name, r in rows.items():
+                near(incl.get(name, 0), r["elapsed_inclusive"], tol, "folded inclusive of %s" % name)
+    print("folded (instrumentation): %d functions agree with the report" % len(rows))
+
+
+def test_folded_sampling(c):
+    for rec in ("sample_split", "sample_recurse"):
+        data = c.data(rec)
+        rep = c.report(data)
+        paths = parse_folded(c.export(data, "folded")[0])
+        excl, incl = folded_sums(paths)
+        check(sum(v for _, v in paths) == rep["session"]["exclusive_samples"],
+              "folded total %d != %d samples" % (sum(v for _, v in paths), rep["session"]["exclusive_samples"]))
+        for name, r in func_rows(rep).items():
+            check(excl.get(name, 0) == r["exclusive_samples"],
+                  "%s: folded exclusive %d != report %d" % (name, excl.get(name, 0), r["exclusive_samples"]))
+            check(incl.get(name, 0) == r["inclusive_samples"],
+                  "%s: folded inclusive %d != report %d" % (name, incl.get(name, 0), r["inclusive_samples"]))
+    print("folded (sampling): exclusive and inclusive samples agree exactly")
+
+
+# ---------------------------------------------------------------------------
+# pprof
+# ---------------------------------------------------------------------------
+
+def pb_fields(buf):
+    """Decode one protobuf message into {field: [values]} (bytes for length-delimited)."""
+    out = collections.defaultdict(list)
+    i = 0
+
+    def varint():
+        nonlocal i
+        v, shift = 0, 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return v
+
+    while i < len(buf):
+        key = varint()
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            out[field].append(varint())
+        elif wire == 2:
+            n = varint()
+            out[field].append(buf[i:i + n])
+            i += n
+        elif wire == 1:
+            out[field].append(int.from_bytes(buf[i:i + 8], "little"))
+            i += 8
+        elif wire == 5:
+            out[field].append(int.from_bytes(buf[i:i + 4], "little"))
+            i += 4
+        else:
+            raise TestFailure("protobuf: unknown wire type %d" % wire)
+    return out
+
+
+def pb_ints(vals):
+    """A repeated integer field, packed (bytes) or not."""
+    res = []
+    for v in vals:
+        if isinstance(v, bytes):
+            j = 0
+            while j < len(v):
+                x, shift = 0, 0
+                while True:
+                    b = v[j]
+                    j += 1
+                    x |= (b & 0x7F) << shift
+                    shift += 7
+                    if not b & 0x80:
+                        break
+                res.append(x)
+        else:
+            res.append(v)
+    return res
+
+
+def decode_profile(gz):
+    """perftools.profiles.Profile, by the field numbers of profile.proto."""
+    check(gz[:2] == b"\x1f\x8b", "pprof output is not gzipped")
+    p = pb_fields(gzip.decompress(gz))
+    strings = [s.decode() for s in p[6]]
+    check(strings and strings[0] == "", "string_table[0] must be empty")
+    types = []
+    for vt in p[1]:
+        f = pb_fields(vt)
+        types.append((strings[f[1][0] if f[1] else 0], strings[f[2][0] if f[2] else 0]))
+    funcs = {}
+    for fb in p[5]:
+        f = pb_fields(fb)
+        funcs[f[1][0]] = strings[f[2][0]] if f[2] else ""
+    locs = {}
+    for lb in p[4]:
+        f = pb_fields(lb)
+        lines = [pb_fields(x) for x in f[4]]
+        check(lines, "location %d has no line" % f[1][0])
+        locs[f[1][0]] = funcs[lines[0][1][0]]
+        check(f[2] and f[2][0] in [pb_fields(m)[1][0] for m in p[3]], "location %d has no mapping" % f[1][0])
+    samples = []
+    for sb in p[2]:
+        f = pb_fields(sb)
+        samples.append(([locs[x] for x in pb_ints(f[1])], pb_ints(f[2])))
+    default = strings[p[14][0]] if p[14] else ""
+    return types, samples, default
+
+
+def pprof_sums(samples, k):
+    flat, cum = collections.Counter(), collections.Counter()
+    for stack, vals in samples:
+        flat[stack[0]] += vals[k]
+        for f in set(stack):
+            cum[f] += vals[k]
+    return flat, cum
+
+
+def pprof_top(c, tool, path, index):
+    """name -> (flat, cum) from `pprof -top`, raw units."""
+    p = c.run([tool, "-top", "-nodecount=100000", "-nodefraction=0", "-unit=ns", "-sample_index=" + index, path])
+    out = {}
+    for line in p.stdout.decode().splitlines():
+        m = re.match(r"^\s*(\d+)(?:ns)?\s+\S+%\s+\S+%\s+(\d+)(?:ns)?\s+\S+%\s+(.+)$", line)
+        if m:
+            out[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+    check(out, "pprof -top printed no rows:\n%s" % p.stdout.decode()[:2000])
+    return out
+
+
+def test_pprof_instrumentation(c):
+    data = c.data("instr_demo")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    gz, path = c.export(data, "pprof", binary=True)
+    types, samples, default = decode_profile(gz)
+    check(types == [("calls", "count"), ("elapsed", "nanoseconds"), ("application", "nanoseconds")],
+          "sample types %s" % types)
+    check(default == "elapsed", "default sample type %r" % default)
+    tol = len(samples) + 2
+    for k, key in ((0, "calls"), (1, "elapsed_exclusive"), (2, "application_exclusive")):
+        flat, cum = pprof_sums(samples, k)
+        for name, r in rows.items():
+            near(flat.get(name, 0), r[key], 0 if k == 0 else tol, "decoded %s of %s" % (key, name))
+            if k == 1:
+                near(cum.get(name, 0), r["elapsed_inclusive"], tol, "decoded cum (EI) of %s" % name)
+            if k == 2:
+                near(cum.get(name, 0), r["application_inclusive"], tol, "decoded cum (AI) of %s" % name)
+    print("pprof (instrumentation): decoded profile agrees with the report")
+    tool = c.pprof_tool()
+    if not tool:
+        raise Skip("no Go pprof (setup builds it from golang-github-google-pprof-dev); "
+                   "the decoded profile was checked")
+    top = pprof_top(c, tool, path, "elapsed")
+    hot = hottest(rep, "elapsed_exclusive")
+    first = max(top.items(), key=lambda kv: kv[1][0])
+    check(first[0] == hot["name"], "pprof's hottest is %s, report's %s" % (first[0], hot["name"]))
+    for name, r in rows.items():
+        if name in top:
+            near(top[name][0], r["elapsed_exclusive"], tol, "pprof flat of %s" % name)
+            near(top[name][1], r["elapsed_inclusive"], tol, "pprof cum of %s" % name)
+    calls = pprof_top(c, tool, path, "calls")
+    for name, r in rows.items():
+        if r["calls"]:
+            check(calls.get(name, (0, 0))[0] == r["calls"],
+                  "pprof calls of %s: %s, report %d" % (name, calls.get(name), r["calls"]))
+    print("pprof (instrumentation): %s reads it; flat, cum and calls agree" % tool)
+
+
+def test_pprof_sampling(c):
+    data = c.data("sample_recurse")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    gz, path = c.export(data, "pprof", binary=True)
+    types, samples, default = decode_profile(gz)
+    check(types == [("samples", "count"), ("cpu", "nanoseconds")], "sample types %s" % types)
+    flat, cum = pprof_sums(samples, 0)
+    for name, r in rows.items():
+        check(flat.get(name, 0) == r["exclusive_samples"], "decoded samples of %s" % name)
+        check(cum.get(name, 0) == r["inclusive_samples"], "decoded cum of %s (recursion once)" % name)
+    hz = json.loads(c.run([c.stint, "report", "-i", data, "--format", "json"]).stdout).get("frequency_hz")
+    for stack, vals in samples:
+        if hz:
+            near(vals[1], vals[0] * 1e9 / hz, 1, "cpu ns of a sample")
+    print("pprof (sampling): decoded profile agrees with the report")
+    tool = c.pprof_tool()
+    if not tool:
+        raise Skip("no Go pprof; the decoded profile was checked")
+    top = pprof_top(c, tool, path, "samples")
+    r = rows["recurse"]
+    check(top["recurse"] == (r["exclusive_samples"], r["inclusive_samples"]),
+          "pprof recurse %s, report %d/%d" % (top["recurse"], r["exclusive_samples"], r["inclusive_samples"]))
+    print("pprof (sampling): %s reads it; recurse counted once" % tool)
+
+
+# ---------------------------------------------------------------------------
+# Callgrind
+# ---------------------------------------------------------------------------
+
+def annotate(c, path, inclusive=False):
+    tool = shutil.which("callgrind_annotate")
+    if not tool:
+        raise Skip("no callgrind_annotate (Debian's valgrind)")
+    p = c.run([tool, "--inclusive=" + ("yes" if inclusive else "no"), "--threshold=100", path])
+    text = p.stdout.decode()
+    check("WARNING" not in p.stderr.decode(), "callgrind_annotate warned: %s" % p.stderr.decode())
+    m = re.search(r"^\s*([\d,]+)\s.*PROGRAM TOTALS", text, re.M)
+    check(m is not None, "no PROGRAM TOTALS in:\n%s" % text[:2000])
+    total = int(m.group(1).replace(",", ""))
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*([\d,]+)\s.*?\s(\S+):(\S+) \[", line)
+        if m:
+            rows[m.group(3)] = rows.get(m.group(3), 0) + int(m.group(1).replace(",", ""))
+    return total, rows
+
+
+def test_callgrind_instrumentation(c):
+    data = c.data("instr_demo")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    text, path = c.export(data, "callgrind")
+    check(re.search(r"^events: Elapsed Application$", text, re.M), "no events: line")
+    nfn = text.count("\nfn=")
+    total, self_rows = annotate(c, path)
+    tol = nfn * 2 + 2
+    near(total, sum(r["elapsed_exclusive"] for r in rep["functions"]), tol, "callgrind total")
+    hot = hottest(rep, "elapsed_exclusive")
+    first = max(self_rows.items(), key=lambda kv: kv[1])
+    check(first[0] == hot["name"], "callgrind_annotate's hottest is %s, report's %s" % (first[0], hot["name"]))
+    near(first[1], hot["elapsed_exclusive"], tol, "self of %s" % hot["name"])
+    _, incl = annotate(c, path, inclusive=True)
+    for name in ("main", "sort_numbers", "fib"):  # fib recursive: its "fib" is the outermost level
+        near(incl[name], rows[name]["elapsed_inclusive"], tol, "inclusive of %s" % name)
+    # recursion levels are split as callgrind does: fib + fib'2 is fib's self time
+    near(self_rows.get("fib", 0) + self_rows.get("fib'2", 0), rows["fib"]["elapsed_exclusive"], tol, "self of fib")
+    print("callgrind (instrumentation): callgrind_annotate reads it; totals, self and inclusive agree")
+
+
+def test_callgrind_sampling(c):
+    for rec, fn in (("sample_split", "heavy"), ("sample_recurse", "recurse")):
+        data = c.data(rec)
+        rep = c.report(data)
+        rows = func_rows(rep)
+        _, path = c.export(data, "callgrind")
+        total, self_rows = annotate(c, path)
+        check(total == rep["session"]["exclusive_samples"], "total %d != %d samples" % (
+            total, rep["session"]["exclusive_samples"]))
+        _, incl = annotate(c, path, inclusive=True)
+        check(incl.get(fn) == rows[fn]["inclusive_samples"], "inclusive of %s: %s, report %d" % (
+            fn, incl.get(fn), rows[fn]["inclusive_samples"]))
+        self_all = self_rows.get(fn, 0) + self_rows.get(fn + "'2", 0)
+        check(self_all == rows[fn]["exclusive_samples"], "self of %s: %d, report %d" % (
+            fn, self_all, rows[fn]["exclusive_samples"]))
+    print("callgrind (sampling): callgrind_annotate reads it; samples agree")
+
+
+# ---------------------------------------------------------------------------
+# Chrome trace events
+# ---------------------------------------------------------------------------
+
+def load_trace(text):
+    try:
+        t = json.loads(text)
+    except ValueError as e:
+        raise TestFailure("chrome trace is not valid JSON: %s" % e)
+    check(isinstance(t.get("traceEvents"), list), "no traceEvents array")
+    return t
+
+
+def check_nesting(events):
+    """Complete events of each thread must nest: no partial overlaps."""
+    per = collections.defaultdict(list)
+    for e in events:
+        if e["ph"] == "X":
+            check(e["dur"] >= 0, "negative dur: %s" % e)
+            per[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], e))
+    eps = 0.0015  # µs printed with 3 decimals
+    for key, lst in per.items():
+        lst.sort(key=lambda x: (x[0], x[1]))
+        stack = []
+        for ts, negdur, e in lst:
+            end = ts - negdur
+            while stack and stack[-1] <= ts + eps:
+                stack.pop()
+            if stack:
+                check(end <= stack[-1] + eps, "thread %s: %s overlaps its parent's end %.3f" % (key, e, stack[-1]))
+            stack.append(end)
+    return per
+
+
+def test_chrome_instrumentation(c):
+    for rec in ("instr_threads", "instr_demo"):
+        data = c.data(rec)
+        rep = c.report(data)
+        t = load_trace(c.export(data, "chrome")[0])
+        ev = t["traceEvents"]
+        check_nesting(ev)
+        calls = collections.Counter(e["name"] for e in ev if e["ph"] == "X" and e.get("cat") != "os")
+        for name, r in func_rows(rep).items():
+            check(calls.get(name, 0) == r["calls"], "%s: %d slices, report %d calls" % (
+                name, calls.get(name, 0), r["calls"]))
+        names = sorted(e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name")
+        check(names == sorted(th["name"] for th in rep["threads"]), "thread names %s vs report %s" % (
+            names, [th["name"] for th in rep["threads"]]))
+        tids = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "X"}
+        check(tids <= {(th["pid"], th["tid"]) for th in rep["threads"]}, "slices on unknown threads")
+        check(t["otherData"]["events_left_out"] == 0, "events left out below the cap")
+        if rec == "instr_demo":
+            off = [e for e in ev if e["ph"] == "X" and e["name"] == "off-CPU"]
+            check(off, "no off-CPU slice in the demo, which sleeps in usleep")
+            sl = [e for e in ev if e["ph"] == "X" and e["name"] == "usleep"]
+            check(any(u["ts"] - 0.002 <= o["ts"] and o["ts"] + o["dur"] <= u["ts"] + u["dur"] + 0.002
+                      for o in off for u in sl), "no off-CPU slice inside usleep")
+            u = func_rows(rep)["usleep"]
+            near(sum(e["dur"] for e in sl) * 1000, u["elapsed_inclusive"], 0.05 * u["elapsed_inclusive"] + 50000,
+                 "usleep duration (ns, uncompensated)")
+    print("chrome (instrumentation): valid JSON, nested per thread, one slice per call, threads named")
+
+
+def test_chrome_cap(c):
+    data = c.data("instr_demo")
+    full = load_trace(c.export(data, "chrome")[0])
+    total = full["otherData"]["events"]
+    t = load_trace(c.export(data, "chrome", "--max-events", "1000")[0])
+    ev = t["traceEvents"]
+    slices = [e for e in ev if e["ph"] == "X"]
+    check(0 < len(slices) <= 1000, "%d slices with --max-events 1000" % len(slices))
+    check(t["otherData"]["events"] == len(slices), "otherData.events %d != %d" % (t["otherData"]["events"], len(slices)))
+    check(t["otherData"]["events_left_out"] == total - len(slices), "events_left_out %d, expected %d" % (
+        t["otherData"]["events_left_out"], total - len(slices)))
+    note = [e for e in ev if e["ph"] == "i" and "left out" in e["name"]]
+    check(len(note) == 1 and note[0]["args"]["left_out"] == total - len(slices), "no left-out note: %s" % note)
+    check(max(e["ts"] for e in slices) <= note[0]["ts"] + 0.002, "a slice starts after the cut-off")
+    check_nesting(ev)
+    print("chrome (cap): %d of %d events written, the rest said" % (len(slices), total))
+
+
+def test_chrome_sampling(c):
+    data = c.data("sample_split")
+    rep = c.report(data)
+    t = load_trace(c.export(data, "chrome")[0])
+    frames = t.get("stackFrames")
+    check(isinstance(frames, dict) and frames, "no stackFrames")
+    samples = [e for e in t["traceEvents"] if e["ph"] == "i" and e.get("cat") == "sample"]
+    check(len(samples) == rep["session"]["exclusive_samples"], "%d sample events, report %d samples" % (
+        len(samples), rep["session"]["exclusive_samples"]))
+    excl, incl = collections.Counter(), collections.Counter()
+    for s in samples:
+        sf = str(s["sf"])
+        check(sf in frames, "sf %s not in stackFrames" % sf)
+        check(frames[sf]["name"] == s["name"], "sample name %s is not its leaf frame" % s["name"])
+        excl[frames[sf]["name"]] += 1
+        seen = set()
+        while sf is not None:
+            seen.add(frames[sf]["name"])
+            p = frames[sf].get("parent")
+            sf = str(p) if p is not None else None
+        for n in seen:
+            incl[n] += 1
+    for name, r in func_rows(rep).items():
+        check(excl.get(name, 0) == r["exclusive_samples"], "%s: %d exclusive, report %d" % (
+            name, excl.get(name, 0), r["exclusive_samples"]))
+        check(incl.get(name, 0) == r["inclusive_samples"], "%s: %d inclusive, report %d" % (
+            name, incl.get(name, 0), r["inclusive_samples"]))
+    ts = [s["ts"] for s in samples]
+    check(ts == sorted(ts), "samples of one thread out of time order")
+    print("chrome (sampling): one event per sample, stacks agree with the report")
+
+
+# ---------------------------------------------------------------------------
+# Filters and errors
+# ---------------------------------------------------------------------------
+
+def test_filters(c):
+    data = c.data("instr_threads")
+    rep = c.report(data)
+    beta = [th for th in rep["threads"] if th["name"] == "beta"][0]
+    t = load_trace(c.export(data, "chrome", "--tid", str(beta["tid"]))[0])
+    check({e["tid"] for e in t["traceEvents"] if e["ph"] == "X"} == {beta["tid"]}, "--tid kept other threads")
+    calls = collections.Counter(e["name"] for e in t["traceEvents"] if e["ph"] == "X")
+    check(calls["beta_step"] == 200 and calls["alpha_step"] == 0, "--tid beta: %s" % dict(calls))
+    t = load_trace(c.export(data, "chrome", "--function", "gamma_main")[0])
+    calls = collections.Counter(e["name"] for e in t["traceEvents"] if e["ph"] == "X")
+    check(calls["gamma_step"] == 300 and calls["gamma_main"] == 1 and calls["beta_step"] == 0,
+          "--function gamma_main: %s" % dict(calls))
+    # the aggregate formats follow the view: the same numbers as the report's filter
+    frep = c.report(data, "--tid", str(beta["tid"]))
+    paths = parse_folded(c.export(data, "folded", "--tid", str(beta["tid"]))[0])
+    excl, _ = folded_sums(paths)
+    for name, r in func_rows(frep).items():
+        near(excl.get(name, 0), r["elapsed_exclusive"], len(paths) + 2, "--tid folded %s" % name)
+    sdata = c.data("sample_split")
+    srep = c.report(sdata)
+    paths = parse_folded(c.export(sdata, "folded", "--function", "heavy")[0])
+    check(all("heavy" in f for f, _ in paths), "--function heavy kept paths without heavy")
+    check(sum(v for _, v in paths) == func_rows(srep)["heavy"]["inclusive_samples"], "--function heavy total")
+    print("filters: --tid and --function select the same data as the report")
+
+
+def test_errors(c):
+    data = c.data("sample_split")
+    for argv, want in (([], "format"), (["--format", "svg"], "unknown export format"),
+                       (["--format", "folded", "-i", os.path.join(c.work, "missing.data")], "missing.data"),
+                       (["--format", "folded", "--value", "cpu"], "unknown value")):
+        if "-i" not in argv:
+            argv = argv + ["-i", data]
+        p = c.run([c.stint, "export"] + argv, expect=None)
+        err = p.stderr.decode()
+        check(p.returncode != 0 and want in err, "%s: exit %d, stderr %r" % (argv, p.returncode, err))
+    out = os.path.join(c.outdir, "no-such-dir", "x.pb.gz")
+    p = c.run([c.stint, "export", "--format", "pprof", "-i", data, "-o", out], expect=None)
+    check(p.returncode != 0 and "cannot write" in p.stderr.decode(), "bad -o: %r" % p.stderr.decode())
+    print("errors: one line each, non-zero exit")
+
+
+def test_setup(c):
+    """Record the shared data files and build Go pprof from Debian's source package."""
+    for name in Ctx.RECORDINGS:  # fresh: the stint under test may read files differently
+        old = os.path.join(c.work, name + ".data")
+        if os.path.exists(old):
+            os.unlink(old)
+        c.data(name)
+    src = "/usr/share/gocode/src/github.com/google/pprof"
+    go = shutil.which("go")
+    target = os.path.join(c.work, "pprof")
+    if os.access(target, os.X_OK):
+        print("Go pprof already built: %s" % target)
+    elif go and os.path.isdir(src):
+        env = dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off", GOFLAGS="", GOPROXY="off",
+                   GOCACHE=os.path.join(c.work, "gocache"))
+        p = c.run([go, "build", "-o", target, "github.com/google/pprof"], expect=None, env=env)
+        if p.returncode != 0:
+            print("SKIP: building Go pprof failed (pprof read-back falls back to decoding here): %s" %
+                  p.stderr.decode()[-1000:])
+        else:
+            print("built Go pprof from %s: %s" % (src, target))
+    else:
+        print("no golang-go or golang-github-google-pprof-dev: pprof is checked by decoding only")
+
+
+TESTS = collections.OrderedDict([("setup", test_setup)] + [
+    (n[5:], f) for n, f in sorted(globals().items()) if n.startswith("test_") and n != "test_setup"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stint")
+    ap.add_argument("--progs")
+    ap.add_argument("--demo")
+    ap.add_argument("--work")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("tests", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(TESTS))
+        return 0
+    if not (a.stint and a.progs and a.demo and a.work):
+        ap.error("--stint, --progs, --demo and --work are needed")
+    c = Ctx(a)
+    failed = 0
+    for name in a.tests or list(TESTS):
+        c.outdir = os.path.join(c.work, name)
+        os.makedirs(c.outdir, exist_ok=True)
+        try:
+            TESTS[name](c)
+            print("PASS: %s" % name)
+        except Skip as e:
+            print("SKIP: %s: %s" % (name, e))
+        except TestFailure as e:
+            print("FAIL: %s: %s" % (name, e))
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
