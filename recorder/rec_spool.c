@@ -195,15 +195,22 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, cons
 		const char *alias = plt ? plt_name(plt, addrs[i], pn, sizeof(pn)) : NULL;
 		s->addr = addrs[i];
 		s->module = ~0u;
-		if (sym_proc_lookup(sp, addrs[i], &si) == 0) {
+		if (alias) {
+			/* a library function called through the PLT: its name is the
+			 * one the program called; no need for the library's DWARF */
+			int m = sym_proc_module_of(sp, addrs[i]);
+			s->module = m >= 0 ? (uint32_t)m : ~0u;
+			s->name = sym_demangle(alias);
+			s->file = xstrdup("");
+		} else if (sym_proc_lookup(sp, addrs[i], &si) == 0) {
 			s->module = si.module >= 0 ? (uint32_t)si.module : ~0u;
-			s->name = alias ? sym_demangle(alias) : xstrdup(si.name ? si.name : "");
+			s->name = xstrdup(si.name ? si.name : "");
 			s->size = si.name && si.start == addrs[i] ? si.size : 0;
 			s->file = xstrdup(si.file ? si.file : "");
 			s->line = si.line;
 			sym_info_free(&si);
 		} else {
-			s->name = alias ? sym_demangle(alias) : xstrdup("");
+			s->name = xstrdup("");
 			s->file = xstrdup("");
 		}
 	}

@@ -212,6 +212,11 @@ static int module_index(const struct sym_proc *sp, uint64_t addr)
 	return -1;
 }
 
+int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr)
+{
+	return module_index(sp, addr);
+}
+
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line)
 {
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;

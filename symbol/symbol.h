@@ -31,6 +31,9 @@ struct sym_proc *sym_proc_open(const char *maps, size_t len);
 /* Modules (ELF files mapped executable), with build-ids; owned by sp. */
 const struct fmt_module *sym_proc_modules(struct sym_proc *sp, uint32_t *n);
 
+/* Index of the module (sym_proc_modules) holding addr, or -1. */
+int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr);
+
 /* Look addr up; returns 0 and fills out (free with sym_info_free), or -1. */
 int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
 
