@@ -422,12 +422,13 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 			t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
 			rt_note_fn(t, fn);
 		}
-		if (RT_LIKELY(t->depth < RT_STACK))
-			t->stack[t->depth] = fn;
+		/* past RT_STACK the slots wrap: an exit then finds another
+		 * function there and names its own (EXIT_FN), which is exact */
+		t->stack[t->depth & (RT_STACK - 1)] = fn;
 		t->depth++;
 	} else {
 		uint32_t d = t->depth;
-		if (RT_LIKELY(d > 0 && d <= RT_STACK && t->stack[d - 1] == fn)) {
+		if (RT_LIKELY(d > 0 && t->stack[(d - 1) & (RT_STACK - 1)] == fn)) {
 			t->depth = d - 1;
 			t->pos = fmt_put_common(t->pos, FMT_K_EXIT, os, delta, NULL, 0);
 		} else {
@@ -506,8 +507,7 @@ static inline __attribute__((always_inline)) void rt_probe_inline(struct rt_thre
 		return;
 	}
 	t->busy = 1;
-	if (RT_LIKELY(t->state == RT_ACTIVE))
-		rt_emit(t, is_exit, fn, now, sw);
+	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
 	if (RT_UNLIKELY(t->npend))
 		rt_flush(t);
 	t->busy = 0;
@@ -633,11 +633,13 @@ static void rt_atfork_child(void)
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
 		return;
+	/* the frames open at the fork; of a deeper stack the innermost
+	 * RT_STACK (the slots wrap), whose callers the child never sees close */
 	uint64_t open[RT_STACK];
-	uint32_t depth = t->state == RT_ACTIVE ? t->depth : 0;
-	if (depth > RT_STACK)
-		depth = RT_STACK;
-	memcpy(open, t->stack, depth * sizeof(open[0]));
+	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
+	uint32_t depth = full > RT_STACK ? RT_STACK : full;
+	for (uint32_t i = 0; i < depth; i++)
+		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)];
 	/* The parent's mappings are shared with it: let go without writing. */
 	if (t->state == RT_ACTIVE) {
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));

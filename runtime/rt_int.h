@@ -20,7 +20,7 @@
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-#define RT_STACK 512 /* functions remembered per thread to check exits */
+#define RT_STACK 512 /* functions remembered per thread to check exits (a power of 2) */
 #define RT_RETS 256  /* library calls in flight per thread */
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
