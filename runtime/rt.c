@@ -217,6 +217,7 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 {
 	if (t->hdr)
 		t->hdr->flags |= flag;
+	t->fast = 0;
 	t->state = RT_DONE;
 }
 
@@ -347,6 +348,7 @@ int rt_thread_start(struct rt_thread *t)
 	t->hdr->start_time = t->last_t;
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
+	t->fast = rt_g.use_tsc && t->lock != NULL;
 	t->busy = 0;
 	return 1;
 fail_fd:
@@ -420,7 +422,7 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 			t->cache[slot] = fn;
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
-			rt_note_fn(t, fn);
+			t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
 		}
 		/* past RT_STACK the slots wrap: an exit then finds another
 		 * function there and names its own (EXIT_FN), which is exact */
@@ -435,7 +437,7 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 			uint8_t b[8];
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
-			rt_note_fn(t, fn);
+			t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
 			if (d > RT_STACK) {
 				t->depth = d - 1;
 			} else {
@@ -447,8 +449,34 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 			}
 		}
 	}
-	if (RT_UNLIKELY(t->pos >= t->limit))
-		rt_next_chunk(t);
+}
+
+/*
+ * What a probe may need after its record, kept off the hot path (which
+ * then needs no call and no saved registers): telling the recorder about
+ * new function addresses, the next chunk, handlers' queued events.
+ */
+static void rt_flush(struct rt_thread *t);
+
+__attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
+{
+	int was = t->busy;
+	t->busy = 1;
+	for (;;) {
+		if (t->nnotes) {
+			uint32_t n = t->nnotes > RT_NOTES ? RT_NOTES : t->nnotes;
+			for (uint32_t i = 0; i < n; i++)
+				rt_note_fn(t, t->notes[i]);
+			t->nnotes = 0;
+		}
+		if (t->state == RT_ACTIVE && t->pos >= t->limit)
+			rt_next_chunk(t);
+		if (t->npend)
+			rt_flush(t);
+		else
+			break;
+	}
+	t->busy = was;
 }
 
 /*
@@ -477,8 +505,11 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
 	for (;;) {
 		uint32_t n = __atomic_load_n(&t->npend, __ATOMIC_RELAXED);
 		for (; i < n && i < RT_PEND; i++)
-			if (t->state == RT_ACTIVE)
+			if (t->state == RT_ACTIVE) {
 				rt_emit(t, t->pend[i].is_exit, t->pend[i].fn, t->pend[i].now, t->pend[i].sw);
+				if (t->pos >= t->limit)
+					rt_next_chunk(t);
+			}
 		if (__atomic_compare_exchange_n(&t->npend, &n, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			break;
 	}
@@ -487,8 +518,6 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
 		uint8_t b[10];
 		unsigned nb = (unsigned)(fmt_put_varint(b, lost) - b);
 		t->pos = fmt_put_ext(t->pos, FMT_X_LOST, 0, 0, b, nb);
-		if (t->pos >= t->limit)
-			rt_next_chunk(t);
 	}
 }
 
@@ -497,8 +526,12 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
  * handlers that arrive while busy is set are queued and appended right
  * after this record, which is older.
  */
-static inline __attribute__((always_inline)) void rt_probe_inline(struct rt_thread *t, int is_exit,
-								   uint64_t fn)
+/*
+ * One probe: an entry or exit of fn on thread t, now.  Events of signal
+ * handlers that arrive while busy is set are queued and appended right
+ * after this record, which is older.
+ */
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 {
 	uint64_t now = rt_clock();
 	uint64_t sw = rt_switches(t);
@@ -508,37 +541,51 @@ static inline __attribute__((always_inline)) void rt_probe_inline(struct rt_thre
 	}
 	t->busy = 1;
 	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
-	if (RT_UNLIKELY(t->npend))
-		rt_flush(t);
 	t->busy = 0;
+	if (RT_UNLIKELY(t->pos >= t->limit || t->npend || t->nnotes))
+		rt_after(t);
 }
 
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+/* The probes' way when the lean one does not apply. */
+__attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, int is_exit, uint64_t fn)
 {
-	rt_probe_inline(t, is_exit, fn);
+	if (t->state != RT_ACTIVE && !rt_thread_start(t))
+		return;
+	rt_probe(t, is_exit, fn);
 }
 
-__attribute__((noinline, cold)) static int rt_start_probing(struct rt_thread *t)
+/*
+ * The hot path: no call but the tail ones, so the compiler saves no
+ * register.  A signal landing between the busy test and its store finds
+ * busy clear and records normally; this record then comes after it, with
+ * its time clamped to the handler's last.
+ */
+static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn)
 {
-	return rt_thread_start(t);
+	struct rt_thread *t = &rt_self;
+	if (RT_UNLIKELY(!t->fast || t->busy)) {
+		rt_probe_slow(t, is_exit, fn);
+		return;
+	}
+	uint64_t now = __rdtsc();
+	uint64_t sw = *t->lock;
+	t->busy = 1;
+	rt_emit(t, is_exit, fn, now, sw);
+	t->busy = 0;
+	if (RT_UNLIKELY(t->pos >= t->limit || t->npend || t->nnotes))
+		rt_after(t);
 }
 
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
-	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_start_probing(t))
-		return;
-	rt_probe_inline(t, 0, (uint64_t)fn);
+	rt_probe_fast(0, (uint64_t)fn);
 }
 
 RT_API void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_start_probing(t))
-		return;
-	rt_probe_inline(t, 1, (uint64_t)fn);
+	rt_probe_fast(1, (uint64_t)fn);
 }
 
 /* ------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 #define RT_RETS 256  /* library calls in flight per thread */
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
+#define RT_NOTES 16   /* addresses waiting to be told to the recorder */
 
 /* An event of a signal handler that interrupted a probe. */
 struct rt_pend {
@@ -50,6 +51,9 @@ struct rt_thread {
 	uint64_t last_switches;   /* last lock word / rusage switch count */
 	int state;                /* enum rt_state */
 	int busy;                 /* a probe is running: signal-handler re-entry guard */
+	int fast;                 /* active, TSC clock, perf switch counter: the lean path */
+	uint32_t nnotes;          /* new function addresses in notes[] */
+	uint64_t notes[RT_NOTES];
 	uint32_t depth;           /* open frames, also beyond RT_STACK */
 	uint64_t cache[FMT_CACHE_SLOTS]; /* mirrors the decoder's address cache */
 	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
