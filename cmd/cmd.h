@@ -36,6 +36,13 @@ enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OP
 	"      --function PAT   only call paths through matching functions (glob or substring)\n"   \
 	"      --just-my-code   hide system-library frames, charging their time to the caller\n"
 
+/*
+ * Restrict r's rows to the selection of view v: functions and modules
+ * folded from the view, the selected threads, processes summed from them,
+ * and the session's totals (the percentages' denominators) of the selection.
+ */
+void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v);
+
 /* Apply a filter option; 1 if c was one. */
 int cmd_filter_option(int c, const char *arg, struct an_filter *f);
 

@@ -47,3 +47,35 @@ int cmd_filter_option(int c, const char *arg, struct an_filter *f)
 	}
 	return 0;
 }
+
+void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v)
+{
+	free(r->functions);
+	free(r->modules);
+	an_view_functions(v, &r->functions, &r->nfunctions);
+	an_view_modules(v, &r->modules, &r->nmodules);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->nthread_rows; i++)
+		if ((!f->pid || r->thread_rows[i].pid == f->pid) && (!f->tid || r->thread_rows[i].tid == f->tid))
+			r->thread_rows[n++] = r->thread_rows[i];
+	r->nthread_rows = n;
+	/* a process's values: those of its selected threads */
+	n = 0;
+	for (uint32_t i = 0; i < r->nprocesses; i++) {
+		struct an_row p = r->processes[i];
+		int any = 0;
+		memset(p.v, 0, sizeof(p.v));
+		for (uint32_t t = 0; t < r->nthread_rows; t++)
+			if (r->thread_rows[t].pid == p.pid) {
+				any = 1;
+				for (int k = 0; k < AN_NVALUES; k++)
+					p.v[k] += r->thread_rows[t].v[k];
+			}
+		if (any)
+			r->processes[n++] = p;
+	}
+	r->nprocesses = n;
+	/* percentages are of the selection */
+	for (int k = 0; k < AN_NVALUES; k++)
+		r->session.v[k] = v->total[k];
+}

@@ -27,35 +27,6 @@ static const char html_usage[] =
 	"                       smallest paths first (default 50000)\n"
 	"      --no-compensation  do not subtract the probe cost from the times\n" CMD_FILTER_HELP;
 
-/* Restrict r's rows to the selection of view v (as `stint report` does). */
-static void html_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v)
-{
-	free(r->functions);
-	free(r->modules);
-	an_view_functions(v, &r->functions, &r->nfunctions);
-	an_view_modules(v, &r->modules, &r->nmodules);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < r->nthread_rows; i++)
-		if ((!f->pid || r->thread_rows[i].pid == f->pid) && (!f->tid || r->thread_rows[i].tid == f->tid))
-			r->thread_rows[n++] = r->thread_rows[i];
-	r->nthread_rows = n;
-	n = 0;
-	for (uint32_t i = 0; i < r->nprocesses; i++) {
-		struct an_row p = r->processes[i];
-		int any = 0;
-		memset(p.v, 0, sizeof(p.v));
-		for (uint32_t t = 0; t < r->nthread_rows; t++)
-			if (r->thread_rows[t].pid == p.pid) {
-				any = 1;
-				for (int k = 0; k < AN_NVALUES; k++)
-					p.v[k] += r->thread_rows[t].v[k];
-			}
-		if (any)
-			r->processes[n++] = p;
-	}
-	r->nprocesses = n;
-}
-
 static double html_number(const char *opt, const char *arg, double lo, double hi)
 {
 	char *end;
@@ -107,7 +78,7 @@ int cmd_html(int argc, char **argv)
 		die("out of memory");
 	char *filter = NULL;
 	if (flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code) {
-		html_filter_rows(&r, &flt, &v);
+		cmd_filter_rows(&r, &flt, &v);
 		char pid[32] = "", tid[32] = "";
 		if (flt.pid)
 			snprintf(pid, sizeof(pid), " pid %u", flt.pid);

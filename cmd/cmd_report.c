@@ -34,41 +34,6 @@ static const char report_usage[] =
 	"      --per-call       add average, minimum and maximum per call\n"
 	"      --no-compensation  do not subtract the probe cost from the times\n" CMD_FILTER_HELP;
 
-/* Rows of the views restricted by the filter. */
-static void apply_filter(const struct fmt_data *d, struct an_result *r, const struct an_filter *f,
-			 const struct an_view *v)
-{
-	free(r->functions);
-	free(r->modules);
-	an_view_functions(v, &r->functions, &r->nfunctions);
-	an_view_modules(v, &r->modules, &r->nmodules);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < r->nthread_rows; i++)
-		if ((!f->pid || r->thread_rows[i].pid == f->pid) && (!f->tid || r->thread_rows[i].tid == f->tid))
-			r->thread_rows[n++] = r->thread_rows[i];
-	r->nthread_rows = n;
-	/* a process's values: those of its selected threads */
-	n = 0;
-	for (uint32_t i = 0; i < r->nprocesses; i++) {
-		struct an_row p = r->processes[i];
-		int any = 0;
-		memset(p.v, 0, sizeof(p.v));
-		for (uint32_t t = 0; t < r->nthread_rows; t++)
-			if (r->thread_rows[t].pid == p.pid) {
-				any = 1;
-				for (int k = 0; k < AN_NVALUES; k++)
-					p.v[k] += r->thread_rows[t].v[k];
-			}
-		if (any)
-			r->processes[n++] = p;
-	}
-	r->nprocesses = n;
-	/* percentages are of the selection */
-	for (int k = 0; k < AN_NVALUES; k++)
-		r->session.v[k] = v->total[k];
-	(void)d;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -145,7 +110,7 @@ int cmd_report(int argc, char **argv)
 		if (tree) {
 			out_tree(stdout, &v, threshold, hot, o.format == OUT_JSON ? 1 : o.format == OUT_CSV ? 2 : 0);
 		} else {
-			apply_filter(&d, &r, &flt, &v);
+			cmd_filter_rows(&r, &flt, &v);
 		}
 		an_view_release(&v);
 	}
