@@ -716,6 +716,22 @@ def test_os_events_rusage(c):
 
 
 @test
+def test_os_events_perf_denied(c):
+    """Where perf events are not permitted, the runtime falls back to getrusage
+    by itself and the header says why (STINT_DENY_PERF stands in for
+    perf_event_paranoid 3, which does not stop root)."""
+    env = dict(os.environ, STINT_DENY_PERF="1")
+    data = os.path.join(c.tmp, "stint.data")
+    c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_sleep_compute")], expect=0, env=env)
+    rep = c.report_json(data)
+    check("not permitted" in rep["os_event_detector"], "detector: %s" % rep["os_event_detector"])
+    sleepy = func(rep, "sleepy")
+    check(sleepy["application_inclusive"] < 0.2 * sleepy["elapsed_inclusive"],
+          "sleepy AI %s of EI %s with the fallback" % (ms(sleepy["application_inclusive"]),
+                                                       ms(sleepy["elapsed_inclusive"])))
+
+
+@test
 def test_clock_monotonic(c):
     """--clock monotonic (where the TSC is not usable): same calls, sane times."""
     rec, data = c.record([c.prog("e2e_threads")], options=["--clock", "monotonic"])

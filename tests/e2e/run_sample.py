@@ -553,6 +553,25 @@ def test_inproc_split(c):
 
 
 @test
+def test_inproc_chosen_when_perf_denied(c):
+    """Where perf events are not permitted, record -m sample chooses the
+    in-process sampler by itself, says so on stderr and in the report header
+    (STINT_DENY_PERF stands in for perf_event_paranoid 3 or seccomp, which do
+    not stop root)."""
+    data = os.path.join(c.tmp, "stint.data")
+    env = dict(os.environ, STINT_DENY_PERF="1")
+    p = c.run([c.stint, "record", "-m", "sample", "-o", data, "--", c.prog("s_split")], expect=0, env=env)
+    check("in-process sampler" in p.stderr, "record did not say it fell back: %s" % p.stderr.strip())
+    rep = c.report_json(data)
+    check("not permitted" in rep["unwinding"], "JSON unwinding %r does not say why" % rep["unwinding"])
+    check_split(rep, 12)
+    p = c.run([c.stint, "record", "-m", "sample", "-p", str(os.getpid()), "--duration", "0.1",
+               "-o", data], env=env)
+    check(p.returncode != 0 and "not permitted" in p.stderr,
+          "attaching without perf events should fail with one clear line: %s" % p.stderr.strip())
+
+
+@test
 def test_err_missing_program(c):
     """-m sample on a program that does not exist: non-zero exit, one line naming it, no data file."""
     missing = os.path.join(c.tmp, "no-such-program")
