@@ -191,16 +191,33 @@ static void rt_new_key(void)
 		 ts.tv_nsec);
 }
 
+/*
+ * The runtime keeps no file descriptor open between calls: programs close
+ * every descriptor they did not open (daemons, closefrom) or dup2 over
+ * them, and a probe must never write into a file of the program's.
+ */
+static void rt_thread_path(const struct rt_thread *t, const char *ext, char *buf, size_t n)
+{
+	char suffix[64];
+	snprintf(suffix, sizeof(suffix), ".t%d.%s", (int)t->tid, ext);
+	rt_path(buf, n, suffix);
+}
+
 /* Map chunk number t->chunk of the buffer file; 0 on success. */
 static int rt_map_chunk(struct rt_thread *t)
 {
-	uint64_t size = fmt_spool_chunk_size(t->chunk);
-	int err = posix_fallocate(t->fd, (off_t)t->chunk_off, (off_t)size);
-	if (err == EOPNOTSUPP || err == EINVAL)
-		err = ftruncate(t->fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
-	if (err)
+	char path[4096];
+	rt_thread_path(t, "buf", path, sizeof(path));
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)t->chunk_off);
+	uint64_t size = fmt_spool_chunk_size(t->chunk);
+	int err = posix_fallocate(fd, (off_t)t->chunk_off, (off_t)size);
+	if (err == EOPNOTSUPP || err == EINVAL)
+		err = ftruncate(fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
+	void *m = err ? MAP_FAILED
+		      : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)t->chunk_off);
+	close(fd);
 	if (m == MAP_FAILED)
 		return -1;
 	/* fault the chunk in, writable, in one call rather than one write fault
@@ -299,32 +316,34 @@ int rt_thread_start(struct rt_thread *t)
 	}
 	t->busy = 1;
 	t->tid = (pid_t)syscall(SYS_gettid);
-	char path[4096], suffix[64];
-	snprintf(suffix, sizeof(suffix), ".t%d.buf", (int)t->tid);
-	rt_path(path, sizeof(path), suffix);
-	t->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (t->fd < 0)
+	char path[4096];
+	rt_thread_path(t, "buf", path, sizeof(path));
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
 		goto fail;
-	if (posix_fallocate(t->fd, 0, FMT_SPOOL_HDR_SIZE) != 0 &&
-	    ftruncate(t->fd, FMT_SPOOL_HDR_SIZE) < 0)
-		goto fail_fd;
-	t->hdr = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
+	if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) != 0 && ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0) {
+		close(fd);
+		goto fail;
+	}
+	t->hdr = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
 	if (t->hdr == MAP_FAILED) {
 		t->hdr = NULL;
-		goto fail_fd;
+		goto fail;
 	}
 	t->chunk = 0;
 	t->chunk_off = FMT_SPOOL_HDR_SIZE;
 	if (rt_map_chunk(t) < 0) {
 		t->hdr->flags |= FMT_SPOOL_NOSPACE;
-		goto fail_fd;
+		goto fail;
 	}
 	memset(t->cache, 0, sizeof(t->cache));
 	t->depth = 0;
 	t->lock = NULL;
-	snprintf(suffix, sizeof(suffix), ".t%d.fns", (int)t->tid);
-	rt_path(path, sizeof(path), suffix);
-	t->fns_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	rt_thread_path(t, "fns", path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
 	if (!t->seen) {
 		void *m = mmap(NULL, RT_SEEN * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -355,8 +374,6 @@ int rt_thread_start(struct rt_thread *t)
 	t->fast = rt_g.use_tsc && t->lock != NULL;
 	t->busy = 0;
 	return 1;
-fail_fd:
-	close(t->fd);
 fail:
 	t->state = RT_DONE;
 	t->busy = 0;
@@ -384,8 +401,6 @@ static inline uint64_t rt_switches(struct rt_thread *t)
  */
 __attribute__((noinline, cold)) static void rt_note_fn(struct rt_thread *t, uint64_t fn)
 {
-	if (t->fns_fd < 0)
-		return;
 	if (t->seen) {
 		uint32_t s = (uint32_t)((fn * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEEN - 1);
 		for (int probe = 0; probe < 16; probe++, s = (s + 1) & (RT_SEEN - 1)) {
@@ -397,8 +412,14 @@ __attribute__((noinline, cold)) static void rt_note_fn(struct rt_thread *t, uint
 			}
 		}
 	}
-	ssize_t w = write(t->fns_fd, &fn, sizeof(fn));
+	char path[4096];
+	rt_thread_path(t, "fns", path, sizeof(path));
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, &fn, sizeof(fn));
 	(void)w;
+	close(fd);
 }
 
 /*
@@ -614,10 +635,6 @@ static void rt_finish_thread(struct rt_thread *t)
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
-	close(t->fd);
-	if (t->fns_fd >= 0)
-		close(t->fns_fd);
-	t->fns_fd = -1;
 	t->busy = 0;
 }
 
@@ -695,9 +712,6 @@ static void rt_atfork_child(void)
 	if (t->state == RT_ACTIVE) {
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
-		close(t->fd);
-		if (t->fns_fd >= 0)
-			close(t->fns_fd);
 	}
 	uint64_t *seen = t->seen;
 	/* library calls in flight (fork itself) still return through us */

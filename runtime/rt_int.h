@@ -58,12 +58,10 @@ struct rt_thread {
 	uint64_t cache[FMT_CACHE_SLOTS]; /* mirrors the decoder's address cache */
 	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
 	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file */
-	int fd;                   /* the buffer file */
 	unsigned chunk;           /* index of the mapped chunk */
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
 	pid_t tid;
-	int fns_fd;               /* the thread's .fns file */
 	uint64_t *seen;           /* open-addressing set of addresses in .fns */
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */

@@ -38,13 +38,17 @@
 #define SMP_MAX_FRAMES 256
 
 struct smp_thread {
-	int fd;          /* the thread's spool file, -1 if not sampling */
+	int fd;          /* the spool file while the thread starts and ends */
 	int active;
+	char path[3200]; /* the spool file: opened for each sample, never kept
+			  * open, so that a program closing or dup2-ing every
+			  * descriptor cannot have samples written into its files */
 	timer_t timer;
 	uint64_t last;   /* ns of the previous sample */
 };
 
 static __thread struct smp_thread smp_self __attribute__((tls_model("initial-exec"))) = {.fd = -1};
+/* (the spool path is at most 3072 bytes: STINT_SPOOL is refused beyond) */
 static char smp_spool[3072];
 static char smp_key[64];
 static long smp_period_ns = 1000000;
@@ -156,11 +160,14 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 			repeat = 1000;
 		uint8_t buf[30 + SMP_MAX_FRAMES * 10];
 		uint64_t now = smp_now();
-		for (int r = 0; r < repeat; r++) {
+		int fd = open(t->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		for (int r = 0; fd >= 0 && r < repeat; r++) {
 			uint8_t *e = fmt_put_sample(buf, r ? 0 : now - t->last, pcs, n, cut);
-			ssize_t w = write(t->fd, buf, (size_t)(e - buf));
+			ssize_t w = write(fd, buf, (size_t)(e - buf));
 			(void)w;
 		}
+		if (fd >= 0)
+			close(fd);
 		t->last = now;
 	}
 	errno = saved;
@@ -180,9 +187,8 @@ static void smp_thread_start(void)
 	if (!smp_enabled || t->active)
 		return;
 	int tid = (int)syscall(SYS_gettid);
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s.t%d.smp", smp_spool, smp_key, tid);
-	t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	snprintf(t->path, sizeof(t->path), "%s/%s.t%d.smp", smp_spool, smp_key, tid);
+	t->fd = open(t->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (t->fd < 0)
 		return;
 	struct smp_file_hdr h;
@@ -202,11 +208,10 @@ static void smp_thread_start(void)
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGPROF;
 	sev._sigev_un._tid = tid;
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) < 0) {
-		close(t->fd);
-		t->fd = -1;
+	close(t->fd);
+	t->fd = -1;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) < 0)
 		return;
-	}
 	t->active = 1;
 	pthread_setspecific(smp_key_end, t);
 	struct itimerspec its = {{0, smp_period_ns}, {0, smp_period_ns}};
@@ -223,9 +228,12 @@ static void smp_thread_stop(void *arg)
 	/* the final name, which the program may have set */
 	struct smp_file_hdr h;
 	prctl(PR_GET_NAME, h.name, 0, 0, 0);
-	if (pwrite(t->fd, h.name, sizeof(h.name), offsetof(struct smp_file_hdr, name)) < 0)
-		h.name[0] = 0;
-	close(t->fd);
+	t->fd = open(t->path, O_WRONLY | O_CLOEXEC);
+	if (t->fd >= 0) {
+		if (pwrite(t->fd, h.name, sizeof(h.name), offsetof(struct smp_file_hdr, name)) < 0)
+			h.name[0] = 0;
+		close(t->fd);
+	}
 	t->fd = -1;
 }
 
@@ -235,8 +243,6 @@ static void smp_atfork_child(void)
 	if (!smp_enabled)
 		return;
 	/* the timer is not inherited; the file is the parent's */
-	if (t->fd >= 0)
-		close(t->fd);
 	t->fd = -1;
 	t->active = 0;
 	smp_process_files();

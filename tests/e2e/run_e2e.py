@@ -732,6 +732,18 @@ def test_os_events_perf_denied(c):
 
 
 @test
+def test_program_closes_descriptors(c):
+    """A program that closes every descriptor it did not open and dup2s its own
+    file onto the low numbers: every call is still recorded, the functions it
+    first calls afterwards are named, and nothing lands in its file."""
+    own = os.path.join(c.tmp, "program.out")
+    rec, rep = c.record_and_report([c.prog("e2e_close_fds"), own])
+    expect_calls(rep, {"early": 1, "late_work": 200000, "late_other": 1, "main": 1})
+    check("program_file_size=0" in rec.stdout, "the program's file was written into: %s" % rec.stdout)
+    check(os.path.getsize(own) == 0, "the program's file is %d bytes" % os.path.getsize(own))
+
+
+@test
 def test_clock_monotonic(c):
     """--clock monotonic (where the TSC is not usable): same calls, sane times."""
     rec, data = c.record([c.prog("e2e_threads")], options=["--clock", "monotonic"])
