@@ -126,7 +126,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		rec_spool_remove(spool);
 		die("%s", err);
 	}
-	rec_wait(&child);
+	rec_wait(&child, NULL);
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	d.command = join_args(argv);
@@ -408,7 +408,7 @@ int cmd_record(int argc, char **argv)
 		rec_spool_remove(spool);
 		die("%s", err);
 	}
-	rec_wait(&child);
+	rec_wait(&child, spool);
 	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
 
 	struct fmt_data d;

@@ -44,9 +44,10 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 
 /*
  * Wait for the program, then for every process it left behind (stint is
- * their subreaper), so that forked children finish writing.
+ * their subreaper), so that forked children finish writing.  With an
+ * instrumentation spool, page in its buffers' next chunks meanwhile.
  */
-void rec_wait(struct rec_child *c);
+void rec_wait(struct rec_child *c, const char *spool);
 
 /* Exit status that `stint record` passes on: the code, or 128+signal. */
 int rec_exit_code(int status);
