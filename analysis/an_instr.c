@@ -62,7 +62,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	uint64_t e = 0, a = 0, comp = 0;
 	struct fmt_decoder dec;
 	struct fmt_rec rec;
-	fmt_decoder_init(&dec, th->ev, th->ev_len);
+	fmt_thread_decoder(th, &dec);
 	int rc;
 	while ((rc = fmt_decode(&dec, &rec)) > 0) {
 		at->events++;

@@ -430,7 +430,17 @@ int cmd_record(int argc, char **argv)
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d.nthreads; i++)
 		bytes += d.threads[i].ev_len;
-	if (fmt_write(&d, output) < 0) {
+	/* the largest buffer becomes the data file in place, its events not copied */
+	uint32_t big = 0;
+	for (uint32_t i = 1; i < d.nthreads; i++)
+		if (d.threads[i].ev_len > d.threads[big].ev_len)
+			big = i;
+	int rc = d.nthreads && d.threads[big].spool_path
+			 ? fmt_write_inplace(&d, output, big, d.threads[big].spool_path)
+			 : 1;
+	if (rc == 1)
+		rc = fmt_write(&d, output);
+	if (rc < 0) {
 		int e = errno;
 		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
 		    "'stint recover %s -o FILE' makes the data file of it",

@@ -56,6 +56,9 @@ enum fmt_ext {
 #define FMT_MORE_BIT 0x10u
 #define FMT_CACHE_SLOTS 256
 #define FMT_MAX_RECORD 32 /* no record is longer than this */
+/* chunk sizes of the spool layout (fmt_spool.h), for EVTC chunks */
+#define FMT_EVENT_FIRST_CHUNK (256u << 10)
+#define FMT_EVENT_MAX_CHUNK (8u << 20)
 
 static inline unsigned fmt_cache_slot(uint64_t addr)
 {
@@ -130,6 +133,8 @@ struct fmt_rec {
 
 struct fmt_decoder {
 	const uint8_t *p, *end;
+	const uint8_t *chunk_end; /* chunked layout: where the current chunk ends */
+	unsigned chunk;           /* chunked layout: its number */
 	uint64_t cache[FMT_CACHE_SLOTS];
 };
 
@@ -137,7 +142,21 @@ static inline void fmt_decoder_init(struct fmt_decoder *d, const uint8_t *p, siz
 {
 	d->p = p;
 	d->end = p + n;
+	d->chunk_end = NULL;
+	d->chunk = 0;
 	memset(d->cache, 0, sizeof(d->cache));
+}
+
+/*
+ * The bytes are a spool buffer's chunks as the runtime laid them out (an
+ * EVTC chunk): chunk i is first_chunk << min(i, 5) bytes long, and a PAD
+ * record, or the chunk's end, continues at the next chunk.
+ */
+static inline void fmt_decoder_chunked(struct fmt_decoder *d, uint64_t first_chunk, uint64_t max_chunk)
+{
+	d->chunk = 0;
+	d->chunk_end = (uint64_t)(d->end - d->p) > first_chunk ? d->p + first_chunk : d->end;
+	(void)max_chunk;
 }
 
 static inline int fmt_get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
@@ -164,9 +183,33 @@ static inline int fmt_get_varint(const uint8_t **pp, const uint8_t *end, uint64_
  * stream (no bytes left, or a zero byte), -1 if the bytes are not a valid
  * record (the decoder then stays at the bad record).
  */
+static inline uint64_t fmt_chunk_size(unsigned i, uint64_t first, uint64_t max)
+{
+	uint64_t s = first;
+	while (i-- && s < max)
+		s <<= 1;
+	return s;
+}
+
+static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r);
+
+/* Chunked layout: move on to the next chunk. */
+static inline int fmt_next_chunk(struct fmt_decoder *d, struct fmt_rec *r, uint64_t first, uint64_t max)
+{
+	if (!d->chunk_end || d->chunk_end >= d->end)
+		return 0;
+	d->p = d->chunk_end;
+	d->chunk++;
+	uint64_t size = fmt_chunk_size(d->chunk, first, max);
+	d->chunk_end = (uint64_t)(d->end - d->p) > size ? d->p + size : d->end;
+	return fmt_decode(d, r);
+}
+
 static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r)
 {
-	const uint8_t *p = d->p, *end = d->end;
+	const uint8_t *p = d->p, *end = d->chunk_end ? d->chunk_end : d->end;
+	if (d->chunk_end && (p >= end || *p == 0 || ((*p & 0xc0) == 0 && (*p & 0x3f) == FMT_X_PAD)))
+		return fmt_next_chunk(d, r, FMT_EVENT_FIRST_CHUNK, FMT_EVENT_MAX_CHUNK);
 	if (p >= end || *p == 0)
 		return 0;
 	uint8_t h = *p++;

@@ -11,11 +11,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "format.h"
 #include "fmt_event.h"
+#include "fmt_spool.h"
 
 /* ------------------------------------------------------------------------
  * Writer
@@ -63,10 +65,17 @@ struct fmt_out {
 	int fd;
 	int err;
 	uint32_t nchunks;
+	struct fmt_buf *mem; /* set: write into memory instead of fd */
 };
 
 static void out_write(struct fmt_out *o, const void *data, size_t n)
 {
+	if (o->mem) {
+		buf_put(o->mem, data, n);
+		if (o->mem->oom)
+			o->err = ENOMEM;
+		return;
+	}
 	const uint8_t *p = data;
 	while (n > 0 && !o->err) {
 		ssize_t w = write(o->fd, p, n);
@@ -186,13 +195,11 @@ static void out_chunk(struct fmt_out *o, uint32_t tag, struct fmt_buf *b)
 	b->n = 0;
 }
 
-int fmt_write(const struct fmt_data *d, const char *path)
+/* The file header and every chunk that comes before the events. */
+static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_buf *bp)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	struct fmt_out o = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-	if (o.fd < 0)
-		return -1;
+	struct fmt_out o = *po;
+	struct fmt_buf b = *bp;
 	uint8_t hdr[FMT_HDR_SIZE] = {0};
 	uint32_t v = FMT_VERSION, mv = FMT_MIN_READER;
 	memcpy(hdr, FMT_MAGIC, 8);
@@ -200,7 +207,6 @@ int fmt_write(const struct fmt_data *d, const char *path)
 	memcpy(hdr + 12, &mv, 4);
 	out_write(&o, hdr, sizeof(hdr));
 
-	struct fmt_buf b = {0};
 	buf_str(&b, d->method);
 	buf_str(&b, d->command);
 	buf_u64(&b, d->wall_start);
@@ -270,6 +276,19 @@ int fmt_write(const struct fmt_data *d, const char *path)
 			out_chunk(&o, FMT_THRD, &b);
 		}
 	}
+	*po = o;
+	*bp = b;
+}
+
+int fmt_write(const struct fmt_data *d, const char *path)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	struct fmt_out o = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+	if (o.fd < 0)
+		return -1;
+	struct fmt_buf b = {0};
+	out_prefix(&o, d, &b);
 	for (uint32_t t = 0; t < d->nthreads; t++)
 		out_events(&o, t, &d->threads[t]);
 	buf_u32(&b, o.nchunks);
@@ -282,6 +301,105 @@ int fmt_write(const struct fmt_data *d, const char *path)
 	if (o.err) {
 		unlink(tmp);
 		errno = o.err;
+		return -1;
+	}
+	return 0;
+}
+
+int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, const char *buf)
+{
+	const struct fmt_thread *th = &d->threads[t];
+	if (!th->nsegs || th->segs[0].off != FMT_SPOOL_DATA_OFF)
+		return 1;
+	uint64_t evlen = th->segs[th->nsegs - 1].off + th->segs[th->nsegs - 1].len - FMT_SPOOL_DATA_OFF;
+	struct fmt_buf mem = {0}, b = {0};
+	struct fmt_out o = {.fd = -1, .mem = &mem};
+	out_prefix(&o, d, &b);
+	/* [prefix][SKIP][EVTC header + thread index] must end at the events */
+	uint64_t fixed = mem.n + FMT_CHUNK_HDR + FMT_CHUNK_HDR + 4;
+	uint64_t rest = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		if (i != t)
+			rest += FMT_CHUNK_HDR + 4 + d->threads[i].ev_len;
+	struct statvfs vfs;
+	int room = statvfs(buf, &vfs) == 0 &&
+		   (uint64_t)vfs.f_bavail * vfs.f_frsize > FMT_SPOOL_DATA_OFF + rest + (16u << 20);
+	if (o.err || fixed > FMT_SPOOL_DATA_OFF || !room) {
+		/* names too big for the hole, or a disk nearly full: copy, which
+		 * leaves the spool whole if it fails */
+		free(mem.p);
+		free(b.p);
+		return 1;
+	}
+	uint64_t skip = FMT_SPOOL_DATA_OFF - fixed;
+	uint8_t *head = calloc(1, FMT_SPOOL_DATA_OFF);
+	int fd = open(buf, O_RDWR | O_CLOEXEC);
+	if (!head || fd < 0) {
+		free(head);
+		free(mem.p);
+		free(b.p);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	memcpy(head, mem.p, mem.n);
+	uint8_t *h = head + mem.n;
+	uint32_t tag = FMT_SKIP, crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), h + FMT_CHUNK_HDR, skip);
+	memcpy(h, &tag, 4);
+	memcpy(h + 4, &crc, 4);
+	memcpy(h + 8, &skip, 8);
+	h += FMT_CHUNK_HDR + skip;
+	/* the EVTC header: its checksum spans the index and the first events */
+	uint8_t *span = malloc(FMT_EVTS_CRC_SPAN);
+	size_t nspan = 4 + (evlen < FMT_EVTS_CRC_SPAN - 4 ? evlen : FMT_EVTS_CRC_SPAN - 4);
+	int err = 0;
+	if (!span || pread(fd, span + 4, nspan - 4, FMT_SPOOL_DATA_OFF) != (ssize_t)(nspan - 4))
+		err = span ? EIO : ENOMEM;
+	if (!err) {
+		memcpy(span, &t, 4);
+		tag = FMT_EVTC;
+		crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), span, nspan);
+		uint64_t plen = 4 + evlen;
+		memcpy(h, &tag, 4);
+		memcpy(h + 4, &crc, 4);
+		memcpy(h + 8, &plen, 8);
+		memcpy(h + FMT_CHUNK_HDR, &t, 4);
+		/* the names, the SKIP header and zeros over the old spool header;
+		 * the rest of the hole stays a hole (reads as the zeros SKIP holds) */
+		size_t lead = mem.n + FMT_CHUNK_HDR;
+		if (lead < FMT_SPOOL_HDR_SIZE)
+			lead = FMT_SPOOL_HDR_SIZE;
+		size_t tail = FMT_CHUNK_HDR + 4;
+		if (pwrite(fd, head, lead, 0) != (ssize_t)lead ||
+		    pwrite(fd, h, tail, FMT_SPOOL_DATA_OFF - tail) != (ssize_t)tail ||
+		    ftruncate(fd, (off_t)(FMT_SPOOL_DATA_OFF + evlen)) < 0 ||
+		    lseek(fd, 0, SEEK_END) < 0)
+			err = errno ? errno : EIO;
+	}
+	free(span);
+	free(head);
+	free(mem.p);
+	if (!err) {
+		struct fmt_out a = {.fd = fd, .nchunks = o.nchunks + 2};
+		for (uint32_t i = 0; i < d->nthreads; i++)
+			if (i != t)
+				out_events(&a, i, &d->threads[i]);
+		b.n = 0;
+		buf_u32(&b, a.nchunks);
+		out_chunk(&a, FMT_ENDF, &b);
+		err = a.err;
+	}
+	free(b.p);
+	mode_t mask = umask(0);
+	umask(mask);
+	if (!err && fchmod(fd, 0644 & ~mask) < 0)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (!err && rename(buf, path) < 0)
+		err = errno;
+	if (err) {
+		errno = err;
 		return -1;
 	}
 	return 0;
@@ -482,10 +600,12 @@ static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_
 		t->nevents = in_u64(&in);
 		break;
 	}
-	case FMT_EVTS: {
+	case FMT_EVTS:
+	case FMT_EVTC: {
 		uint32_t ti = in_u32(&in);
 		if (in.bad || ti >= d->nthreads)
 			return -1;
+		d->threads[ti].chunked = tag == FMT_EVTC;
 		d->threads[ti].ev = in.p;
 		d->threads[ti].ev_len = have >= 4 ? have - 4 : 0;
 		if (have < n)
@@ -570,7 +690,7 @@ int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
 		const uint8_t *pl = p + FMT_CHUNK_HDR;
 		size_t have = (size_t)(end - pl);
 		if (n > have) {
-			if (tag == FMT_EVTS && have >= 4) {
+			if ((tag == FMT_EVTS || tag == FMT_EVTC) && have >= 4) {
 				uint32_t ti;
 				memcpy(&ti, pl, 4);
 				set_damage(d,
@@ -585,9 +705,10 @@ int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
 			}
 			break;
 		}
-		size_t span = tag == FMT_EVTS && n > FMT_EVTS_CRC_SPAN ? FMT_EVTS_CRC_SPAN : (size_t)n;
+		int events = tag == FMT_EVTS || tag == FMT_EVTC;
+		size_t span = events && n > FMT_EVTS_CRC_SPAN ? FMT_EVTS_CRC_SPAN : (size_t)n;
 		if ((uint32_t)crc32_z(crc32(0L, Z_NULL, 0), pl, span) != crc) {
-			if (tag == FMT_EVTS) {
+			if (events) {
 				/* keep decoding up to the first invalid record */
 				set_damage(d, "corrupt chunk EVTS at byte %zu: checksum mismatch", off);
 				read_chunk(d, tag, pl, (size_t)n, (size_t)n);
@@ -653,6 +774,13 @@ const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t add
 	return NULL;
 }
 
+void fmt_thread_decoder(const struct fmt_thread *t, struct fmt_decoder *dec)
+{
+	fmt_decoder_init(dec, t->ev, t->ev_len);
+	if (t->chunked)
+		fmt_decoder_chunked(dec, FMT_EVENT_FIRST_CHUNK, FMT_EVENT_MAX_CHUNK);
+}
+
 const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr)
 {
 	uint32_t lo = 0, hi = p->nlines;
@@ -700,6 +828,7 @@ void fmt_data_free(struct fmt_data *d)
 		if (d->threads[t].nsegs)
 			close(d->threads[t].segs[0].fd);
 		free(d->threads[t].segs);
+		free(d->threads[t].spool_path);
 	}
 	free(d->threads);
 	if (d->map)

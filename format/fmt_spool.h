@@ -14,7 +14,7 @@
  *                       its events name, 8 bytes each, appended as first seen
  *
  * A thread buffer is a file mapped MAP_SHARED by the runtime, so what was
- * written survives SIGKILL.  After the header page come chunks of growing
+ * written survives SIGKILL.  From FMT_SPOOL_DATA_OFF on come chunks of growing
  * size (fmt_spool_chunk_size); a record never crosses a chunk, FMT_X_PAD ends
  * a chunk early, and a zero byte ends the data (see fmt_event.h).  The
  * header says how many bytes of each finished chunk hold records, so the
@@ -25,12 +25,18 @@
 #define STINT_FMT_SPOOL_H
 
 #include <stdint.h>
+#include "fmt_event.h"
 
 #define FMT_SPOOL_MAGIC "STINTBUF"
 #define FMT_SPOOL_VERSION 1
 #define FMT_SPOOL_HDR_SIZE 4096
-#define FMT_SPOOL_FIRST_CHUNK (256u << 10)
-#define FMT_SPOOL_MAX_CHUNK (8u << 20)
+/* The first chunk starts 1 MiB in: the hole (sparse, costs no disk) is
+ * where the recorder writes the data file's header and names, so that the
+ * largest buffer becomes the data file by a rename, its events not copied
+ * (an EVTC chunk, format.h). */
+#define FMT_SPOOL_DATA_OFF (1u << 20)
+#define FMT_SPOOL_FIRST_CHUNK FMT_EVENT_FIRST_CHUNK
+#define FMT_SPOOL_MAX_CHUNK FMT_EVENT_MAX_CHUNK
 #define FMT_SPOOL_MAX_CHUNKS 960 /* 7.5 GiB of events per thread */
 
 enum fmt_spool_flags {

@@ -50,6 +50,11 @@
  *         u32 line): source lines of sampled addresses (sampling only)
  *   EVTS  u32 thread index, then the thread's event records (fmt_event.h),
  *         or for sampling its samples (fmt_sample.h)
+ *   EVTC  u32 thread index, then the thread's event records in the spool's
+ *         chunked layout (fmt_event.h, fmt_decoder_chunked): the recorder
+ *         turns the largest spool buffer into the data file in place, its
+ *         events starting at byte FMT_SPOOL_DATA_OFF of the file
+ *   SKIP  filler, to be skipped (before an EVTC chunk)
  *   ENDF  u32 number of chunks before it
  *
  * Version history: 1 - first version.
@@ -60,6 +65,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
+#include "fmt_event.h"
 
 #define FMT_MAGIC "STINTDAT"
 #define FMT_VERSION 1
@@ -77,6 +83,8 @@ enum fmt_tag {
 	FMT_THRD = FMT_TAG('T', 'H', 'R', 'D'),
 	FMT_LINS = FMT_TAG('L', 'I', 'N', 'S'),
 	FMT_EVTS = FMT_TAG('E', 'V', 'T', 'S'),
+	FMT_EVTC = FMT_TAG('E', 'V', 'T', 'C'),
+	FMT_SKIP = FMT_TAG('S', 'K', 'I', 'P'),
 	FMT_ENDF = FMT_TAG('E', 'N', 'D', 'F'),
 };
 
@@ -130,6 +138,8 @@ struct fmt_thread {
 	const uint8_t *ev;   /* event records (fmt_event.h) */
 	size_t ev_len;
 	uint8_t *ev_owned;   /* writer side: buffer to free */
+	int chunked;         /* ev is in the spool's chunked layout (EVTC) */
+	char *spool_path;    /* writer side: the spool buffer the events are in */
 	struct fmt_segment *segs; /* writer side: the events, if not in ev */
 	uint32_t nsegs;      /* (segs share one fd, closed by fmt_data_free) */
 };
@@ -185,6 +195,18 @@ int fmt_write(const struct fmt_data *d, const char *path);
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen);
 
 void fmt_data_free(struct fmt_data *d);
+
+/*
+ * Write d to path turning the spool buffer file buf (thread index t of d,
+ * whose events are its segments) into the data file in place: names and
+ * header into the buffer's hole, the other threads' events appended, then
+ * a rename.  Returns 0; 1 when it does not fit (the caller then writes
+ * with fmt_write); -1 with errno on failure.
+ */
+int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, const char *buf);
+
+/* A decoder of a thread's events, in whichever layout they are. */
+void fmt_thread_decoder(const struct fmt_thread *t, struct fmt_decoder *dec);
 
 /* Source line recorded for addr, or NULL. */
 const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr);

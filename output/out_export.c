@@ -426,7 +426,7 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 	double now = (double)ticks * npt;
 	struct fmt_decoder dec;
 	struct fmt_rec rec;
-	fmt_decoder_init(&dec, th->ev, th->ev_len);
+	fmt_thread_decoder(th, &dec);
 	while (fmt_decode(&dec, &rec) > 0) {
 		double prev = now;
 		ticks += rec.delta;

@@ -215,7 +215,7 @@ static void prefault_spool(const char *dir)
 		uint32_t nused = 0;
 		if (pread(fd, &nused, sizeof(nused), offsetof(struct fmt_spool_hdr, nused)) == sizeof(nused) &&
 		    nused < FMT_SPOOL_MAX_CHUNKS - 2) {
-			uint64_t off = FMT_SPOOL_HDR_SIZE;
+			uint64_t off = FMT_SPOOL_DATA_OFF;
 			for (uint32_t i = 0; i <= nused; i++)
 				off += fmt_spool_chunk_size(i);
 			/* the chunk after the one being filled */

@@ -80,7 +80,7 @@ static const char *info_get(const char *info, const char *name, char *out, size_
 static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 			   struct fmt_thread *t)
 {
-	uint64_t off = FMT_SPOOL_HDR_SIZE;
+	uint64_t off = FMT_SPOOL_DATA_OFF;
 	uint32_t nused = h->nused <= FMT_SPOOL_MAX_CHUNKS ? h->nused : FMT_SPOOL_MAX_CHUNKS;
 	int ended = (h->flags & FMT_SPOOL_ENDED) != 0;
 	t->segs = xcalloc(nused + 2, sizeof(*t->segs));
@@ -311,6 +311,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			if (!p->cost && h->calib_ticks)
 				p->cost = h->calib_ticks;
 			event_segments(fd, (uint64_t)st.st_size, h, t);
+			t->spool_path = xasprintf("%s/%s", dir, sp->bufs[b]);
 			free(h);
 			read_fns(dir, sp->bufs[b], &addrs, &naddrs, &capaddrs);
 		}

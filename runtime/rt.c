@@ -332,7 +332,7 @@ int rt_thread_start(struct rt_thread *t)
 		goto fail;
 	}
 	t->chunk = 0;
-	t->chunk_off = FMT_SPOOL_HDR_SIZE;
+	t->chunk_off = FMT_SPOOL_DATA_OFF;
 	if (rt_map_chunk(t) < 0) {
 		t->hdr->flags |= FMT_SPOOL_NOSPACE;
 		goto fail;
