@@ -142,6 +142,45 @@ static void test_corrupt_and_foreign(void **state)
 	assert_true(strstr(err, "cannot open") != NULL);
 }
 
+/* The spool's chunked layout (EVTC): a PAD, or a chunk's end, continues at
+ * the next chunk, whose size doubles; a zero byte ends the data. */
+static void test_chunked_layout(void **state)
+{
+	(void)state;
+	size_t c0 = FMT_EVENT_FIRST_CHUNK, c1 = 2 * c0;
+	uint8_t *buf = calloc(1, c0 + c1);
+	uint8_t *p = buf;
+	uint8_t a[8];
+	fmt_put_u64(a, 0x1000);
+	p = fmt_put_common(p, FMT_K_ENTER_NEW, 0, 5, a, 8);
+	uint8_t slot = (uint8_t)fmt_cache_slot(0x1000);
+	for (int i = 0; i < 100; i++) {
+		p = fmt_put_common(p, FMT_K_EXIT, 0, 3, NULL, 0);
+		p = fmt_put_common(p, FMT_K_ENTER, 0, 3, &slot, 1);
+	}
+	fmt_put_ext(p, FMT_X_PAD, 0, 0, NULL, 0); /* the rest of chunk 0: skipped */
+	memset(buf + c0 - 64, 0x55, 10);          /* garbage after the PAD */
+	p = buf + c0;
+	for (int i = 0; i < 50; i++) /* chunk 1 continues with the cached slot */
+		p = fmt_put_common(p, FMT_K_EXIT, 1, 7, NULL, 0), p = fmt_put_common(p, FMT_K_ENTER, 0, 2, &slot, 1);
+	struct fmt_thread t = {0};
+	t.ev = buf;
+	t.ev_len = (size_t)(p - buf);
+	t.chunked = 1;
+	struct fmt_decoder d;
+	struct fmt_rec r;
+	fmt_thread_decoder(&t, &d);
+	int n = 0, rc;
+	while ((rc = fmt_decode(&d, &r)) > 0) {
+		n++;
+		if (r.kind == FMT_K_ENTER)
+			assert_int_equal(r.addr, 0x1000);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 1 + 200 + 100);
+	free(buf);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof(path), "/tmp/stint-test-format-%d.data", (int)getpid());
@@ -149,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt_and_foreign),
+		cmocka_unit_test(test_chunked_layout),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(path);
