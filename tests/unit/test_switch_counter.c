@@ -29,6 +29,20 @@ static long switches(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
+/* The lock word and the switch count at one moment: a switch between the
+ * two reads (a loaded machine) would make them disagree, so read again. */
+static void sample(uint32_t *l, long *sw)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		long a = switches();
+		*l = *lock_word;
+		long b = switches();
+		*sw = b;
+		if (a == b)
+			return;
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -56,12 +70,16 @@ static void test_two_per_switch_in_sleeps(void **state)
 	(void)state;
 	if (!lock_word)
 		skip();
-	uint32_t l0 = *lock_word;
-	long s0 = switches();
-	for (int i = 0; i < 40; i++)
+	uint32_t l0, l1;
+	long s0, s1;
+	sample(&l0, &s0);
+	/* sleep until the thread has left the CPU 40 times at least */
+	for (int i = 0; i < 400; i++) {
 		usleep(500);
-	uint32_t l1 = *lock_word;
-	long s1 = switches();
+		if (switches() - s0 >= 40)
+			break;
+	}
+	sample(&l1, &s1);
 	assert_true(s1 - s0 >= 40);
 	assert_int_equal(l1 - l0, 2 * (uint32_t)(s1 - s0));
 }
@@ -73,15 +91,15 @@ static void test_still_without_switches(void **state)
 		skip();
 	/* retry a few times: on a loaded machine preemption may strike */
 	for (int attempt = 0; attempt < 20; attempt++) {
-		long s0 = switches();
-		uint32_t l0 = *lock_word;
+		uint32_t l0, l1;
+		long s0, s1;
+		sample(&l0, &s0);
 		volatile long x = 0;
 		for (long i = 0; i < 200000; i++)
 			x += i;
 		for (int i = 0; i < 100; i++)
 			getppid();
-		uint32_t l1 = *lock_word;
-		long s1 = switches();
+		sample(&l1, &s1);
 		assert_int_equal(l1 - l0, 2 * (uint32_t)(s1 - s0));
 		if (s1 == s0) {
 			assert_int_equal(l1, l0);
