@@ -230,7 +230,8 @@ static int rt_map_chunk(struct rt_thread *t)
 		madvise(m, size, MADV_WILLNEED);
 	t->chunk_base = m;
 	t->pos = m;
-	t->limit = (uint8_t *)m + size - FMT_MAX_RECORD;
+	t->end_limit = (uint8_t *)m + size - FMT_MAX_RECORD;
+	t->limit = t->end_limit;
 	return 0;
 }
 
@@ -448,6 +449,7 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
 			t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
+			t->limit = 0; /* have rt_after() tell the recorder */
 		}
 		/* past RT_STACK the slots wrap: an exit then finds another
 		 * function there and names its own (EXIT_FN), which is exact */
@@ -463,6 +465,7 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
 			t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
+			t->limit = 0;
 			if (d > RT_STACK) {
 				t->depth = d - 1;
 			} else {
@@ -494,7 +497,8 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 				rt_note_fn(t, t->notes[i]);
 			t->nnotes = 0;
 		}
-		if (t->state == RT_ACTIVE && t->pos >= t->limit)
+		t->limit = t->end_limit;
+		if (t->state == RT_ACTIVE && t->pos >= t->end_limit)
 			rt_next_chunk(t);
 		if (t->npend)
 			rt_flush(t);
@@ -522,6 +526,7 @@ __attribute__((noinline, cold)) static void rt_defer(struct rt_thread *t, int is
 	t->pend[i].now = now;
 	t->pend[i].sw = sw;
 	t->pend[i].is_exit = is_exit;
+	t->limit = 0; /* the interrupted probe then flushes the queue */
 }
 
 __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
@@ -532,7 +537,7 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
 		for (; i < n && i < RT_PEND; i++)
 			if (t->state == RT_ACTIVE) {
 				rt_emit(t, t->pend[i].is_exit, t->pend[i].fn, t->pend[i].now, t->pend[i].sw);
-				if (t->pos >= t->limit)
+				if (t->pos >= t->end_limit)
 					rt_next_chunk(t);
 			}
 		if (__atomic_compare_exchange_n(&t->npend, &n, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -567,7 +572,7 @@ void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 	t->busy = 1;
 	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
 	t->busy = 0;
-	if (RT_UNLIKELY(t->pos >= t->limit || t->npend || t->nnotes))
+	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
 
@@ -597,7 +602,7 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	t->busy = 1;
 	rt_emit(t, is_exit, fn, now, sw);
 	t->busy = 0;
-	if (RT_UNLIKELY(t->pos >= t->limit || t->npend || t->nnotes))
+	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
 
@@ -626,7 +631,7 @@ static void rt_finish_thread(struct rt_thread *t)
 		rt_flush(t);
 	uint64_t now = rt_clock();
 	int os = rt_switches(t) != t->last_switches;
-	if (t->pos < t->limit + FMT_MAX_RECORD - 16)
+	if (t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
@@ -668,7 +673,7 @@ static void rt_calibrate(struct rt_thread *t)
 		uint64_t plain = rt_calib_loop(0, CALLS);
 		uint8_t *p0 = t->pos;
 		/* in a real run the buffer lines are cold: each new one is a miss */
-		for (uint8_t *p = p0; p < p0 + CALLS * 2 * 4 && p < t->limit; p += 64)
+		for (uint8_t *p = p0; p < p0 + CALLS * 2 * 4 && p < t->end_limit; p += 64)
 			_mm_clflush(p);
 		_mm_mfence();
 		uint64_t probed = rt_calib_loop(1, CALLS);
@@ -757,7 +762,7 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 			rt_flush(t);
 		uint64_t now = rt_clock();
 		int os = rt_switches(t) != t->last_switches;
-		if (now >= t->last_t && t->pos < t->limit + FMT_MAX_RECORD - 16)
+		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 			t->pos = fmt_put_ext(t->pos, FMT_X_TICK, os, now - t->last_t, NULL, 0);
 		t->last_t = now;
 		t->busy = 0;

@@ -45,7 +45,9 @@ enum rt_os_mode { RT_OS_OFF = 0, RT_OS_PERF = 1, RT_OS_RUSAGE = 2 };
 
 struct rt_thread {
 	uint8_t *pos;             /* next byte to write */
-	uint8_t *limit;           /* chunk end less FMT_MAX_RECORD */
+	uint8_t *limit;           /* end_limit, or 0 when work waits (notes, queued
+				   * handler events): the probes test only this */
+	uint8_t *end_limit;       /* chunk end less FMT_MAX_RECORD */
 	uint64_t last_t;          /* timestamp of the previous record */
 	volatile uint32_t *lock;  /* perf user page's lock word, RT_OS_PERF */
 	uint64_t last_switches;   /* last lock word / rusage switch count */
