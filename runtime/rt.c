@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "rt_file.h"
 #include "rt_int.h"
 
 struct rt_global rt_g;
@@ -106,65 +107,19 @@ static void rt_path(char *buf, size_t n, const char *suffix)
 	snprintf(buf, n, "%s/%s%s", rt_g.spool, rt_g.key, suffix);
 }
 
-/* Write a whole small file of the process atomically (tmp + rename). */
+/* Write a whole small file of the process (rt_file.h). */
 void rt_write_file(const char *suffix, const void *data, size_t len)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	rt_path(path, sizeof(path), suffix);
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)syscall(SYS_gettid));
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	const char *p = data;
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w <= 0)
-			break;
-		p += w;
-		len -= (size_t)w;
-	}
-	close(fd);
-	rename(tmp, path);
-}
-
-static char *rt_slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf)
-			break;
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	*len = n;
-	return buf;
+	rt_file_write(path, data, len);
 }
 
 static void rt_copy_proc_file(const char *proc, const char *suffix)
 {
-	size_t n = 0;
-	char *data = rt_slurp(proc, &n);
-	if (data) {
-		rt_write_file(suffix, data, n);
-		free(data);
-	}
+	char path[4096];
+	rt_path(path, sizeof(path), suffix);
+	rt_file_copy(proc, path);
 }
 
 void rt_save_maps(void)

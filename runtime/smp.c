@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../format/fmt_sample.h"
+#include "rt_file.h"
 #include "../format/fmt_spool.h"
 
 #define SMP_API __attribute__((visibility("default")))
@@ -62,50 +63,23 @@ static uint64_t smp_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void smp_path(char *buf, size_t n, const char *suffix)
+{
+	snprintf(buf, n, "%s/%s%s", smp_spool, smp_key, suffix);
+}
+
 static void smp_write_file(const char *suffix, const void *data, size_t len)
 {
-	char path[4096], tmp[4200];
-	snprintf(path, sizeof(path), "%s/%s%s", smp_spool, smp_key, suffix);
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)syscall(SYS_gettid));
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	const char *p = data;
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w <= 0)
-			break;
-		p += w;
-		len -= (size_t)w;
-	}
-	close(fd);
-	rename(tmp, path);
+	char path[4096];
+	smp_path(path, sizeof(path), suffix);
+	rt_file_write(path, data, len);
 }
 
 static void smp_copy_proc(const char *proc, const char *suffix)
 {
-	int fd = open(proc, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (buf)
-		smp_write_file(suffix, buf, n);
-	free(buf);
+	char path[4096];
+	smp_path(path, sizeof(path), suffix);
+	rt_file_copy(proc, path);
 }
 
 static void smp_process_files(void)
