@@ -190,11 +190,31 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 	fputs("\n}\n", f);
 }
 
+/* The columns that say what a CSV row is about, then its values follow. */
+static const char *csv_key_header(const struct out_opts *o)
+{
+	return o->by == OUT_BY_THREAD ? "tid,pid,name" : o->by == OUT_BY_PROCESS ? "pid,command" : "name,module";
+}
+
+static void csv_key(FILE *f, const struct out_opts *o, const struct an_row *row)
+{
+	if (o->by == OUT_BY_THREAD) {
+		fprintf(f, "%u,%u,", row->tid, row->pid);
+		csv_str(f, row->name);
+	} else if (o->by == OUT_BY_PROCESS) {
+		fprintf(f, "%u,", row->pid);
+		csv_str(f, row->extra);
+	} else {
+		csv_str(f, row->name);
+		fputc(',', f);
+		csv_str(f, row->module);
+	}
+}
+
 static void print_csv(FILE *f, const struct an_result *r, const struct out_opts *o,
 		      const struct an_row *rows, uint32_t n)
 {
-	fputs(o->by == OUT_BY_THREAD ? "tid,pid,name" : o->by == OUT_BY_PROCESS ? "pid,command" : "name,module",
-	      f);
+	fputs(csv_key_header(o), f);
 	fputs(",calls", f);
 	for (int k = 0; k < AN_NVALUES; k++)
 		fprintf(f, ",%s,%s_pct", out_value_keys[k], out_value_keys[k]);
@@ -204,17 +224,7 @@ static void print_csv(FILE *f, const struct an_result *r, const struct out_opts 
 	fputc('\n', f);
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
-		if (o->by == OUT_BY_THREAD) {
-			fprintf(f, "%u,%u,", row->tid, row->pid);
-			csv_str(f, row->name);
-		} else if (o->by == OUT_BY_PROCESS) {
-			fprintf(f, "%u,", row->pid);
-			csv_str(f, row->extra);
-		} else {
-			csv_str(f, row->name);
-			fputc(',', f);
-			csv_str(f, row->module);
-		}
+		csv_key(f, o, row);
 		fprintf(f, ",%" PRIu64, row->calls);
 		for (int k = 0; k < AN_NVALUES; k++)
 			fprintf(f, ",%.0f,%.4f", row->v[k], out_pct(row->v[k], denom(r, k)));
@@ -406,21 +416,11 @@ static void print_sample_csv(FILE *f, const struct an_result *r, const struct ou
 			     const struct an_row *rows, uint32_t n)
 {
 	double total = r->session.v[AN_EI];
-	fputs(o->by == OUT_BY_THREAD ? "tid,pid,name" : o->by == OUT_BY_PROCESS ? "pid,command" : "name,module", f);
+	fputs(csv_key_header(o), f);
 	fputs(",inclusive_samples,exclusive_samples,inclusive_pct,exclusive_pct\n", f);
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
-		if (o->by == OUT_BY_THREAD) {
-			fprintf(f, "%u,%u,", row->tid, row->pid);
-			csv_str(f, row->name);
-		} else if (o->by == OUT_BY_PROCESS) {
-			fprintf(f, "%u,", row->pid);
-			csv_str(f, row->extra);
-		} else {
-			csv_str(f, row->name);
-			fputc(',', f);
-			csv_str(f, row->module);
-		}
+		csv_key(f, o, row);
 		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", row->v[AN_EI], row->v[AN_EE], out_pct(row->v[AN_EI], total),
 			out_pct(row->v[AN_EE], total));
 	}
