@@ -756,6 +756,17 @@ fail:
 	return -1;
 }
 
+static int cmp_symbol(const void *a, const void *b)
+{
+	const struct fmt_symbol *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void fmt_sort_symbols(struct fmt_process *p)
+{
+	qsort(p->syms, p->nsyms, sizeof(*p->syms), cmp_symbol);
+}
+
 const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t addr)
 {
 	uint32_t lo = 0, hi = p->nsyms;

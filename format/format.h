@@ -211,6 +211,9 @@ void fmt_thread_decoder(const struct fmt_thread *t, struct fmt_decoder *dec);
 /* Source line recorded for addr, or NULL. */
 const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr);
 
+/* Sort p's symbols by address, as readers of the model expect. */
+void fmt_sort_symbols(struct fmt_process *p);
+
 /* Symbol of the function containing addr, or NULL. */
 const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t addr);
 

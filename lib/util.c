@@ -148,3 +148,14 @@ char *xstrndup(const char *s, size_t n)
 		die("out of memory");
 	return d;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void util_sort_u64(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+}

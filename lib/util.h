@@ -24,6 +24,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Read a whole file; NULL with errno set on failure.  *len gets its size. */
 char *util_read_file(const char *path, size_t *len);
 
+/* Sort n 64-bit numbers, ascending. */
+void util_sort_u64(uint64_t *v, size_t n);
+
 /* Directory that holds the running stint executable. */
 const char *util_self_dir(void);
 

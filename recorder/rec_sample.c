@@ -274,18 +274,6 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 		add_addr(im, i ? pcs[i] - 1 : pcs[i]);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct fmt_symbol *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 /* Functions and source lines of every sampled address of an image. */
 static void symbolize_image(struct simage *im, struct fmt_process *p)
 {
@@ -398,7 +386,7 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 	}
 	p->nmods = nm;
 	p->exe = xstrdup(nm ? mods[0].path : "");
-	qsort(addrs, naddrs, sizeof(*addrs), cmp_u64);
+	util_sort_u64(addrs, naddrs);
 	p->syms = xcalloc(naddrs, sizeof(*p->syms));
 	p->lines = xcalloc(naddrs, sizeof(*p->lines));
 	for (size_t i = 0; i < naddrs; i++) {
@@ -437,7 +425,7 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 		sym_info_free(&si);
 	}
 	add_kernel_symbols(p, addrs, naddrs);
-	qsort(p->syms, p->nsyms, sizeof(*p->syms), cmp_sym);
+	fmt_sort_symbols(p);
 	sym_proc_close(sp);
 }
 

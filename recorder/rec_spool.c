@@ -35,18 +35,6 @@ static int cmp_proc(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct fmt_symbol *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 static char *read_spool_file(const char *dir, const char *key, const char *suffix, size_t *len)
 {
 	char *path = xasprintf("%s/%s%s", dir, key, suffix);
@@ -184,7 +172,7 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, cons
 		free(p->exe);
 		p->exe = xstrdup(mods[0].path);
 	}
-	qsort(addrs, naddrs, sizeof(*addrs), cmp_u64);
+	util_sort_u64(addrs, naddrs);
 	p->syms = xcalloc(naddrs, sizeof(*p->syms));
 	for (size_t i = 0; i < naddrs; i++) {
 		if (i && addrs[i] == addrs[i - 1])
@@ -214,7 +202,7 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, cons
 			s->file = xstrdup("");
 		}
 	}
-	qsort(p->syms, p->nsyms, sizeof(*p->syms), cmp_sym);
+	fmt_sort_symbols(p);
 	sym_proc_close(sp);
 }
 
