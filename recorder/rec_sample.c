@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rec_perf.h"
+#include "recorder.h"
 #include "../format/fmt_sample.h"
 #include "../lib/util.h"
 #include "../symbol/symbol.h"
@@ -375,17 +376,7 @@ static void add_kernel_symbols(struct fmt_process *p, const uint64_t *addrs, siz
 void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_len, uint64_t *addrs,
 			   size_t naddrs)
 {
-	struct sym_proc *sp = sym_proc_open(maps ? maps : "", maps ? maps_len : 0);
-	uint32_t nm;
-	const struct fmt_module *mods = sym_proc_modules(sp, &nm);
-	p->mods = xcalloc(nm, sizeof(*p->mods));
-	for (uint32_t i = 0; i < nm; i++) {
-		p->mods[i] = mods[i];
-		p->mods[i].path = xstrdup(mods[i].path);
-		p->mods[i].build_id = xstrdup(mods[i].build_id);
-	}
-	p->nmods = nm;
-	p->exe = xstrdup(nm ? mods[0].path : "");
+	struct sym_proc *sp = rec_open_process(p, maps, maps_len);
 	util_sort_u64(addrs, naddrs);
 	p->syms = xcalloc(naddrs, sizeof(*p->syms));
 	p->lines = xcalloc(naddrs, sizeof(*p->lines));

@@ -153,10 +153,9 @@ static const char *plt_name(const char *plt, uint64_t addr, char *buf, size_t n)
 	return NULL;
 }
 
-static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, const char *plt,
-		      uint64_t *addrs, size_t naddrs)
+struct sym_proc *rec_open_process(struct fmt_process *p, const char *maps, size_t len)
 {
-	struct sym_proc *sp = sym_proc_open(maps ? maps : "", maps ? mlen : 0);
+	struct sym_proc *sp = sym_proc_open(maps ? maps : "", maps ? len : 0);
 	if (!sp)
 		die("out of memory");
 	uint32_t nm;
@@ -168,10 +167,17 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, cons
 		p->mods[i].build_id = xstrdup(mods[i].build_id);
 	}
 	p->nmods = nm;
-	if (nm && !p->exe[0]) {
+	if (!p->exe || !p->exe[0]) {
 		free(p->exe);
-		p->exe = xstrdup(mods[0].path);
+		p->exe = xstrdup(nm ? mods[0].path : "");
 	}
+	return sp;
+}
+
+static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, const char *plt,
+		      uint64_t *addrs, size_t naddrs)
+{
+	struct sym_proc *sp = rec_open_process(p, maps, mlen);
 	util_sort_u64(addrs, naddrs);
 	p->syms = xcalloc(naddrs, sizeof(*p->syms));
 	for (size_t i = 0; i < naddrs; i++) {

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include "../format/format.h"
 
+struct sym_proc;
+
 /* Where a program name resolves (PATH search as execvp does); NULL if none. */
 char *rec_find_program(const char *name);
 
@@ -75,6 +77,13 @@ int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char
 
 /* Read a spool with its session file into d; 0, or -1 with err set. */
 int rec_spool_convert(const char *dir, struct fmt_data *d, char *err, size_t errlen);
+
+/*
+ * Symbolization of a process described by its maps text: the modules
+ * (with build-ids) copied into p, p->exe set if it is empty; the caller
+ * looks addresses up in the result and closes it.  Dies when out of memory.
+ */
+struct sym_proc *rec_open_process(struct fmt_process *p, const char *maps, size_t len);
 
 /* Remove the spool directory and its files. */
 void rec_spool_remove(const char *dir);
