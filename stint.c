@@ -37,21 +37,77 @@ static void usage(FILE *f)
 	fprintf(f, "\n'stint COMMAND --help' describes a command's options\n");
 }
 
+/* Edit distance of two short words, for "did you mean". */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 32 || lb > 32)
+		return 99;
+	size_t row[33];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static const struct cmd_struct *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+	fprintf(stderr, "stint: '%s' is not a stint command. See 'stint --help'.\n", name);
+	int shown = 0;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const char *cand = commands[i].name;
+		int prefix = strlen(name) >= 2 && !strncmp(name, cand, strlen(name));
+		if (!prefix && edit_distance(name, cand) > 2)
+			continue;
+		fprintf(stderr, "%s\t%s\n", shown++ ? "" : "\nthe most similar command:\n", cand);
+	}
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("stint %s\n", STINT_VERSION);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") || !strcmp(argv[1], "version")) {
+		printf("stint version %s\n", STINT_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "stint: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		const struct cmd_struct *c = find_command(argv[2]);
+		if (!c)
+			return unknown_command(argv[2]);
+		char *help_argv[] = {argv[2], "--help", NULL};
+		return c->fn(2, help_argv);
+	}
+	const struct cmd_struct *c = find_command(argv[1]);
+	if (!c)
+		return unknown_command(argv[1]);
+	return c->fn(argc - 1, argv + 1);
 }
