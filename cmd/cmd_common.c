@@ -3,6 +3,8 @@
  * running its method's analysis, with one warning line for damage.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -26,14 +28,24 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 		     r->damaged_threads, r->damaged_threads == 1 ? "" : "s");
 }
 
+uint32_t cmd_parse_id(const char *opt, const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v == 0 || v > INT32_MAX)
+		die("%s wants a process or thread id (a positive number), not '%s'", opt, arg);
+	return (uint32_t)v;
+}
+
 int cmd_filter_option(int c, const char *arg, struct an_filter *f)
 {
 	switch (c) {
 	case CMD_OPT_PID:
-		f->pid = (uint32_t)atoi(arg);
+		f->pid = cmd_parse_id("--pid", arg);
 		return 1;
 	case CMD_OPT_TID:
-		f->tid = (uint32_t)atoi(arg);
+		f->tid = cmd_parse_id("--tid", arg);
 		return 1;
 	case CMD_OPT_MODULE:
 		f->module = arg;

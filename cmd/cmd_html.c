@@ -21,7 +21,7 @@ static const char html_usage[] =
 	"\n"
 	"  -i, --input FILE     data file (default stint.data)\n"
 	"  -o, --output FILE    the HTML file to write (default stint.html; - for stdout)\n"
-	"      --min-share PCT  flame graph: fold call paths below PCT%% of the total into\n"
+	"      --min-share PCT  flame graph: fold call paths below PCT% of the total into\n"
 	"                       \"(other)\" nodes (default 0.001; 0 keeps every path)\n"
 	"      --max-nodes N    flame graph: at most N nodes in the page, folding the\n"
 	"                       smallest paths first (default 50000)\n"
@@ -32,7 +32,7 @@ static double html_number(const char *opt, const char *arg, double lo, double hi
 	char *end;
 	errno = 0;
 	double x = strtod(arg, &end);
-	if (errno || end == arg || *end || x < lo || x > hi)
+	if (errno || end == arg || *end || !(x >= lo && x <= hi))
 		die("html: %s wants a number from %g to %g, not '%s'", opt, lo, hi, arg);
 	return x;
 }

@@ -26,7 +26,7 @@ static const char report_usage[] =
 	"                       sampling also per source line and instruction address\n"
 	"      --tree           the calling-context tree, hottest paths first\n"
 	"      --hot-path       with --tree: expand only the hottest call at each level\n"
-	"      --threshold PCT  with --tree: fold paths below PCT%% of the total (default 1)\n"
+	"      --threshold PCT  with --tree: fold paths below PCT% of the total (default 1)\n"
 	"  -s, --sort KEY       instrumentation: ei, ee, ai, ae (or the JSON keys), calls;\n"
 	"                       sampling: inclusive, exclusive; both: name, module\n"
 	"  -n, --limit N        show the first N rows only\n"
@@ -85,7 +85,7 @@ int cmd_report(int argc, char **argv)
 		case 7: {
 			char *end;
 			threshold = strtod(optarg, &end);
-			if (*end || threshold < 0 || threshold > 100)
+			if (end == optarg || *end || !(threshold >= 0 && threshold <= 100))
 				die("report: --threshold wants a percentage, not '%s'", optarg);
 			break;
 		}

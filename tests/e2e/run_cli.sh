@@ -28,4 +28,11 @@ out=$("$stint" help nosuchthing 2>&1); rc=$?
 
 out=$("$stint" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "no command exited $rc, not 2"
+for bad in "report --pid abc" "report --tid -3" "report --tree --threshold nan" "html --min-share nan"; do
+	out=$("$stint" $bad 2>&1); rc=$?
+	[ $rc -ne 0 ] || fail "stint $bad was accepted"
+	[ "$(wc -l <<<"$out")" -eq 1 ] || fail "stint $bad: not one error line: $out"
+done
+"$stint" report --help | grep -q '%%' && fail "a literal %% in report's help"
+"$stint" html --help | grep -q '%%' && fail "a literal %% in html's help"
 echo "cli: ok"
