@@ -7,7 +7,7 @@ set -euo pipefail
 # from Debian's sources), chromium + node (the HTML report in a real browser)
 pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka-dev
       libunwind-dev python3 binutils chromium nodejs libprotobuf-c-dev protobuf-c-compiler
-      valgrind google-perftools golang-go golang-github-google-pprof-dev)
+      valgrind google-perftools golang-go golang-github-google-pprof-dev go-md2man man-db)
 [ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf)
 missing=()
 for p in "${pkgs[@]}"; do
