@@ -32,7 +32,10 @@ static const char report_usage[] =
 	"  -n, --limit N        show the first N rows only\n"
 	"      --format FMT     table (default), csv or json\n"
 	"      --per-call       add average, minimum and maximum per call\n"
-	"      --no-compensation  do not subtract the probe cost from the times\n" CMD_FILTER_HELP;
+	"      --no-compensation  do not subtract the probe cost from the times\n"
+	"      --no-pager       on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n"
+	"      --width N        shorten names to N columns (default: the terminal's; 0: never)\n"
+	"      --color[=WHEN]   colour hot percentages: auto (default), always, never\n" CMD_FILTER_HELP;
 
 int cmd_report(int argc, char **argv)
 {
@@ -42,12 +45,14 @@ int cmd_report(int argc, char **argv)
 		{"format", required_argument, NULL, 2},   {"per-call", no_argument, NULL, 3},
 		{"no-compensation", no_argument, NULL, 4}, {"tree", no_argument, NULL, 5},
 		{"hot-path", no_argument, NULL, 6},       {"threshold", required_argument, NULL, 7},
+		{"no-pager", no_argument, NULL, 8},       {"width", required_argument, NULL, 9},
+		{"color", optional_argument, NULL, 10},   {"colour", optional_argument, NULL, 10},
 		{"help", no_argument, NULL, 'h'},         CMD_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
 	struct out_opts o = {0};
 	struct an_filter flt = {0};
-	int tree = 0, hot = 0, c;
+	int tree = 0, hot = 0, pager = 1, width = -1, color = OUT_COLOR_AUTO, c;
 	double threshold = 1.0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:s:n:h", longopts, NULL)) != -1) {
@@ -89,6 +94,21 @@ int cmd_report(int argc, char **argv)
 				die("report: --threshold wants a percentage, not '%s'", optarg);
 			break;
 		}
+		case 8: pager = 0; break;
+		case 9: {
+			char *end;
+			long w = strtol(optarg, &end, 10);
+			if (end == optarg || *end || w < 0 || w > 100000)
+				die("report: --width wants a number of columns (0: no limit), not '%s'", optarg);
+			width = (int)w;
+			break;
+		}
+		case 10:
+			if (!optarg || !strcmp(optarg, "always")) color = OUT_COLOR_ALWAYS;
+			else if (!strcmp(optarg, "never")) color = OUT_COLOR_NEVER;
+			else if (!strcmp(optarg, "auto")) color = OUT_COLOR_AUTO;
+			else die("report: --color wants auto, always or never, not '%s'", optarg);
+			break;
 		case 'h': fputs(report_usage, stdout); return 0;
 		default: fputs(report_usage, stderr); return 2;
 		}
@@ -102,6 +122,13 @@ int cmd_report(int argc, char **argv)
 	cmd_load(input, &d, &r, o.no_compensation);
 	if (!r.sampling && (o.by == OUT_BY_LINE || o.by == OUT_BY_ADDRESS))
 		die("report: --by line and --by address need sampling data (stint record -m sample)");
+	if (o.format == OUT_TABLE) {
+		/* decided before the pager takes stdout, which is then a pipe */
+		o.width = width >= 0 ? width : out_term_width();
+		o.color = out_color_wanted(color);
+		if (pager)
+			out_pager_start();
+	}
 	int filtered = flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code;
 	if (tree || filtered) {
 		struct an_view v;

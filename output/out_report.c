@@ -274,23 +274,61 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	fputc('\n', f);
 }
 
+/* Percentages of hot rows stand out, as perf colours them: red from 5%, green from 0.5%. */
+static void put_pct(FILE *f, const struct out_opts *o, int width, double pct)
+{
+	const char *on = !o->color ? NULL : pct >= 5.0 ? "\033[31m" : pct >= 0.5 ? "\033[32m" : NULL;
+	if (on)
+		fprintf(f, "%s%*.2f\033[m", on, width, pct);
+	else
+		fprintf(f, "%*.2f", width, pct);
+}
+
+/* A row's label, cut to the columns left on the terminal (whole in CSV and JSON). */
+static void put_label(FILE *f, const struct out_opts *o, int used, const char *label)
+{
+	int room = o->width > 0 ? o->width - used : 0;
+	int len = (int)strlen(label);
+	if (room <= 0 || len <= room || room < 8) {
+		fprintf(f, "%s\n", label);
+		return;
+	}
+	fprintf(f, "%.*s..\n", room - 2, label);
+}
+
+static const char *const out_value_title[AN_NVALUES] = {"Elapsed incl", "Elapsed excl", "Applic. incl",
+							 "Applic. excl"};
+
 static void print_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
 			const struct out_opts *o, const struct an_row *rows, uint32_t n)
 {
 	print_header(f, d, r, o);
-	const char *first = o->by == OUT_BY_FUNCTION ? "Function"
+	fputs("# columns:     Elapsed = wall time, Application = the intervals in which the thread stayed on the CPU;\n"
+	      "#              incl = with the functions called, excl = own code only; % of the session's incl time\n\n",
+	      f);
+	const char *first = o->by == OUT_BY_FUNCTION ? "Function [module]"
 			    : o->by == OUT_BY_MODULE ? "Module"
 			    : o->by == OUT_BY_THREAD ? "Thread"
 						     : "Process";
 	int show_calls = o->by == OUT_BY_FUNCTION || o->by == OUT_BY_MODULE;
+	int per_call = o->per_call && o->by == OUT_BY_FUNCTION;
+	int used = (show_calls ? 11 : 0) + AN_NVALUES * 20 + (per_call ? AN_NVALUES * 33 : 0) + 1;
 	if (show_calls)
 		fprintf(f, "%10s ", "Calls");
 	for (int k = 0; k < AN_NVALUES; k++)
-		fprintf(f, "%11s %6s ", out_value_short[k], "%");
-	if (o->per_call && o->by == OUT_BY_FUNCTION)
+		fprintf(f, "%12s %6s ", out_value_title[k], "%");
+	if (per_call)
 		for (int k = 0; k < AN_NVALUES; k++)
-			fprintf(f, "%10s %10s %10s ", "avg", "min", "max");
-	fprintf(f, " %s%s\n", first, o->by == OUT_BY_FUNCTION ? " [module]" : "");
+		{
+			char a[16], mn[16], mx[16];
+			snprintf(a, sizeof(a), "%s avg", out_value_short[k]);
+			snprintf(mn, sizeof(mn), "%s min", out_value_short[k]);
+			snprintf(mx, sizeof(mx), "%s max", out_value_short[k]);
+			fprintf(f, "%10s %10s %10s ", a, mn, mx);
+		}
+	fputc(' ', f);
+	put_label(f, o, used, first);
+	char label[4096];
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
 		char t[32];
@@ -298,9 +336,11 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 			fprintf(f, "%10" PRIu64 " ", row->calls);
 		for (int k = 0; k < AN_NVALUES; k++) {
 			out_fmt_time(t, sizeof(t), row->v[k]);
-			fprintf(f, "%11s %6.2f ", t, out_pct(row->v[k], denom(r, k)));
+			fprintf(f, "%12s ", t);
+			put_pct(f, o, 6, out_pct(row->v[k], denom(r, k)));
+			fputc(' ', f);
 		}
-		if (o->per_call && o->by == OUT_BY_FUNCTION)
+		if (per_call)
 			for (int k = 0; k < AN_NVALUES; k++) {
 				char a[32], mn[32], mx[32];
 				out_fmt_time(a, sizeof(a), row->calls ? row->v[k] / (double)row->calls : 0);
@@ -309,16 +349,16 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 				fprintf(f, "%10s %10s %10s ", a, mn, mx);
 			}
 		if (o->by == OUT_BY_FUNCTION)
-			fprintf(f, " %s [%s]\n", row->name, row->module);
+			snprintf(label, sizeof(label), "%s [%s]", row->name, row->module);
 		else if (o->by == OUT_BY_THREAD)
-			fprintf(f, " %u %s (pid %u)\n", row->tid, row->name, row->pid);
+			snprintf(label, sizeof(label), "%u %s (pid %u)", row->tid, row->name, row->pid);
 		else if (o->by == OUT_BY_PROCESS)
-			fprintf(f, " %u %s\n", row->pid, row->extra);
+			snprintf(label, sizeof(label), "%u %s", row->pid, row->extra);
 		else
-			fprintf(f, " %s\n", row->name);
+			snprintf(label, sizeof(label), "%s", row->name);
+		fputc(' ', f);
+		put_label(f, o, used, label);
 	}
-	if (o->per_call && o->by == OUT_BY_FUNCTION)
-		fputs("\n(avg/min/max per call of EI, EE, AI, AE, in that order)\n", f);
 }
 
 /* ------------------------------------------------------------------------
@@ -398,18 +438,16 @@ static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an
 	fputs("\n}\n", f);
 }
 
-static void sample_row_label(FILE *f, const struct out_opts *o, const struct an_row *row)
+static void sample_row_label(char *buf, size_t n, const struct out_opts *o, const struct an_row *row)
 {
-	if (o->by == OUT_BY_FUNCTION)
-		fprintf(f, "%s [%s]", row->name, row->module);
-	else if (o->by == OUT_BY_THREAD)
-		fprintf(f, "%u %s (pid %u)", row->tid, row->name, row->pid);
+	if (o->by == OUT_BY_THREAD)
+		snprintf(buf, n, "%u %s (pid %u)", row->tid, row->name, row->pid);
 	else if (o->by == OUT_BY_PROCESS)
-		fprintf(f, "%u %s", row->pid, row->extra);
+		snprintf(buf, n, "%u %s", row->pid, row->extra);
 	else if (o->by == OUT_BY_MODULE)
-		fputs(row->name, f);
+		snprintf(buf, n, "%s", row->name);
 	else
-		fprintf(f, "%s [%s]", row->name, row->module);
+		snprintf(buf, n, "%s [%s]", row->name, row->module);
 }
 
 static void print_sample_csv(FILE *f, const struct an_result *r, const struct out_opts *o,
@@ -453,14 +491,34 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	fputc('\n', f);
 	static const char *const first[6] = {"Function [module]", "Module", "Thread", "Process",
 					     "Source line [module]", "Address (module offset) [module]"};
-	fprintf(f, "%10s %7s %10s %7s  %s\n", "Inclusive", "%", "Exclusive", "%", first[o->by]);
+	/* time-based events give each sample a period of CPU time: show the estimate beside the count */
+	int timed = d->rate && (!strcmp(d->clock, "task-clock") || !strcmp(d->clock, "cpu-clock") ||
+				!strcmp(d->clock, "cpu-time"));
+	fputs("# columns:     Inclusive = samples with the function anywhere on the stack, Exclusive = on top;\n"
+	      "#              % of the samples kept", f);
+	fputs(timed ? "; time = samples x the sampling period (an estimate)\n\n" : "\n\n", f);
+	if (timed)
+		fprintf(f, "%10s %10s %7s %10s %10s %7s  %s\n", "Inclusive", "time", "%", "Exclusive", "time", "%",
+			first[o->by]);
+	else
+		fprintf(f, "%10s %7s %10s %7s  %s\n", "Inclusive", "%", "Exclusive", "%", first[o->by]);
 	double total = r->session.v[AN_EI];
+	int used = timed ? 62 : 40;
+	char label[4096], t[32];
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
-		fprintf(f, "%10.0f %7.2f %10.0f %7.2f  ", row->v[AN_EI], out_pct(row->v[AN_EI], total), row->v[AN_EE],
-			out_pct(row->v[AN_EE], total));
-		sample_row_label(f, o, row);
-		fputc('\n', f);
+		for (int k = AN_EI; k <= AN_EE; k++) {
+			fprintf(f, "%10.0f ", row->v[k]);
+			if (timed) {
+				out_fmt_time(t, sizeof(t), row->v[k] * 1e9 / (double)d->rate);
+				fprintf(f, "%10s ", t);
+			}
+			put_pct(f, o, 7, out_pct(row->v[k], total));
+			fputc(' ', f);
+		}
+		fputc(' ', f);
+		sample_row_label(label, sizeof(label), o, row);
+		put_label(f, o, used, label);
 	}
 }
 

@@ -19,7 +19,17 @@ struct out_opts {
 	long limit;        /* rows shown, 0 for all */
 	int per_call;      /* table: add average/min/max per call */
 	int no_compensation;
+	int width;         /* table: shorten names to this many columns; 0 for no limit */
+	int color;         /* table: colour the percentages of hot rows */
 };
+
+/* Terminal conventions (out_term.c). */
+enum { OUT_COLOR_AUTO, OUT_COLOR_ALWAYS, OUT_COLOR_NEVER };
+int out_term_width(void);      /* stdout's columns; 0 when it is not a terminal */
+int out_color_wanted(int mode); /* OUT_COLOR_AUTO: a colour terminal, NO_COLOR unset */
+/* On a terminal, send stdout through $STINT_PAGER, $PAGER or less (LESS=FRSX);
+ * an empty PAGER or "cat" means none.  The pager is waited for at exit. */
+void out_pager_start(void);
 
 /* Helpers every view shares. */
 void out_fmt_time(char *buf, size_t n, double ns); /* "12.34 ms" */

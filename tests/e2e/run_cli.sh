@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # run_cli.sh - the command line's conventions (git's and perf's): help for a
 # command, the version, "did you mean" for a typo, exit statuses.
-#     run_cli.sh STINT
+# On a terminal: a pager, names cut to the width, colour; none of it in a pipe.
+#     run_cli.sh STINT PROGRAM
 set -u
-stint=$1
+stint=$1 prog=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out=$("$stint" help report 2>&1); rc=$?
@@ -35,4 +38,25 @@ for bad in "report --pid abc" "report --tid -3" "report --tree --threshold nan" 
 done
 "$stint" report --help | grep -q '%%' && fail "a literal %% in report's help"
 "$stint" html --help | grep -q '%%' && fail "a literal %% in html's help"
+"$stint" record -q -o "$tmp/t.data" -- "$prog" >/dev/null 2>&1 || fail "could not record $prog"
+out=$("$stint" report -i "$tmp/t.data")
+grep -q "Elapsed incl" <<<"$out" || fail "the table's header does not name its columns: $out"
+grep -q "^# columns:" <<<"$out" || fail "no legend in the header"
+grep -q $'\033' <<<"$out" && fail "colour escapes in a pipe"
+awk 'length > 100 && !/^#/' <<<"$out" | grep -q '\[libc.so.6\]$' || fail "names were shortened in a pipe"
+out=$("$stint" report -i "$tmp/t.data" --width 100)
+awk 'length > 100 && !/^#/' <<<"$out" | grep -q . && fail "--width 100 left longer lines"
+out=$("$stint" report -i "$tmp/t.data" --color=always)
+grep -q $'\033\\[3[12]m' <<<"$out" || fail "--color=always: no colour"
+out=$("$stint" report -i "$tmp/t.data" --color=never)
+grep -q $'\033' <<<"$out" && fail "--color=never: colour"
+if command -v script >/dev/null; then
+	# a terminal: the report goes through $PAGER
+	out=$(PAGER='sed s/^/PAGED:/' script -qec "$stint report -i $tmp/t.data" /dev/null)
+	grep -q "^PAGED:# stint report" <<<"$out" || fail "no pager on a terminal: $out"
+	out=$(PAGER='sed s/^/PAGED:/' script -qec "$stint report --no-pager -i $tmp/t.data" /dev/null)
+	grep -q "PAGED:" <<<"$out" && fail "--no-pager still paged"
+else
+	echo "SKIP: the pager on a terminal (no 'script' command)"
+fi
 echo "cli: ok"
