@@ -43,6 +43,9 @@ enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OP
  */
 void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v);
 
+/* Die with one line if --pid/--tid select no thread of d. */
+void cmd_filter_check(const struct fmt_data *d, const struct an_filter *f, const char *input);
+
 /* A --pid/--tid argument: a positive decimal number, or die with one line. */
 uint32_t cmd_parse_id(const char *opt, const char *arg);
 

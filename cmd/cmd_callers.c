@@ -68,6 +68,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 			fprintf(stderr, "  %s [%s]\n", r.funcs[found[i]].name, r.mods[r.funcs[found[i]].module].base);
 		die("name the function exactly");
 	}
+	cmd_filter_check(&d, &flt, input);
 	struct an_view v;
 	if (an_view_build(&d, &r, &flt, &v) < 0)
 		die("out of memory");

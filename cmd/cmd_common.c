@@ -60,6 +60,22 @@ int cmd_filter_option(int c, const char *arg, struct an_filter *f)
 	return 0;
 }
 
+void cmd_filter_check(const struct fmt_data *d, const struct an_filter *f, const char *input)
+{
+	if (!f->pid && !f->tid)
+		return;
+	for (uint32_t i = 0; i < d->nthreads; i++) {
+		const struct fmt_thread *t = &d->threads[i];
+		if ((!f->pid || d->procs[t->proc].pid == f->pid) && (!f->tid || t->tid == f->tid))
+			return;
+	}
+	if (f->tid && f->pid)
+		die("no thread %u in process %u in '%s' (stint report --by thread lists them)", f->tid, f->pid, input);
+	if (f->tid)
+		die("no thread %u in '%s' (stint report --by thread lists them)", f->tid, input);
+	die("no process %u in '%s' (stint report --by process lists them)", f->pid, input);
+}
+
 void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v)
 {
 	free(r->functions);

@@ -110,6 +110,7 @@ int cmd_export(int argc, char **argv)
 	struct fmt_data d;
 	struct an_result r;
 	cmd_load(input, &d, &r, nocomp);
+	cmd_filter_check(&d, &flt, input);
 
 	/* write to a temporary name and rename, so a failure leaves no half file */
 	char *tmp = output ? xasprintf("%s.tmp", output) : NULL;

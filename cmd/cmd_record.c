@@ -33,8 +33,10 @@ static const char record_usage[] =
 	"                         rusage (getrusage per probe) or off\n"
 	"      --no-libcalls      do not probe calls into shared libraries\n"
 	"      --clock CLOCK      tsc (default where invariant) or monotonic\n"
+	"  -f, --force            overwrite FILE (default: an existing FILE is kept as FILE.old)\n"
 	"  -q, --quiet            no summary line\n"
 	"sampling (-m sample), on any binary:\n"
+	"  -g                     record call graphs (always on; as perf's -g: --call-graph dwarf)\n"
 	"  -F, --freq HZ          samples per second of CPU time (default 1000)\n"
 	"  -e, --event EVENT      task-clock (default: the threads' CPU time) or cycles\n"
 	"  -p, --pid PID          attach to a running process instead of starting one\n"
@@ -289,6 +291,39 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	return code;
 }
 
+/* The name of an option only sampling takes, NULL for the others. */
+static const char *sampling_option_name(int c)
+{
+	switch (c) {
+	case 'g': return "-g";
+	case 'F': return "-F";
+	case 'e': return "-e";
+	case 'p': return "-p";
+	case 4: return "--duration";
+	case 5: return "--call-graph";
+	case 6: return "--stack-size";
+	case 7: return "--kernel";
+	case 8: return "--sampler";
+	}
+	return NULL;
+}
+
+/*
+ * An existing data file is kept as FILE.old before a new recording replaces
+ * it, as perf does; -f/--force overwrites.  A directory or anything but a
+ * regular file at that name is left for the writer to refuse.
+ */
+static void keep_old_output(const char *output, int force)
+{
+	struct stat st;
+	if (force || lstat(output, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	char *old = xasprintf("%s.old", output);
+	if (rename(output, old) < 0)
+		die("cannot keep the previous '%s' as '%s': %s (-f overwrites it)", output, old, strerror(errno));
+	free(old);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -299,16 +334,22 @@ int cmd_record(int argc, char **argv)
 		{"pid", required_argument, NULL, 'p'},     {"duration", required_argument, NULL, 4},
 		{"call-graph", required_argument, NULL, 5}, {"stack-size", required_argument, NULL, 6},
 		{"kernel", no_argument, NULL, 7},          {"sampler", required_argument, NULL, 8},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	struct rec_perf_opts so = {.freq = 1000, .stack_size = 16384};
 	const char *sampler = "auto";
 	pid_t attach = 0;
 	double duration = 0;
 	const char *method = "instrument", *output = "stint.data", *os = "perf", *clock = NULL;
-	int plt = 1, quiet = 0, c;
+	int plt = 1, quiet = 0, force = 0, c;
+	const char *sample_only = NULL; /* the first option that only sampling takes */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+m:o:qhF:e:p:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:o:qhfgF:e:p:", longopts, NULL)) != -1) {
+		if (!sample_only)
+			sample_only = sampling_option_name(c);
 		switch (c) {
+		case 'f': force = 1; break;
+		case 'g': so.callgraph = REC_CG_DWARF; break; /* perf's -g: record call graphs */
 		case 'm': method = optarg; break;
 		case 'o': output = optarg; break;
 		case 'q': quiet = 1; break;
@@ -328,8 +369,14 @@ int cmd_record(int argc, char **argv)
 			else
 				die("record: unknown event '%s' (task-clock or cycles)", optarg);
 			break;
-		case 'p': attach = (pid_t)atoi(optarg); if (attach <= 0) die("record: bad pid '%s'", optarg); break;
-		case 4: duration = atof(optarg); break;
+		case 'p': attach = (pid_t)cmd_parse_id("record: -p", optarg); break;
+		case 4: {
+			char *end;
+			duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(duration > 0 && duration < 1e7))
+				die("record: --duration wants a number of seconds, not '%s'", optarg);
+			break;
+		}
 		case 5:
 			if (strcmp(optarg, "dwarf") == 0) so.callgraph = REC_CG_DWARF;
 			else if (strcmp(optarg, "fp") == 0) so.callgraph = REC_CG_FP;
@@ -350,7 +397,14 @@ int cmd_record(int argc, char **argv)
 		default: fputs(record_usage, stderr); return 2;
 		}
 	}
-	if (strcmp(method, "sample") == 0 || strcmp(method, "sampling") == 0)
+	int sampling = strcmp(method, "sample") == 0 || strcmp(method, "sampling") == 0;
+	if (!sampling && sample_only)
+		die("record: %s is an option of sampling (-m sample); instrumentation records every call",
+		    sample_only);
+	if (duration && !attach)
+		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
+	keep_old_output(output, force);
+	if (sampling)
 		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,
 				     sampler);
 	if (optind >= argc) {

@@ -129,6 +129,7 @@ int cmd_report(int argc, char **argv)
 		if (pager)
 			out_pager_start();
 	}
+	cmd_filter_check(&d, &flt, input);
 	int filtered = flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code;
 	if (tree || filtered) {
 		struct an_view v;

@@ -50,6 +50,30 @@ out=$("$stint" report -i "$tmp/t.data" --color=always)
 grep -q $'\033\\[3[12]m' <<<"$out" || fail "--color=always: no colour"
 out=$("$stint" report -i "$tmp/t.data" --color=never)
 grep -q $'\033' <<<"$out" && fail "--color=never: colour"
+# options of the other method, and options without their partner: one line, no recording
+for bad in "-e cycles" "-F 99" "-g" "-p 1" "--call-graph fp" "--duration 2"; do
+	out=$(cd "$tmp" && "$stint" record $bad -o "$tmp/bad.data" -- "$prog" 2>&1); rc=$?
+	[ $rc -eq 2 ] || fail "record $bad in instrument mode exited $rc, not 2"
+	[ "$(wc -l <<<"$out")" -eq 1 ] || fail "record $bad: not one line: $out"
+	[ -e "$tmp/bad.data" ] && fail "record $bad recorded anyway"
+done
+out=$("$stint" record -m sample --duration 2 -o "$tmp/bad.data" -- "$prog" 2>&1)
+[ $? -eq 2 ] || fail "--duration without -p was accepted: $out"
+# a filter that selects nothing says so
+out=$("$stint" report -i "$tmp/t.data" --tid 999999999 2>&1)
+[ $? -ne 0 ] && grep -q "no thread 999999999" <<<"$out" || fail "--tid of no thread: $out"
+out=$("$stint" callers main -i "$tmp/t.data" --pid 999999999 2>&1)
+[ $? -ne 0 ] && grep -q "no process 999999999" <<<"$out" || fail "--pid of no process: $out"
+# an existing data file is kept as FILE.old; -f overwrites
+cp "$tmp/t.data" "$tmp/keep.data"
+"$stint" record -q -o "$tmp/keep.data" -- "$prog" >/dev/null 2>&1
+cmp -s "$tmp/t.data" "$tmp/keep.data.old" || fail "the previous data file was not kept as .old"
+cp "$tmp/keep.data" "$tmp/second"
+"$stint" record -q -f -o "$tmp/keep.data" -- "$prog" >/dev/null 2>&1
+cmp -s "$tmp/t.data" "$tmp/keep.data.old" || fail "-f touched the .old file"
+cmp -s "$tmp/second" "$tmp/keep.data" && fail "-f did not overwrite"
+"$stint" report -i "$tmp/keep.data" >/dev/null || fail "the -f recording is not readable"
+
 if command -v script >/dev/null; then
 	# a terminal: the report goes through $PAGER
 	out=$(PAGER='sed s/^/PAGED:/' script -qec "$stint report -i $tmp/t.data" /dev/null)
