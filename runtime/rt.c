@@ -704,12 +704,18 @@ static void rt_atfork_child(void)
  * the program died and not at its last probe, then die as the signal
  * wants.  Installed only where the signal had its default action; a handler
  * the program sets later replaces this one.
+ *
+ * The signal is always sent again with the default action and unblocked
+ * here, never left to a returning instruction: a trap (int3: SIGTRAP after
+ * the instruction) or a seccomp SIGSYS would otherwise let the program run
+ * on, and a program that blocks the signal would keep it pending.
  */
 static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
 static void rt_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	(void)si;
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_ACTIVE && !t->busy) {
 		t->busy = 1;
@@ -726,9 +732,15 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigaction(sig, &dfl, NULL);
-	if (si->si_code <= 0) /* sent (kill, raise, abort): send it again */
-		raise(sig);
-	/* a fault: returning repeats the faulting instruction, which now kills */
+	/* to this thread, as the fault was: blocked while the handler runs,
+	 * it is delivered (and kills) when unblocked just below */
+	syscall(SYS_tgkill, (int)getpid(), (int)syscall(SYS_gettid), sig);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	/* reached only if a debugger took the signal away: then return, as
+	 * without stint (a fault's instruction runs again) */
 }
 
 static void rt_catch_fatal(void)

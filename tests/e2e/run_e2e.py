@@ -1028,6 +1028,24 @@ def test_report_consistent_views(c):
 
 
 # ---------------------------------------------------------------------------
+# Process and thread life cycle: early start, directories, the program's own
+# allocator, thread ends, exec environments, fatal signals, spool limits,
+# the recorder's death
+# ---------------------------------------------------------------------------
+
+@test
+def test_crash_int3_and_sigsys(c):
+    """int3 (SIGTRAP) and a seccomp SIGSYS, which return past their instruction:
+    the program dies as without stint (133, 159), its calls before the trap kept."""
+    for mode, status in (("int3", 133), ("sigsys", 159)):
+        rec, data = c.record([c.prog("e2e_crash_trap"), mode], expect_status=status,
+                             data=os.path.join(c.tmp, mode + ".data"))
+        check("survived" not in rec.stdout, "%s: the program survived its trap: %r" % (mode, rec.stdout))
+        rep = c.report_json(data)
+        expect_calls(rep, {"before_trap": 5, "trap_here": 1, "main": 1})
+
+
+# ---------------------------------------------------------------------------
 
 def main():
     ap = argparse.ArgumentParser(description="stint end-to-end tests")
