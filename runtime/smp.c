@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -264,7 +265,7 @@ struct smp_start {
 static void *smp_thread_main(void *p)
 {
 	struct smp_start s = *(struct smp_start *)p;
-	free(p);
+	munmap(p, sizeof(s));
 	smp_thread_start();
 	return s.fn(s.arg);
 }
@@ -275,14 +276,15 @@ SMP_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
 	if (!real)
 		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
 			RTLD_NEXT, "pthread_create");
-	struct smp_start *s = smp_enabled ? malloc(sizeof(*s)) : NULL;
+	/* not malloc: the program's own would count our call (rt_mem_grow) */
+	struct smp_start *s = smp_enabled ? rt_mem_grow(NULL, 0, sizeof(*s)) : NULL;
 	if (!s)
 		return real(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
 	int r = real(th, attr, smp_thread_main, s);
 	if (r != 0)
-		free(s);
+		munmap(s, sizeof(*s));
 	return r;
 }
 

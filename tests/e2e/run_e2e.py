@@ -1045,6 +1045,16 @@ def test_crash_int3_and_sigsys(c):
         expect_calls(rep, {"before_trap": 5, "trap_here": 1, "main": 1})
 
 
+@test
+def test_program_defines_malloc(c):
+    """A program with its own (instrumented) malloc/free/calloc/realloc: the report
+    counts exactly the program's calls; the profiler never calls into the program."""
+    for opts in ([], ["--no-libcalls"]):
+        _, data = c.record([c.prog("e2e_own_malloc")], options=opts)
+        rep = c.report_json(data)
+        expect_calls(rep, {"malloc": 10, "free": 10, "calloc": 0, "realloc": 0, "main": 1})
+
+
 # ---------------------------------------------------------------------------
 
 def main():
