@@ -69,6 +69,65 @@ __attribute__((noinline)) static uint64_t rt_rusage_switches(void)
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
+/* ------------------------------------------------------------------------
+ * The environment, also before libc has set environ
+ * --------------------------------------------------------------------- */
+
+/*
+ * An instrumented function in the program's .preinit_array runs before
+ * every constructor, libc's included, so environ is still NULL at its first
+ * probe.  The environment the process started with is then read from the
+ * kernel's copy, /proc/self/environ (nothing can have changed it yet).
+ * Returns NULL where neither is available yet: the caller tries again later.
+ */
+static char *rt_env_copy;   /* /proc/self/environ, NUL-separated */
+static size_t rt_env_len;
+static int rt_env_failed;
+
+static int rt_env_ready(void)
+{
+	if (environ || rt_env_copy)
+		return 1;
+	if (rt_env_failed)
+		return 0;
+	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	size_t cap = 65536;
+	char *buf = fd >= 0 ? rt_mem_grow(NULL, 0, cap) : NULL;
+	while (buf) {
+		if (rt_env_len + 1 >= cap) {
+			char *nb = rt_mem_grow(buf, cap, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + rt_env_len, cap - 1 - rt_env_len);
+		if (r <= 0)
+			break;
+		rt_env_len += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!buf || !rt_env_len) {
+		rt_env_failed = 1; /* no /proc: wait for libc's environ */
+		return 0;
+	}
+	buf[rt_env_len] = 0;
+	rt_env_copy = buf;
+	return 1;
+}
+
+static const char *rt_getenv(const char *name)
+{
+	if (environ || !rt_env_ready())
+		return getenv(name);
+	size_t l = strlen(name);
+	for (size_t i = 0; i < rt_env_len; i += strlen(rt_env_copy + i) + 1)
+		if (strncmp(rt_env_copy + i, name, l) == 0 && rt_env_copy[i + l] == '=')
+			return rt_env_copy + i + l + 1;
+	return NULL;
+}
+
 /*
  * A perf event opened on the thread itself has its user page's lock word
  * advanced by the kernel at every schedule in and out; nothing else moves
@@ -79,7 +138,7 @@ static volatile uint32_t *rt_open_switch_page(void)
 {
 	/* STINT_DENY_PERF: the tests' stand-in for perf_event_paranoid 3 or a
 	 * seccomp filter, which root cannot otherwise see here */
-	if (getenv("STINT_DENY_PERF"))
+	if (rt_getenv("STINT_DENY_PERF"))
 		return NULL;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -237,19 +296,19 @@ static void rt_thread_end(void *arg);
 
 static void rt_init_once(void)
 {
-	const char *spool = getenv("STINT_SPOOL");
+	const char *spool = rt_getenv("STINT_SPOOL");
 	if (!spool || !*spool || strlen(spool) >= sizeof(rt_g.spool))
 		return;
 	strcpy(rt_g.spool, spool);
-	const char *clk = getenv("STINT_CLOCK");
+	const char *clk = rt_getenv("STINT_CLOCK");
 	rt_g.use_tsc = !(clk && strcmp(clk, "monotonic") == 0);
-	const char *os = getenv("STINT_OS");
+	const char *os = rt_getenv("STINT_OS");
 	rt_g.os_mode = !os || strcmp(os, "perf") == 0 ? RT_OS_PERF
 		       : strcmp(os, "rusage") == 0   ? RT_OS_RUSAGE
 						     : RT_OS_OFF;
-	const char *plt = getenv("STINT_PLT");
+	const char *plt = rt_getenv("STINT_PLT");
 	rt_g.plt = !(plt && strcmp(plt, "0") == 0);
-	const char *cost = getenv("STINT_COST");
+	const char *cost = rt_getenv("STINT_COST");
 	if (cost)
 		rt_g.calib_ticks = strtoull(cost, NULL, 10);
 	pthread_key_create(&rt_thread_key, rt_thread_end);
@@ -264,6 +323,8 @@ static void rt_init_once(void)
 int rt_thread_start(struct rt_thread *t)
 {
 	if (t->state == RT_DONE)
+		return 0;
+	if (!rt_env_ready()) /* before libc's start-up, without /proc: later */
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
 	if (!rt_g.enabled) {

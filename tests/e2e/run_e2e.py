@@ -1055,6 +1055,16 @@ def test_program_defines_malloc(c):
         expect_calls(rep, {"malloc": 10, "free": 10, "calloc": 0, "realloc": 0, "main": 1})
 
 
+@test
+def test_preinit_array_functions(c):
+    """Instrumented functions running from .preinit_array, before libc sets environ:
+    the process is recorded, those calls included."""
+    rec, rep = c.record_and_report([c.prog("e2e_preinit")])
+    check(len(rep["processes"]) == 1, "expected one process, got %s (record said: %s)" % (
+        rep["processes"], rec.stderr.strip()))
+    expect_calls(rep, {"early_init": 1, "early_step": 3, "main_step": 5, "main": 1})
+
+
 # ---------------------------------------------------------------------------
 
 def main():
