@@ -122,9 +122,16 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			char *name = strndup(env_add[i], (size_t)(eq - env_add[i]));
 			const char *val = eq + 1;
 			const char *old = getenv(name);
+			char cwd[4096];
 			if (strcmp(name, "LD_PRELOAD") == 0 && old && *old) {
 				char *both = xasprintf("%s:%s", val, old);
 				setenv(name, both, 1);
+			} else if (strcmp(name, "STINT_SPOOL") == 0 && val[0] != '/' &&
+				   getcwd(cwd, sizeof(cwd))) {
+				/* absolute: the program may chdir, and processes it
+				 * starts elsewhere inherit the variable */
+				char *abs = xasprintf("%s/%s", cwd, val);
+				setenv(name, abs, 1);
 			} else {
 				setenv(name, val, 1);
 			}

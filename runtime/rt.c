@@ -297,9 +297,8 @@ static void rt_thread_end(void *arg);
 static void rt_init_once(void)
 {
 	const char *spool = rt_getenv("STINT_SPOOL");
-	if (!spool || !*spool || strlen(spool) >= sizeof(rt_g.spool))
+	if (!rt_file_abs(rt_g.spool, sizeof(rt_g.spool), spool))
 		return;
-	strcpy(rt_g.spool, spool);
 	const char *clk = rt_getenv("STINT_CLOCK");
 	rt_g.use_tsc = !(clk && strcmp(clk, "monotonic") == 0);
 	const char *os = rt_getenv("STINT_OS");

@@ -10,9 +10,36 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/*
+ * The spool directory as an absolute path into buf: the program may chdir
+ * at any time, and every spool file is opened by path.  The recorder
+ * passes an absolute path; a relative one is taken from the directory the
+ * process starts in.  0 when spool is unset, empty or too long.
+ */
+static inline int rt_file_abs(char *buf, size_t n, const char *spool)
+{
+	if (!spool || !*spool)
+		return 0;
+	if (spool[0] == '/') {
+		if (strlen(spool) >= n)
+			return 0;
+		strcpy(buf, spool);
+		return 1;
+	}
+	if (!getcwd(buf, n))
+		return 0;
+	size_t l = strlen(buf);
+	if (l + 1 + strlen(spool) >= n)
+		return 0;
+	buf[l] = '/';
+	strcpy(buf + l + 1, spool);
+	return 1;
+}
 
 static inline void rt_file_write(const char *path, const void *data, size_t len)
 {

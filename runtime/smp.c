@@ -227,9 +227,8 @@ static void smp_atfork_child(void)
 __attribute__((constructor)) static void smp_init(void)
 {
 	const char *spool = getenv("STINT_SPOOL");
-	if (!spool || !*spool || strlen(spool) >= sizeof(smp_spool))
+	if (!rt_file_abs(smp_spool, sizeof(smp_spool), spool))
 		return;
-	strcpy(smp_spool, spool);
 	const char *freq = getenv("STINT_FREQ");
 	long hz = freq ? atol(freq) : 1000;
 	if (hz < 1)

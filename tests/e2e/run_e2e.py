@@ -1065,6 +1065,24 @@ def test_preinit_array_functions(c):
     expect_calls(rep, {"early_init": 1, "early_step": 3, "main_step": 5, "main": 1})
 
 
+@test
+def test_program_changes_directory(c):
+    """The program chdir()s, then starts a thread, fills several chunks and forks, with
+    the default relative data file: every call kept, no thread flagged, nothing left behind."""
+    work = os.path.join(c.tmp, "cwd")
+    os.mkdir(work)
+    p = c.run([c.stint, "record", "--", c.prog("e2e_chdir_threads")], expect=0, cwd=work)
+    check(os.listdir(work) == ["stint.data"], "the working directory holds %s, expected stint.data only" %
+          os.listdir(work))
+    check("disk" not in p.stderr, "record blames the disk: %s" % p.stderr.strip())
+    rep = c.report_json(os.path.join(work, "stint.data"))
+    expect_calls(rep, {"worker_step": 300000, "main_step": 300000, "child_step": 10,
+                       "worker_main": 1, "main": 1})
+    check(len(rep["threads"]) == 3, "expected 3 threads (main, worker, child), got %s" % rep["threads"])
+    table = c.run([c.stint, "report", "-i", os.path.join(work, "stint.data")], expect=0).stdout
+    check("disk" not in table, "the report blames the disk:\n%s" % table[:2000])
+
+
 # ---------------------------------------------------------------------------
 
 def main():
