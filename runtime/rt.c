@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -658,9 +659,22 @@ static void rt_finish_thread(struct rt_thread *t)
 	t->busy = 0;
 }
 
+/*
+ * The thread-specific-data destructor of the runtime's key.  Keys' destructors
+ * run in creation order, ours (made at start-up) first, and in rounds while
+ * any value is set again, PTHREAD_DESTRUCTOR_ITERATIONS at most.  Setting
+ * our value again until the last round lets the program's destructors (and
+ * their calls) run while the thread still records.
+ */
+static __thread unsigned rt_tsd_round __attribute__((tls_model("initial-exec")));
+
 static void rt_thread_end(void *arg)
 {
-	rt_finish_thread(arg);
+	struct rt_thread *t = arg;
+	if (++rt_tsd_round < PTHREAD_DESTRUCTOR_ITERATIONS && t->state == RT_ACTIVE &&
+	    pthread_setspecific(rt_thread_key, t) == 0)
+		return;
+	rt_finish_thread(t);
 }
 
 /*

@@ -1083,6 +1083,15 @@ def test_program_changes_directory(c):
     check("disk" not in table, "the report blames the disk:\n%s" % table[:2000])
 
 
+@test
+def test_thread_specific_data_destructors(c):
+    """The program's thread-specific-data destructors run after its thread function
+    returned, also in a second round: all their calls are recorded in that thread."""
+    _, rep = c.record_and_report([c.prog("e2e_tsd_destructor")])
+    expect_calls(rep, {"tsd_main": 1, "tsd_dtor": 1, "dtor_step": 3, "tsd_again": 2, "main": 1})
+    check(len(rep["threads"]) == 2, "expected 2 threads, got %s" % rep["threads"])
+
+
 # ---------------------------------------------------------------------------
 
 def main():
