@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "rt_exec.h"
 #include "rt_file.h"
 #include "rt_int.h"
 
@@ -839,6 +840,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		return;
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
+	rt_exec_init(rt_g.spool);
 	pthread_atfork(NULL, NULL, rt_atfork_child);
 	rt_catch_fatal();
 	struct rt_thread *t = &rt_self;

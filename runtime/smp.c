@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../format/fmt_sample.h"
+#include "rt_exec.h"
 #include "rt_file.h"
 #include "../format/fmt_spool.h"
 
@@ -242,6 +243,7 @@ __attribute__((constructor)) static void smp_init(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGPROF, &sa, NULL);
 	smp_process_files();
+	rt_exec_init(smp_spool);
 	pthread_atfork(NULL, NULL, smp_atfork_child);
 	smp_enabled = 1;
 	smp_thread_start();

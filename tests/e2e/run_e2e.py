@@ -1092,6 +1092,23 @@ def test_thread_specific_data_destructors(c):
     check(len(rep["threads"]) == 2, "expected 2 threads, got %s" % rep["threads"])
 
 
+@test
+def test_children_with_own_environment(c):
+    """Children started with an environment that lacks LD_PRELOAD and STINT_* (posix_spawn,
+    posix_spawnp, execve, execle, execvpe, fexecve, execv after clearenv): each is recorded,
+    and its environment is the program's plus only what stint needs."""
+    rec, rep = c.record_and_report([c.prog("e2e_spawn_env"), c.prog("e2e_env_child")])
+    check(rec.stderr.count("spawn_env") == 0 and "env_child" not in rec.stderr,
+          "a child's environment was wrong: %s" % rec.stderr.strip())
+    expect_calls(rep, {"launch_step": 7})
+    expect_calls(rep, {"env_child_work": 7}, module="e2e_env_child")
+    # (plus the program and its 5 fork children that exec'd: a fork is a process entry)
+    children = [p for p in rep["processes"] if "e2e_spawn_env" not in p["command"]]
+    check(len(children) == 7 and len(rep["processes"]) == 13,
+          "expected 7 env_child processes of 13, got %d of %d: %s" % (
+              len(children), len(rep["processes"]), [p["command"] for p in rep["processes"]]))
+
+
 # ---------------------------------------------------------------------------
 
 def main():
