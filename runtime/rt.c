@@ -251,6 +251,24 @@ static int rt_map_chunk(struct rt_thread *t)
 	return 0;
 }
 
+/*
+ * The header's table of used bytes per chunk has FMT_SPOOL_MAX_CHUNKS
+ * entries (7.5 GiB of events); a thread goes on past it, with no limit but
+ * the disk: its later chunks are found by decoding (FMT_SPOOL_UNTABLED).
+ * STINT_TEST_TABLE makes the table shorter, for the tests.
+ */
+static unsigned rt_table_chunks = FMT_SPOOL_MAX_CHUNKS;
+
+static void rt_note_chunk_used(struct rt_thread *t)
+{
+	if (t->chunk < rt_table_chunks) {
+		t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
+		t->hdr->nused = t->chunk + 1;
+	} else {
+		t->hdr->flags |= FMT_SPOOL_UNTABLED;
+	}
+}
+
 static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 {
 	if (t->hdr)
@@ -269,15 +287,8 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 {
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
-	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
-	t->hdr->nused = t->chunk + 1;
+	rt_note_chunk_used(t);
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
-	if (t->chunk + 1 >= FMT_SPOOL_MAX_CHUNKS) {
-		munmap(t->chunk_base, size);
-		t->chunk_base = NULL;
-		rt_stop_thread(t, FMT_SPOOL_FULL);
-		return -1;
-	}
 	munmap(t->chunk_base, size);
 	t->chunk_off += size;
 	t->chunk++;
@@ -309,6 +320,9 @@ static void rt_init_once(void)
 						     : RT_OS_OFF;
 	const char *plt = rt_getenv("STINT_PLT");
 	rt_g.plt = !(plt && strcmp(plt, "0") == 0);
+	const char *table = rt_getenv("STINT_TEST_TABLE");
+	if (table && atoi(table) > 0 && atoi(table) < FMT_SPOOL_MAX_CHUNKS)
+		rt_table_chunks = (unsigned)atoi(table);
 	const char *cost = rt_getenv("STINT_COST");
 	if (cost)
 		rt_g.calib_ticks = strtoull(cost, NULL, 10);
@@ -652,8 +666,7 @@ static void rt_finish_thread(struct rt_thread *t)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
-	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
-	t->hdr->nused = t->chunk + 1;
+	rt_note_chunk_used(t);
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);

@@ -766,6 +766,10 @@ def test_disk_full_then_recover(c):
         data = os.path.join(mnt, "stint.data")
         p = c.run([c.stint, "record", "-m", "instrument", "-o", data, "--", c.prog("e2e_tiny_calls")])
         check(p.returncode != 0, "record on a full disk exited 0")
+        # said while the program runs, then one line of error at the end
+        running = [l for l in p.stderr.splitlines() if "stopped recording" in l]
+        check(running and "disk is full" in running[0], "record did not warn while running: %s" % p.stderr)
+        p.stderr = "\n".join(l for l in p.stderr.splitlines() if "stopped recording" not in l)
         one_line_error(p, ["No space left", "stint recover"], "record on a full disk")
         spools = [d for d in os.listdir(mnt) if d.startswith(".stint-spool-")]
         check(len(spools) == 1, "no spool kept: %s" % os.listdir(mnt))
@@ -1107,6 +1111,21 @@ def test_children_with_own_environment(c):
     check(len(children) == 7 and len(rep["processes"]) == 13,
           "expected 7 env_child processes of 13, got %d of %d: %s" % (
               len(children), len(rep["processes"]), [p["command"] for p in rep["processes"]]))
+
+
+@test
+def test_thread_beyond_chunk_table(c):
+    """No per-thread limit but the disk: a thread that writes more chunks than the spool
+    header's table holds (7.5 GiB; STINT_TEST_TABLE=1 shortens the table to one chunk here)
+    keeps every event, and nothing says it stopped."""
+    data = os.path.join(c.tmp, "stint.data")
+    env = dict(os.environ, STINT_TEST_TABLE="1")
+    p = c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_chdir_threads")], expect=0, env=env)
+    check("disk" not in p.stderr and "limit" not in p.stderr, "record says recording stopped: %s" % p.stderr)
+    rep = c.report_json(data)
+    expect_calls(rep, {"worker_step": 300000, "main_step": 300000, "child_step": 10, "main": 1})
+    table = c.run([c.stint, "report", "-i", data], expect=0).stdout
+    check("missing" not in table, "the report says events are missing:\n%s" % table[:2000])
 
 
 # ---------------------------------------------------------------------------
