@@ -19,7 +19,8 @@
  * a chunk early, and a zero byte ends the data (see fmt_event.h).  The
  * header says how many bytes of each finished chunk hold records, so the
  * recorder copies them without decoding; only a chunk left unfinished (the
- * program crashed or was killed) is scanned for its end.
+ * program crashed or was killed) is scanned for its end, and the chunks of
+ * a thread that wrote more than the header's table holds (FMT_SPOOL_UNTABLED).
  */
 #ifndef STINT_FMT_SPOOL_H
 #define STINT_FMT_SPOOL_H
@@ -37,12 +38,21 @@
 #define FMT_SPOOL_DATA_OFF (1u << 20)
 #define FMT_SPOOL_FIRST_CHUNK FMT_EVENT_FIRST_CHUNK
 #define FMT_SPOOL_MAX_CHUNK FMT_EVENT_MAX_CHUNK
-#define FMT_SPOOL_MAX_CHUNKS 960 /* 7.5 GiB of events per thread */
+/* Entries of the header's used[] table (the first 7.5 GiB of events); a
+ * thread goes on past them, its later chunks then found by decoding */
+#define FMT_SPOOL_MAX_CHUNKS 960
 
 enum fmt_spool_flags {
 	FMT_SPOOL_NOSPACE = 1 << 0, /* the disk filled: recording stopped early */
 	FMT_SPOOL_ENDED = 1 << 1,   /* the thread ended normally */
-	FMT_SPOOL_FULL = 1 << 2,    /* FMT_SPOOL_MAX_CHUNKS filled: recording stopped */
+	FMT_SPOOL_FULL = 1 << 2,    /* (runtimes before the table could be passed:
+				     * FMT_SPOOL_MAX_CHUNKS filled, recording stopped) */
+	FMT_SPOOL_UNTABLED = 1 << 3, /* chunks past used[]: each ends with a PAD
+				      * record but the last, whose end is found
+				      * by decoding, as an unfinished chunk's */
+	FMT_SPOOL_ORPHANED = 1 << 4, /* the recorder died (stint record was
+				      * killed): recording stopped, the program
+				      * ran on */
 };
 
 struct fmt_spool_hdr {

@@ -95,6 +95,9 @@ enum fmt_thr_flags {
 	FMT_THR_NOSPACE = 1 << 0, /* recording stopped early: disk full */
 	FMT_THR_ENDED = 1 << 1,   /* the thread ended normally */
 	FMT_THR_DAMAGED = 1 << 2, /* events unreadable past some point */
+	FMT_THR_CAPPED = 1 << 3,  /* recording stopped at a per-thread limit (7.5 GiB,
+				   * runtimes before the limit was lifted) */
+	FMT_THR_ORPHANED = 1 << 4,/* recording stopped: the recorder was killed */
 };
 
 /* ------------------------------------------------------------------------

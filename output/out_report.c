@@ -271,6 +271,14 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 		if (d->threads[i].flags & FMT_THR_NOSPACE)
 			fprintf(f, "# thread %u: the disk filled during recording; its later events are missing\n",
 				d->threads[i].tid);
+		else if (d->threads[i].flags & FMT_THR_CAPPED)
+			fprintf(f, "# thread %u: reached the per-thread limit of 7.5 GiB of events of an older "
+				   "stint; its later events are missing\n",
+				d->threads[i].tid);
+		else if (d->threads[i].flags & FMT_THR_ORPHANED)
+			fprintf(f, "# thread %u: stint record was killed while it ran; its later events are "
+				   "missing\n",
+				d->threads[i].tid);
 	fputc('\n', f);
 }
 

@@ -122,9 +122,16 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			char *name = strndup(env_add[i], (size_t)(eq - env_add[i]));
 			const char *val = eq + 1;
 			const char *old = getenv(name);
+			char cwd[4096];
 			if (strcmp(name, "LD_PRELOAD") == 0 && old && *old) {
 				char *both = xasprintf("%s:%s", val, old);
 				setenv(name, both, 1);
+			} else if (strcmp(name, "STINT_SPOOL") == 0 && val[0] != '/' &&
+				   getcwd(cwd, sizeof(cwd))) {
+				/* absolute: the program may chdir, and processes it
+				 * starts elsewhere inherit the variable */
+				char *abs = xasprintf("%s/%s", cwd, val);
+				setenv(name, abs, 1);
 			} else {
 				setenv(name, val, 1);
 			}
@@ -192,12 +199,37 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 }
 
 /*
- * Page in, ahead of each thread, the next chunks of its spool buffer:
- * the kernel zero-fills a page of a new file region when it first enters
- * the page cache, and doing it here, by reading, costs the recorder's CPU
- * instead of the program's.  Reading never changes what the runtime wrote.
+ * Say at once, while the program runs on, when a thread's recording stopped
+ * (the disk filled): once per buffer file.
  */
-static void prefault_spool(const char *dir)
+static void spool_warn_stopped(int fd, const char *name)
+{
+	static char **warned;
+	static size_t nwarned;
+	uint32_t flags = 0;
+	if (pread(fd, &flags, sizeof(flags), offsetof(struct fmt_spool_hdr, flags)) != sizeof(flags) ||
+	    !(flags & FMT_SPOOL_NOSPACE))
+		return;
+	for (size_t i = 0; i < nwarned; i++)
+		if (strcmp(warned[i], name) == 0)
+			return;
+	warned = xrealloc(warned, (nwarned + 1) * sizeof(*warned));
+	warned[nwarned++] = xstrdup(name);
+	int32_t tid = 0;
+	if (pread(fd, &tid, sizeof(tid), offsetof(struct fmt_spool_hdr, tid)) != sizeof(tid))
+		tid = 0;
+	warn("the disk is full: thread %d stopped recording (the program runs on; "
+	     "what was recorded is kept)", (int)tid);
+}
+
+/*
+ * Page in (prefault), ahead of each thread, the next chunks of its spool
+ * buffer: the kernel zero-fills a page of a new file region when it first
+ * enters the page cache, and doing it here, by reading, costs the
+ * recorder's CPU instead of the program's.  Reading never changes what the
+ * runtime wrote.  Each pass also warns of threads that stopped recording.
+ */
+static void prefault_spool(const char *dir, int prefault)
 {
 	DIR *dh = opendir(dir);
 	if (!dh)
@@ -212,8 +244,9 @@ static void prefault_spool(const char *dir)
 		free(path);
 		if (fd < 0)
 			continue;
+		spool_warn_stopped(fd, de->d_name);
 		uint32_t nused = 0;
-		if (pread(fd, &nused, sizeof(nused), offsetof(struct fmt_spool_hdr, nused)) == sizeof(nused) &&
+		if (prefault && pread(fd, &nused, sizeof(nused), offsetof(struct fmt_spool_hdr, nused)) == sizeof(nused) &&
 		    nused < FMT_SPOOL_MAX_CHUNKS - 2) {
 			uint64_t off = FMT_SPOOL_DATA_OFF;
 			for (uint32_t i = 0; i <= nused; i++)
@@ -240,13 +273,15 @@ void rec_wait(struct rec_child *c, const char *spool)
 			break;
 		}
 		if (spool) {
-			prefault_spool(spool);
+			prefault_spool(spool, 1);
 			struct timespec ts = {0, 2000000};
 			nanosleep(&ts, NULL);
 		}
 	}
 	c->status = st;
 	c->mono_end = util_mono_ns();
+	if (spool) /* a stop the program's end came before the loop saw */
+		prefault_spool(spool, 0);
 	/* orphans of the program are ours now: let them finish writing */
 	while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
 		;

@@ -71,11 +71,15 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 	uint64_t off = FMT_SPOOL_DATA_OFF;
 	uint32_t nused = h->nused <= FMT_SPOOL_MAX_CHUNKS ? h->nused : FMT_SPOOL_MAX_CHUNKS;
 	int ended = (h->flags & FMT_SPOOL_ENDED) != 0;
-	t->segs = xcalloc(nused + 2, sizeof(*t->segs));
+	/* past the header's table, every chunk is decoded for its end */
+	int untabled = (h->flags & FMT_SPOOL_UNTABLED) != 0;
+	uint32_t cap = nused + 2;
+	t->segs = xcalloc(cap, sizeof(*t->segs));
 	for (unsigned chunk = 0; off < flen; chunk++) {
 		uint64_t size = fmt_spool_chunk_size(chunk);
 		uint64_t have = flen - off < size ? flen - off : size;
 		uint64_t used;
+		int padded = 0;
 		if (chunk < nused) {
 			used = h->used[chunk] <= have ? h->used[chunk] : have;
 		} else {
@@ -96,15 +100,21 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 			if (rc < 0)
 				t->flags |= FMT_THR_DAMAGED;
 			used = (uint64_t)(dec.p - buf);
-			if (rc > 0) /* stopped at a PAD: leave it out */
+			if (rc > 0) { /* stopped at a PAD: leave it out */
 				used -= 3;
+				padded = 1;
+			}
 			free(buf);
 		}
 		if (used) {
+			if (t->nsegs == cap) {
+				cap *= 2;
+				t->segs = xrealloc(t->segs, cap * sizeof(*t->segs));
+			}
 			t->segs[t->nsegs++] = (struct fmt_segment){fd, off, used};
 			t->ev_len += used;
 		}
-		if (chunk >= nused || (ended && chunk + 1 >= nused))
+		if (chunk >= nused ? !(untabled && padded) : ended && !untabled && chunk + 1 >= nused)
 			break;
 		off += size;
 	}
@@ -298,8 +308,12 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			t->tid = (uint32_t)h->tid;
 			t->name = xstrndup(h->name, sizeof(h->name));
 			t->start = h->start_time;
-			if (h->flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_FULL))
+			if (h->flags & FMT_SPOOL_NOSPACE)
 				t->flags |= FMT_THR_NOSPACE;
+			if (h->flags & FMT_SPOOL_FULL)
+				t->flags |= FMT_THR_CAPPED;
+			if (h->flags & FMT_SPOOL_ORPHANED)
+				t->flags |= FMT_THR_ORPHANED;
 			if (h->flags & FMT_SPOOL_ENDED)
 				t->flags |= FMT_THR_ENDED;
 			if (!p->cost && h->calib_ticks)

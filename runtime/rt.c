@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "rt_exec.h"
 #include "rt_file.h"
 #include "rt_int.h"
 
@@ -69,6 +71,65 @@ __attribute__((noinline)) static uint64_t rt_rusage_switches(void)
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
+/* ------------------------------------------------------------------------
+ * The environment, also before libc has set environ
+ * --------------------------------------------------------------------- */
+
+/*
+ * An instrumented function in the program's .preinit_array runs before
+ * every constructor, libc's included, so environ is still NULL at its first
+ * probe.  The environment the process started with is then read from the
+ * kernel's copy, /proc/self/environ (nothing can have changed it yet).
+ * Returns NULL where neither is available yet: the caller tries again later.
+ */
+static char *rt_env_copy;   /* /proc/self/environ, NUL-separated */
+static size_t rt_env_len;
+static int rt_env_failed;
+
+static int rt_env_ready(void)
+{
+	if (environ || rt_env_copy)
+		return 1;
+	if (rt_env_failed)
+		return 0;
+	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	size_t cap = 65536;
+	char *buf = fd >= 0 ? rt_mem_grow(NULL, 0, cap) : NULL;
+	while (buf) {
+		if (rt_env_len + 1 >= cap) {
+			char *nb = rt_mem_grow(buf, cap, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + rt_env_len, cap - 1 - rt_env_len);
+		if (r <= 0)
+			break;
+		rt_env_len += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!buf || !rt_env_len) {
+		rt_env_failed = 1; /* no /proc: wait for libc's environ */
+		return 0;
+	}
+	buf[rt_env_len] = 0;
+	rt_env_copy = buf;
+	return 1;
+}
+
+static const char *rt_getenv(const char *name)
+{
+	if (environ || !rt_env_ready())
+		return getenv(name);
+	size_t l = strlen(name);
+	for (size_t i = 0; i < rt_env_len; i += strlen(rt_env_copy + i) + 1)
+		if (strncmp(rt_env_copy + i, name, l) == 0 && rt_env_copy[i + l] == '=')
+			return rt_env_copy + i + l + 1;
+	return NULL;
+}
+
 /*
  * A perf event opened on the thread itself has its user page's lock word
  * advanced by the kernel at every schedule in and out; nothing else moves
@@ -79,7 +140,7 @@ static volatile uint32_t *rt_open_switch_page(void)
 {
 	/* STINT_DENY_PERF: the tests' stand-in for perf_event_paranoid 3 or a
 	 * seccomp filter, which root cannot otherwise see here */
-	if (getenv("STINT_DENY_PERF"))
+	if (rt_getenv("STINT_DENY_PERF"))
 		return NULL;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -190,6 +251,24 @@ static int rt_map_chunk(struct rt_thread *t)
 	return 0;
 }
 
+/*
+ * The header's table of used bytes per chunk has FMT_SPOOL_MAX_CHUNKS
+ * entries (7.5 GiB of events); a thread goes on past it, with no limit but
+ * the disk: its later chunks are found by decoding (FMT_SPOOL_UNTABLED).
+ * STINT_TEST_TABLE makes the table shorter, for the tests.
+ */
+static unsigned rt_table_chunks = FMT_SPOOL_MAX_CHUNKS;
+
+static void rt_note_chunk_used(struct rt_thread *t)
+{
+	if (t->chunk < rt_table_chunks) {
+		t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
+		t->hdr->nused = t->chunk + 1;
+	} else {
+		t->hdr->flags |= FMT_SPOOL_UNTABLED;
+	}
+}
+
 static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 {
 	if (t->hdr)
@@ -208,15 +287,8 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 {
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
-	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
-	t->hdr->nused = t->chunk + 1;
+	rt_note_chunk_used(t);
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
-	if (t->chunk + 1 >= FMT_SPOOL_MAX_CHUNKS) {
-		munmap(t->chunk_base, size);
-		t->chunk_base = NULL;
-		rt_stop_thread(t, FMT_SPOOL_FULL);
-		return -1;
-	}
 	munmap(t->chunk_base, size);
 	t->chunk_off += size;
 	t->chunk++;
@@ -237,19 +309,21 @@ static void rt_thread_end(void *arg);
 
 static void rt_init_once(void)
 {
-	const char *spool = getenv("STINT_SPOOL");
-	if (!spool || !*spool || strlen(spool) >= sizeof(rt_g.spool))
+	const char *spool = rt_getenv("STINT_SPOOL");
+	if (!rt_file_abs(rt_g.spool, sizeof(rt_g.spool), spool))
 		return;
-	strcpy(rt_g.spool, spool);
-	const char *clk = getenv("STINT_CLOCK");
+	const char *clk = rt_getenv("STINT_CLOCK");
 	rt_g.use_tsc = !(clk && strcmp(clk, "monotonic") == 0);
-	const char *os = getenv("STINT_OS");
+	const char *os = rt_getenv("STINT_OS");
 	rt_g.os_mode = !os || strcmp(os, "perf") == 0 ? RT_OS_PERF
 		       : strcmp(os, "rusage") == 0   ? RT_OS_RUSAGE
 						     : RT_OS_OFF;
-	const char *plt = getenv("STINT_PLT");
+	const char *plt = rt_getenv("STINT_PLT");
 	rt_g.plt = !(plt && strcmp(plt, "0") == 0);
-	const char *cost = getenv("STINT_COST");
+	const char *table = rt_getenv("STINT_TEST_TABLE");
+	if (table && atoi(table) > 0 && atoi(table) < FMT_SPOOL_MAX_CHUNKS)
+		rt_table_chunks = (unsigned)atoi(table);
+	const char *cost = rt_getenv("STINT_COST");
 	if (cost)
 		rt_g.calib_ticks = strtoull(cost, NULL, 10);
 	pthread_key_create(&rt_thread_key, rt_thread_end);
@@ -264,6 +338,8 @@ static void rt_init_once(void)
 int rt_thread_start(struct rt_thread *t)
 {
 	if (t->state == RT_DONE)
+		return 0;
+	if (!rt_env_ready()) /* before libc's start-up, without /proc: later */
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
 	if (!rt_g.enabled) {
@@ -590,17 +666,29 @@ static void rt_finish_thread(struct rt_thread *t)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
-	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
-	t->hdr->nused = t->chunk + 1;
+	rt_note_chunk_used(t);
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
 	t->busy = 0;
 }
 
+/*
+ * The thread-specific-data destructor of the runtime's key.  Keys' destructors
+ * run in creation order, ours (made at start-up) first, and in rounds while
+ * any value is set again, PTHREAD_DESTRUCTOR_ITERATIONS at most.  Setting
+ * our value again until the last round lets the program's destructors (and
+ * their calls) run while the thread still records.
+ */
+static __thread unsigned rt_tsd_round __attribute__((tls_model("initial-exec")));
+
 static void rt_thread_end(void *arg)
 {
-	rt_finish_thread(arg);
+	struct rt_thread *t = arg;
+	if (++rt_tsd_round < PTHREAD_DESTRUCTOR_ITERATIONS && t->state == RT_ACTIVE &&
+	    pthread_setspecific(rt_thread_key, t) == 0)
+		return;
+	rt_finish_thread(t);
 }
 
 /*
@@ -704,12 +792,18 @@ static void rt_atfork_child(void)
  * the program died and not at its last probe, then die as the signal
  * wants.  Installed only where the signal had its default action; a handler
  * the program sets later replaces this one.
+ *
+ * The signal is always sent again with the default action and unblocked
+ * here, never left to a returning instruction: a trap (int3: SIGTRAP after
+ * the instruction) or a seccomp SIGSYS would otherwise let the program run
+ * on, and a program that blocks the signal would keep it pending.
  */
 static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
 static void rt_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	(void)si;
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_ACTIVE && !t->busy) {
 		t->busy = 1;
@@ -726,9 +820,15 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigaction(sig, &dfl, NULL);
-	if (si->si_code <= 0) /* sent (kill, raise, abort): send it again */
-		raise(sig);
-	/* a fault: returning repeats the faulting instruction, which now kills */
+	/* to this thread, as the fault was: blocked while the handler runs,
+	 * it is delivered (and kills) when unblocked just below */
+	syscall(SYS_tgkill, (int)getpid(), (int)syscall(SYS_gettid), sig);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	/* reached only if a debugger took the signal away: then return, as
+	 * without stint (a fault's instruction runs again) */
 }
 
 static void rt_catch_fatal(void)
@@ -753,6 +853,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		return;
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
+	rt_exec_init(rt_g.spool);
 	pthread_atfork(NULL, NULL, rt_atfork_child);
 	rt_catch_fatal();
 	struct rt_thread *t = &rt_self;

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rt_file.h"
 #include "rt_int.h"
 
 extern void rt_plt_entry(void);
@@ -80,7 +81,7 @@ static void rt_plt_note_name(uint64_t addr, const char *name)
 		size_t cap = rt_plt_names_cap ? rt_plt_names_cap * 2 : 16384;
 		while (cap < rt_plt_names_len + (size_t)n)
 			cap *= 2;
-		char *p = realloc(rt_plt_names, cap);
+		char *p = rt_mem_grow(rt_plt_names, rt_plt_names_cap, cap); /* no malloc */
 		if (!p)
 			return;
 		rt_plt_names = p;

@@ -26,12 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../format/fmt_sample.h"
+#include "rt_exec.h"
 #include "rt_file.h"
 #include "../format/fmt_spool.h"
 
@@ -226,9 +228,8 @@ static void smp_atfork_child(void)
 __attribute__((constructor)) static void smp_init(void)
 {
 	const char *spool = getenv("STINT_SPOOL");
-	if (!spool || !*spool || strlen(spool) >= sizeof(smp_spool))
+	if (!rt_file_abs(smp_spool, sizeof(smp_spool), spool))
 		return;
-	strcpy(smp_spool, spool);
 	const char *freq = getenv("STINT_FREQ");
 	long hz = freq ? atol(freq) : 1000;
 	if (hz < 1)
@@ -242,6 +243,7 @@ __attribute__((constructor)) static void smp_init(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGPROF, &sa, NULL);
 	smp_process_files();
+	rt_exec_init(smp_spool);
 	pthread_atfork(NULL, NULL, smp_atfork_child);
 	smp_enabled = 1;
 	smp_thread_start();
@@ -264,7 +266,7 @@ struct smp_start {
 static void *smp_thread_main(void *p)
 {
 	struct smp_start s = *(struct smp_start *)p;
-	free(p);
+	munmap(p, sizeof(s));
 	smp_thread_start();
 	return s.fn(s.arg);
 }
@@ -275,14 +277,15 @@ SMP_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
 	if (!real)
 		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
 			RTLD_NEXT, "pthread_create");
-	struct smp_start *s = smp_enabled ? malloc(sizeof(*s)) : NULL;
+	/* not malloc: the program's own would count our call (rt_mem_grow) */
+	struct smp_start *s = smp_enabled ? rt_mem_grow(NULL, 0, sizeof(*s)) : NULL;
 	if (!s)
 		return real(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
 	int r = real(th, attr, smp_thread_main, s);
 	if (r != 0)
-		free(s);
+		munmap(s, sizeof(*s));
 	return r;
 }
 

@@ -766,6 +766,10 @@ def test_disk_full_then_recover(c):
         data = os.path.join(mnt, "stint.data")
         p = c.run([c.stint, "record", "-m", "instrument", "-o", data, "--", c.prog("e2e_tiny_calls")])
         check(p.returncode != 0, "record on a full disk exited 0")
+        # said while the program runs, then one line of error at the end
+        running = [l for l in p.stderr.splitlines() if "stopped recording" in l]
+        check(running and "disk is full" in running[0], "record did not warn while running: %s" % p.stderr)
+        p.stderr = "\n".join(l for l in p.stderr.splitlines() if "stopped recording" not in l)
         one_line_error(p, ["No space left", "stint recover"], "record on a full disk")
         spools = [d for d in os.listdir(mnt) if d.startswith(".stint-spool-")]
         check(len(spools) == 1, "no spool kept: %s" % os.listdir(mnt))
@@ -1025,6 +1029,103 @@ def test_report_consistent_views(c):
     check(len(p.stdout.splitlines()) == 1 + len(rep["threads"]), "CSV by thread rows != JSON threads")
     p = c.run([c.stint, "report", "-i", data], expect=0)
     check("alpha_step" in p.stdout and "gamma_step" in p.stdout, "table report lacks functions:\n" + p.stdout)
+
+
+# ---------------------------------------------------------------------------
+# Process and thread life cycle: early start, directories, the program's own
+# allocator, thread ends, exec environments, fatal signals, spool limits,
+# the recorder's death
+# ---------------------------------------------------------------------------
+
+@test
+def test_crash_int3_and_sigsys(c):
+    """int3 (SIGTRAP) and a seccomp SIGSYS, which return past their instruction:
+    the program dies as without stint (133, 159), its calls before the trap kept."""
+    for mode, status in (("int3", 133), ("sigsys", 159)):
+        rec, data = c.record([c.prog("e2e_crash_trap"), mode], expect_status=status,
+                             data=os.path.join(c.tmp, mode + ".data"))
+        check("survived" not in rec.stdout, "%s: the program survived its trap: %r" % (mode, rec.stdout))
+        rep = c.report_json(data)
+        expect_calls(rep, {"before_trap": 5, "trap_here": 1, "main": 1})
+
+
+@test
+def test_program_defines_malloc(c):
+    """A program with its own (instrumented) malloc/free/calloc/realloc: the report
+    counts exactly the program's calls; the profiler never calls into the program."""
+    for opts in ([], ["--no-libcalls"]):
+        _, data = c.record([c.prog("e2e_own_malloc")], options=opts)
+        rep = c.report_json(data)
+        expect_calls(rep, {"malloc": 10, "free": 10, "calloc": 0, "realloc": 0, "main": 1})
+
+
+@test
+def test_preinit_array_functions(c):
+    """Instrumented functions running from .preinit_array, before libc sets environ:
+    the process is recorded, those calls included."""
+    rec, rep = c.record_and_report([c.prog("e2e_preinit")])
+    check(len(rep["processes"]) == 1, "expected one process, got %s (record said: %s)" % (
+        rep["processes"], rec.stderr.strip()))
+    expect_calls(rep, {"early_init": 1, "early_step": 3, "main_step": 5, "main": 1})
+
+
+@test
+def test_program_changes_directory(c):
+    """The program chdir()s, then starts a thread, fills several chunks and forks, with
+    the default relative data file: every call kept, no thread flagged, nothing left behind."""
+    work = os.path.join(c.tmp, "cwd")
+    os.mkdir(work)
+    p = c.run([c.stint, "record", "--", c.prog("e2e_chdir_threads")], expect=0, cwd=work)
+    check(os.listdir(work) == ["stint.data"], "the working directory holds %s, expected stint.data only" %
+          os.listdir(work))
+    check("disk" not in p.stderr, "record blames the disk: %s" % p.stderr.strip())
+    rep = c.report_json(os.path.join(work, "stint.data"))
+    expect_calls(rep, {"worker_step": 300000, "main_step": 300000, "child_step": 10,
+                       "worker_main": 1, "main": 1})
+    check(len(rep["threads"]) == 3, "expected 3 threads (main, worker, child), got %s" % rep["threads"])
+    table = c.run([c.stint, "report", "-i", os.path.join(work, "stint.data")], expect=0).stdout
+    check("disk" not in table, "the report blames the disk:\n%s" % table[:2000])
+
+
+@test
+def test_thread_specific_data_destructors(c):
+    """The program's thread-specific-data destructors run after its thread function
+    returned, also in a second round: all their calls are recorded in that thread."""
+    _, rep = c.record_and_report([c.prog("e2e_tsd_destructor")])
+    expect_calls(rep, {"tsd_main": 1, "tsd_dtor": 1, "dtor_step": 3, "tsd_again": 2, "main": 1})
+    check(len(rep["threads"]) == 2, "expected 2 threads, got %s" % rep["threads"])
+
+
+@test
+def test_children_with_own_environment(c):
+    """Children started with an environment that lacks LD_PRELOAD and STINT_* (posix_spawn,
+    posix_spawnp, execve, execle, execvpe, fexecve, execv after clearenv): each is recorded,
+    and its environment is the program's plus only what stint needs."""
+    rec, rep = c.record_and_report([c.prog("e2e_spawn_env"), c.prog("e2e_env_child")])
+    check(rec.stderr.count("spawn_env") == 0 and "env_child" not in rec.stderr,
+          "a child's environment was wrong: %s" % rec.stderr.strip())
+    expect_calls(rep, {"launch_step": 7})
+    expect_calls(rep, {"env_child_work": 7}, module="e2e_env_child")
+    # (plus the program and its 5 fork children that exec'd: a fork is a process entry)
+    children = [p for p in rep["processes"] if "e2e_spawn_env" not in p["command"]]
+    check(len(children) == 7 and len(rep["processes"]) == 13,
+          "expected 7 env_child processes of 13, got %d of %d: %s" % (
+              len(children), len(rep["processes"]), [p["command"] for p in rep["processes"]]))
+
+
+@test
+def test_thread_beyond_chunk_table(c):
+    """No per-thread limit but the disk: a thread that writes more chunks than the spool
+    header's table holds (7.5 GiB; STINT_TEST_TABLE=1 shortens the table to one chunk here)
+    keeps every event, and nothing says it stopped."""
+    data = os.path.join(c.tmp, "stint.data")
+    env = dict(os.environ, STINT_TEST_TABLE="1")
+    p = c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_chdir_threads")], expect=0, env=env)
+    check("disk" not in p.stderr and "limit" not in p.stderr, "record says recording stopped: %s" % p.stderr)
+    rep = c.report_json(data)
+    expect_calls(rep, {"worker_step": 300000, "main_step": 300000, "child_step": 10, "main": 1})
+    table = c.run([c.stint, "report", "-i", data], expect=0).stdout
+    check("missing" not in table, "the report says events are missing:\n%s" % table[:2000])
 
 
 # ---------------------------------------------------------------------------

@@ -657,6 +657,26 @@ def test_attach_pid(c):
     check(func(rep, "attach_hot")["module"] == "s_attach", "attach_hot module %r" % func(rep, "attach_hot")["module"])
 
 
+@test
+def test_inproc_lifecycle(c):
+    """The in-process sampler on a program that chdir()s before starting a thread, with the
+    default relative data file (the thread's samples are kept, nothing is written elsewhere);
+    and on a program dying of int3 (SIGTRAP), whose status 133 passes through."""
+    work = os.path.join(c.tmp, "cwd")
+    os.mkdir(work)
+    p = c.run([c.stint, "record", "-m", "sample", "--sampler", "inproc", "--", c.prog("e2e_chdir_threads"),
+               "spin"], expect=0, cwd=work)
+    check(os.listdir(work) == ["stint.data"], "the working directory holds %s, expected stint.data only" %
+          os.listdir(work))
+    rep = c.report_json(os.path.join(work, "stint.data"))
+    check(len(rep["threads"]) >= 2, "expected the main and the worker thread, got %s" % rep["threads"])
+    check(excl(rep, "worker_spin") >= 10, "worker_spin (the thread started after chdir) has %d samples\n"
+          "  functions: %s" % (excl(rep, "worker_spin"), function_list(rep)))
+    rec, data = c.record([c.prog("e2e_crash_trap"), "int3"], expect_status=133,
+                         options=["--sampler", "inproc"], name="int3.data")
+    check("survived" not in rec.stdout, "the program survived int3: %r" % rec.stdout)
+
+
 # ---------------------------------------------------------------------------
 
 def main():

@@ -1,0 +1,324 @@
+/*
+ * rt_exec.c - keeping the profiler in the processes the program starts with
+ * an environment of its own.  Built into both runtime libraries
+ * (libstint-rt.so and libstint-sampler.so).
+ *
+ * A child inherits the profiler through its environment: LD_PRELOAD names
+ * the runtime library and STINT_* say where and how to record.  A program
+ * that passes its own envp (execve, execle, execvpe, fexecve, posix_spawn,
+ * posix_spawnp) or cleared its environment before execv/execvp/execl/execlp
+ * would start its children unrecorded.  These functions are interposed: the
+ * environment passed on gets the runtime library added to LD_PRELOAD and the
+ * STINT_* variables the process started with, where missing; nothing else of
+ * it changes, and an environment that already has them is passed as it is.
+ *
+ * They may run in a vfork child (sharing the parent's memory): no malloc,
+ * no lock, no dlsym there; the new environment is built on the stack
+ * (for one of more than RT_EXEC_STACK bytes of pointers, in mapped pages,
+ * which a vfork parent would keep).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <alloca.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt_exec.h"
+
+#define RT_EXEC_API __attribute__((visibility("default")))
+#define RT_EXEC_MAXVARS 16
+#define RT_EXEC_STACK 16384 /* bytes of stack for a new environment */
+
+static int rt_exec_on;
+static char rt_exec_lib[1024];                 /* this library's path */
+static char rt_exec_store[8192];               /* "STINT_X=value" strings */
+static char *rt_exec_vars[RT_EXEC_MAXVARS + 1]; /* into rt_exec_store */
+static unsigned rt_exec_nvars;
+
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
+static int (*real_posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			       const posix_spawnattr_t *, char *const[], char *const[]);
+static int (*real_posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				const posix_spawnattr_t *, char *const[], char *const[]);
+
+static void rt_exec_keep(const char *name, const char *value)
+{
+	static size_t used;
+	size_t nl = strlen(name), vl = strlen(value);
+	if (rt_exec_nvars >= RT_EXEC_MAXVARS || used + nl + vl + 2 > sizeof(rt_exec_store))
+		return;
+	char *s = rt_exec_store + used;
+	memcpy(s, name, nl);
+	s[nl] = '=';
+	memcpy(s + nl + 1, value, vl + 1);
+	used += nl + vl + 2;
+	rt_exec_vars[rt_exec_nvars++] = s;
+}
+
+void rt_exec_init(const char *spool)
+{
+	Dl_info di;
+	if (!dladdr((void *)rt_exec_init, &di) || !di.dli_fname || di.dli_fname[0] != '/' ||
+	    strlen(di.dli_fname) >= sizeof(rt_exec_lib))
+		return;
+	strcpy(rt_exec_lib, di.dli_fname);
+	rt_exec_keep("STINT_SPOOL", spool); /* absolute, as this process uses it */
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (strncmp(*e, "STINT_", 6) != 0 || !eq || strncmp(*e, "STINT_SPOOL=", 12) == 0)
+			continue;
+		char name[64];
+		size_t nl = (size_t)(eq - *e);
+		if (nl >= sizeof(name))
+			continue;
+		memcpy(name, *e, nl);
+		name[nl] = 0;
+		rt_exec_keep(name, eq + 1);
+	}
+	/* now, not in a vfork child where dlsym could deadlock */
+	real_execve = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
+	real_execvpe = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
+	real_fexecve = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
+	real_posix_spawn = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				    const posix_spawnattr_t *, char *const[], char *const[]))
+		dlsym(RTLD_NEXT, "posix_spawn");
+	real_posix_spawnp = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				     const posix_spawnattr_t *, char *const[], char *const[]))
+		dlsym(RTLD_NEXT, "posix_spawnp");
+	rt_exec_on = 1;
+}
+
+/* Does the LD_PRELOAD value v (entries split by ':' or ' ') name our library? */
+static int rt_exec_preloads_us(const char *v)
+{
+	size_t l = strlen(rt_exec_lib);
+	for (const char *p = v; *p;) {
+		size_t n = strcspn(p, ": ");
+		if (n == l && strncmp(p, rt_exec_lib, l) == 0)
+			return 1;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+/* What envp lacks, found by rt_exec_plan, and where it is built. */
+struct rt_exec_plan {
+	char *const *envp;
+	size_t n;             /* entries of envp */
+	int preload;          /* index of its LD_PRELOAD entry, or -1 */
+	int need_preload;     /* that does not name this library */
+	unsigned missing;
+	char *add[RT_EXEC_MAXVARS];
+	size_t need;          /* bytes of the new environment, 0: envp will do */
+	int mapped;           /* built in mapped pages, not on the stack */
+};
+
+static void rt_exec_plan(char *const *envp, struct rt_exec_plan *p)
+{
+	static char *const empty[] = {NULL};
+	p->envp = envp ? envp : empty;
+	p->n = 0;
+	p->preload = -1;
+	p->need_preload = 0;
+	p->missing = 0;
+	p->need = 0;
+	p->mapped = 0;
+	if (!rt_exec_on)
+		return;
+	for (; p->envp[p->n]; p->n++)
+		if (strncmp(p->envp[p->n], "LD_PRELOAD=", 11) == 0)
+			p->preload = (int)p->n;
+	p->need_preload = p->preload < 0 || !rt_exec_preloads_us(p->envp[p->preload] + 11);
+	for (unsigned i = 0; i < rt_exec_nvars; i++) {
+		size_t nl = (size_t)(strchr(rt_exec_vars[i], '=') - rt_exec_vars[i]) + 1;
+		size_t k;
+		for (k = 0; k < p->n; k++)
+			if (strncmp(p->envp[k], rt_exec_vars[i], nl) == 0)
+				break;
+		if (k == p->n)
+			p->add[p->missing++] = rt_exec_vars[i];
+	}
+	if (!p->need_preload && !p->missing)
+		return;
+	const char *old = p->preload >= 0 ? p->envp[p->preload] + 11 : "";
+	size_t plen = p->need_preload ? 11 + strlen(rt_exec_lib) + 1 + strlen(old) + 1 : 0;
+	p->need = (p->n + p->missing + 2) * sizeof(char *) + plen;
+}
+
+/* The new environment in mem (p->need bytes; NULL: none to be had). */
+static char *const *rt_exec_build(struct rt_exec_plan *p, char *mem)
+{
+	if (!p->need)
+		return p->envp;
+	if (!mem) {
+		mem = mmap(NULL, p->need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return p->envp; /* no memory: the environment as given */
+		p->mapped = 1;
+	}
+	char **out = (char **)(void *)mem;
+	size_t k = 0;
+	for (size_t i = 0; i < p->n; i++)
+		out[k++] = p->envp[i];
+	if (p->need_preload) {
+		char *s = mem + (p->n + p->missing + 2) * sizeof(char *);
+		const char *old = p->preload >= 0 ? p->envp[p->preload] + 11 : "";
+		/* ours first, as the recorder set it; the program's entries kept */
+		strcpy(s, "LD_PRELOAD=");
+		strcat(s, rt_exec_lib);
+		if (*old) {
+			strcat(s, ":");
+			strcat(s, old);
+		}
+		if (p->preload >= 0)
+			out[p->preload] = s;
+		else
+			out[k++] = s;
+	}
+	for (unsigned i = 0; i < p->missing; i++)
+		out[k++] = p->add[i];
+	out[k] = NULL;
+	return out;
+}
+
+static void rt_exec_done(struct rt_exec_plan *p, char *const *env)
+{
+	if (p->mapped)
+		munmap((void *)env, p->need);
+}
+
+/* env: envp with what the profiler needs, on the stack when small */
+#define RT_EXEC_ENV(env, envp)                                                                     \
+	struct rt_exec_plan plan_;                                                                 \
+	rt_exec_plan(envp, &plan_);                                                                \
+	char *mem_ = NULL;                                                                         \
+	if (plan_.need && plan_.need <= RT_EXEC_STACK)                                             \
+		mem_ = alloca(plan_.need);                                                         \
+	char *const *env = rt_exec_build(&plan_, mem_)
+
+/* The real function, or ENOSYS when the C library has none. */
+#define RT_EXEC_REAL(fn, name)                                                                     \
+	do {                                                                                       \
+		if (!fn)                                                                           \
+			fn = dlsym(RTLD_NEXT, name);                                               \
+		if (!fn) {                                                                         \
+			errno = ENOSYS;                                                            \
+			return -1;                                                                 \
+		}                                                                                  \
+	} while (0)
+
+RT_EXEC_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	RT_EXEC_REAL(real_execve, "execve");
+	RT_EXEC_ENV(env, envp);
+	int r = real_execve(path, argv, env);
+	int e = errno;
+	rt_exec_done(&plan_, env);
+	errno = e;
+	return r;
+}
+
+RT_EXEC_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	RT_EXEC_REAL(real_execvpe, "execvpe");
+	RT_EXEC_ENV(env, envp);
+	int r = real_execvpe(file, argv, env);
+	int e = errno;
+	rt_exec_done(&plan_, env);
+	errno = e;
+	return r;
+}
+
+RT_EXEC_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	RT_EXEC_REAL(real_fexecve, "fexecve");
+	RT_EXEC_ENV(env, envp);
+	int r = real_fexecve(fd, argv, env);
+	int e = errno;
+	rt_exec_done(&plan_, env);
+	errno = e;
+	return r;
+}
+
+/* the ones that pass environ: the program may have cleared it */
+RT_EXEC_API int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+RT_EXEC_API int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* execl, execlp, execle: the arguments gathered into an argv, as libc does */
+#define RT_EXEC_GATHER(arg, argv, ap)                                                              \
+	size_t argc_##argv = 1;                                                                    \
+	va_start(ap, arg);                                                                         \
+	while (va_arg(ap, char *))                                                                 \
+		argc_##argv++;                                                                     \
+	va_end(ap);                                                                                \
+	char *argv[argc_##argv + 1];                                                               \
+	argv[0] = (char *)arg;                                                                     \
+	va_start(ap, arg);                                                                         \
+	for (size_t i_ = 1; i_ <= argc_##argv; i_++)                                               \
+		argv[i_] = va_arg(ap, char *)
+
+RT_EXEC_API int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	RT_EXEC_GATHER(arg, argv, ap);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+RT_EXEC_API int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	RT_EXEC_GATHER(arg, argv, ap);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+RT_EXEC_API int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	RT_EXEC_GATHER(arg, argv, ap);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+RT_EXEC_API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	if (!real_posix_spawn)
+		real_posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
+	if (!real_posix_spawn)
+		return ENOSYS;
+	RT_EXEC_ENV(env, envp);
+	int r = real_posix_spawn(pid, path, fa, attr, argv, env);
+	rt_exec_done(&plan_, env);
+	return r;
+}
+
+RT_EXEC_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	if (!real_posix_spawnp)
+		real_posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
+	if (!real_posix_spawnp)
+		return ENOSYS;
+	RT_EXEC_ENV(env, envp);
+	int r = real_posix_spawnp(pid, file, fa, attr, argv, env);
+	rt_exec_done(&plan_, env);
+	return r;
+}
