@@ -49,8 +49,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			int rc = commands[i].fn(argc - 1, argv + 1);
+			/* a damaged data file: what could be read was reported */
+			return rc == 0 && cmd_damaged ? CMD_EXIT_DAMAGED : rc;
+		}
 	fprintf(stderr, "stint: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
