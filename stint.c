@@ -109,5 +109,7 @@ int main(int argc, char **argv)
 	const struct cmd_struct *c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
-	return c->fn(argc - 1, argv + 1);
+	int rc = c->fn(argc - 1, argv + 1);
+	/* a damaged data file: what could be read was reported */
+	return rc == 0 && cmd_damaged ? CMD_EXIT_DAMAGED : rc;
 }

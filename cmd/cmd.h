@@ -20,7 +20,13 @@ int cmd_html(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_callees(int argc, char **argv);
 
-/* Read input and analyse it into d and r, or die with one line. */
+/*
+ * Read input and analyse it into d and r, or die with one line (exit 2).
+ * A damaged file is read as far as it can be, with one warning line, and
+ * sets cmd_damaged: the command then exits CMD_EXIT_DAMAGED when it is done.
+ */
+#define CMD_EXIT_DAMAGED 3
+extern int cmd_damaged;
 void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation);
 
 /* The filter options every view takes (getopt_long values). */

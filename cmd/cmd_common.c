@@ -10,22 +10,28 @@
 #include "cmd.h"
 #include "../lib/util.h"
 
+int cmd_damaged;
+
 void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation)
 {
 	char err[1024];
 	if (fmt_read(input, d, err, sizeof(err)) < 0)
 		die("%s", err);
-	if (d->damage)
-		warn("'%s' is damaged: %s; reporting what precedes the damage", input, d->damage);
 	int sampling = strcmp(d->method, "sampling") == 0;
 	if (!sampling && strcmp(d->method, "instrumentation") != 0)
 		die("'%s' holds '%s' data, which this stint cannot report", input, d->method);
 	struct an_opts ao = {.no_compensation = no_compensation};
 	if ((sampling ? an_sample_run(d, r) : an_instr_run(d, &ao, r)) < 0)
 		die("out of memory");
-	if (r->damaged_threads && !d->damage)
-		warn("'%s': events of %u thread%s are damaged; reporting what precedes the damage", input,
-		     r->damaged_threads, r->damaged_threads == 1 ? "" : "s");
+	/* one line, whatever is damaged */
+	if (d->damage)
+		warn("'%s' is damaged: %s; reporting what could be read", input, d->damage);
+	else if (r->damaged_threads)
+		warn("'%s' is damaged: events of %u thread%s are unreadable past some point; reporting "
+		     "what precedes the damage",
+		     input, r->damaged_threads, r->damaged_threads == 1 ? "" : "s");
+	if (d->damage || r->damaged_threads)
+		cmd_damaged = 1;
 }
 
 uint32_t cmd_parse_id(const char *opt, const char *arg)

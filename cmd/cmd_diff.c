@@ -190,7 +190,9 @@ int cmd_diff(int argc, char **argv)
 			printf(",a_%s,b_%s,delta_%s", diff_keys[sampling][k], diff_keys[sampling][k], diff_keys[sampling][k]);
 		putchar('\n');
 		for (uint32_t i = 0; i < n; i++) {
-			printf("\"%s\",\"%s\"", rows[i].name, rows[i].module);
+			out_csv_str(stdout, rows[i].name);
+			putchar(',');
+			out_csv_str(stdout, rows[i].module);
 			for (int k = 0; k < nvals; k++)
 				printf(",%.4f,%.4f,%.4f", rows[i].a[k], rows[i].b[k], rows[i].b[k] - rows[i].a[k]);
 			putchar('\n');

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,14 @@ int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, co
 
 /* ------------------------------------------------------------------------
  * Reader
+ *
+ * A data file may come from anywhere (doc/safety.md): every length, count
+ * and index is checked against what exists, and no chunk is trusted to
+ * appear only once.  Damage does not end the reading while the rest can
+ * still be found: a chunk that fails its checksum, repeats, or names a
+ * process or thread that does not exist is skipped and noted, and reading
+ * goes on with the next chunk, so that a flipped bit in the names costs
+ * the names (the functions are then reported by address), not the events.
  * --------------------------------------------------------------------- */
 
 struct fmt_in {
@@ -446,10 +455,11 @@ static double in_f64(struct fmt_in *in)
 	return v;
 }
 
+/* A string; never NULL (an empty one when the bytes are not a string). */
 static char *in_str(struct fmt_in *in)
 {
 	uint64_t n = 0;
-	if (fmt_get_varint(&in->p, in->end, &n) < 0 || n > (uint64_t)(in->end - in->p)) {
+	if (in->bad || fmt_get_varint(&in->p, in->end, &n) < 0 || n > (uint64_t)(in->end - in->p)) {
 		in->bad = 1;
 		return strdup("");
 	}
@@ -461,8 +471,26 @@ static char *in_str(struct fmt_in *in)
 	memcpy(s, in->p, n);
 	s[n] = 0;
 	in->p += n;
+	/* control characters (C0, DEL, C1 as UTF-8) become '?': names are
+	 * printed to terminals, where they could be escape sequences */
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			s[i] = '?';
+		else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+			 (unsigned char)s[i + 1] <= 0x9f)
+			s[i] = s[i + 1] = '?';
+	}
 	return s;
 }
+
+/* The smallest encoding of one entry, which bounds a count by the payload. */
+#define FMT_MIN_MOD (3 * 8 + 1 + 1)         /* empty path and build-id */
+#define FMT_MIN_SYM (8 + 8 + 1 + 4 + 1 + 4) /* empty name and source file */
+#define FMT_MIN_LINE (8 + 1 + 4)            /* empty source file */
+
+/* ns per tick beyond this is not a clock: it would make the values infinite */
+#define FMT_MAX_NS_PER_TICK 1e6
 
 static const char *tag_name(uint32_t tag, char buf[5])
 {
@@ -474,25 +502,86 @@ static const char *tag_name(uint32_t tag, char buf[5])
 	return buf;
 }
 
-static void set_damage(struct fmt_data *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
-static void set_damage(struct fmt_data *d, const char *fmt, ...)
+static int known_tag(uint32_t tag)
 {
-	if (d->damage)
+	switch (tag) {
+	case FMT_SESS: case FMT_PROC: case FMT_MODS: case FMT_SYMS: case FMT_THRD:
+	case FMT_LINS: case FMT_EVTS: case FMT_EVTC: case FMT_SKIP: case FMT_ENDF:
+		return 1;
+	}
+	return 0;
+}
+
+/* The state of one reading. */
+struct fmt_rd {
+	struct fmt_data *d;
+	uint32_t skipped; /* chunks skipped unread (bad checksum): their indices are missing */
+	uint32_t more;    /* damage found after the first, which d->damage describes */
+};
+
+static void set_damage(struct fmt_rd *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_damage(struct fmt_rd *rd, const char *fmt, ...)
+{
+	if (rd->d->damage) {
+		rd->more++;
 		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&d->damage, fmt, ap) < 0)
-		d->damage = NULL;
+	if (vasprintf(&rd->d->damage, fmt, ap) < 0)
+		rd->d->damage = NULL;
 	va_end(ap);
 }
 
-/* Parse one chunk; returns 0, or -1 if its payload does not parse. */
-static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_t n, size_t have)
+/* Placeholders for a process or thread whose chunk was skipped unread. */
+static int add_process(struct fmt_data *d, const char *command)
 {
+	struct fmt_process *np = realloc(d->procs, (d->nprocs + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	d->procs = np;
+	struct fmt_process *p = &d->procs[d->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->command = strdup(command);
+	p->exe = strdup("");
+	p->os = strdup("");
+	return p->command && p->exe && p->os ? 0 : -1;
+}
+
+static int add_thread(struct fmt_data *d, uint32_t proc, const char *name)
+{
+	struct fmt_thread *nt = realloc(d->threads, (d->nthreads + 1) * sizeof(*nt));
+	if (!nt)
+		return -1;
+	d->threads = nt;
+	struct fmt_thread *t = &d->threads[d->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->proc = proc;
+	t->name = strdup(name);
+	return t->name ? 0 : -1;
+}
+
+static int cmp_symbol(const void *a, const void *b);
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct fmt_line *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Parse one chunk whose length is known good.  Returns NULL, or what is
+ * wrong with it (the caller notes it and goes on with the next chunk);
+ * what was read before the fault is kept.
+ */
+static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl, size_t n, size_t have)
+{
+	struct fmt_data *d = rd->d;
 	struct fmt_in in = {pl, pl + n, 0};
 	switch (tag) {
 	case FMT_SESS:
+		if (d->method)
+			return "repeats the session";
 		d->method = in_str(&in);
 		d->command = in_str(&in);
 		d->wall_start = in_u64(&in);
@@ -504,19 +593,26 @@ static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_
 		d->flags = in_u32(&in);
 		d->rate = in_u64(&in);
 		d->notes = in_str(&in);
-		if (!(d->ns_per_tick > 0))
-			in.bad = 1;
+		if (!(d->ns_per_tick > 0 && d->ns_per_tick <= FMT_MAX_NS_PER_TICK))
+			return "gives an impossible clock rate";
 		break;
 	case FMT_PROC: {
 		uint32_t i = in_u32(&in);
-		if (in.bad || i != d->nprocs)
-			return -1;
-		struct fmt_process *np = realloc(d->procs, (d->nprocs + 1) * sizeof(*np));
-		if (!np)
-			return -1;
-		d->procs = np;
-		struct fmt_process *p = &d->procs[d->nprocs++];
-		memset(p, 0, sizeof(*p));
+		if (in.bad)
+			return "is too short";
+		if (i < d->nprocs)
+			return "repeats a process";
+		if (i - d->nprocs > rd->skipped)
+			return "names a process out of order";
+		while (d->nprocs < i) /* their PROC chunks were skipped */
+			if (add_process(d, "[damaged]") < 0)
+				return "does not fit in memory";
+		if (add_process(d, "") < 0)
+			return "does not fit in memory";
+		struct fmt_process *p = &d->procs[d->nprocs - 1];
+		free(p->command);
+		free(p->exe);
+		free(p->os);
 		p->pid = in_u32(&in);
 		p->ppid = in_u32(&in);
 		p->command = in_str(&in);
@@ -527,12 +623,18 @@ static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_
 	}
 	case FMT_MODS: {
 		uint32_t i = in_u32(&in), n2 = in_u32(&in);
-		if (in.bad || i >= d->nprocs || n2 > n / 34)
-			return -1;
+		if (in.bad)
+			return "is too short";
+		if (i >= d->nprocs)
+			return "names a process that does not exist";
 		struct fmt_process *p = &d->procs[i];
+		if (p->mods)
+			return "repeats a process's modules";
+		if (n2 > (n - 8) / FMT_MIN_MOD)
+			return "counts more modules than it holds";
 		p->mods = calloc(n2 ? n2 : 1, sizeof(*p->mods));
 		if (!p->mods)
-			return -1;
+			return "does not fit in memory";
 		for (uint32_t m = 0; m < n2 && !in.bad; m++, p->nmods++) {
 			p->mods[m].start = in_u64(&in);
 			p->mods[m].end = in_u64(&in);
@@ -544,12 +646,20 @@ static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_
 	}
 	case FMT_SYMS: {
 		uint32_t i = in_u32(&in), n2 = in_u32(&in);
-		if (in.bad || i >= d->nprocs || n2 > n / 28)
-			return -1;
+		if (in.bad)
+			return "is too short";
+		if (i >= d->nprocs)
+			return "names a process that does not exist";
 		struct fmt_process *p = &d->procs[i];
+		if (p->syms)
+			return "repeats a process's symbols";
+		if (n2 > (n - 8) / FMT_MIN_SYM)
+			return "counts more symbols than it holds";
 		p->syms = calloc(n2 ? n2 : 1, sizeof(*p->syms));
 		if (!p->syms)
-			return -1;
+			return "does not fit in memory";
+		const char *why = NULL;
+		int sorted = 1;
 		for (uint32_t s = 0; s < n2 && !in.bad; s++, p->nsyms++) {
 			struct fmt_symbol *y = &p->syms[s];
 			y->addr = in_u64(&in);
@@ -558,41 +668,67 @@ static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_
 			y->module = in_u32(&in);
 			y->file = in_str(&in);
 			y->line = in_u32(&in);
-			if (y->module != ~0u && y->module >= p->nmods)
-				in.bad = 1;
+			if (y->module != ~0u && y->module >= p->nmods) {
+				y->module = ~0u;
+				why = "names a module that does not exist";
+			}
 			if (s > 0 && y->addr < p->syms[s - 1].addr)
-				in.bad = 1;
+				sorted = 0;
 		}
+		if (!sorted) { /* readers look symbols up by binary search */
+			qsort(p->syms, p->nsyms, sizeof(*p->syms), cmp_symbol);
+			why = why ? why : "is out of order";
+		}
+		if (!in.bad && why)
+			return why;
 		break;
 	}
 	case FMT_LINS: {
 		uint32_t i = in_u32(&in), n2 = in_u32(&in);
-		if (in.bad || i >= d->nprocs || n2 > n / 13)
-			return -1;
+		if (in.bad)
+			return "is too short";
+		if (i >= d->nprocs)
+			return "names a process that does not exist";
 		struct fmt_process *p = &d->procs[i];
+		if (p->lines)
+			return "repeats a process's source lines";
+		if (n2 > (n - 8) / FMT_MIN_LINE)
+			return "counts more lines than it holds";
 		p->lines = calloc(n2 ? n2 : 1, sizeof(*p->lines));
 		if (!p->lines)
-			return -1;
+			return "does not fit in memory";
+		int sorted = 1;
 		for (uint32_t l = 0; l < n2 && !in.bad; l++, p->nlines++) {
 			p->lines[l].addr = in_u64(&in);
 			p->lines[l].file = in_str(&in);
 			p->lines[l].line = in_u32(&in);
 			if (l > 0 && p->lines[l].addr < p->lines[l - 1].addr)
-				in.bad = 1;
+				sorted = 0;
+		}
+		if (!sorted) {
+			qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line);
+			if (!in.bad)
+				return "is out of order";
 		}
 		break;
 	}
 	case FMT_THRD: {
 		uint32_t pi = in_u32(&in), ti = in_u32(&in);
-		if (in.bad || pi >= d->nprocs || ti != d->nthreads)
-			return -1;
-		struct fmt_thread *nt = realloc(d->threads, (d->nthreads + 1) * sizeof(*nt));
-		if (!nt)
-			return -1;
-		d->threads = nt;
-		struct fmt_thread *t = &d->threads[d->nthreads++];
-		memset(t, 0, sizeof(*t));
-		t->proc = pi;
+		if (in.bad)
+			return "is too short";
+		if (pi >= d->nprocs)
+			return "names a process that does not exist";
+		if (ti < d->nthreads)
+			return "repeats a thread";
+		if (ti - d->nthreads > rd->skipped)
+			return "names a thread out of order";
+		while (d->nthreads < ti) /* their THRD chunks were skipped */
+			if (add_thread(d, pi, "[damaged]") < 0)
+				return "does not fit in memory";
+		if (add_thread(d, pi, "") < 0)
+			return "does not fit in memory";
+		struct fmt_thread *t = &d->threads[d->nthreads - 1];
+		free(t->name);
 		t->tid = in_u32(&in);
 		t->name = in_str(&in);
 		t->start = in_u64(&in);
@@ -603,19 +739,174 @@ static int read_chunk(struct fmt_data *d, uint32_t tag, const uint8_t *pl, size_
 	case FMT_EVTS:
 	case FMT_EVTC: {
 		uint32_t ti = in_u32(&in);
-		if (in.bad || ti >= d->nthreads)
-			return -1;
-		d->threads[ti].chunked = tag == FMT_EVTC;
-		d->threads[ti].ev = in.p;
-		d->threads[ti].ev_len = have >= 4 ? have - 4 : 0;
+		if (in.bad)
+			return "is too short";
+		if (ti >= d->nthreads) {
+			/* the thread's THRD chunk may have been skipped: its
+			 * events still count, in the last process read */
+			if (!d->nprocs || ti - d->nthreads >= rd->skipped)
+				return "names a thread that does not exist";
+			while (d->nthreads <= ti)
+				if (add_thread(d, d->nprocs - 1, "[damaged]") < 0)
+					return "does not fit in memory";
+		}
+		struct fmt_thread *t = &d->threads[ti];
+		if (t->ev)
+			return "repeats a thread's events";
+		t->chunked = tag == FMT_EVTC;
+		t->ev = in.p;
+		t->ev_len = have >= 4 ? have - 4 : 0;
 		if (have < n)
-			d->threads[ti].flags |= FMT_THR_DAMAGED;
-		return 0;
+			t->flags |= FMT_THR_DAMAGED;
+		return NULL;
 	}
 	default:
-		return 0;
+		return NULL;
 	}
-	return in.bad ? -1 : 0;
+	return in.bad ? "does not parse" : NULL;
+}
+
+/* The events' thread for a message: its tid if it exists. */
+static uint32_t evts_tid(const struct fmt_data *d, const uint8_t *pl, size_t have)
+{
+	uint32_t ti = ~0u;
+	if (have >= 4)
+		memcpy(&ti, pl, 4);
+	return ti < d->nthreads ? d->threads[ti].tid : ti;
+}
+
+static int fmt_parse(const uint8_t *map, size_t len, const char *path, struct fmt_data *d, char *err,
+		     size_t errlen)
+{
+	struct fmt_rd rd = {.d = d};
+	const uint8_t *p = map, *end = p + len;
+	if (len < FMT_HDR_SIZE) {
+		if (len > 0 && memcmp(p, FMT_MAGIC, len < 8 ? len : 8) == 0)
+			snprintf(err, errlen, "'%s' is truncated: only %zu bytes, not even the header", path,
+				 len);
+		else
+			snprintf(err, errlen, "'%s' is not a stint data file", path);
+		return -1;
+	}
+	if (memcmp(p, FMT_MAGIC, 8) != 0) {
+		snprintf(err, errlen, "'%s' is not a stint data file", path);
+		return -1;
+	}
+	uint32_t version, minv;
+	memcpy(&version, p + 8, 4);
+	memcpy(&minv, p + 12, 4);
+	if (minv > FMT_VERSION || version < 1) {
+		snprintf(err, errlen,
+			 "'%s' is stint data format version %u, which this stint (format %d) cannot read",
+			 path, version, FMT_VERSION);
+		return -1;
+	}
+	p += FMT_HDR_SIZE;
+	uint32_t nchunks = 0;
+	int ended = 0;
+	while (p < end) {
+		char tn[5];
+		size_t off = (size_t)(p - map);
+		if (end - p < FMT_CHUNK_HDR) {
+			set_damage(&rd, "truncated at byte %zu of %zu: a chunk header is cut short", off, len);
+			break;
+		}
+		uint32_t tag, crc;
+		uint64_t n;
+		memcpy(&tag, p, 4);
+		memcpy(&crc, p + 4, 4);
+		memcpy(&n, p + 8, 8);
+		const uint8_t *pl = p + FMT_CHUNK_HDR;
+		size_t have = (size_t)(end - pl);
+		int events = tag == FMT_EVTS || tag == FMT_EVTC;
+		if (nchunks == 0 && tag != FMT_SESS) {
+			snprintf(err, errlen, "'%s' is damaged: it does not start with a session chunk", path);
+			return -1;
+		}
+		if (n > have) {
+			if (events && have >= 4) {
+				set_damage(&rd,
+					   "truncated in chunk EVTS (thread %u) at byte %zu: %zu of %llu "
+					   "bytes present",
+					   evts_tid(d, pl, have), off, have, (unsigned long long)n);
+				read_chunk(&rd, tag, pl, (size_t)n, have);
+			} else {
+				set_damage(&rd, "truncated in chunk %s at byte %zu: %zu of %llu bytes present",
+					   tag_name(tag, tn), off, have, (unsigned long long)n);
+			}
+			break;
+		}
+		size_t span = events && n > FMT_EVTS_CRC_SPAN ? FMT_EVTS_CRC_SPAN : (size_t)n;
+		if ((uint32_t)crc32_z(crc32(0L, Z_NULL, 0), pl, span) != crc) {
+			if (events) {
+				/* keep decoding up to the first invalid record */
+				set_damage(&rd, "corrupt chunk EVTS (thread %u) at byte %zu: checksum mismatch",
+					   evts_tid(d, pl, (size_t)n), off);
+				if (!read_chunk(&rd, tag, pl, (size_t)n, (size_t)n)) {
+					uint32_t ti;
+					memcpy(&ti, pl, 4);
+					d->threads[ti].flags |= FMT_THR_DAMAGED;
+				}
+				p = pl + n;
+				nchunks++;
+				continue;
+			}
+			/* skip it if its length leads to the next chunk or the end:
+			 * then only its contents are lost */
+			const uint8_t *next = pl + n;
+			uint32_t ntag = 0;
+			if (end - next >= FMT_CHUNK_HDR)
+				memcpy(&ntag, next, 4);
+			int go_on = tag != FMT_SESS && (next == end || known_tag(ntag));
+			set_damage(&rd, "corrupt chunk %s at byte %zu: checksum mismatch%s", tag_name(tag, tn),
+				   off, go_on ? " (skipped)" : "");
+			if (!go_on)
+				break;
+			rd.skipped++;
+			p = next;
+			nchunks++;
+			continue;
+		}
+		if (tag == FMT_ENDF) {
+			ended = 1;
+			break;
+		}
+		const char *why = read_chunk(&rd, tag, pl, (size_t)n, (size_t)n);
+		if (why) {
+			set_damage(&rd, "corrupt chunk %s at byte %zu: it %s", tag_name(tag, tn), off, why);
+			if (tag == FMT_SESS)
+				break;
+		}
+		p = pl + n;
+		nchunks++;
+	}
+	if (!ended)
+		set_damage(&rd, "truncated at byte %zu: the end marker is missing", len);
+	if (!d->method || !(d->ns_per_tick > 0 && d->ns_per_tick <= FMT_MAX_NS_PER_TICK)) {
+		snprintf(err, errlen, "'%s' is damaged before any data: %s", path,
+			 d->damage ? d->damage : "no session");
+		return -1;
+	}
+	if (rd.more && d->damage) {
+		char *all = NULL;
+		if (asprintf(&all, "%s; and %u more damaged part%s", d->damage, rd.more,
+			     rd.more == 1 ? "" : "s") >= 0) {
+			free(d->damage);
+			d->damage = all;
+		}
+	}
+	return 0;
+}
+
+int fmt_read_mem(const void *buf, size_t len, const char *name, struct fmt_data *d, char *err,
+		 size_t errlen)
+{
+	memset(d, 0, sizeof(*d));
+	if (fmt_parse(buf, len, name, d, err, errlen) < 0) {
+		fmt_data_free(d);
+		return -1;
+	}
+	return 0;
 }
 
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
@@ -633,127 +924,21 @@ int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
 		return -1;
 	}
 	size_t len = (size_t)st.st_size;
-	if (len < FMT_HDR_SIZE) {
-		close(fd);
-		if (len >= 8 || (len > 0 && len < 8)) {
-			char m[8] = {0};
-			int fd2 = open(path, O_RDONLY | O_CLOEXEC);
-			ssize_t r = fd2 >= 0 ? read(fd2, m, 8) : -1;
-			if (fd2 >= 0)
-				close(fd2);
-			if (r > 0 && memcmp(m, FMT_MAGIC, (size_t)r) == 0) {
-				snprintf(err, errlen, "'%s' is truncated: only %zu bytes, not even the header",
-					 path, len);
-				return -1;
-			}
-		}
-		snprintf(err, errlen, "'%s' is not a stint data file", path);
-		return -1;
-	}
-	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	void *map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	close(fd);
 	if (map == MAP_FAILED) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
+	if (fmt_parse(map ? map : (const void *)"", len, path, d, err, errlen) < 0) {
+		fmt_data_free(d);
+		if (map)
+			munmap(map, len);
+		return -1;
+	}
 	d->map = map;
 	d->map_len = len;
-	const uint8_t *p = map, *end = p + len;
-	if (memcmp(p, FMT_MAGIC, 8) != 0) {
-		snprintf(err, errlen, "'%s' is not a stint data file", path);
-		goto fail;
-	}
-	uint32_t version, minv;
-	memcpy(&version, p + 8, 4);
-	memcpy(&minv, p + 12, 4);
-	if (minv > FMT_VERSION || version < 1) {
-		snprintf(err, errlen,
-			 "'%s' is stint data format version %u, which this stint (format %d) cannot read",
-			 path, version, FMT_VERSION);
-		goto fail;
-	}
-	p += FMT_HDR_SIZE;
-	uint32_t nchunks = 0;
-	int ended = 0;
-	while (p < end) {
-		char tn[5];
-		size_t off = (size_t)(p - (const uint8_t *)map);
-		if (end - p < FMT_CHUNK_HDR) {
-			set_damage(d, "truncated at byte %zu of %zu: a chunk header is cut short", off, len);
-			break;
-		}
-		uint32_t tag, crc;
-		uint64_t n;
-		memcpy(&tag, p, 4);
-		memcpy(&crc, p + 4, 4);
-		memcpy(&n, p + 8, 8);
-		const uint8_t *pl = p + FMT_CHUNK_HDR;
-		size_t have = (size_t)(end - pl);
-		if (n > have) {
-			if ((tag == FMT_EVTS || tag == FMT_EVTC) && have >= 4) {
-				uint32_t ti;
-				memcpy(&ti, pl, 4);
-				set_damage(d,
-					   "truncated in chunk EVTS (thread %u) at byte %zu: %zu of %llu "
-					   "bytes present",
-					   ti < d->nthreads ? d->threads[ti].tid : ti, off, have,
-					   (unsigned long long)n);
-				read_chunk(d, tag, pl, n, have);
-			} else {
-				set_damage(d, "truncated in chunk %s at byte %zu: %zu of %llu bytes present",
-					   tag_name(tag, tn), off, have, (unsigned long long)n);
-			}
-			break;
-		}
-		int events = tag == FMT_EVTS || tag == FMT_EVTC;
-		size_t span = events && n > FMT_EVTS_CRC_SPAN ? FMT_EVTS_CRC_SPAN : (size_t)n;
-		if ((uint32_t)crc32_z(crc32(0L, Z_NULL, 0), pl, span) != crc) {
-			if (events) {
-				/* keep decoding up to the first invalid record */
-				set_damage(d, "corrupt chunk EVTS at byte %zu: checksum mismatch", off);
-				read_chunk(d, tag, pl, (size_t)n, (size_t)n);
-				if (n >= 4) {
-					uint32_t ti;
-					memcpy(&ti, pl, 4);
-					if (ti < d->nthreads)
-						d->threads[ti].flags |= FMT_THR_DAMAGED;
-				}
-				p = pl + n;
-				nchunks++;
-				continue;
-			}
-			set_damage(d, "corrupt chunk %s at byte %zu: checksum mismatch", tag_name(tag, tn),
-				   off);
-			break;
-		}
-		if (nchunks == 0 && tag != FMT_SESS) {
-			snprintf(err, errlen, "'%s' is damaged: it does not start with a session chunk",
-				 path);
-			goto fail;
-		}
-		if (tag == FMT_ENDF) {
-			ended = 1;
-			break;
-		}
-		if (read_chunk(d, tag, pl, (size_t)n, (size_t)n) < 0) {
-			set_damage(d, "corrupt chunk %s at byte %zu: its contents do not parse",
-				   tag_name(tag, tn), off);
-			break;
-		}
-		p = pl + n;
-		nchunks++;
-	}
-	if (!ended && !d->damage)
-		set_damage(d, "truncated at byte %zu: the end marker is missing", len);
-	if (!d->method) {
-		snprintf(err, errlen, "'%s' is damaged before any data: %s", path,
-			 d->damage ? d->damage : "no session");
-		goto fail;
-	}
 	return 0;
-fail:
-	fmt_data_free(d);
-	return -1;
 }
 
 static int cmp_symbol(const void *a, const void *b)

@@ -191,11 +191,19 @@ int fmt_write(const struct fmt_data *d, const char *path);
 
 /*
  * Read the file at path into d.  Returns 0 when something was read; then
- * d->damage is NULL or says what part of a truncated or corrupt file could
- * not be read (everything before it is in d).  Returns -1 with a message in
+ * d->damage is NULL or says, in one line, what part of a truncated or
+ * corrupt file could not be read (all the rest is in d: a damaged chunk of
+ * names is skipped and the events are kept).  Returns -1 with a message in
  * err when nothing is usable: a missing, foreign or incompatible file.
  */
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen);
+
+/*
+ * The same from len bytes at buf (name is what messages call them); d
+ * points into buf, which must outlive it.  For the fuzz target.
+ */
+int fmt_read_mem(const void *buf, size_t len, const char *name, struct fmt_data *d, char *err,
+		 size_t errlen);
 
 void fmt_data_free(struct fmt_data *d);
 

@@ -21,6 +21,14 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A file written under a temporary name and renamed when complete: until
+ * util_tmp_done(), the file at path is removed if the command dies (die(),
+ * exit) or is ended by SIGINT, SIGTERM, SIGHUP or SIGPIPE.  One at a time.
+ */
+void util_tmp_guard(const char *path);
+void util_tmp_done(void);
+
 /* Read a whole file; NULL with errno set on failure.  *len gets its size. */
 char *util_read_file(const char *path, size_t *len);
 

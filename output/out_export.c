@@ -80,26 +80,64 @@ static void folded_name(FILE *f, const char *s)
 		fputc(*s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
 }
 
+int out_fold_paths(const struct an_view *v, struct out_paths *fp)
+{
+	memset(fp, 0, sizeof(*fp));
+	cct_init(&fp->t);
+	uint32_t *map = malloc((v->len + 1) * sizeof(*map));
+	fp->x = calloc(v->len + 1, sizeof(*fp->x));
+	if (!map || !fp->x) {
+		free(map);
+		out_paths_release(fp);
+		return -1;
+	}
+	map[0] = 0;
+	for (uint32_t i = 1; i < v->len; i++) {
+		/* a view's nodes come after their parents */
+		uint32_t par = v->n[i].parent < i ? v->n[i].parent : 0;
+		uint32_t fn = v->n[i].fn, at = map[par], a = at;
+		while (a && fp->t.n[a].fn != fn) /* fn on the path already? */
+			a = fp->t.n[a].parent;
+		map[i] = a ? a : cct_child(&fp->t, at, fn);
+		fp->x[map[i]][0] += v->n[i].v[AN_EE];
+		fp->x[map[i]][1] += v->n[i].v[AN_AE];
+		fp->x[map[i]][2] += (double)v->n[i].calls;
+	}
+	free(map);
+	return 0;
+}
+
+void out_paths_release(struct out_paths *fp)
+{
+	cct_release(&fp->t);
+	free(fp->x);
+	memset(fp, 0, sizeof(*fp));
+}
+
 int out_folded(FILE *f, const struct an_view *v, int value)
 {
-	int k = v->sampling ? AN_EE : value;
-	uint32_t *path = malloc((v->len + 1) * sizeof(*path));
+	int k = v->sampling || value != AN_AE ? 0 : 1;
+	struct out_paths fp;
+	if (out_fold_paths(v, &fp) < 0)
+		return -1;
+	uint32_t *path = malloc((fp.t.len + 1) * sizeof(*path));
 	if (!path)
 		abort();
-	for (uint32_t i = 1; i < v->len; i++) {
-		double x = floor(v->n[i].v[k] + 0.5);
+	for (uint32_t i = 1; i < fp.t.len; i++) {
+		double x = floor(fp.x[i][k] + 0.5);
 		if (x < 1)
 			continue;
 		uint32_t depth = 0;
-		for (uint32_t j = i; j && j != ~0u; j = v->n[j].parent)
+		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
 			path[depth++] = j;
 		while (depth--) {
-			folded_name(f, fn_name(v->r, v->n[path[depth]].fn));
+			folded_name(f, fn_name(v->r, fp.t.n[path[depth]].fn));
 			fputc(depth ? ';' : ' ', f);
 		}
 		fprintf(f, "%.0f\n", x);
 	}
 	free(path);
+	out_paths_release(&fp);
 	return ferror(f) ? -1 : 0;
 }
 

@@ -17,8 +17,26 @@
 #include "../format/format.h"
 
 /*
- * Folded stacks: one line "outer;...;inner VALUE" per call path with a
- * non-zero value.  value is AN_EE or AN_AE (instrumentation, integer
+ * The view's call paths with recursion folded, for the exports that write
+ * whole paths (folded, pprof): a call to a function already on the path
+ * continues at that earlier frame, so a path holds each function at most
+ * once.  Direct recursion (f;f;f) becomes one frame, whose width is f's
+ * inclusive value counted once (SPEC's recursion-once rule); in indirect
+ * recursion (a;b;a) the inner a's own time is drawn under the outer a.
+ * The output then grows with the data, not with the square of the
+ * recursion's depth.  x[node] holds the exclusive values (EE, AE) and calls
+ * of the view's nodes folded into node; t's nodes carry fn and parent only.
+ */
+struct out_paths {
+	struct cct t;
+	double (*x)[3];
+};
+int out_fold_paths(const struct an_view *v, struct out_paths *fp);
+void out_paths_release(struct out_paths *fp);
+
+/*
+ * Folded stacks: one line "outer;...;inner VALUE" per call path (recursion
+ * folded, out_fold_paths) with a non-zero value.  value is AN_EE or AN_AE (instrumentation, integer
  * nanoseconds); sampling always writes exclusive samples.  Returns 0, -1 on
  * a write error.
  */
@@ -35,7 +53,8 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d);
 
 /*
  * pprof: the view as a gzipped perftools.profiles.Profile written to fd
- * (which stays open).  One sample per call path; locations and functions
+ * (which stays open).  One sample per call path (recursion folded,
+ * out_fold_paths); locations and functions
  * per stint function, mappings per module.  Returns 0, -1 on error.
  */
 int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d);

@@ -28,24 +28,11 @@
  * JSON pieces
  * --------------------------------------------------------------------- */
 
-/* A JSON string that is also safe inside <script>: '<', '>' and '&' escaped. */
+/* A JSON string that is also safe inside <script>: '<', '>' and '&' escaped
+ * (and, as everywhere, bytes that are not UTF-8 written as U+FFFD). */
 static void hj_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	out_json_text(f, s, 1);
 }
 
 static void hj_key_str(FILE *f, const char *key, const char *s)
@@ -122,7 +109,7 @@ static void hj_note(FILE *f, const char *notes, const char *key)
 			const char *val = p + l + 1, *e = strchrnul(val, ' ');
 			char *end;
 			double x = strtod(val, &end);
-			if (end == e && end != val) {
+			if (end == e && end != val && isfinite(x) && x >= 0) {
 				fprintf(f, "%.0f", x);
 				return;
 			}
@@ -570,8 +557,13 @@ int out_html(FILE *f, const struct fmt_data *d, const struct an_result *r, const
 			fputs("&gt;", f);
 		else if (*s == '&')
 			fputs("&amp;", f);
-		else
-			fputc(*s, f);
+		else if (out_utf8_len(s) == 0)
+			fputs("\xef\xbf\xbd", f); /* not UTF-8: U+FFFD */
+		else { /* a whole character */
+			size_t n = out_utf8_len(s);
+			fwrite(s, 1, n, f);
+			s += n - 1;
+		}
 	}
 	fputs("</title>\n<style>\n", f);
 	fputs((const char *)out_html_css, f);

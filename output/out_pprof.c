@@ -5,7 +5,9 @@
  *
  * pprof knows samples, not trees: each call path with a value becomes one
  * sample whose locations are the path, leaf first, and whose values are
- * the path's exclusive ones.  pprof then sums a function's "flat" over the
+ * the path's exclusive ones.  Recursion is folded first (out_fold_paths):
+ * a path of 200,000 recursive calls would otherwise be written, and held
+ * in memory, once for each of its 200,000 prefixes.  pprof then sums a function's "flat" over the
  * samples it is the leaf of and its "cum" over the samples it is anywhere
  * in, counting a recursive function once per sample: exactly stint's
  * exclusive and inclusive values (an inclusive value of a path is the sum
@@ -210,30 +212,35 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d)
 	prof.location = loc_ptrs;
 	prof.mapping = map_ptrs;
 
-	/* one sample per call path with a value */
-	StintPprof__Sample *smp = calloc(v->len + 1, sizeof(*smp));
-	StintPprof__Sample **smp_ptrs = calloc(v->len + 1, sizeof(*smp_ptrs));
-	int64_t *vals = calloc((size_t)(v->len + 1) * 3, sizeof(*vals));
+	/* one sample per call path with a value, recursion folded: the
+	 * locations of all samples grow with the data, not its square */
+	struct out_paths fp;
+	if (out_fold_paths(v, &fp) < 0)
+		abort();
+	uint32_t np = fp.t.len;
+	StintPprof__Sample *smp = calloc(np + 1, sizeof(*smp));
+	StintPprof__Sample **smp_ptrs = calloc(np + 1, sizeof(*smp_ptrs));
+	int64_t *vals = calloc((size_t)(np + 1) * 3, sizeof(*vals));
 	size_t nids = 0;
-	for (uint32_t i = 1; i < v->len; i++)
-		for (uint32_t j = i; j && j != ~0u; j = v->n[j].parent)
+	for (uint32_t i = 1; i < np; i++)
+		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
 			nids++;
 	uint64_t *ids = malloc((nids + 1) * sizeof(*ids));
 	if (!smp || !smp_ptrs || !vals || !ids)
 		abort();
 	size_t used_ids = 0;
-	for (uint32_t i = 1; i < v->len; i++) {
-		const struct view_node *n = &v->n[i];
+	for (uint32_t i = 1; i < np; i++) {
+		const double *fx = fp.x[i];
 		int64_t *x = &vals[(size_t)prof.n_sample * 3];
 		if (v->sampling) {
-			x[0] = pp_round(n->v[AN_EE]);
-			x[1] = pp_round(n->v[AN_EE] * period_ns);
+			x[0] = pp_round(fx[0]);
+			x[1] = pp_round(fx[0] * period_ns);
 			if (!x[0])
 				continue;
 		} else {
-			x[0] = (int64_t)n->calls;
-			x[1] = pp_round(n->v[AN_EE]);
-			x[2] = pp_round(n->v[AN_AE]);
+			x[0] = (int64_t)fx[2];
+			x[1] = pp_round(fx[0]);
+			x[2] = pp_round(fx[1]);
 			if (!x[0] && !x[1] && !x[2])
 				continue;
 		}
@@ -242,12 +249,13 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d)
 		s->value = x;
 		s->n_value = prof.n_sample_type;
 		s->location_id = &ids[used_ids];
-		for (uint32_t j = i; j && j != ~0u; j = v->n[j].parent)
-			if (v->n[j].fn < nf)
-				ids[used_ids + s->n_location_id++] = v->n[j].fn + 1;
+		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
+			if (fp.t.n[j].fn < nf)
+				ids[used_ids + s->n_location_id++] = fp.t.n[j].fn + 1;
 		used_ids += s->n_location_id;
 		smp_ptrs[prof.n_sample++] = s;
 	}
+	out_paths_release(&fp);
 	prof.sample = smp_ptrs;
 	prof.string_table = st.s;
 	prof.n_string_table = st.n;

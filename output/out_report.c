@@ -81,36 +81,101 @@ double out_pct(double v, double total)
 	return total > 0 ? 100.0 * v / total : 0.0;
 }
 
-void out_json_str(FILE *f, const char *s)
+size_t out_utf8_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char c = u[0];
+	if (c < 0x80)
+		return 1;
+	size_t n;
+	uint32_t cp;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0; /* a continuation byte, or one no encoding starts with */
+	for (size_t i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80) /* also stops at the terminating zero */
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates and beyond U+10FFFF are not UTF-8 */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void out_json_text(FILE *f, const char *s, int for_html)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
+	while (s && *s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = out_utf8_len(s);
+		if (n == 0) {
+			fputs("\\ufffd", f); /* a byte that is not UTF-8: the replacement character */
+			s++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);
 		else if (c == '\t')
 			fputs("\\t", f);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f || (for_html && (c == '<' || c == '>' || c == '&')))
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
+		s++;
 	}
 	fputc('"', f);
 }
 
-static void csv_str(FILE *f, const char *s)
+void out_json_str(FILE *f, const char *s)
 {
-	if (s && !strpbrk(s, ",\"\n")) {
-		fputs(s, f);
+	out_json_text(f, s, 0);
+}
+
+void out_text_utf8(FILE *f, const char *s)
+{
+	while (s && *s) {
+		size_t n = out_utf8_len(s);
+		if (n == 0) {
+			fputs("\xef\xbf\xbd", f); /* U+FFFD */
+			s++;
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
+	}
+}
+
+void out_csv_str(FILE *f, const char *s)
+{
+	if (s && !strpbrk(s, ",\"\n\r")) {
+		out_text_utf8(f, s);
 		return;
 	}
 	fputc('"', f);
 	for (; s && *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		fputc(*s, f);
+		size_t n = out_utf8_len(s);
+		if (n == 0)
+			fputs("\xef\xbf\xbd", f);
+		else {
+			fwrite(s, 1, n, f);
+			s += n - 1;
+		}
 	}
 	fputc('"', f);
 }
@@ -200,14 +265,14 @@ static void csv_key(FILE *f, const struct out_opts *o, const struct an_row *row)
 {
 	if (o->by == OUT_BY_THREAD) {
 		fprintf(f, "%u,%u,", row->tid, row->pid);
-		csv_str(f, row->name);
+		out_csv_str(f, row->name);
 	} else if (o->by == OUT_BY_PROCESS) {
 		fprintf(f, "%u,", row->pid);
-		csv_str(f, row->extra);
+		out_csv_str(f, row->extra);
 	} else {
-		csv_str(f, row->name);
+		out_csv_str(f, row->name);
 		fputc(',', f);
-		csv_str(f, row->module);
+		out_csv_str(f, row->module);
 	}
 }
 
@@ -379,8 +444,12 @@ static const char *note_get(const char *notes, const char *key, char *buf, size_
 	for (const char *p = notes; p && *p;) {
 		if (strncmp(p, key, l) == 0 && p[l] == '=') {
 			const char *v = p + l + 1, *e = strchrnul(v, ' ');
-			snprintf(buf, n, "%.*s", (int)(e - v), v);
-			return buf;
+			/* a count: digits only, as it goes into JSON unquoted */
+			if (e > v && e - v < 20 && strspn(v, "0123456789") == (size_t)(e - v)) {
+				snprintf(buf, n, "%.*s", (int)(e - v), v);
+				return buf;
+			}
+			break;
 		}
 		p = strchr(p, ' ');
 		if (p)

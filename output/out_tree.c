@@ -64,48 +64,6 @@ struct tree_ctx {
 	uint64_t folded;   /* nodes not shown */
 };
 
-static void text_node(struct tree_ctx *c, uint32_t i, int depth, int hot)
-{
-	const struct an_view *v = c->v;
-	const struct view_node *n = &v->n[i];
-	text_values(c->f, v, n);
-	for (int d = 0; d < depth; d++)
-		fputs("  ", c->f);
-	fprintf(c->f, "%s%s [%s]\n", hot ? "* " : "", v->r->funcs[n->fn].name,
-		v->r->mods[v->r->funcs[n->fn].module].base);
-	uint32_t *kids;
-	uint32_t nk = sorted_children(v, i, &kids);
-	uint32_t hidden = 0;
-	double hidden_v = 0;
-	for (uint32_t k = 0; k < nk; k++) {
-		const struct view_node *ch = &v->n[kids[k]];
-		int is_hot = hot && k == 0;
-		if (c->hot_only && !is_hot) {
-			hidden++;
-			hidden_v += ch->v[AN_EI];
-			continue;
-		}
-		if (out_pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
-			hidden++;
-			hidden_v += ch->v[AN_EI];
-			continue;
-		}
-		text_node(c, kids[k], depth + 1, is_hot);
-	}
-	if (hidden) {
-		c->folded += hidden;
-		if (v->sampling)
-			fprintf(c->f, "%8s %6s %8s %6s  ", "", "", "", "");
-		else
-			fprintf(c->f, "%10s %10s %6s %10s %6s %6s %6s  ", "", "", "", "", "", "", "");
-		for (int d = 0; d <= depth; d++)
-			fputs("  ", c->f);
-		fprintf(c->f, "(%u more call path%s, %.2f%% in all)\n", hidden, hidden == 1 ? "" : "s",
-			out_pct(hidden_v, v->total[AN_EI]));
-	}
-	free(kids);
-}
-
 static void json_values(FILE *f, const struct an_view *v, const struct view_node *n)
 {
 	if (v->sampling) {
@@ -121,44 +79,26 @@ static void json_values(FILE *f, const struct an_view *v, const struct view_node
 			out_pct(n->v[k], v->total[k < 2 ? AN_EI : AN_AI]));
 }
 
-static void json_node(struct tree_ctx *c, uint32_t i, int hot)
+/* The body of a quoted CSV field: quotes doubled, bytes that are not UTF-8 as U+FFFD. */
+static void csv_text(FILE *f, const char *s)
 {
-	const struct an_view *v = c->v;
-	const struct view_node *n = &v->n[i];
-	fputs("{\"name\":", c->f);
-	out_json_str(c->f, v->r->funcs[n->fn].name);
-	fputs(",\"module\":", c->f);
-	out_json_str(c->f, v->r->mods[v->r->funcs[n->fn].module].base);
-	json_values(c->f, v, n);
-	if (c->hot_only)
-		fprintf(c->f, ",\"hot\":%s", hot ? "true" : "false");
-	fputs(",\"children\":[", c->f);
-	uint32_t *kids;
-	uint32_t nk = sorted_children(v, i, &kids);
-	int first = 1;
-	for (uint32_t k = 0; k < nk; k++) {
-		const struct view_node *ch = &v->n[kids[k]];
-		if ((c->hot_only && !(hot && k == 0)) || out_pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold) {
-			c->folded++;
-			continue;
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		size_t n = out_utf8_len(s);
+		if (n == 0)
+			fputs("\xef\xbf\xbd", f); /* not UTF-8: U+FFFD */
+		else {
+			fwrite(s, 1, n, f);
+			s += n - 1;
 		}
-		if (!first)
-			fputc(',', c->f);
-		first = 0;
-		json_node(c, kids[k], hot && k == 0);
 	}
-	fputs("]}", c->f);
-	free(kids);
 }
 
 static void csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
+	csv_text(f, s);
 	fputc('"', f);
 }
 
@@ -182,59 +122,159 @@ static const char *csv_header(const struct an_view *v)
 			     "application_inclusive_pct,application_exclusive_pct";
 }
 
-/* One row per call path shown: depth, the path (names joined by ';'), values. */
-static void csv_node(struct tree_ctx *c, uint32_t i, int depth, int hot, char *path, size_t len, size_t cap)
+/*
+ * The walk every tree format shares: depth first with an explicit stack
+ * (the recursion of a profiled program makes trees as deep as its own
+ * stack was, 200,000 levels and more), the children of each node hottest
+ * first, those below the threshold (or off the hot path) left out.
+ */
+enum { TREE_TEXT, TREE_JSON, TREE_CSV };
+
+/* text rows indent one step per level up to this depth, then say the depth */
+#define TREE_MAX_INDENT 64
+/* CSV paths longer than this many frames show the first and last ones */
+#define TREE_PATH_HEAD 16
+#define TREE_PATH_TAIL 47
+
+struct tree_frame {
+	uint32_t node;
+	uint32_t *kids, nk, k;
+	int hot;
+	int first;         /* JSON: no child written yet */
+	uint32_t hidden;   /* children left out */
+	double hidden_v;
+};
+
+static void text_enter(struct tree_ctx *c, const struct tree_frame *fr, uint32_t depth)
 {
 	const struct an_view *v = c->v;
-	const struct view_node *n = &v->n[i];
-	const char *name = v->r->funcs[n->fn].name;
-	size_t nl = strlen(name);
-	if (len + nl + 2 < cap) {
-		if (len)
-			path[len++] = ';';
-		memcpy(path + len, name, nl + 1);
-		len += nl;
+	const struct view_node *n = &v->n[fr->node];
+	text_values(c->f, v, n);
+	for (uint32_t d = 0; d < depth && d < TREE_MAX_INDENT; d++)
+		fputs("  ", c->f);
+	if (depth > TREE_MAX_INDENT) /* deeper: the indentation would grow with the square */
+		fprintf(c->f, "(depth %u) ", depth);
+	fprintf(c->f, "%s%s [%s]\n", fr->hot ? "* " : "", v->r->funcs[n->fn].name,
+		v->r->mods[v->r->funcs[n->fn].module].base);
+}
+
+static void text_leave(struct tree_ctx *c, const struct tree_frame *fr, uint32_t depth)
+{
+	const struct an_view *v = c->v;
+	if (!fr->hidden)
+		return;
+	c->folded += fr->hidden;
+	if (v->sampling)
+		fprintf(c->f, "%8s %6s %8s %6s  ", "", "", "", "");
+	else
+		fprintf(c->f, "%10s %10s %6s %10s %6s %6s %6s  ", "", "", "", "", "", "", "");
+	for (uint32_t d = 0; d <= depth && d < TREE_MAX_INDENT; d++)
+		fputs("  ", c->f);
+	if (depth + 1 > TREE_MAX_INDENT)
+		fprintf(c->f, "(depth %u) ", depth + 1);
+	fprintf(c->f, "(%u more call path%s, %.2f%% in all)\n", fr->hidden, fr->hidden == 1 ? "" : "s",
+		out_pct(fr->hidden_v, v->total[AN_EI]));
+}
+
+static void json_enter(struct tree_ctx *c, const struct tree_frame *fr)
+{
+	const struct an_view *v = c->v;
+	const struct view_node *n = &v->n[fr->node];
+	fputs("{\"name\":", c->f);
+	out_json_str(c->f, v->r->funcs[n->fn].name);
+	fputs(",\"module\":", c->f);
+	out_json_str(c->f, v->r->mods[v->r->funcs[n->fn].module].base);
+	json_values(c->f, v, n);
+	if (c->hot_only)
+		fprintf(c->f, ",\"hot\":%s", fr->hot ? "true" : "false");
+	fputs(",\"children\":[", c->f);
+}
+
+/* One CSV row: depth, the path (names joined by ';'), module, values. */
+static void csv_enter(struct tree_ctx *c, const struct tree_frame *st, uint32_t sp)
+{
+	const struct an_view *v = c->v;
+	const struct view_node *n = &v->n[st[sp - 1].node];
+	fprintf(c->f, "%u,\"", sp - 1);
+	for (uint32_t i = 0; i < sp; i++) {
+		if (sp > TREE_PATH_HEAD + TREE_PATH_TAIL && i == TREE_PATH_HEAD) {
+			fprintf(c->f, ";...%u frames...", sp - TREE_PATH_HEAD - TREE_PATH_TAIL);
+			i = sp - TREE_PATH_TAIL - 1;
+			continue;
+		}
+		if (i)
+			fputc(';', c->f);
+		csv_text(c->f, v->r->funcs[v->n[st[i].node].fn].name);
 	}
-	fprintf(c->f, "%d,", depth);
-	csv_field(c->f, path);
-	fputc(',', c->f);
+	fputs("\",", c->f);
 	csv_field(c->f, v->r->mods[v->r->funcs[n->fn].module].base);
 	csv_values(c->f, v, n);
-	uint32_t *kids;
-	uint32_t nk = sorted_children(v, i, &kids);
-	for (uint32_t k = 0; k < nk; k++) {
-		const struct view_node *ch = &v->n[kids[k]];
-		if ((c->hot_only && !(hot && k == 0)) || out_pct(ch->v[AN_EI], v->total[AN_EI]) < c->threshold)
+}
+
+static void tree_walk(struct tree_ctx *c, uint32_t root, int hot, int format)
+{
+	const struct an_view *v = c->v;
+	uint32_t cap = 64, sp = 0;
+	struct tree_frame *st = malloc(cap * sizeof(*st));
+	if (!st)
+		abort();
+	st[sp++] = (struct tree_frame){.node = root, .hot = hot, .first = 1};
+	for (;;) {
+		struct tree_frame *fr = &st[sp - 1];
+		if (!fr->kids) { /* entering the node */
+			fr->nk = sorted_children(v, fr->node, &fr->kids);
+			if (format == TREE_TEXT)
+				text_enter(c, fr, sp - 1);
+			else if (format == TREE_JSON)
+				json_enter(c, fr);
+			else
+				csv_enter(c, st, sp);
+		}
+		if (fr->k < fr->nk) {
+			uint32_t idx = fr->k++, ch = fr->kids[idx];
+			int is_hot = fr->hot && idx == 0;
+			if ((c->hot_only && !is_hot) || out_pct(v->n[ch].v[AN_EI], v->total[AN_EI]) < c->threshold) {
+				fr->hidden++;
+				fr->hidden_v += v->n[ch].v[AN_EI];
+				continue;
+			}
+			if (format == TREE_JSON && !fr->first)
+				fputc(',', c->f);
+			fr->first = 0;
+			if (sp == cap) {
+				cap *= 2;
+				st = realloc(st, cap * sizeof(*st));
+				if (!st)
+					abort();
+			}
+			st[sp++] = (struct tree_frame){.node = ch, .hot = is_hot, .first = 1};
 			continue;
-		csv_node(c, kids[k], depth + 1, hot && k == 0, path, len, cap);
+		}
+		/* leaving the node */
+		if (format == TREE_TEXT)
+			text_leave(c, fr, sp - 1);
+		else if (format == TREE_JSON) {
+			c->folded += fr->hidden;
+			fputs("]}", c->f);
+		}
+		free(fr->kids);
+		if (--sp == 0)
+			break;
 	}
-	free(kids);
+	free(st);
 }
 
 void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, int format)
 {
-	int json = format == 1;
-	if (format == 2) {
-		struct tree_ctx c = {f, v, threshold, hot_path, 0};
-		uint32_t *roots;
-		uint32_t nr = sorted_children(v, 0, &roots);
-		char *path = malloc(65536);
-		if (!path)
-			abort();
-		fprintf(f, "depth,path,module,%s\n", csv_header(v));
-		for (uint32_t k = 0; k < nr; k++)
-			if (!(hot_path && k) && out_pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) >= threshold) {
-				path[0] = 0;
-				csv_node(&c, roots[k], 0, hot_path && k == 0, path, 0, 65536);
-			}
-		free(path);
-		free(roots);
-		return;
-	}
 	struct tree_ctx c = {f, v, threshold, hot_path, 0};
 	uint32_t *roots;
 	uint32_t nr = sorted_children(v, 0, &roots);
-	if (json) {
+	if (format == TREE_CSV) {
+		fprintf(f, "depth,path,module,%s\n", csv_header(v));
+		for (uint32_t k = 0; k < nr; k++)
+			if (!(hot_path && k) && out_pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) >= threshold)
+				tree_walk(&c, roots[k], hot_path && k == 0, TREE_CSV);
+	} else if (format == TREE_JSON) {
 		fprintf(f, "{\"method\":\"%s\",\"threshold_pct\":%g,\"hot_path\":%s,\"roots\":[",
 			v->sampling ? "sampling" : "instrumentation", threshold, hot_path ? "true" : "false");
 		int first = 1;
@@ -246,7 +286,7 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 			if (!first)
 				fputc(',', f);
 			first = 0;
-			json_node(&c, roots[k], hot_path && k == 0);
+			tree_walk(&c, roots[k], hot_path && k == 0, TREE_JSON);
 		}
 		fprintf(f, "],\"paths_not_shown\":%" PRIu64 "}\n", c.folded);
 	} else {
@@ -256,7 +296,7 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 				c.folded++;
 				continue;
 			}
-			text_node(&c, roots[k], 0, hot_path && k == 0);
+			tree_walk(&c, roots[k], hot_path && k == 0, TREE_TEXT);
 		}
 		if (hot_path)
 			fputs("\n(* marks the hot path: the hottest call at each level)\n", f);
@@ -266,6 +306,7 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 	}
 	free(roots);
 }
+
 
 static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, struct an_row *rows,
 			   uint32_t n, const struct an_row *self, int json, int *first_section)

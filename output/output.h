@@ -34,7 +34,20 @@ void out_pager_start(void);
 /* Helpers every view shares. */
 void out_fmt_time(char *buf, size_t n, double ns); /* "12.34 ms" */
 double out_pct(double v, double total);           /* 0 when total is 0 */
-void out_json_str(FILE *f, const char *s);        /* a JSON string literal */
+/*
+ * A JSON string literal, always valid JSON: control characters escaped,
+ * each byte that is not part of valid UTF-8 written as \ufffd (U+FFFD,
+ * the replacement character); for_html also escapes '<', '>' and '&' so
+ * the literal is safe inside a <script> element.
+ */
+void out_json_text(FILE *f, const char *s, int for_html);
+void out_json_str(FILE *f, const char *s);        /* out_json_text(f, s, 0) */
+/* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if it is not one. */
+size_t out_utf8_len(const char *s);
+/* s with each byte that is not valid UTF-8 replaced by U+FFFD (CSV). */
+void out_text_utf8(FILE *f, const char *s);
+/* A CSV field: quoted when it holds a comma, quote or line break. */
+void out_csv_str(FILE *f, const char *s);
 
 /* Validate a --sort key; 0 if known. */
 int out_sort_key_ok(const char *key);

@@ -1,6 +1,7 @@
 /*
  * test_format.c - the data file: a round trip, and damaged files (truncated
- * at every length, a flipped byte, a foreign file, a future version).
+ * at every length, a flipped byte, a foreign file, a future version), and
+ * hostile ones: repeated chunks and indices that do not exist.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "evbuild.h"
 #include "../../analysis/analysis.h"
@@ -181,6 +183,208 @@ static void test_chunked_layout(void **state)
 	free(buf);
 }
 
+
+/* ---- hostile files: the chunks of a file, rewritten ---- */
+
+struct chunk {
+	size_t off;      /* of the chunk header */
+	uint32_t tag;
+	uint64_t len;
+};
+
+static uint8_t *load(size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc(*n + 1);
+	assert_int_equal(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
+}
+
+static void store(const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, n, f);
+	fclose(f);
+}
+
+static int chunks(const uint8_t *b, size_t n, struct chunk *out, int max)
+{
+	int k = 0;
+	for (size_t off = FMT_HDR_SIZE; off + FMT_CHUNK_HDR <= n && k < max; k++) {
+		out[k].off = off;
+		memcpy(&out[k].tag, b + off, 4);
+		memcpy(&out[k].len, b + off + 8, 8);
+		off += FMT_CHUNK_HDR + out[k].len;
+	}
+	return k;
+}
+
+static const struct chunk *find_chunk(const struct chunk *c, int nc, uint32_t tag)
+{
+	for (int i = 0; i < nc; i++)
+		if (c[i].tag == tag)
+			return &c[i];
+	fail_msg("no chunk with that tag");
+	return NULL;
+}
+
+static void fix_crc(uint8_t *b, const struct chunk *c)
+{
+	uint32_t crc = (uint32_t)crc32(0L, b + c->off + FMT_CHUNK_HDR, (uInt)c->len);
+	memcpy(b + c->off + 4, &crc, 4);
+}
+
+/* Read the file and run everything that reads a data set: must not crash
+ * (the sanitizer build checks every access); returns 1 if it was damaged. */
+static int read_all(void)
+{
+	struct fmt_data d;
+	char err[256];
+	if (fmt_read(path, &d, err, sizeof(err)) < 0)
+		return 1;
+	struct an_result r;
+	struct an_opts o = {0};
+	int damaged = d.damage != NULL;
+	if (strcmp(d.method, "instrumentation") == 0) {
+		assert_int_equal(an_instr_run(&d, &o, &r), 0);
+		damaged |= r.damaged_threads > 0;
+		an_result_free(&r);
+	}
+	fmt_data_free(&d);
+	return damaged;
+}
+
+/* A copy of one chunk inserted right after it (valid checksum). */
+static void repeat_chunk(uint32_t tag)
+{
+	write_sample();
+	size_t n;
+	uint8_t *b = load(&n);
+	struct chunk c[64];
+	int nc = chunks(b, n, c, 64);
+	const struct chunk *x = find_chunk(c, nc, tag);
+	size_t clen = FMT_CHUNK_HDR + x->len, at = x->off + clen;
+	uint8_t *o = malloc(n + clen);
+	memcpy(o, b, at);
+	memcpy(o + at, b + x->off, clen);
+	memcpy(o + at + clen, b + at, n - at);
+	store(o, n + clen);
+	assert_true(read_all());
+	free(o);
+	free(b);
+}
+
+static void test_repeated_chunks(void **state)
+{
+	(void)state;
+	static const uint32_t tags[] = {FMT_SESS, FMT_PROC, FMT_MODS, FMT_SYMS, FMT_THRD, FMT_EVTS};
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		repeat_chunk(tags[i]);
+}
+
+/* Each index field (the first u32 of the payload) set to values that name
+ * nothing, with the checksum made valid again. */
+static void test_bad_indices(void **state)
+{
+	(void)state;
+	static const uint32_t tags[] = {FMT_PROC, FMT_MODS, FMT_SYMS, FMT_THRD, FMT_EVTS};
+	static const uint32_t bad[] = {1, 2, 7, 0x7fffffff, 0xffffffff};
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			write_sample();
+			size_t n;
+			uint8_t *b = load(&n);
+			struct chunk c[64];
+			int nc = chunks(b, n, c, 64);
+			const struct chunk *x = find_chunk(c, nc, tags[i]);
+			memcpy(b + x->off + FMT_CHUNK_HDR, &bad[k], 4);
+			if (tags[i] != FMT_EVTS)
+				fix_crc(b, x);
+			else { /* the EVTS checksum spans its first 64 KiB */
+				uint32_t crc = (uint32_t)crc32(0L, b + x->off + FMT_CHUNK_HDR,
+							       (uInt)(x->len < FMT_EVTS_CRC_SPAN ? x->len : FMT_EVTS_CRC_SPAN));
+				memcpy(b + x->off + 4, &crc, 4);
+			}
+			store(b, n);
+			assert_true(read_all());
+			free(b);
+		}
+	/* THRD's process index (its second field is the thread's) */
+	write_sample();
+	size_t n;
+	uint8_t *b = load(&n);
+	struct chunk c[64];
+	int nc = chunks(b, n, c, 64);
+	const struct chunk *x = find_chunk(c, nc, FMT_THRD);
+	uint32_t v = 5;
+	memcpy(b + x->off + FMT_CHUNK_HDR + 4, &v, 4);
+	fix_crc(b, x);
+	store(b, n);
+	assert_true(read_all());
+	free(b);
+}
+
+/* One-letter names, no source files: 27 bytes a symbol, a valid file. */
+static void test_short_symbols(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l",
+					    "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 24);
+	evb_init(&b);
+	for (int i = 0; i < 24; i++) {
+		evb_enter(&b, 10 * (uint64_t)i, 0x1000 * (uint64_t)(i + 1), 0);
+		evb_exit(&b, 10 * (uint64_t)i + 5, 0);
+	}
+	evb_add_thread(&d, &b, 100);
+	assert_int_equal(fmt_write(&d, path), 0);
+	fmt_data_free(&d);
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_null(d.damage);
+	assert_int_equal(d.procs[0].nsyms, 24);
+	assert_string_equal(d.procs[0].syms[23].name, "x");
+	fmt_data_free(&d);
+}
+
+/* A flipped bit in the names: the events are still reported, by address. */
+static void test_flipped_symbols(void **state)
+{
+	(void)state;
+	write_sample();
+	size_t n;
+	uint8_t *b = load(&n);
+	struct chunk c[64];
+	int nc = chunks(b, n, c, 64);
+	const struct chunk *x = find_chunk(c, nc, FMT_SYMS);
+	b[x->off + FMT_CHUNK_HDR + 12] ^= 0x10;
+	store(b, n);
+	free(b);
+	struct fmt_data d;
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_non_null(d.damage);
+	assert_non_null(strstr(d.damage, "SYMS"));
+	assert_int_equal(d.nthreads, 1);
+	struct an_result r;
+	struct an_opts o = {0};
+	assert_int_equal(an_instr_run(&d, &o, &r), 0);
+	assert_int_equal(r.events, 2002);
+	assert_float_equal(r.session.v[AN_EI], 30000 * 1000.0, 1e-3);
+	int by_address = 0;
+	for (uint32_t i = 0; i < r.nfuncs; i++)
+		by_address += strncmp(r.funcs[i].name, "0x", 2) == 0;
+	assert_int_equal(by_address, 2);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof(path), "/tmp/stint-test-format-%d.data", (int)getpid());
@@ -189,6 +393,10 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt_and_foreign),
 		cmocka_unit_test(test_chunked_layout),
+		cmocka_unit_test(test_repeated_chunks),
+		cmocka_unit_test(test_bad_indices),
+		cmocka_unit_test(test_short_symbols),
+		cmocka_unit_test(test_flipped_symbols),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(path);
