@@ -391,6 +391,17 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 			l->addr = a;
 			l->file = xstrdup(file);
 			l->line = line;
+			/* the functions inlined here stand on the stack too (SPEC §2) */
+			struct sym_inline *inl;
+			uint32_t ni = sym_proc_inlines(sp, a, &inl);
+			if (ni) {
+				l->inl = xcalloc(ni, sizeof(*l->inl));
+				for (uint32_t k = 0; k < ni; k++)
+					l->inl[k] = (struct fmt_inline){inl[k].name, inl[k].file, inl[k].line,
+									inl[k].call_file, inl[k].call_line};
+				l->ninl = ni;
+				free(inl); /* the strings moved to l->inl */
+			}
 		}
 		if (p->nsyms && p->syms[p->nsyms - 1].size &&
 		    a < p->syms[p->nsyms - 1].addr + p->syms[p->nsyms - 1].size)

@@ -9,6 +9,8 @@
  * demangled with libstdc++'s __cxa_demangle.
  */
 #define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +259,123 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 		out->line = line;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Inlined functions
+ * --------------------------------------------------------------------- */
+
+#define SYM_INLINE_MAX 64 /* inline depth kept; deeper chains keep the outer part */
+
+/*
+ * Find, below parent, the DIEs whose code holds pc and append the
+ * subprogram and inlined-subroutine ones to path, outermost first.
+ * Lexical blocks are looked into; so are namespaces and classes, which
+ * have no code ranges of their own but hold C++ functions.  Returns 1 when
+ * a DIE holding pc was found.  Recursion is bounded by level (DWARF nests a
+ * few levels deep; a corrupt file must not run the stack out).
+ */
+static int inl_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, int level)
+{
+	Dwarf_Die c;
+	if (level > 128 || dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&c, pc) > 0) {
+				if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+				    *n < SYM_INLINE_MAX + 1)
+					path[(*n)++] = c;
+				inl_walk(&c, pc, path, n, level + 1);
+				return 1;
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (inl_walk(&c, pc, path, n, level + 1))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* A DIE's function name: the demangled linkage name, else its name. */
+static char *inl_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *ln = NULL;
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+		ln = dwarf_formstring(&a);
+	if (ln)
+		return sym_demangle(ln);
+	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	return strdup(n ? n : "[inlined]");
+}
+
+uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)
+{
+	*out = NULL;
+	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL;
+	if (!cu)
+		return 0;
+	Dwarf_Die path[SYM_INLINE_MAX + 1];
+	int n = 0;
+	inl_walk(cu, addr - bias, path, &n, 0);
+	/* path[0] is the function holding the code; the rest were inlined */
+	int first = n > 0 && dwarf_tag(&path[0]) == DW_TAG_subprogram ? 1 : 0;
+	if (n - first <= 0)
+		return 0;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	struct sym_inline *v = calloc((size_t)(n - first), sizeof(*v));
+	if (!v)
+		return 0;
+	uint32_t k = 0;
+	for (int i = first; i < n; i++, k++) {
+		Dwarf_Die *d = &path[i];
+		Dwarf_Attribute a;
+		Dwarf_Word w = 0;
+		v[k].name = inl_name(d);
+		const char *df = dwarf_decl_file(d);
+		v[k].file = strdup(df ? df : "");
+		int dl = 0;
+		if (dwarf_decl_line(d, &dl) == 0)
+			v[k].line = (uint32_t)dl;
+		const char *cf = NULL;
+		if (files && dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &w) == 0 && w < nfiles)
+			cf = dwarf_filesrc(files, w, NULL, NULL);
+		v[k].call_file = strdup(cf ? cf : "");
+		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &w) == 0)
+			v[k].call_line = (uint32_t)w;
+	}
+	*out = v;
+	return k;
+}
+
+void sym_inline_free(struct sym_inline *v, uint32_t n)
+{
+	for (uint32_t k = 0; v && k < n; k++) {
+		free(v[k].name);
+		free(v[k].file);
+		free(v[k].call_file);
+	}
+	free(v);
 }
 
 void sym_info_free(struct sym_info *si)

@@ -40,6 +40,24 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
 /* Source file and line of one instruction address; 0 when found. */
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line);
 
+/* One function inlined at an address (symbol.h's view of fmt_inline). */
+struct sym_inline {
+	char *name;           /* demangled, malloc'd */
+	char *file;           /* declaration file, malloc'd, "" if unknown */
+	uint32_t line;
+	char *call_file;      /* the call site in the enclosing function */
+	uint32_t call_line;
+};
+
+/*
+ * The functions inlined at addr (from the DWARF of its module), outermost
+ * first: each was inlined into the previous one, the first into the
+ * function holding the code.  Returns how many (0: none, or no DWARF) and
+ * sets *out (free with sym_inline_free).
+ */
+uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out);
+void sym_inline_free(struct sym_inline *v, uint32_t n);
+
 /*
  * Unwind one sampled user stack with the DWARF CFI of the process's modules
  * (libdwfl), from perf's user registers (REC_PERF_REGS_MASK order: AX BX CX
