@@ -12,6 +12,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,21 @@ struct sym_unwind_ctx {
 	int n, max;
 };
 
+/* A module's PLT stubs, named NAME@plt (run-time addresses). */
+struct sym_plt {
+	int loaded;
+	struct sym_plt_entry {
+		uint64_t addr, size;
+		char *name;
+	} *e;
+	size_t n;
+};
+
 struct sym_proc {
 	Dwfl *dwfl;
 	struct fmt_module *mods;
 	uint32_t nmods;
+	struct sym_plt *plt;     /* per module, read on first use */
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
 };
@@ -232,6 +244,174 @@ int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * PLT stubs: NAME@plt
+ *
+ * A call into a shared library goes through a stub in .plt (or .plt.sec
+ * with IBT, .plt.got for functions bound at load time) that jumps through
+ * a GOT slot; the ELF symbol tables do not name the stubs.  Each stub is
+ * named after the dynamic relocation of its slot: the stub's
+ * `jmp *disp(%rip)` gives the slot's address, matched against r_offset of
+ * .rela.plt/.rela.dyn; a lazy .plt stub of the IBT layout has no such jump,
+ * but its `push $index` is the index into .rela.plt.
+ * --------------------------------------------------------------------- */
+
+struct plt_reloc {
+	uint64_t offset; /* the GOT slot (ELF address) */
+	const char *name;
+};
+
+static int cmp_plt_reloc(const void *a, const void *b)
+{
+	const struct plt_reloc *x = a, *y = b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static const char *plt_reloc_name(const struct plt_reloc *r, size_t n, uint64_t slot)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].offset < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo].offset == slot ? r[lo].name : NULL;
+}
+
+/* The relocations of one SHT_RELA section that name a dynamic symbol. */
+static void plt_read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct plt_reloc **v, size_t *n,
+			    size_t *cap, const char ***plt_order, size_t *nplt, int is_plt)
+{
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr symsh;
+	Elf_Data *rd = elf_getdata(scn, NULL), *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!rd || !sd || !gelf_getshdr(symscn, &symsh))
+		return;
+	size_t cnt = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t i = 0; i < cnt; i++) {
+		GElf_Rela ra;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &ra) || !gelf_getsym(sd, (int)GELF_R_SYM(ra.r_info), &sym))
+			continue;
+		const char *name = GELF_R_SYM(ra.r_info) ? elf_strptr(elf, symsh.sh_link, sym.st_name) : NULL;
+		if (is_plt) {
+			const char **no = realloc(*plt_order, (*nplt + 1) * sizeof(*no));
+			if (!no)
+				return;
+			*plt_order = no;
+			no[(*nplt)++] = name && *name ? name : NULL;
+		}
+		if (!name || !*name)
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			struct plt_reloc *nv = realloc(*v, *cap * sizeof(*nv));
+			if (!nv)
+				return;
+			*v = nv;
+		}
+		(*v)[(*n)++] = (struct plt_reloc){ra.r_offset, name};
+	}
+}
+
+static void plt_add(struct sym_plt *t, uint64_t addr, uint64_t size, const char *name)
+{
+	struct sym_plt_entry *ne = realloc(t->e, (t->n + 1) * sizeof(*ne));
+	if (!ne)
+		return;
+	t->e = ne;
+	char *full = malloc(strlen(name) + 5);
+	if (!full)
+		return;
+	strcpy(full, name);
+	char *at = strchr(full, '@'); /* a versioned name: foo@GLIBC_2.2.5 */
+	if (at && at != full)
+		*at = 0;
+	strcat(full, "@plt");
+	t->e[t->n++] = (struct sym_plt_entry){addr, size, full};
+}
+
+static void plt_load(struct sym_plt *t, Dwfl_Module *m)
+{
+	t->loaded = 1;
+	GElf_Addr bias = 0;
+	Elf *elf = m ? dwfl_module_getelf(m, &bias) : NULL;
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	struct plt_reloc *rel = NULL;
+	size_t nrel = 0, caprel = 0, nplt = 0;
+	const char **plt_order = NULL; /* .rela.plt entries in order, for push $index */
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (nm && (strcmp(nm, ".rela.plt") == 0 || strcmp(nm, ".rela.dyn") == 0))
+			plt_read_relocs(elf, scn, &sh, &rel, &nrel, &caprel, &plt_order, &nplt,
+					strcmp(nm, ".rela.plt") == 0);
+	}
+	qsort(rel, nrel, sizeof(*rel), cmp_plt_reloc);
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!nm || (strcmp(nm, ".plt") != 0 && strcmp(nm, ".plt.sec") != 0 && strcmp(nm, ".plt.got") != 0))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		uint64_t ent = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
+		const uint8_t *code = d->d_buf;
+		for (uint64_t off = 0; off + ent <= sh.sh_size; off += ent) {
+			const char *name = NULL;
+			for (uint64_t k = off; k + 6 <= off + ent && !name; k++) {
+				if (code[k] == 0xff && code[k + 1] == 0x25) { /* jmp *disp32(%rip) */
+					int32_t disp;
+					memcpy(&disp, code + k + 2, 4);
+					name = plt_reloc_name(rel, nrel, sh.sh_addr + k + 6 + (uint64_t)(int64_t)disp);
+					break;
+				}
+				if (code[k] == 0x68 && strcmp(nm, ".plt") == 0) { /* push $index */
+					uint32_t idx;
+					memcpy(&idx, code + k + 1, 4);
+					if (idx < nplt)
+						name = plt_order[idx];
+					break;
+				}
+			}
+			if (name)
+				plt_add(t, sh.sh_addr + off + bias, ent, name);
+		}
+	}
+	free(rel);
+	free(plt_order);
+}
+
+/* The PLT stub holding addr, by name, or NULL. */
+static const struct sym_plt_entry *plt_lookup(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr)
+{
+	int mi = module_index(sp, addr);
+	if (mi < 0)
+		return NULL;
+	if (!sp->plt) {
+		sp->plt = calloc(sp->nmods + 1, sizeof(*sp->plt));
+		if (!sp->plt)
+			return NULL;
+	}
+	struct sym_plt *t = &sp->plt[mi];
+	if (!t->loaded)
+		plt_load(t, m);
+	for (size_t i = 0; i < t->n; i++)
+		if (addr >= t->e[i].addr && addr < t->e[i].addr + t->e[i].size)
+			return &t->e[i];
+	return NULL;
+}
+
 int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -251,6 +431,14 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 			*at = 0;
 		out->start = addr - off;
 		out->size = sym.st_size;
+	} else {
+		const struct sym_plt_entry *e = plt_lookup(sp, m, addr);
+		if (e) {
+			out->name = strdup(e->name);
+			out->start = e->addr;
+			out->size = e->size;
+			return 0;
+		}
 	}
 	const char *file;
 	uint32_t line;
@@ -391,6 +579,12 @@ void sym_proc_close(struct sym_proc *sp)
 		return;
 	if (sp->dwfl)
 		dwfl_end(sp->dwfl);
+	for (uint32_t i = 0; sp->plt && i < sp->nmods; i++) {
+		for (size_t k = 0; k < sp->plt[i].n; k++)
+			free(sp->plt[i].e[k].name);
+		free(sp->plt[i].e);
+	}
+	free(sp->plt);
 	for (uint32_t i = 0; i < sp->nmods; i++) {
 		free(sp->mods[i].path);
 		free(sp->mods[i].build_id);

@@ -794,6 +794,27 @@ def test_inline_functions(c):
           "annotate of the inlined mix_round does not show its source:\n%s" % p.stdout)
 
 
+@test
+def test_plt_stubs(c):
+    """Samples in PLT stubs are named NAME@plt (rand_r@plt), as perf does, in the classic .plt
+    layout and in IBT's .plt.sec (s_plt_ibt, where the linker can make it): never a bare address."""
+    progs = ["s_plt"] + (["s_plt_ibt"] if os.path.exists(os.path.join(c.progs, "s_plt_ibt")) else [])
+    if len(progs) == 1:
+        print("note: s_plt_ibt not built (the linker has no -z ibtplt): the .plt.sec layout is not tested")
+    for name in progs:
+        _, data, rep = c.record_and_report([c.prog(name)], min_samples=150)
+        stub = function_rows(rep, "rand_r@plt")
+        check(len(stub) == 1 and stub[0]["module"] == name,
+              "%s: expected one function row rand_r@plt in module %s\n  functions: %s" % (
+                  name, name, function_list(rep)))
+        check(stub[0]["exclusive_samples"] > 0, "%s: rand_r@plt has no exclusive samples" % name)
+        bare = [r for r in rep["functions"] if r["module"] == name and re.match(r"^0x[0-9a-f]+$", r["name"])]
+        check(not bare, "%s: unnamed code in the executable: %s" % (
+            name, ["%s %d" % (r["name"], r["exclusive_samples"]) for r in bare]))
+        check(incl(rep, "plt_loop") >= 0.9 * rep["samples"], "%s: plt_loop inclusive %d of %d" % (
+            name, incl(rep, "plt_loop"), rep["samples"]))
+
+
 # ---------------------------------------------------------------------------
 
 def main():
