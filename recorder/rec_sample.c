@@ -236,6 +236,11 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			}
 			n += sym_proc_unwind(im->sp, (int)tid, regs, stack, dyn, pcs + n,
 					     FMT_SAMPLE_MAX_FRAMES - n, &cut);
+			/* the copy ran out: only if the kernel copied all that was
+			 * asked (a shorter copy reached the top of the stack) */
+			if (cut == 2 && dyn + 8 >= s->o->stack_size)
+				s->st->stack_out++;
+			cut = cut != 0;
 		} else if (n < FMT_SAMPLE_MAX_FRAMES) {
 			/* no user registers: a kernel thread, or the task exiting */
 			if (!n || ip < KERNEL_START)

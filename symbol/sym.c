@@ -28,6 +28,7 @@ struct sym_unwind_ctx {
 	size_t stack_len;
 	uint64_t *pcs;
 	int n, max;
+	int ran_out; /* the unwinder wanted memory past the end of the copy */
 };
 
 /* A module's PLT stubs, named NAME@plt (run-time addresses). */
@@ -620,8 +621,14 @@ static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, voi
 	(void)dwfl;
 	struct sym_unwind_ctx *u = arg;
 	uint64_t sp = u->regs[7];
-	if (addr < sp || addr + 8 > sp + u->stack_len || addr + 8 < addr)
+	if (addr < sp || addr + 8 > sp + u->stack_len || addr + 8 < addr) {
+		/* above the copy, by no more than a stack's size: the caller's
+		 * frames are there, but were not copied (libdwfl then takes the
+		 * frame for the outermost one, without an error) */
+		if (addr >= sp && addr + 8 > sp + u->stack_len && addr - sp < (64u << 20))
+			u->ran_out = 1;
 		return false;
+	}
 	memcpy(result, u->stack + (addr - sp), 8);
 	return true;
 }
@@ -668,6 +675,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const
 	u->pcs = pcs;
 	u->n = 0;
 	u->max = max;
+	u->ran_out = 0;
 	*truncated = 0;
 	if (!sp->dwfl || max <= 0)
 		goto fallback;
@@ -686,6 +694,8 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const
 		if (getenv("STINT_DEBUG_UNWIND"))
 			fprintf(stderr, "unwind: %d frames, rc %d: %s\n", u->n, rc, dwfl_errmsg(e));
 	}
+	if (u->ran_out && u->n < max)
+		*truncated = 2;
 	if (u->n > 0)
 		return u->n;
 fallback:

@@ -208,7 +208,7 @@ def near(value, want, tol):
 def check_report_invariants(rep):
     """What holds for every sampling report (SPEC.md section 2 and 3)."""
     for key in ("method", "samples", "lost_samples", "cut_stacks", "session", "functions", "modules",
-                "threads", "processes", "lines", "addresses", "unwinding"):
+                "threads", "processes", "lines", "addresses", "unwinding", "cut_stack_copy"):
         check(key in rep, "report JSON has no %r key" % key)
     check(rep["method"] == "sampling", "method is %r, expected 'sampling'" % rep["method"])
     n = rep["samples"]
@@ -813,6 +813,36 @@ def test_plt_stubs(c):
             name, ["%s %d" % (r["name"], r["exclusive_samples"]) for r in bare]))
         check(incl(rep, "plt_loop") >= 0.9 * rep["samples"], "%s: plt_loop inclusive %d of %d" % (
             name, incl(rep, "plt_loop"), rep["samples"]))
+
+
+@test
+def test_stack_copy_cut(c):
+    """recurse 51 deep with --stack-size 1024: the copied user stack runs out before main, so every
+    stack is cut short: counted (cut_stacks, cut_stack_copy), and the header says to raise --stack-size;
+    with the default copy none is."""
+    need_perf()
+    rec, data = c.record([c.prog("s_recurse")], options=["--stack-size", "1024"])
+    rep = c.report_json(data)
+    n = rep["samples"]
+    check(n >= 200, "only %d samples" % n)
+    check(rep["cut_stacks"] >= 0.9 * n, "%d of %d stacks counted as cut short with a 1024-byte stack copy "
+          "(51 frames do not fit: expected ~all)\n  functions: %s" % (rep["cut_stacks"], n, function_list(rep)))
+    check(rep.get("cut_stack_copy", 0) >= 0.9 * n and rep["cut_stack_copy"] <= rep["cut_stacks"],
+          "cut_stack_copy %s, cut_stacks %d of %d: the stacks cut by the copy's size are not counted" % (
+              rep.get("cut_stack_copy"), rep["cut_stacks"], n))
+    check("--stack-size" in rec.stderr, "record did not say to raise --stack-size: %s" % rec.stderr.strip())
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check("--stack-size" in header and "1024" in header,
+          "the report header does not say the 1024-byte stack copy ran out (--stack-size):\n%s" % header)
+    _, data2 = c.record([c.prog("s_recurse")], name="full.data")
+    rep2 = c.report_json(data2)
+    check(rep2["cut_stacks"] < 0.05 * rep2["samples"] and rep2["cut_stack_copy"] == 0,
+          "with the default 16 KiB copy %d of %d stacks cut short (%d by the copy's size)" % (
+              rep2["cut_stacks"], rep2["samples"], rep2["cut_stack_copy"]))
+    p = c.run([c.stint, "report", "-i", data2], expect=0)
+    check("--stack-size" not in p.stdout, "the header speaks of --stack-size though no stack was cut:\n%s" %
+          p.stdout[:800])
 
 
 # ---------------------------------------------------------------------------
