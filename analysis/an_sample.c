@@ -9,6 +9,11 @@
  * nodes without an ancestor of the same function, so recursion counts once.
  * Source lines and instruction addresses are counted directly per sample,
  * each distinct one once.
+ *
+ * An address in inlined code stands for its inline chain (recorded in the
+ * data file with its source line): the stack is expanded, per address, to
+ * the function holding the code, then each function inlined there,
+ * innermost on top, and each inlined call site's line counts inclusively.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -116,6 +121,52 @@ static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **row
 	memset(t, 0, sizeof(*t));
 }
 
+/*
+ * The interned functions of the inline chains of one process, per source
+ * line entry (an address), made on first use: report time must not grow
+ * with the samples' depth in inlined code.
+ */
+struct inl_cache {
+	uint32_t *at;   /* per p->lines entry: offset into pool, ~0u if not yet */
+	uint32_t *pool; /* function indices, each chain outermost first */
+	uint32_t npool, cappool;
+};
+
+static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process *p, struct inl_cache *c,
+				  const struct fmt_line *l, uint32_t module)
+{
+	uint32_t li = (uint32_t)(l - p->lines);
+	if (!c->at) {
+		c->at = malloc((p->nlines + 1) * sizeof(*c->at));
+		if (!c->at)
+			abort();
+		memset(c->at, 0xff, (p->nlines + 1) * sizeof(*c->at));
+	}
+	if (c->at[li] == ~0u) {
+		if (c->npool + l->ninl > c->cappool) {
+			c->cappool = (c->npool + l->ninl) * 2 + 64;
+			c->pool = realloc(c->pool, c->cappool * sizeof(*c->pool));
+			if (!c->pool)
+				abort();
+		}
+		c->at[li] = c->npool;
+		for (uint32_t k = 0; k < l->ninl; k++)
+			c->pool[c->npool++] = an_func_intern(r, l->inl[k].name, module, l->inl[k].file, l->inl[k].line);
+	}
+	return c->pool + c->at[li];
+}
+
+/* Room for ne + more expanded frames in *v (of capacity *cap). */
+static void frames_room(uint32_t **v, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return;
+	*cap = need * 2;
+	*v = realloc(*v, *cap * sizeof(**v));
+	if (!*v)
+		abort();
+}
+
 static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t a)
 {
 	for (uint32_t i = 0; i < p->nmods; i++)
@@ -132,12 +183,15 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	r->nthreads = d->nthreads;
 	r->threads = calloc(d->nthreads + 1, sizeof(*r->threads));
 	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
-	if (!r->threads || !maps)
+	struct inl_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
+	if (!r->threads || !maps || !inl)
 		return -1;
 	struct key_tab lines = {0}, addrs = {0};
 	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	uint32_t *fns = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*fns));
-	if (!pcs || !fns)
+	uint32_t *outer = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
+	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES;
+	uint32_t *fns = malloc(fcap * sizeof(*fns)); /* the expanded stack, innermost first */
+	if (!pcs || !outer || !fns)
 		return -1;
 	uint32_t sample_id = 0;
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
@@ -156,14 +210,28 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 				continue;
 			at->events++;
 			r->cut_stacks += (uint64_t)cut;
+			/* expand each address to its function and the inline chain there */
+			size_t ne = 0;
+			for (unsigned i = 0; i < n; i++) {
+				outer[i] = an_resolve(r, p, &maps[th->proc], pcs[i]);
+				const struct fmt_line *l = fmt_line_at(p, i ? pcs[i] - 1 : pcs[i]);
+				if (l && l->ninl) {
+					const uint32_t *chain = inline_fns(r, p, &inl[th->proc], l, r->funcs[outer[i]].module);
+					frames_room(&fns, &fcap, ne + l->ninl + 1);
+					for (uint32_t k = l->ninl; k-- > 0;)
+						fns[ne++] = chain[k];
+				}
+				frames_room(&fns, &fcap, ne + 1);
+				fns[ne++] = outer[i];
+			}
 			uint32_t node = 0;
-			for (unsigned i = n; i-- > 0;) {
-				fns[i] = an_resolve(r, p, &maps[th->proc], pcs[i]);
+			for (size_t i = ne; i-- > 0;) {
 				node = cct_child(&at->tree, node, fns[i]);
 				at->tree.n[node].v[AN_EI]++;
 			}
 			at->tree.n[node].v[AN_EE]++;
-			/* lines and addresses: the leaf exactly, callers one byte back */
+			/* lines and addresses: the leaf exactly, callers one byte back;
+			 * inlined call sites' lines inclusively */
 			for (unsigned i = 0; i < n; i++) {
 				char key[4200];
 				const struct fmt_module *m = module_of(p, pcs[i]);
@@ -172,8 +240,14 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 				if (l) {
 					snprintf(key, sizeof(key), "%s:%u", l->file, l->line);
 					tab_count(&lines, tab_get(&lines, key, mod), sample_id, i == 0);
+					for (uint32_t k = 0; k < l->ninl; k++)
+						if (l->inl[k].call_line) {
+							snprintf(key, sizeof(key), "%s:%u", l->inl[k].call_file,
+								 l->inl[k].call_line);
+							tab_count(&lines, tab_get(&lines, key, mod), sample_id, 0);
+						}
 				}
-				const char *fname = r->funcs[fns[i]].name;
+				const char *fname = r->funcs[outer[i]].name;
 				const struct fmt_symbol *s = fmt_symbol_at(p, i ? pcs[i] - 1 : pcs[i]);
 				if (s)
 					snprintf(key, sizeof(key), "0x%llx %s+0x%llx",
@@ -194,10 +268,15 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 		r->damaged_threads += at->damaged;
 	}
 	free(pcs);
+	free(outer);
 	free(fns);
-	for (uint32_t i = 0; i < d->nprocs; i++)
+	for (uint32_t i = 0; i < d->nprocs; i++) {
 		an_addr_map_free(&maps[i]);
+		free(inl[i].at);
+		free(inl[i].pool);
+	}
 	free(maps);
+	free(inl);
 
 	struct an_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
 	struct an_acc *ma = calloc(r->nmods + 1, sizeof(*ma));

@@ -80,6 +80,8 @@ echo "building into $out"
 CC="${CC:-gcc}"
 $CC -O2 -g -fno-omit-frame-pointer -o "$out/cpu_work-fp" "$here/cpu_work.c"
 $CC -O2 -g -fomit-frame-pointer -o "$out/cpu_work-nofp" "$here/cpu_work.c"
+# inlined code: static functions inlined at -O2 (part 4 of the summary)
+$CC -O2 -g -I"$root/tests/progs" -o "$out/inline_work" "$root/tests/progs/s_inline.c"
 
 # a sanity check on each build: same checksum
 a="$("$out/cpu_work-fp" 10 | sed 's/.*checksum=//')"

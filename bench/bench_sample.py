@@ -23,6 +23,15 @@ stint record -m sample against perf record, on the same binaries
   3. exclusive percentages of hot_a/hot_b/hot_c: stint's exclusive samples
      vs perf report --no-children Self, on the 1 kHz DWARF recordings of
      step 1, pooled over the runs; cpu_work --shares gives the truth.
+     (perf's Self keeps the samples of inlined code on the symbol holding
+     it, so stint's side is the exclusive samples of the addresses in each
+     hot_X, from --by address: its function rows give them to spin, which
+     is inlined into hot_X.)
+  4. inlined code: inline_work (tests/progs/s_inline.c, static functions
+     inlined at -O2) recorded by each tool with DWARF stacks; inclusive %
+     of each inlined function, stint vs perf report --inline --children,
+     and the report times (stint report vs perf report --inline
+     --children --stdio).
 """
 import argparse
 import datetime
@@ -151,11 +160,16 @@ def hot_samples(v, path, a):
     """{hot function: exclusive samples, "_total": all samples} of a recording."""
     res = {}
     if v.tool == "stint":
-        js = json.loads(output_of([a.stint, "report", "-i", path, "--format", "json"], a.out))
+        # the samples whose address is in the symbol hot_X, as perf's Self
+        # counts them (stint's function rows give them to spin, inlined
+        # into each hot_X: SPEC.md section 2)
+        js = json.loads(output_of([a.stint, "report", "-i", path, "--format", "json", "--by", "address"],
+                                  a.out))
         res["_total"] = js["samples"]
-        for r in js["functions"]:
-            if r["name"] in HOT:
-                res[r["name"]] = res.get(r["name"], 0) + r["exclusive_samples"]
+        for r in js["addresses"]:
+            m = re.match(r"^0x[0-9a-f]+ (\S+)\+0x", r["name"])
+            if m and m.group(1) in HOT:
+                res[m.group(1)] = res.get(m.group(1), 0) + r["exclusive_samples"]
     else:
         txt = output_of(["perf", "report", "-i", path, "--no-children", "--stdio", "-n",
                          "-g", "none", "--sort", "symbol"], a.out)
@@ -252,6 +266,60 @@ def report_side(a):
         for tool in order:
             res[tool]["times"].append(run(cmds[tool], a.out, quiet_out=True)[0])
     res["paths"] = paths
+    return res
+
+
+INLINED = ["hash_values", "mix_round", "sort_values", "swap_down"]
+
+
+def perf_inline_children(path, a):
+    """{function: children %} of perf report --inline --children (inlined ones without the suffix)."""
+    txt = output_of(["perf", "report", "-i", path, "--inline", "--children", "--stdio", "-g", "none"], a.out)
+    rows = {}
+    for ln in txt.splitlines():
+        m = re.match(r"^\s+([\d.]+)%\s+([\d.]+)%\s.*?\[\.\]\s+(.*?)(\s+\(inlined\))?\s*$", ln)
+        if m:
+            rows.setdefault(m.group(3), float(m.group(1)))
+    return rows
+
+
+def inline_side(a):
+    """Record inline_work with each tool (DWARF, REPORT_RATE), compare the
+    inlined functions' inclusive % and time the reports."""
+    prog = os.path.join(a.out, "inline_work")
+    alone = run([prog], a.out)[1]
+    # S_SCALE for ~REPORT_SAMPLES samples at REPORT_RATE
+    scale = max(0.2, a.report_samples / a.report_rate / max(alone, 0.05))
+    env_prog = ["env", "S_SCALE=%.2f" % scale, prog]
+    res = {"scale": scale, "times": {"stint": [], "perf": []}}
+    paths = {}
+    for tool in ("stint", "perf"):
+        path = os.path.join(a.out, "inline-%s.data" % tool)
+        clean(path)
+        if tool == "stint":
+            cmd = [a.stint, "record", "-m", "sample", "-F", str(a.report_rate), "-o", path, "--"] + env_prog
+        else:
+            cmd = ["perf", "record", "-e", "task-clock:u", "-F", str(a.report_rate), "--call-graph", "dwarf",
+                   "-o", path, "--"] + env_prog
+        err = run(cmd, a.out)[3]
+        res[tool + "_samples"] = parse_tool_err(Variant("x", tool, "nofp"), err)[0]
+        paths[tool] = path
+    js = json.loads(output_of([a.stint, "report", "-i", paths["stint"], "--format", "json"], a.out))
+    res["stint"] = {f: 0.0 for f in INLINED}
+    for r in js["functions"]:
+        if r["name"] in INLINED:
+            res["stint"][r["name"]] += r["inclusive_pct"]
+    res["perf"] = perf_inline_children(paths["perf"], a)
+    cmds = {"stint": [a.stint, "report", "-i", paths["stint"]],
+            "perf": ["perf", "report", "-i", paths["perf"], "--inline", "--children", "--stdio"]}
+    for tool in cmds:  # warm
+        run(cmds[tool], a.out, quiet_out=True)
+    for r in range(a.report_runs):
+        for tool in (("stint", "perf") if r % 2 == 0 else ("perf", "stint")):
+            res["times"][tool].append(run(cmds[tool], a.out, quiet_out=True)[0])
+    res["paths"] = paths
+    print("inline recordings: stint %s samples, perf %s samples" % (res["stint_samples"], res["perf_samples"]),
+          flush=True)
     return res
 
 
@@ -410,8 +478,37 @@ def render(vs, rep, a, md):
     L.append("")
     L.append("samples pooled: stint %d, perf %d (perf's include its few kernel samples: "
              "-e task-clock samples the kernel too when permitted). stint: exclusive_samples ÷ "
-             "samples of `stint report --format json`; perf: the Samples column of `perf report "
+             "samples of the addresses inside hot_X in `stint report --format json --by address` (the "
+             "function rows give them to spin, inlined into each hot_X); perf: the Samples column of `perf report "
              "--no-children --stdio -n -g none --sort symbol`." % (stot, ptot))
+    L.append("")
+    # ---- 4. inlined code
+    inl = a.inline
+    L.append(("#### " if md else "--- ") + "4. inlined code (inline_work = tests/progs/s_inline.c at -O2, "
+             "S_SCALE=%.2f, DWARF, -F %d)" % (inl["scale"], a.report_rate))
+    L.append("")
+    rows = [("inlined function", "stint inclusive_pct", "perf --inline --children", "|stint − perf|",
+             "target ≤ 2 points")]
+    for f in INLINED:
+        sv, pv = inl["stint"].get(f), inl["perf"].get(f)
+        d = abs(sv - pv) if sv is not None and pv is not None else None
+        vd = verdict_le(d, 2.0)
+        verdicts.append(("inline %% %s" % f, vd))
+        rows.append((f, "%.2f" % sv if sv is not None else "n/a", "%.2f" % pv if pv is not None else "n/a",
+                     "%.2f" % d if d is not None else "n/a", vd))
+    L += table(rows, md)
+    L.append("")
+    st, pt = med(inl["times"]["stint"]), med(inl["times"]["perf"])
+    rr = st / pt if pt else None
+    vd = verdict_le(rr, 0.2)
+    verdicts.append(("inline report ≤ 0.2 × perf report --inline", vd))
+    rows = [("", "stint report", "perf report --inline --children --stdio", "stint ÷ perf")]
+    rows.append(("median of %d" % a.report_runs, fmt_s(st), fmt_s(pt), fmt_ratio(rr)))
+    rows.append(("samples", str(inl["stint_samples"]), str(inl["perf_samples"]), ""))
+    L += table(rows, md)
+    L.append("")
+    L.append("stint resolves the inline chains once, when the recording ends (stored per sampled address "
+             "in the data file); perf report resolves them each time it runs.")
     L.append("")
     L.append("verdicts: " + "; ".join("%s: %s" % (k, v) for k, v in verdicts))
     L.append("")
@@ -462,6 +559,7 @@ def main():
                 vs.append(Variant("%s-%s-%d" % (tool, graph, rate), tool, build, rate, graph))
     measure(vs, a)
     rep = report_side(a)
+    a.inline = inline_side(a)
     text = render(vs, rep, a, md=False)
     print("\n".join(text))
     mdpath = os.path.join(a.out, "sample-summary.md")
@@ -471,7 +569,7 @@ def main():
     if not os.environ.get("KEEP_DATA"):
         for v in vs:
             clean(data_file(v, a))
-        for path in rep["paths"].values():
+        for path in list(rep["paths"].values()) + list(a.inline["paths"].values()):
             clean(path)
     else:
         print("recordings kept in %s" % a.out)

@@ -3,6 +3,9 @@
  * the samples of each line (inclusive: samples with the line anywhere on
  * the stack, once each; exclusive: samples that hit it), or its
  * disassembly with samples per address where the source cannot be found.
+ * Inlined functions count as SPEC.md section 2 says: a function that had
+ * others inlined into it is at their call sites' lines (inclusive only),
+ * and an inlined function can be annotated by its name.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -73,15 +76,25 @@ int cmd_annotate(int argc, char **argv)
 	if (strcmp(d.method, "sampling") != 0)
 		die("annotate needs sampling data ('%s' holds %s data): stint record -m sample", input,
 		    d.method);
-	/* exact name first; else a unique function containing the text */
+	/* exact name first; else a unique function containing the text; the
+	 * functions are those with symbols and those inlined at sampled code */
 	int exact = 0;
 	char *chosen = NULL;
 	for (int pass = 0; pass < 2 && !chosen; pass++) {
 		exact = pass == 0;
 		int found = 0;
-		for (uint32_t p = 0; p < d.nprocs; p++)
-			for (uint32_t s = 0; s < d.procs[p].nsyms; s++) {
-				const char *nm = d.procs[p].syms[s].name;
+		for (uint32_t p = 0; p < d.nprocs; p++) {
+			const struct fmt_process *pr = &d.procs[p];
+			for (uint32_t s = 0, l = 0, k = 0; s < pr->nsyms || l < pr->nlines;) {
+				const char *nm;
+				if (s < pr->nsyms) {
+					nm = pr->syms[s++].name;
+				} else if (k < pr->lines[l].ninl) {
+					nm = pr->lines[l].inl[k++].name;
+				} else {
+					l++, k = 0;
+					continue;
+				}
 				if (!name_matches(nm, want, exact))
 					continue;
 				if (chosen && strcmp(chosen, nm) != 0) {
@@ -96,6 +109,7 @@ int cmd_annotate(int argc, char **argv)
 					found = 1;
 				}
 			}
+		}
 		if (found > 1)
 			die("annotate: name the function exactly");
 	}
@@ -124,56 +138,79 @@ int cmd_annotate(int argc, char **argv)
 			for (unsigned i = 0; i < n; i++) {
 				uint64_t a = i ? pcs[i] - 1 : pcs[i];
 				const struct fmt_symbol *s = fmt_symbol_at(p, a);
-				if (!s || strcmp(s->name, chosen) != 0)
-					continue;
-				if (!module && s->module < p->nmods) {
-					const struct fmt_module *m = &p->mods[s->module];
-					module = m->path;
-					decl_file = s->file;
-					decl_line = s->line;
-					fn_off = s->addr - m->start + m->offset;
-					fn_size = s->size;
-				}
-				if (!counted)
-					incl++;
-				if (i == 0)
-					excl++;
-				counted = 1;
 				const struct fmt_line *l = fmt_line_at(p, a);
-				if (l) {
-					size_t k;
-					for (k = 0; k < nlines; k++)
-						if (lines[k].line == l->line && strcmp(lines[k].file, l->file) == 0)
+				uint32_t ninl = l ? l->ninl : 0;
+				/* the frames at a, outermost first: the function holding
+				 * the code (k = -1), then each one inlined there; the
+				 * chosen one's line is the next inlined call site, or
+				 * the address's own line in the innermost */
+				for (int k = -1; k < (int)ninl; k++) {
+					const char *nm = k < 0 ? (s ? s->name : NULL) : l->inl[k].name;
+					if (!nm || strcmp(nm, chosen) != 0)
+						continue;
+					int top = i == 0 && k == (int)ninl - 1;
+					if (!module) {
+						const struct fmt_module *m = NULL;
+						for (uint32_t mi = 0; mi < p->nmods; mi++)
+							if (a >= p->mods[mi].start && a < p->mods[mi].end)
+								m = &p->mods[mi];
+						if (m) {
+							module = m->path;
+							decl_file = k < 0 ? s->file : l->inl[k].file;
+							decl_line = k < 0 ? s->line : l->inl[k].line;
+							fn_off = (k < 0 ? s->addr : a) - m->start + m->offset;
+							fn_size = k < 0 ? s->size : 1;
+						}
+					}
+					if (!counted)
+						incl++;
+					if (top)
+						excl++;
+					counted = 1;
+					const char *lf = NULL;
+					uint32_t ll = 0;
+					if (k + 1 < (int)ninl) {
+						lf = l->inl[k + 1].call_file;
+						ll = l->inl[k + 1].call_line;
+					} else if (l) {
+						lf = l->file;
+						ll = l->line;
+					}
+					if (lf && ll) {
+						size_t j;
+						for (j = 0; j < nlines; j++)
+							if (lines[j].line == ll && strcmp(lines[j].file, lf) == 0)
+								break;
+						if (j == nlines) {
+							lines = xrealloc(lines, (nlines + 1) * sizeof(*lines));
+							lines[nlines++] = (struct line_count){(char *)lf, ll, 0, 0, 0};
+						}
+						if (lines[j].last != sample) {
+							lines[j].incl++;
+							lines[j].last = sample;
+						}
+						if (top)
+							lines[j].excl++;
+					}
+					uint64_t off = a;
+					for (uint32_t m = 0; m < p->nmods; m++)
+						if (a >= p->mods[m].start && a < p->mods[m].end)
+							off = a - p->mods[m].start + p->mods[m].offset;
+					size_t j;
+					for (j = 0; j < naddrs; j++)
+						if (addrs[j].addr == off)
 							break;
-					if (k == nlines) {
-						lines = xrealloc(lines, (nlines + 1) * sizeof(*lines));
-						lines[nlines++] = (struct line_count){l->file, l->line, 0, 0, 0};
+					if (j == naddrs) {
+						addrs = xrealloc(addrs, (naddrs + 1) * sizeof(*addrs));
+						addrs[naddrs++] = (struct addr_count){off, 0, 0, 0};
 					}
-					if (lines[k].last != sample) {
-						lines[k].incl++;
-						lines[k].last = sample;
+					if (addrs[j].last != sample) {
+						addrs[j].incl++;
+						addrs[j].last = sample;
 					}
-					if (i == 0)
-						lines[k].excl++;
+					if (top)
+						addrs[j].excl++;
 				}
-				uint64_t off = a;
-				for (uint32_t m = 0; m < p->nmods; m++)
-					if (a >= p->mods[m].start && a < p->mods[m].end)
-						off = a - p->mods[m].start + p->mods[m].offset;
-				size_t k;
-				for (k = 0; k < naddrs; k++)
-					if (addrs[k].addr == off)
-						break;
-				if (k == naddrs) {
-					addrs = xrealloc(addrs, (naddrs + 1) * sizeof(*addrs));
-					addrs[naddrs++] = (struct addr_count){off, 0, 0, 0};
-				}
-				if (addrs[k].last != sample) {
-					addrs[k].incl++;
-					addrs[k].last = sample;
-				}
-				if (i == 0)
-					addrs[k].excl++;
 			}
 		}
 	}

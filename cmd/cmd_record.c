@@ -269,8 +269,10 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	d.exit_status = attach ? 0 : (uint32_t)rec_exit_code(status);
 	d.flags = !attach && WIFSIGNALED(status) ? FMT_SESS_KILLED : 0;
 	d.rate = so->freq;
-	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d", (unsigned long long)st.lost,
-			    (unsigned long long)st.unwind_fail, rec_perf_opts(perf)->stack_size, so->kernel);
+	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu", (unsigned long long)st.lost,
+			    (unsigned long long)st.unwind_fail, rec_perf_opts(perf)->stack_size, so->kernel,
+			    (unsigned long long)st.stack_out);
+	unsigned stack_size = rec_perf_opts(perf)->stack_size;
 	rec_perf_close(perf);
 	if (fmt_write(&d, output) < 0)
 		die("cannot write '%s': %s", output, strerror(errno));
@@ -284,6 +286,10 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		     (unsigned long long)st.samples, (unsigned long long)st.lost,
 		     (unsigned long long)st.unwind_fail, d.nprocs, d.nprocs == 1 ? "" : "es",
 		     d.nthreads, d.nthreads == 1 ? "" : "s", output);
+		if (st.stack_out)
+			warn("%llu of the stacks were cut short because the %u-byte copy of the user stack ran "
+			     "out: raise --stack-size (at most 65000)",
+			     (unsigned long long)st.stack_out, stack_size);
 	}
 	fmt_data_free(&d);
 	free(tids);

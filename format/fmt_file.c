@@ -262,6 +262,28 @@ static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_
 				buf_u32(&b, p->lines[l].line);
 			}
 			out_chunk(&o, FMT_LINS, &b);
+			uint32_t ninl = 0;
+			for (uint32_t l = 0; l < p->nlines; l++)
+				ninl += p->lines[l].ninl > 0;
+			if (ninl) {
+				buf_u32(&b, i);
+				buf_u32(&b, ninl);
+				for (uint32_t l = 0; l < p->nlines; l++) {
+					const struct fmt_line *ln = &p->lines[l];
+					if (!ln->ninl)
+						continue;
+					buf_u64(&b, ln->addr);
+					buf_u32(&b, ln->ninl);
+					for (uint32_t k = 0; k < ln->ninl; k++) {
+						buf_str(&b, ln->inl[k].name);
+						buf_str(&b, ln->inl[k].file);
+						buf_u32(&b, ln->inl[k].line);
+						buf_str(&b, ln->inl[k].call_file);
+						buf_u32(&b, ln->inl[k].call_line);
+					}
+				}
+				out_chunk(&o, FMT_INLN, &b);
+			}
 		}
 		for (uint32_t t = 0; t < d->nthreads; t++) {
 			const struct fmt_thread *th = &d->threads[t];
@@ -712,6 +734,38 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 		}
 		break;
 	}
+	case FMT_INLN: {
+		uint32_t i = in_u32(&in), n2 = in_u32(&in);
+		if (in.bad || i >= d->nprocs || n2 > n / 12)
+			return -1;
+		struct fmt_process *p = &d->procs[i];
+		for (uint32_t e = 0; e < n2 && !in.bad; e++) {
+			uint64_t addr = in_u64(&in);
+			uint32_t depth = in_u32(&in);
+			if (in.bad || depth > n / 10) {
+				in.bad = 1;
+				break;
+			}
+			struct fmt_line *ln = (struct fmt_line *)fmt_line_at(p, addr);
+			struct fmt_inline *v = calloc(depth ? depth : 1, sizeof(*v));
+			if (!v)
+				return -1;
+			for (uint32_t k = 0; k < depth; k++) {
+				v[k].name = in_str(&in);
+				v[k].file = in_str(&in);
+				v[k].line = in_u32(&in);
+				v[k].call_file = in_str(&in);
+				v[k].call_line = in_u32(&in);
+			}
+			if (ln && !ln->inl && !in.bad) {
+				ln->inl = v;
+				ln->ninl = depth;
+			} else {
+				fmt_inline_free(v, depth);
+			}
+		}
+		break;
+	}
 	case FMT_THRD: {
 		uint32_t pi = in_u32(&in), ti = in_u32(&in);
 		if (in.bad)
@@ -990,6 +1044,16 @@ const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr)
 	return lo < p->nlines && p->lines[lo].addr == addr ? &p->lines[lo] : NULL;
 }
 
+void fmt_inline_free(struct fmt_inline *v, uint32_t n)
+{
+	for (uint32_t k = 0; v && k < n; k++) {
+		free(v[k].name);
+		free(v[k].file);
+		free(v[k].call_file);
+	}
+	free(v);
+}
+
 void fmt_data_free(struct fmt_data *d)
 {
 	free(d->method);
@@ -1013,8 +1077,10 @@ void fmt_data_free(struct fmt_data *d)
 			free(p->syms[s].file);
 		}
 		free(p->syms);
-		for (uint32_t l = 0; l < p->nlines; l++)
+		for (uint32_t l = 0; l < p->nlines; l++) {
 			free(p->lines[l].file);
+			fmt_inline_free(p->lines[l].inl, p->lines[l].ninl);
+		}
 		free(p->lines);
 	}
 	free(d->procs);

@@ -25,7 +25,7 @@
  * decoded, and a reader stops at the first one that does not.
  *
  * A reader skips chunks whose tag it does not know.  Chunks come in this
- * order: SESS; then per process PROC, MODS, SYMS and its THRD chunks; then
+ * order: SESS; then per process PROC, MODS, SYMS, LINS, INLN and its THRD chunks; then
  * one EVTS chunk per thread (the bulk); last ENDF.  So a file cut short
  * loses only the tail of the events, never the names needed to report what
  * is left.
@@ -48,6 +48,10 @@
  *         ticks, u32 flags (FMT_THR_*), u64 events
  *   LINS  u32 process index, u32 n, n x (u64 address, str source file,
  *         u32 line): source lines of sampled addresses (sampling only)
+ *   INLN  u32 process index, u32 n, n x (u64 address, u32 depth, depth x
+ *         (str name, str declaration file, u32 line, str call file, u32
+ *         call line)): the functions inlined at sampled addresses that
+ *         have a LINS entry, outermost first (sampling only; after LINS)
  *   EVTS  u32 thread index, then the thread's event records (fmt_event.h),
  *         or for sampling its samples (fmt_sample.h)
  *   EVTC  u32 thread index, then the thread's event records in the spool's
@@ -82,6 +86,7 @@ enum fmt_tag {
 	FMT_SYMS = FMT_TAG('S', 'Y', 'M', 'S'),
 	FMT_THRD = FMT_TAG('T', 'H', 'R', 'D'),
 	FMT_LINS = FMT_TAG('L', 'I', 'N', 'S'),
+	FMT_INLN = FMT_TAG('I', 'N', 'L', 'N'),
 	FMT_EVTS = FMT_TAG('E', 'V', 'T', 'S'),
 	FMT_EVTC = FMT_TAG('E', 'V', 'T', 'C'),
 	FMT_SKIP = FMT_TAG('S', 'K', 'I', 'P'),
@@ -119,10 +124,25 @@ struct fmt_symbol {
 	uint32_t line;
 };
 
+/*
+ * One function the compiler inlined at an address: it stands on the stack
+ * above the function holding the code (SPEC.md section 2, inlined
+ * functions).
+ */
+struct fmt_inline {
+	char *name;       /* demangled */
+	char *file;       /* where it is declared, "" if unknown */
+	uint32_t line;
+	char *call_file;  /* the call site it was inlined at, in the function */
+	uint32_t call_line; /* enclosing it (the previous entry, or the holder) */
+};
+
 struct fmt_line {
 	uint64_t addr;  /* a sampled address (callers: the return address) */
 	char *file;
 	uint32_t line;
+	struct fmt_inline *inl; /* the inline chain at addr, outermost first */
+	uint32_t ninl;
 };
 
 /* Writer side: a run of event bytes in an open file, copied in the kernel. */
@@ -218,6 +238,9 @@ int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, co
 
 /* A decoder of a thread's events, in whichever layout they are. */
 void fmt_thread_decoder(const struct fmt_thread *t, struct fmt_decoder *dec);
+
+/* Free an inline chain of n entries (and its strings). */
+void fmt_inline_free(struct fmt_inline *v, uint32_t n);
 
 /* Source line recorded for addr, or NULL. */
 const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr);

@@ -497,6 +497,7 @@ static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an
 	fprintf(f, ",\n\"samples\":%" PRIu64, r->samples);
 	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
 	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
+	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
 	if (d->damage) {
 		fputs(",\n\"damage\":", f);
 		out_json_str(f, d->damage);
@@ -562,6 +563,9 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 			strcmp(d->clock, "task-clock") == 0 ? " of CPU time" : "", unw);
 	fprintf(f, "# samples:     %" PRIu64 " kept, %s lost, %" PRIu64 " stacks cut short\n", r->samples,
 		note_get(d->notes, "lost", b2, sizeof(b2)), r->cut_stacks);
+	if (strcmp(note_get(d->notes, "stackout", b2, sizeof(b2)), "0") != 0)
+		fprintf(f, "# cut short:   %s stacks because the %s-byte copy of the user stack ran out: "
+			"record with a larger --stack-size (at most 65000)\n", b2, b1);
 	fprintf(f, "# processes:   %u   threads: %u\n", d->nprocs, d->nthreads);
 	if (d->damage)
 		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);

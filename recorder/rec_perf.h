@@ -53,6 +53,7 @@ struct rec_sample_stats {
 	uint64_t samples;     /* kept */
 	uint64_t lost;        /* ring-buffer overruns */
 	uint64_t unwind_fail; /* stacks cut short by the unwinder */
+	uint64_t stack_out;   /* of them: the copy of the user stack (--stack-size) ran out */
 };
 
 /*

@@ -236,6 +236,11 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			}
 			n += sym_proc_unwind(im->sp, (int)tid, regs, stack, dyn, pcs + n,
 					     FMT_SAMPLE_MAX_FRAMES - n, &cut);
+			/* the copy ran out: only if the kernel copied all that was
+			 * asked (a shorter copy reached the top of the stack) */
+			if (cut == 2 && dyn + 8 >= s->o->stack_size)
+				s->st->stack_out++;
+			cut = cut != 0;
 		} else if (n < FMT_SAMPLE_MAX_FRAMES) {
 			/* no user registers: a kernel thread, or the task exiting */
 			if (!n || ip < KERNEL_START)
@@ -391,6 +396,17 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 			l->addr = a;
 			l->file = xstrdup(file);
 			l->line = line;
+			/* the functions inlined here stand on the stack too (SPEC §2) */
+			struct sym_inline *inl;
+			uint32_t ni = sym_proc_inlines(sp, a, &inl);
+			if (ni) {
+				l->inl = xcalloc(ni, sizeof(*l->inl));
+				for (uint32_t k = 0; k < ni; k++)
+					l->inl[k] = (struct fmt_inline){inl[k].name, inl[k].file, inl[k].line,
+									inl[k].call_file, inl[k].call_line};
+				l->ninl = ni;
+				free(inl); /* the strings moved to l->inl */
+			}
 		}
 		if (p->nsyms && p->syms[p->nsyms - 1].size &&
 		    a < p->syms[p->nsyms - 1].addr + p->syms[p->nsyms - 1].size)

@@ -9,7 +9,10 @@
  * demangled with libstdc++'s __cxa_demangle.
  */
 #define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +28,24 @@ struct sym_unwind_ctx {
 	size_t stack_len;
 	uint64_t *pcs;
 	int n, max;
+	int ran_out; /* the unwinder wanted memory past the end of the copy */
+};
+
+/* A module's PLT stubs, named NAME@plt (run-time addresses). */
+struct sym_plt {
+	int loaded;
+	struct sym_plt_entry {
+		uint64_t addr, size;
+		char *name;
+	} *e;
+	size_t n;
 };
 
 struct sym_proc {
 	Dwfl *dwfl;
 	struct fmt_module *mods;
 	uint32_t nmods;
+	struct sym_plt *plt;     /* per module, read on first use */
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
 };
@@ -230,6 +245,174 @@ int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * PLT stubs: NAME@plt
+ *
+ * A call into a shared library goes through a stub in .plt (or .plt.sec
+ * with IBT, .plt.got for functions bound at load time) that jumps through
+ * a GOT slot; the ELF symbol tables do not name the stubs.  Each stub is
+ * named after the dynamic relocation of its slot: the stub's
+ * `jmp *disp(%rip)` gives the slot's address, matched against r_offset of
+ * .rela.plt/.rela.dyn; a lazy .plt stub of the IBT layout has no such jump,
+ * but its `push $index` is the index into .rela.plt.
+ * --------------------------------------------------------------------- */
+
+struct plt_reloc {
+	uint64_t offset; /* the GOT slot (ELF address) */
+	const char *name;
+};
+
+static int cmp_plt_reloc(const void *a, const void *b)
+{
+	const struct plt_reloc *x = a, *y = b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static const char *plt_reloc_name(const struct plt_reloc *r, size_t n, uint64_t slot)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].offset < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo].offset == slot ? r[lo].name : NULL;
+}
+
+/* The relocations of one SHT_RELA section that name a dynamic symbol. */
+static void plt_read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct plt_reloc **v, size_t *n,
+			    size_t *cap, const char ***plt_order, size_t *nplt, int is_plt)
+{
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr symsh;
+	Elf_Data *rd = elf_getdata(scn, NULL), *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!rd || !sd || !gelf_getshdr(symscn, &symsh))
+		return;
+	size_t cnt = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t i = 0; i < cnt; i++) {
+		GElf_Rela ra;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &ra) || !gelf_getsym(sd, (int)GELF_R_SYM(ra.r_info), &sym))
+			continue;
+		const char *name = GELF_R_SYM(ra.r_info) ? elf_strptr(elf, symsh.sh_link, sym.st_name) : NULL;
+		if (is_plt) {
+			const char **no = realloc(*plt_order, (*nplt + 1) * sizeof(*no));
+			if (!no)
+				return;
+			*plt_order = no;
+			no[(*nplt)++] = name && *name ? name : NULL;
+		}
+		if (!name || !*name)
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			struct plt_reloc *nv = realloc(*v, *cap * sizeof(*nv));
+			if (!nv)
+				return;
+			*v = nv;
+		}
+		(*v)[(*n)++] = (struct plt_reloc){ra.r_offset, name};
+	}
+}
+
+static void plt_add(struct sym_plt *t, uint64_t addr, uint64_t size, const char *name)
+{
+	struct sym_plt_entry *ne = realloc(t->e, (t->n + 1) * sizeof(*ne));
+	if (!ne)
+		return;
+	t->e = ne;
+	char *full = malloc(strlen(name) + 5);
+	if (!full)
+		return;
+	strcpy(full, name);
+	char *at = strchr(full, '@'); /* a versioned name: foo@GLIBC_2.2.5 */
+	if (at && at != full)
+		*at = 0;
+	strcat(full, "@plt");
+	t->e[t->n++] = (struct sym_plt_entry){addr, size, full};
+}
+
+static void plt_load(struct sym_plt *t, Dwfl_Module *m)
+{
+	t->loaded = 1;
+	GElf_Addr bias = 0;
+	Elf *elf = m ? dwfl_module_getelf(m, &bias) : NULL;
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	struct plt_reloc *rel = NULL;
+	size_t nrel = 0, caprel = 0, nplt = 0;
+	const char **plt_order = NULL; /* .rela.plt entries in order, for push $index */
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (nm && (strcmp(nm, ".rela.plt") == 0 || strcmp(nm, ".rela.dyn") == 0))
+			plt_read_relocs(elf, scn, &sh, &rel, &nrel, &caprel, &plt_order, &nplt,
+					strcmp(nm, ".rela.plt") == 0);
+	}
+	qsort(rel, nrel, sizeof(*rel), cmp_plt_reloc);
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!nm || (strcmp(nm, ".plt") != 0 && strcmp(nm, ".plt.sec") != 0 && strcmp(nm, ".plt.got") != 0))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		uint64_t ent = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
+		const uint8_t *code = d->d_buf;
+		for (uint64_t off = 0; off + ent <= sh.sh_size; off += ent) {
+			const char *name = NULL;
+			for (uint64_t k = off; k + 6 <= off + ent && !name; k++) {
+				if (code[k] == 0xff && code[k + 1] == 0x25) { /* jmp *disp32(%rip) */
+					int32_t disp;
+					memcpy(&disp, code + k + 2, 4);
+					name = plt_reloc_name(rel, nrel, sh.sh_addr + k + 6 + (uint64_t)(int64_t)disp);
+					break;
+				}
+				if (code[k] == 0x68 && strcmp(nm, ".plt") == 0) { /* push $index */
+					uint32_t idx;
+					memcpy(&idx, code + k + 1, 4);
+					if (idx < nplt)
+						name = plt_order[idx];
+					break;
+				}
+			}
+			if (name)
+				plt_add(t, sh.sh_addr + off + bias, ent, name);
+		}
+	}
+	free(rel);
+	free(plt_order);
+}
+
+/* The PLT stub holding addr, by name, or NULL. */
+static const struct sym_plt_entry *plt_lookup(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr)
+{
+	int mi = module_index(sp, addr);
+	if (mi < 0)
+		return NULL;
+	if (!sp->plt) {
+		sp->plt = calloc(sp->nmods + 1, sizeof(*sp->plt));
+		if (!sp->plt)
+			return NULL;
+	}
+	struct sym_plt *t = &sp->plt[mi];
+	if (!t->loaded)
+		plt_load(t, m);
+	for (size_t i = 0; i < t->n; i++)
+		if (addr >= t->e[i].addr && addr < t->e[i].addr + t->e[i].size)
+			return &t->e[i];
+	return NULL;
+}
+
 int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -249,6 +432,14 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 			*at = 0;
 		out->start = addr - off;
 		out->size = sym.st_size;
+	} else {
+		const struct sym_plt_entry *e = plt_lookup(sp, m, addr);
+		if (e) {
+			out->name = strdup(e->name);
+			out->start = e->addr;
+			out->size = e->size;
+			return 0;
+		}
 	}
 	const char *file;
 	uint32_t line;
@@ -257,6 +448,123 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 		out->line = line;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Inlined functions
+ * --------------------------------------------------------------------- */
+
+#define SYM_INLINE_MAX 64 /* inline depth kept; deeper chains keep the outer part */
+
+/*
+ * Find, below parent, the DIEs whose code holds pc and append the
+ * subprogram and inlined-subroutine ones to path, outermost first.
+ * Lexical blocks are looked into; so are namespaces and classes, which
+ * have no code ranges of their own but hold C++ functions.  Returns 1 when
+ * a DIE holding pc was found.  Recursion is bounded by level (DWARF nests a
+ * few levels deep; a corrupt file must not run the stack out).
+ */
+static int inl_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, int level)
+{
+	Dwarf_Die c;
+	if (level > 128 || dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&c, pc) > 0) {
+				if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+				    *n < SYM_INLINE_MAX + 1)
+					path[(*n)++] = c;
+				inl_walk(&c, pc, path, n, level + 1);
+				return 1;
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (inl_walk(&c, pc, path, n, level + 1))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* A DIE's function name: the demangled linkage name, else its name. */
+static char *inl_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *ln = NULL;
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+		ln = dwarf_formstring(&a);
+	if (ln)
+		return sym_demangle(ln);
+	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	return strdup(n ? n : "[inlined]");
+}
+
+uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)
+{
+	*out = NULL;
+	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL;
+	if (!cu)
+		return 0;
+	Dwarf_Die path[SYM_INLINE_MAX + 1];
+	int n = 0;
+	inl_walk(cu, addr - bias, path, &n, 0);
+	/* path[0] is the function holding the code; the rest were inlined */
+	int first = n > 0 && dwarf_tag(&path[0]) == DW_TAG_subprogram ? 1 : 0;
+	if (n - first <= 0)
+		return 0;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	struct sym_inline *v = calloc((size_t)(n - first), sizeof(*v));
+	if (!v)
+		return 0;
+	uint32_t k = 0;
+	for (int i = first; i < n; i++, k++) {
+		Dwarf_Die *d = &path[i];
+		Dwarf_Attribute a;
+		Dwarf_Word w = 0;
+		v[k].name = inl_name(d);
+		const char *df = dwarf_decl_file(d);
+		v[k].file = strdup(df ? df : "");
+		int dl = 0;
+		if (dwarf_decl_line(d, &dl) == 0)
+			v[k].line = (uint32_t)dl;
+		const char *cf = NULL;
+		if (files && dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &w) == 0 && w < nfiles)
+			cf = dwarf_filesrc(files, w, NULL, NULL);
+		v[k].call_file = strdup(cf ? cf : "");
+		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &w) == 0)
+			v[k].call_line = (uint32_t)w;
+	}
+	*out = v;
+	return k;
+}
+
+void sym_inline_free(struct sym_inline *v, uint32_t n)
+{
+	for (uint32_t k = 0; v && k < n; k++) {
+		free(v[k].name);
+		free(v[k].file);
+		free(v[k].call_file);
+	}
+	free(v);
 }
 
 void sym_info_free(struct sym_info *si)
@@ -272,6 +580,12 @@ void sym_proc_close(struct sym_proc *sp)
 		return;
 	if (sp->dwfl)
 		dwfl_end(sp->dwfl);
+	for (uint32_t i = 0; sp->plt && i < sp->nmods; i++) {
+		for (size_t k = 0; k < sp->plt[i].n; k++)
+			free(sp->plt[i].e[k].name);
+		free(sp->plt[i].e);
+	}
+	free(sp->plt);
 	for (uint32_t i = 0; i < sp->nmods; i++) {
 		free(sp->mods[i].path);
 		free(sp->mods[i].build_id);
@@ -307,8 +621,14 @@ static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, voi
 	(void)dwfl;
 	struct sym_unwind_ctx *u = arg;
 	uint64_t sp = u->regs[7];
-	if (addr < sp || addr + 8 > sp + u->stack_len || addr + 8 < addr)
+	if (addr < sp || addr + 8 > sp + u->stack_len || addr + 8 < addr) {
+		/* above the copy, by no more than a stack's size: the caller's
+		 * frames are there, but were not copied (libdwfl then takes the
+		 * frame for the outermost one, without an error) */
+		if (addr >= sp && addr + 8 > sp + u->stack_len && addr - sp < (64u << 20))
+			u->ran_out = 1;
 		return false;
+	}
 	memcpy(result, u->stack + (addr - sp), 8);
 	return true;
 }
@@ -355,6 +675,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const
 	u->pcs = pcs;
 	u->n = 0;
 	u->max = max;
+	u->ran_out = 0;
 	*truncated = 0;
 	if (!sp->dwfl || max <= 0)
 		goto fallback;
@@ -373,6 +694,8 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const
 		if (getenv("STINT_DEBUG_UNWIND"))
 			fprintf(stderr, "unwind: %d frames, rc %d: %s\n", u->n, rc, dwfl_errmsg(e));
 	}
+	if (u->ran_out && u->n < max)
+		*truncated = 2;
 	if (u->n > 0)
 		return u->n;
 fallback:

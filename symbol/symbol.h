@@ -40,13 +40,32 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
 /* Source file and line of one instruction address; 0 when found. */
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line);
 
+/* One function inlined at an address (symbol.h's view of fmt_inline). */
+struct sym_inline {
+	char *name;           /* demangled, malloc'd */
+	char *file;           /* declaration file, malloc'd, "" if unknown */
+	uint32_t line;
+	char *call_file;      /* the call site in the enclosing function */
+	uint32_t call_line;
+};
+
+/*
+ * The functions inlined at addr (from the DWARF of its module), outermost
+ * first: each was inlined into the previous one, the first into the
+ * function holding the code.  Returns how many (0: none, or no DWARF) and
+ * sets *out (free with sym_inline_free).
+ */
+uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out);
+void sym_inline_free(struct sym_inline *v, uint32_t n);
+
 /*
  * Unwind one sampled user stack with the DWARF CFI of the process's modules
  * (libdwfl), from perf's user registers (REC_PERF_REGS_MASK order: AX BX CX
  * DX SI DI BP SP IP R8..R15) and a copy of the stack starting at SP.
  * Stores up to max program counters, innermost first (callers are return
  * addresses); returns how many, and sets *truncated when the unwinder gave
- * up before the outermost frame.
+ * up before the outermost frame: 2 when it needed stack memory past the end
+ * of the copy (more frames were there, but not copied), else 1.
  */
 int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const uint8_t *stack,
 		    size_t stack_len, uint64_t *pcs, int max, int *truncated);

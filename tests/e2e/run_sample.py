@@ -208,7 +208,7 @@ def near(value, want, tol):
 def check_report_invariants(rep):
     """What holds for every sampling report (SPEC.md section 2 and 3)."""
     for key in ("method", "samples", "lost_samples", "cut_stacks", "session", "functions", "modules",
-                "threads", "processes", "lines", "addresses", "unwinding"):
+                "threads", "processes", "lines", "addresses", "unwinding", "cut_stack_copy"):
         check(key in rep, "report JSON has no %r key" % key)
     check(rep["method"] == "sampling", "method is %r, expected 'sampling'" % rep["method"])
     n = rep["samples"]
@@ -675,6 +675,192 @@ def test_inproc_lifecycle(c):
     rec, data = c.record([c.prog("e2e_crash_trap"), "int3"], expect_status=133,
                          options=["--sampler", "inproc"], name="int3.data")
     check("survived" not in rec.stdout, "the program survived int3: %r" % rec.stdout)
+INLINED = ("hash_values", "mix_round", "sort_values", "swap_down")
+
+
+def elf_offset_to_vaddr(path):
+    """A function turning a file offset of the ELF file into its virtual address (readelf -lW)."""
+    p = subprocess.run(["readelf", "-lW", path], stdout=subprocess.PIPE, universal_newlines=True)
+    loads = []
+    for l in p.stdout.splitlines():
+        f = l.split()
+        if f and f[0] == "LOAD":
+            loads.append((int(f[1], 16), int(f[2], 16), int(f[4], 16)))  # offset, vaddr, filesz
+
+    def conv(off):
+        for o, v, n in loads:
+            if o <= off < o + n:
+                return off - o + v
+        return off
+    return conv
+
+
+def innermost_functions(path, vaddrs):
+    """addr2line -i -f: the innermost (inlined) function at each address."""
+    p = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", path] + ["0x%x" % a for a in vaddrs],
+                       stdout=subprocess.PIPE, universal_newlines=True)
+    out, cur, first = {}, None, False
+    for l in p.stdout.splitlines():
+        if re.match(r"^0x[0-9a-f]+$", l):
+            cur, first = int(l, 16), True
+        elif first and cur is not None:
+            out[cur] = l.strip()
+            first = False
+    return out
+
+
+def perf_inline_children(perf, perf_data):
+    """Children % per function of `perf report --inline --children` (inlined ones without the suffix)."""
+    p = subprocess.run([perf, "report", "-i", perf_data, "--inline", "--children", "--stdio", "-g", "none",
+                        "--comms", "s_inline", "--percentage", "relative"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    rows = {}
+    for l in p.stdout.splitlines():
+        m = re.match(r"^\s+([\d.]+)%\s+([\d.]+)%\s.*?\[\.\]\s+(.*?)(\s+\(inlined\))?\s*$", l)
+        if m:
+            rows.setdefault(m.group(3), float(m.group(1)))
+    return rows, p
+
+
+@test
+def test_inline_functions(c):
+    """Static functions inlined at -O2 (s_inline): each is on the stack (SPEC §2); exclusive samples
+    go to the innermost inlined function (checked against addr2line -i of the sampled addresses),
+    inclusive % within 2 points of `perf report --inline --children` on the same run; --by line and
+    annotate credit the inlined call sites' lines."""
+    need_perf()
+    prog = c.prog("s_inline")
+    perf = shutil.which("perf")
+    perf_data = os.path.join(c.tmp, "perf.data")
+    perf_why = None
+    if perf is None:
+        perf_why = "perf is not installed (scripts/deps.sh --bench installs it)"
+    else:
+        # perf samples the same run as stint (it follows stint's child), so both see the same execution
+        data = os.path.join(c.tmp, "stint.data")
+        p = c.run([perf, "record", "-q", "-F", "1000", "-e", "task-clock:u", "--call-graph", "dwarf", "-o", perf_data,
+                   "--", c.stint, "record", "-m", "sample", "-o", data, "--", prog], timeout=60)
+        if p.returncode != 0 or not os.path.exists(data):
+            perf_why = "perf record failed here (%s)" % p.stderr.strip()[-200:]
+    if perf_why:
+        _, data = c.record([prog])
+    rep = c.report_json(data)
+    check(rep["samples"] >= 300, "only %d samples" % rep["samples"])
+    for n in INLINED:
+        r = func(rep, n)
+        check(r["module"] == "s_inline", "%s's module is %r, expected s_inline (the code's)" % (n, r["module"]))
+    # each function's samples: hash_values holds mix_round; hash + sort + finish cover main's
+    for outer, inner in (("hash_values", "mix_round"), ("sort_values", "swap_down")):
+        check(incl(rep, outer) >= incl(rep, inner) > 0, "%s inclusive %d < %s's %d\n  functions: %s" % (
+            outer, incl(rep, outer), inner, incl(rep, inner), function_list(rep)))
+        check(pct(rep, incl(rep, outer)) >= 15, "%s has %.1f%% inclusive, expected >= 15%%\n  functions: %s" % (
+            outer, pct(rep, incl(rep, outer)), function_list(rep)))
+    covered = incl(rep, "hash_values") + incl(rep, "sort_values") + incl(rep, "finish")
+    check(covered >= 0.95 * rep["samples"], "hash_values + sort_values + finish cover %d of %d samples\n"
+          "  functions: %s" % (covered, rep["samples"], function_list(rep)))
+    check(pct(rep, excl(rep, "main")) < 5, "main keeps %.1f%% exclusive: inlined code still charged to it" % (
+        pct(rep, excl(rep, "main"))))
+    # exclusive: the innermost function addr2line -i names at each sampled address
+    addr = c.report_json(data, ["--by", "address"])["addresses"]
+    conv = elf_offset_to_vaddr(prog)
+    mine = [(int(a["name"].split()[0], 16), a["exclusive_samples"]) for a in addr
+            if a["module"] == "s_inline" and a["exclusive_samples"]]
+    names = innermost_functions(prog, [conv(o) for o, _ in mine])
+    want = {}
+    for o, n in mine:
+        f = names.get(conv(o), "??")
+        want[f] = want.get(f, 0) + n
+    bad = ["%s: stint %d, addr2line -i %d" % (f, excl(rep, f), want.get(f, 0))
+           for f in set(want) | set(INLINED) | {"main", "finish"} if f != "??" and excl(rep, f) != want.get(f, 0)]
+    check(not bad, "exclusive samples differ from the innermost functions addr2line -i gives for the sampled "
+          "addresses:\n  " + "\n  ".join(bad))
+    # inclusive % against perf report --inline --children on the same run
+    if perf_why:
+        print("SKIP (part): comparison with perf report --inline --children: %s" % perf_why)
+    else:
+        rows, p = perf_inline_children(perf, perf_data)
+        missing = [n for n in INLINED if n not in rows]
+        if missing:
+            print("SKIP (part): perf report --inline shows no %s here (perf without inline support?): %s" % (
+                ", ".join(missing), p.stderr.strip()[-200:]))
+        else:
+            bad = ["%s: stint %.1f%%, perf %.1f%%" % (n, pct(rep, incl(rep, n)), rows[n])
+                   for n in INLINED + ("finish",) if abs(pct(rep, incl(rep, n)) - rows[n]) > 2]
+            check(not bad, "inclusive %% differ from perf report --inline --children by more than 2 points:\n  " +
+                  "\n  ".join(bad))
+            print("note: inclusive %% stint/perf: %s" % ", ".join(
+                "%s %.1f/%.1f" % (n, pct(rep, incl(rep, n)), rows[n]) for n in INLINED))
+    # --by line: the inlined call sites have inclusive samples
+    lines = {l["name"].rsplit("/", 1)[-1]: l for l in c.report_json(data, ["--by", "line"])["lines"]}
+    for marker, fn in (("hash_values(s_iters", "hash_values"), ("sort_values(s_iters", "sort_values"),
+                       ("mix_round(h ^", "mix_round"), ("swap_down(vals, i)", "swap_down")):
+        key = "s_inline.c:%d" % marker_line("s_inline.c", marker)
+        check(key in lines, "no --by line row for the call site %s of %s; lines: %s" % (key, fn, sorted(lines)))
+        check(lines[key]["inclusive_samples"] >= 0.9 * incl(rep, fn),
+              "call site %s has %d inclusive samples, the inlined %s %d" % (
+                  key, lines[key]["inclusive_samples"], fn, incl(rep, fn)))
+    # annotate: main shows its inlined call lines; an inlined function can be annotated
+    call = marker_line("s_inline.c", "hash_values(s_iters")
+    p = c.run([c.stint, "annotate", "-i", data, "main"], expect=0)
+    counts = {int(m.group(3)): int(m.group(1)) for m in
+              (re.match(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s", l) for l in p.stdout.splitlines()) if m}
+    check(counts.get(call, 0) >= 0.9 * incl(rep, "hash_values"),
+          "annotate main: line %d (hash_values inlined) has %d samples, expected ~%d:\n%s" % (
+              call, counts.get(call, 0), incl(rep, "hash_values"), p.stdout))
+    p = c.run([c.stint, "annotate", "-i", data, "mix_round"], expect=0)
+    check("mix_round" in p.stdout.splitlines()[0] and "x ^= x >> 29" in p.stdout,
+          "annotate of the inlined mix_round does not show its source:\n%s" % p.stdout)
+
+
+@test
+def test_plt_stubs(c):
+    """Samples in PLT stubs are named NAME@plt (rand_r@plt), as perf does, in the classic .plt
+    layout and in IBT's .plt.sec (s_plt_ibt, where the linker can make it): never a bare address."""
+    progs = ["s_plt"] + (["s_plt_ibt"] if os.path.exists(os.path.join(c.progs, "s_plt_ibt")) else [])
+    if len(progs) == 1:
+        print("note: s_plt_ibt not built (the linker has no -z ibtplt): the .plt.sec layout is not tested")
+    for name in progs:
+        _, data, rep = c.record_and_report([c.prog(name)], min_samples=150)
+        stub = function_rows(rep, "rand_r@plt")
+        check(len(stub) == 1 and stub[0]["module"] == name,
+              "%s: expected one function row rand_r@plt in module %s\n  functions: %s" % (
+                  name, name, function_list(rep)))
+        check(stub[0]["exclusive_samples"] > 0, "%s: rand_r@plt has no exclusive samples" % name)
+        bare = [r for r in rep["functions"] if r["module"] == name and re.match(r"^0x[0-9a-f]+$", r["name"])]
+        check(not bare, "%s: unnamed code in the executable: %s" % (
+            name, ["%s %d" % (r["name"], r["exclusive_samples"]) for r in bare]))
+        check(incl(rep, "plt_loop") >= 0.9 * rep["samples"], "%s: plt_loop inclusive %d of %d" % (
+            name, incl(rep, "plt_loop"), rep["samples"]))
+
+
+@test
+def test_stack_copy_cut(c):
+    """recurse 51 deep with --stack-size 1024: the copied user stack runs out before main, so every
+    stack is cut short: counted (cut_stacks, cut_stack_copy), and the header says to raise --stack-size;
+    with the default copy none is."""
+    need_perf()
+    rec, data = c.record([c.prog("s_recurse")], options=["--stack-size", "1024"])
+    rep = c.report_json(data)
+    n = rep["samples"]
+    check(n >= 200, "only %d samples" % n)
+    check(rep["cut_stacks"] >= 0.9 * n, "%d of %d stacks counted as cut short with a 1024-byte stack copy "
+          "(51 frames do not fit: expected ~all)\n  functions: %s" % (rep["cut_stacks"], n, function_list(rep)))
+    check(rep.get("cut_stack_copy", 0) >= 0.9 * n and rep["cut_stack_copy"] <= rep["cut_stacks"],
+          "cut_stack_copy %s, cut_stacks %d of %d: the stacks cut by the copy's size are not counted" % (
+              rep.get("cut_stack_copy"), rep["cut_stacks"], n))
+    check("--stack-size" in rec.stderr, "record did not say to raise --stack-size: %s" % rec.stderr.strip())
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check("--stack-size" in header and "1024" in header,
+          "the report header does not say the 1024-byte stack copy ran out (--stack-size):\n%s" % header)
+    _, data2 = c.record([c.prog("s_recurse")], name="full.data")
+    rep2 = c.report_json(data2)
+    check(rep2["cut_stacks"] < 0.05 * rep2["samples"] and rep2["cut_stack_copy"] == 0,
+          "with the default 16 KiB copy %d of %d stacks cut short (%d by the copy's size)" % (
+              rep2["cut_stacks"], rep2["samples"], rep2["cut_stack_copy"]))
+    p = c.run([c.stint, "report", "-i", data2], expect=0)
+    check("--stack-size" not in p.stdout, "the header speaks of --stack-size though no stack was cut:\n%s" %
+          p.stdout[:800])
 
 
 # ---------------------------------------------------------------------------

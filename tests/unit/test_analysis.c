@@ -1,6 +1,7 @@
 /*
  * test_analysis.c - the instrumentation values of SPEC.md section 1 on
- * synthetic event streams, exact to the tick.
+ * synthetic event streams, exact to the tick; and the sampling counts of
+ * section 2 for inlined functions on synthetic samples.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "evbuild.h"
+#include "../../format/fmt_sample.h"
 #include "../../analysis/analysis.h"
 
 static const struct an_row *find(const struct an_row *rows, uint32_t n, const char *name)
@@ -249,6 +251,72 @@ static void test_inherited_frames(void **state)
 	fmt_data_free(&d);
 }
 
+static struct fmt_inline inl(const char *name, uint32_t call_line)
+{
+	return (struct fmt_inline){strdup(name), strdup("x.c"), 1, strdup("x.c"), call_line};
+}
+
+static void sample_row(const struct an_row *r, double incl, double excl)
+{
+	assert_float_equal(r->v[AN_EI], incl, 1e-9);
+	assert_float_equal(r->v[AN_EE], excl, 1e-9);
+}
+
+/*
+ * SPEC.md section 2, inlined functions: main calls outer (0x2000); inl_a
+ * is inlined into outer at x.c:20 and x.c:21, inl_b into inl_a at x.c:6,
+ * and at 0x2030 inl_a into itself (recursion, once per sample).
+ */
+static void test_sampling_inlined(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "outer"};
+	struct fmt_data d;
+	evb_data(&d, names, 2);
+	free(d.method);
+	d.method = strdup("sampling");
+	struct fmt_process *p = &d.procs[0];
+	p->nlines = 4;
+	p->lines = calloc(4, sizeof(*p->lines));
+	p->lines[0] = (struct fmt_line){0x1010, strdup("m.c"), 3, NULL, 0};
+	p->lines[1] = (struct fmt_line){0x2010, strdup("x.c"), 10, calloc(2, sizeof(struct fmt_inline)), 2};
+	p->lines[1].inl[0] = inl("inl_a", 20);
+	p->lines[1].inl[1] = inl("inl_b", 6);
+	p->lines[2] = (struct fmt_line){0x2020, strdup("x.c"), 7, calloc(1, sizeof(struct fmt_inline)), 1};
+	p->lines[2].inl[0] = inl("inl_a", 21);
+	p->lines[3] = (struct fmt_line){0x2030, strdup("x.c"), 8, calloc(2, sizeof(struct fmt_inline)), 2};
+	p->lines[3].inl[0] = inl("inl_a", 22);
+	p->lines[3].inl[1] = inl("inl_a", 9);
+	/* stacks, innermost first; the caller's return address is 0x1011 */
+	static const uint64_t stacks[][2] = {{0x2010, 0x1011}, {0x2010, 0x1011}, {0x2010, 0x1011},
+					    {0x2020, 0x1011}, {0x2030, 0x1011}};
+	uint8_t *buf = malloc(1024), *e = buf;
+	for (int i = 0; i < 5; i++)
+		e = fmt_put_sample(e, 1000, stacks[i], 2, 0);
+	d.nthreads = 1;
+	d.threads = calloc(1, sizeof(*d.threads));
+	d.threads[0] = (struct fmt_thread){.tid = 100, .name = strdup("t"), .nevents = 5, .ev = buf,
+					   .ev_len = (size_t)(e - buf), .ev_owned = buf};
+	struct an_result r;
+	assert_int_equal(an_sample_run(&d, &r), 0);
+	assert_int_equal(r.samples, 5);
+	sample_row(find(r.functions, r.nfunctions, "main"), 5, 0);
+	sample_row(find(r.functions, r.nfunctions, "outer"), 5, 0);
+	sample_row(find(r.functions, r.nfunctions, "inl_a"), 5, 2);
+	sample_row(find(r.functions, r.nfunctions, "inl_b"), 3, 3);
+	assert_string_equal(find(r.functions, r.nfunctions, "inl_b")->module, "test");
+	/* the inlined call sites' lines: inclusive only */
+	sample_row(find(r.lines, r.nlines, "x.c:20"), 3, 0);
+	sample_row(find(r.lines, r.nlines, "x.c:6"), 3, 0);
+	sample_row(find(r.lines, r.nlines, "x.c:21"), 1, 0);
+	sample_row(find(r.lines, r.nlines, "x.c:10"), 3, 3);
+	sample_row(find(r.lines, r.nlines, "x.c:7"), 1, 1);
+	sample_row(find(r.lines, r.nlines, "x.c:9"), 1, 0);
+	sample_row(find(r.lines, r.nlines, "m.c:3"), 5, 0);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_modules_and_percentages),
 		cmocka_unit_test(test_compensation),
 		cmocka_unit_test(test_inherited_frames),
+		cmocka_unit_test(test_sampling_inlined),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
