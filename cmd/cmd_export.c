@@ -111,11 +111,12 @@ int cmd_export(int argc, char **argv)
 	struct an_result r;
 	cmd_load(input, &d, &r, nocomp);
 
-	/* write to a temporary name and rename, so a failure leaves no half file */
-	char *tmp = output ? xasprintf("%s.tmp", output) : NULL;
+	/* write a new file and rename it over the output when whole, so a
+	 * failure or Ctrl-C leaves no half file (util_out) */
+	struct util_out uo = {.fd = -1};
 	FILE *f = stdout;
-	if (tmp && !(f = fopen(tmp, "w")))
-		die("cannot write '%s': %s", tmp, strerror(errno));
+	if (output && (util_out_open(&uo, output) < 0 || !(f = fdopen(uo.fd, "w"))))
+		die("cannot write '%s': %s", output, strerror(errno));
 
 	int rc;
 	if (fmt == EXP_CHROME) {
@@ -137,17 +138,18 @@ int cmd_export(int argc, char **argv)
 	}
 	if (fflush(f) != 0)
 		rc = -1;
-	if (tmp) {
-		if (fclose(f) != 0)
+	if (output) {
+		/* the stream and util_out share the descriptor: util_out
+		 * closes it, after the stream is flushed and freed */
+		uo.fd = dup(uo.fd);
+		if (fclose(f) != 0 || uo.fd < 0)
 			rc = -1;
 		if (rc < 0) {
-			int e = errno;
-			unlink(tmp);
-			die("cannot write '%s': %s", output, strerror(e));
+			util_out_abort(&uo);
+			die("cannot write '%s': %s", output, strerror(errno));
 		}
-		if (rename(tmp, output) < 0)
-			die("cannot rename '%s' to '%s': %s", tmp, output, strerror(errno));
-		free(tmp);
+		if (util_out_commit(&uo) < 0)
+			die("cannot write '%s': %s", output, strerror(errno));
 	} else if (rc < 0)
 		die("cannot write the export: %s", strerror(errno));
 	an_result_free(&r);

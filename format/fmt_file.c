@@ -18,6 +18,7 @@
 #include "format.h"
 #include "fmt_event.h"
 #include "fmt_spool.h"
+#include "../lib/util.h"
 
 /* ------------------------------------------------------------------------
  * Writer
@@ -282,11 +283,11 @@ static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_
 
 int fmt_write(const struct fmt_data *d, const char *path)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	struct fmt_out o = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-	if (o.fd < 0)
+	/* a new file beside path, renamed over it when whole (util_out) */
+	struct util_out uo;
+	if (util_out_open(&uo, path) < 0)
 		return -1;
+	struct fmt_out o = {.fd = uo.fd};
 	struct fmt_buf b = {0};
 	out_prefix(&o, d, &b);
 	for (uint32_t t = 0; t < d->nthreads; t++)
@@ -294,16 +295,12 @@ int fmt_write(const struct fmt_data *d, const char *path)
 	buf_u32(&b, o.nchunks);
 	out_chunk(&o, FMT_ENDF, &b);
 	free(b.p);
-	if (close(o.fd) < 0 && !o.err)
-		o.err = errno;
-	if (!o.err && rename(tmp, path) < 0)
-		o.err = errno;
 	if (o.err) {
-		unlink(tmp);
+		util_out_abort(&uo);
 		errno = o.err;
 		return -1;
 	}
-	return 0;
+	return util_out_commit(&uo);
 }
 
 int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, const char *buf)
@@ -333,7 +330,7 @@ int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, co
 	}
 	uint64_t skip = FMT_SPOOL_DATA_OFF - fixed;
 	uint8_t *head = calloc(1, FMT_SPOOL_DATA_OFF);
-	int fd = open(buf, O_RDWR | O_CLOEXEC);
+	int fd = open(buf, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (!head || fd < 0) {
 		free(head);
 		free(mem.p);
