@@ -112,13 +112,12 @@ int cmd_export(int argc, char **argv)
 	cmd_load(input, &d, &r, nocomp);
 	cmd_filter_check(&d, &flt, input);
 
-	/* write to a temporary name and rename, so a failure leaves no half file */
-	char *tmp = output ? xasprintf("%s.tmp", output) : NULL;
+	/* write a new file and rename it over the output when whole, so a
+	 * failure or Ctrl-C leaves no half file (util_out) */
+	struct util_out uo = {.fd = -1};
 	FILE *f = stdout;
-	if (tmp && !(f = fopen(tmp, "w")))
-		die("cannot write '%s': %s", tmp, strerror(errno));
-	if (tmp) /* an error or Ctrl-C before the rename removes it */
-		util_tmp_guard(tmp);
+	if (output && (util_out_open(&uo, output) < 0 || !(f = fdopen(uo.fd, "w"))))
+		die("cannot write '%s': %s", output, strerror(errno));
 
 	int rc;
 	if (fmt == EXP_CHROME) {
@@ -140,18 +139,18 @@ int cmd_export(int argc, char **argv)
 	}
 	if (fflush(f) != 0)
 		rc = -1;
-	if (tmp) {
-		if (fclose(f) != 0)
+	if (output) {
+		/* the stream and util_out share the descriptor: util_out
+		 * closes it, after the stream is flushed and freed */
+		uo.fd = dup(uo.fd);
+		if (fclose(f) != 0 || uo.fd < 0)
 			rc = -1;
 		if (rc < 0) {
-			int e = errno;
-			unlink(tmp);
-			die("cannot write '%s': %s", output, strerror(e));
+			util_out_abort(&uo);
+			die("cannot write '%s': %s", output, strerror(errno));
 		}
-		if (rename(tmp, output) < 0)
-			die("cannot rename '%s' to '%s': %s", tmp, output, strerror(errno));
-		util_tmp_done();
-		free(tmp);
+		if (util_out_commit(&uo) < 0)
+			die("cannot write '%s': %s", output, strerror(errno));
 	} else if (rc < 0)
 		die("cannot write the export: %s", strerror(errno));
 	an_result_free(&r);

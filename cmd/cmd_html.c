@@ -92,41 +92,33 @@ int cmd_html(int argc, char **argv)
 	}
 
 	int to_stdout = strcmp(output, "-") == 0;
-	char *tmp = to_stdout ? NULL : xasprintf("%s.tmp", output);
-	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
-	if (tmp && f) /* an error or Ctrl-C before the rename removes it */
-		util_tmp_guard(tmp);
-	if (!f)
+	/* a new file renamed over the output when whole (util_out) */
+	struct util_out uo = {.fd = -1};
+	FILE *f = stdout;
+	if (!to_stdout && (util_out_open(&uo, output) < 0 || !(f = fdopen(uo.fd, "w"))))
 		die("cannot write '%s': %s", output, strerror(errno));
 	struct out_html_stats st;
 	int rc = out_html(f, &d, &r, &v, &o, &st);
 	if (rc < 0 && errno == ENOMEM)
 		die("out of memory");
 	if (fflush(f) != 0 || rc < 0) {
-		int e = errno;
 		if (!to_stdout)
-			unlink(tmp);
-		die("cannot write '%s': %s", to_stdout ? "stdout" : output, strerror(e));
+			util_out_abort(&uo);
+		die("cannot write '%s': %s", to_stdout ? "stdout" : output, strerror(errno));
 	}
 	if (!to_stdout) {
-		if (fclose(f) != 0) {
-			int e = errno;
-			unlink(tmp);
-			die("cannot write '%s': %s", output, strerror(e));
+		/* util_out closes its own copy of the descriptor */
+		uo.fd = dup(uo.fd);
+		if (fclose(f) != 0 || uo.fd < 0 || util_out_commit(&uo) < 0) {
+			util_out_abort(&uo);
+			die("cannot write '%s': %s", output, strerror(errno));
 		}
-		if (rename(tmp, output) < 0) {
-			int e = errno;
-			unlink(tmp);
-			die("cannot write '%s': %s", output, strerror(e));
-		}
-		util_tmp_done();
 		fprintf(stderr, "stint: wrote '%s'", output);
 		if (st.folded_nodes)
 			fprintf(stderr, "; flame graph: %u of %u call paths shown, %u folded into %u \"(other)\" nodes",
 				st.shown_nodes - st.other_nodes, st.source_nodes, st.folded_nodes, st.other_nodes);
 		fputc('\n', stderr);
 	}
-	free(tmp);
 	free(filter);
 	an_view_release(&v);
 	an_result_free(&r);

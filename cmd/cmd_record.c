@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -90,16 +91,71 @@ static void check_output(const char *output)
 	char *dir = dirname(copy);
 	if (access(dir, W_OK) < 0)
 		die("cannot write to '%s': %s", dir, strerror(errno));
-	char *probe = xasprintf("%s.tmp", output);
-	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (fd < 0 && errno != EEXIST)
+	struct util_out probe;
+	if (util_out_open(&probe, output) < 0)
 		die("cannot write '%s': %s", output, strerror(errno));
-	if (fd >= 0) {
-		close(fd);
-		unlink(probe);
-	}
-	free(probe);
+	util_out_abort(&probe);
 	free(copy);
+}
+
+/* Say what rec_wait() left running (recorder.h: what is waited for). */
+static void warn_left_running(const char *prog, const struct rec_child *c)
+{
+	if (c->stopped_early)
+		warn("stopped waiting at Ctrl-C: processes of '%s' still run, unrecorded from now on; "
+		     "what they recorded until now is kept", prog);
+	else if (c->detached)
+		warn("'%s' ended; %d process%s it started detached (setsid: a daemon) and %s not waited "
+		     "for: what %s recorded until now is kept", prog, c->detached,
+		     c->detached == 1 ? "" : "es", c->detached == 1 ? "is" : "are",
+		     c->detached == 1 ? "it" : "they");
+}
+
+/* What the session file says while the program runs (rec_spool_save_session):
+ * rewritten once a second so `stint recover` has the clock factor and the
+ * duration so far if stint itself is killed. */
+struct session_tick {
+	const char *spool, *kind, *os_wanted;
+	struct fmt_data *d;
+	uint64_t tsc0, ns0;
+	int use_tsc;
+};
+
+static void session_update(void *arg)
+{
+	struct session_tick *k = arg;
+	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+	k->d->duration_ns = ns1 - k->ns0;
+	if (k->use_tsc)
+		k->d->ns_per_tick = rec_tsc_ns_per_tick(k->tsc0, k->ns0, tsc1, ns1);
+	rec_spool_save_session(k->spool, k->d, k->kind, k->os_wanted, 0);
+}
+
+/* What keeps the dynamic linker from loading stint's runtime into path:
+ * a message, or NULL. */
+static char *preload_obstacle(const char *path, const char *shown)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
+				     ((st.st_mode & S_ISGID) && st.st_gid != getgid())))
+		return xasprintf("'%s' is set-%s-ID: the system runs it without LD_PRELOAD, so stint's "
+				 "runtime would not load and nothing would be recorded; record it as %s, "
+				 "or record a copy without that bit",
+				 shown, (st.st_mode & S_ISUID) && st.st_uid != getuid() ? "user" : "group",
+				 (st.st_mode & S_ISUID) && st.st_uid != getuid() ? "its owner" : "its group");
+	if (rec_is_static(path) == 1)
+		return xasprintf("'%s' is statically linked: stint's runtime is loaded by the dynamic "
+				 "linker (LD_PRELOAD), which a static program does not use; link it "
+				 "dynamically (without -static)", shown);
+	return NULL;
+}
+
+/* One line for "nothing was recorded", with the likely reasons. */
+static void explain_nothing(const char *prog)
+{
+	warn("nothing was recorded: '%s' never started stint's runtime (a set-user-ID or statically "
+	     "linked program run by it, or one that removed LD_PRELOAD from the environment of what it runs)",
+	     prog);
 }
 
 /*
@@ -117,35 +173,43 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	char *path = rec_find_program(argv[0]);
 	if (!path)
 		die("cannot find program '%s'%s", argv[0], strchr(argv[0], '/') ? "" : " in PATH");
+	char *obstacle = preload_obstacle(path, argv[0]);
+	if (obstacle)
+		die("%s", obstacle);
 	char *copy = xstrdup(output);
-	char *spool = xasprintf("%s/.stint-spool-%d", dirname(copy), (int)getpid());
-	if (mkdir(spool, 0700) < 0)
-		die("cannot write to '%s': %s", dirname(copy), strerror(errno));
-	char *env[4] = {xasprintf("LD_PRELOAD=%s", lib), xasprintf("STINT_SPOOL=%s", spool),
-			xasprintf("STINT_FREQ=%u", so->freq), NULL};
-	struct rec_child child = {.go_fd = -1};
-	if (rec_spawn(path, argv, env, &child, err, sizeof(err)) < 0) {
-		rec_spool_remove(spool);
+	struct rec_spool sp;
+	if (rec_spool_create(&sp, dirname(copy), err, sizeof(err)) < 0)
 		die("%s", err);
-	}
-	rec_wait(&child, NULL);
+	const char *spool = sp.path;
+	char *env[4] = {xasprintf("LD_PRELOAD=%s", lib), xasprintf("STINT_SPOOL=%s", sp.child_path),
+			xasprintf("STINT_FREQ=%u", so->freq), NULL};
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	d.command = join_args(argv);
-	d.wall_start = child.wall_start;
-	d.duration_ns = child.mono_end - child.mono_start;
+	d.wall_start = util_wall_ns();
 	d.ns_per_tick = 1.0;
 	d.clock = xstrdup("task-clock");
 	d.os = xasprintf("libunwind, in-process sampler (%s)", why);
-	d.exit_status = (uint32_t)rec_exit_code(child.status);
-	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
 	d.rate = so->freq;
 	d.notes = xstrdup("lost=0 stack=0 kernel=0");
-	if (rec_spool_save_session(spool, &d, "inproc", "") < 0)
-		warn("cannot save the session in '%s': %s", spool, strerror(errno));
+	struct session_tick tk = {spool, "inproc", "", &d, 0, util_mono_ns(), 0};
+	if (rec_spool_save_session(spool, &d, "inproc", "", 0) < 0)
+		die("cannot write to '%s': %s", sp.shown, strerror(errno));
+	struct rec_child child = {.go_fd = -1};
+	if (rec_spawn(path, argv, env, &child, err, sizeof(err)) < 0) {
+		rec_spool_remove(&sp);
+		die("%s", err);
+	}
+	rec_wait(&child, NULL, session_update, &tk);
+	d.wall_start = child.wall_start;
+	d.duration_ns = child.mono_end - child.mono_start;
+	d.exit_status = (uint32_t)rec_exit_code(child.status);
+	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
+	if (rec_spool_save_session(spool, &d, "inproc", "", 1) < 0)
+		warn("cannot save the session in '%s': %s", sp.shown, strerror(errno));
 	fmt_data_free(&d);
-	if (rec_spool_convert(spool, &d, err, sizeof(err)) < 0)
-		die("%s (the raw recording is kept in '%s')", err, spool);
+	if (rec_spool_convert(spool, sp.shown, &d, NULL, err, sizeof(err)) < 0)
+		die("%s (the raw recording is kept in '%s')", err, sp.shown);
 	struct rec_sample_stats st = {0};
 	for (uint32_t i = 0; i < d.nthreads; i++)
 		st.samples += d.threads[i].nevents;
@@ -158,9 +222,13 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	if (fmt_write(&d, output) < 0)
 		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
 		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(errno), spool);
-	rec_spool_remove(spool);
+		    output, strerror(errno), sp.shown);
+	rec_spool_remove(&sp);
 	if (!quiet) {
+		if (child.stopped_early || child.detached)
+			warn_left_running(argv[0], &child);
+		if (!d.nprocs)
+			explain_nothing(argv[0]);
 		if (WIFSIGNALED(child.status))
 			warn("'%s' died of signal %d (%s); its samples are kept", argv[0],
 			     WTERMSIG(child.status), strsignal(WTERMSIG(child.status)));
@@ -171,7 +239,6 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	fmt_data_free(&d);
 	for (int i = 0; env[i]; i++)
 		free(env[i]);
-	free(spool);
 	free(copy);
 	free(path);
 	free(lib);
@@ -440,20 +507,27 @@ int cmd_record(int argc, char **argv)
 	if (!rt)
 		die("cannot find the runtime library libstint-rt.so next to '%s'", util_self_dir());
 
-	/* the spool lives next to the output, so an unwritable path fails now */
-	char *outcopy = xstrdup(output);
-	char *outdir = xstrdup(dirname(outcopy));
+	char *obstacle = preload_obstacle(path, pargv[0]);
+	if (obstacle)
+		die("%s", obstacle);
+
+	/* the spool lives next to the output (its largest buffer becomes the
+	 * data file by a rename), so an unwritable path fails now */
 	struct stat st;
 	if (stat(output, &st) == 0 && S_ISDIR(st.st_mode))
 		die("cannot write '%s': it is a directory", output);
-	char *spool = xasprintf("%s/.stint-spool-%d", outdir, (int)getpid());
-	if (mkdir(spool, 0700) < 0)
-		die("cannot write to '%s': %s", outdir, strerror(errno));
+	check_output(output);
+	char *outcopy = xstrdup(output);
+	char err[512];
+	struct rec_spool sp;
+	if (rec_spool_create(&sp, dirname(outcopy), err, sizeof(err)) < 0)
+		die("%s", err);
+	const char *spool = sp.path;
 
 	char *env[8];
 	int ne = 0;
 	env[ne++] = xasprintf("LD_PRELOAD=%s", rt);
-	env[ne++] = xasprintf("STINT_SPOOL=%s", spool);
+	env[ne++] = xasprintf("STINT_SPOOL=%s", sp.child_path);
 	env[ne++] = xasprintf("STINT_OS=%s", os);
 	env[ne++] = xasprintf("STINT_CLOCK=%s", use_tsc ? "tsc" : "monotonic");
 	env[ne++] = xasprintf("STINT_PLT=%d", plt);
@@ -461,32 +535,50 @@ int cmd_record(int argc, char **argv)
 		env[ne++] = xstrdup("LD_BIND_NOW=1");
 	env[ne] = NULL;
 
-	struct rec_child child = {.go_fd = -1};
-	char err[512];
-	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
-	if (rec_spawn(path, pargv, env, &child, err, sizeof(err)) < 0) {
-		rec_spool_remove(spool);
-		die("%s", err);
-	}
-	rec_wait(&child, spool);
-	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
-
+	/* the session file first: a spool is recoverable from the start, even
+	 * if stint is killed (kill -9) while the program runs */
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	d.command = join_args(pargv);
+	d.wall_start = util_wall_ns();
+	d.clock = xstrdup(use_tsc ? "tsc" : "monotonic");
+	d.notes = xstrdup(plt ? "libcalls" : "");
+	d.os = xstrdup("");
+	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
+	if (use_tsc) {
+		/* a first factor for the session file (the kernel's, else 5 ms
+		 * measured now); refined once a second while the program runs */
+		struct timespec five = {0, 5000000};
+		nanosleep(&five, NULL);
+		d.ns_per_tick = rec_tsc_ns_per_tick(tsc0, ns0, __rdtsc(), util_mono_ns());
+	} else {
+		d.ns_per_tick = 1.0;
+	}
+	struct session_tick tk = {spool, "instrument", os, &d, tsc0, ns0, use_tsc};
+	if (rec_spool_save_session(spool, &d, "instrument", os, 0) < 0) {
+		int e = errno;
+		rec_spool_remove(&sp);
+		die("cannot write to '%s': %s", sp.shown, strerror(e));
+	}
+
+	struct rec_child child = {.go_fd = -1};
+	if (rec_spawn(path, pargv, env, &child, err, sizeof(err)) < 0) {
+		rec_spool_remove(&sp);
+		die("%s", err);
+	}
+	rec_wait(&child, spool, session_update, &tk);
+	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+
 	d.wall_start = child.wall_start;
 	d.duration_ns = child.mono_end - child.mono_start;
 	d.ns_per_tick = use_tsc ? rec_tsc_ns_per_tick(tsc0, ns0, tsc1, ns1) : 1.0;
-	d.clock = xstrdup(use_tsc ? "tsc" : "monotonic");
 	d.exit_status = (uint32_t)rec_exit_code(child.status);
 	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
-	d.notes = xstrdup(plt ? "libcalls" : "");
-	d.os = xstrdup("");
-	if (rec_spool_save_session(spool, &d, "instrument", os) < 0)
-		warn("cannot save the session in '%s': %s", spool, strerror(errno));
+	if (rec_spool_save_session(spool, &d, "instrument", os, 1) < 0)
+		warn("cannot save the session in '%s': %s", sp.shown, strerror(errno));
 	fmt_data_free(&d);
-	if (rec_spool_convert(spool, &d, err, sizeof(err)) < 0)
-		die("%s (the raw recording is kept in '%s')", err, spool);
+	if (rec_spool_convert(spool, sp.shown, &d, NULL, err, sizeof(err)) < 0)
+		die("%s (the raw recording is kept in '%s')", err, sp.shown);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d.nthreads; i++)
 		bytes += d.threads[i].ev_len;
@@ -495,7 +587,8 @@ int cmd_record(int argc, char **argv)
 	for (uint32_t i = 1; i < d.nthreads; i++)
 		if (d.threads[i].ev_len > d.threads[big].ev_len)
 			big = i;
-	int rc = d.nthreads && d.threads[big].spool_path
+	/* not while processes left running may still write to a buffer */
+	int rc = d.nthreads && d.threads[big].spool_path && !child.stopped_early && !child.detached
 			 ? fmt_write_inplace(&d, output, big, d.threads[big].spool_path)
 			 : 1;
 	if (rc == 1)
@@ -504,11 +597,15 @@ int cmd_record(int argc, char **argv)
 		int e = errno;
 		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
 		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(e), spool);
+		    output, strerror(e), sp.shown);
 	}
-	rec_spool_remove(spool);
+	rec_spool_remove(&sp);
 	int code = rec_exit_code(child.status);
 	if (!quiet) {
+		if (child.stopped_early || child.detached)
+			warn_left_running(pargv[0], &child);
+		if (!d.nprocs)
+			explain_nothing(pargv[0]);
 		if (WIFSIGNALED(child.status))
 			warn("'%s' died of signal %d (%s); what it recorded is kept", pargv[0],
 			     WTERMSIG(child.status), strsignal(WTERMSIG(child.status)));
@@ -519,8 +616,6 @@ int cmd_record(int argc, char **argv)
 	fmt_data_free(&d);
 	for (int i = 0; i < ne; i++)
 		free(env[i]);
-	free(spool);
-	free(outdir);
 	free(outcopy);
 	free(rt);
 	free(path);

@@ -19,6 +19,7 @@
 #include "format.h"
 #include "fmt_event.h"
 #include "fmt_spool.h"
+#include "../lib/util.h"
 
 /* ------------------------------------------------------------------------
  * Writer
@@ -305,11 +306,11 @@ static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_
 
 int fmt_write(const struct fmt_data *d, const char *path)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	struct fmt_out o = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-	if (o.fd < 0)
+	/* a new file beside path, renamed over it when whole (util_out) */
+	struct util_out uo;
+	if (util_out_open(&uo, path) < 0)
 		return -1;
+	struct fmt_out o = {.fd = uo.fd};
 	struct fmt_buf b = {0};
 	out_prefix(&o, d, &b);
 	for (uint32_t t = 0; t < d->nthreads; t++)
@@ -317,16 +318,12 @@ int fmt_write(const struct fmt_data *d, const char *path)
 	buf_u32(&b, o.nchunks);
 	out_chunk(&o, FMT_ENDF, &b);
 	free(b.p);
-	if (close(o.fd) < 0 && !o.err)
-		o.err = errno;
-	if (!o.err && rename(tmp, path) < 0)
-		o.err = errno;
 	if (o.err) {
-		unlink(tmp);
+		util_out_abort(&uo);
 		errno = o.err;
 		return -1;
 	}
-	return 0;
+	return util_out_commit(&uo);
 }
 
 int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, const char *buf)
@@ -356,7 +353,7 @@ int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, co
 	}
 	uint64_t skip = FMT_SPOOL_DATA_OFF - fixed;
 	uint8_t *head = calloc(1, FMT_SPOOL_DATA_OFF);
-	int fd = open(buf, O_RDWR | O_CLOEXEC);
+	int fd = open(buf, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (!head || fd < 0) {
 		free(head);
 		free(mem.p);
@@ -736,8 +733,12 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 	}
 	case FMT_INLN: {
 		uint32_t i = in_u32(&in), n2 = in_u32(&in);
-		if (in.bad || i >= d->nprocs || n2 > n / 12)
-			return -1;
+		if (in.bad)
+			return "is too short";
+		if (i >= d->nprocs)
+			return "names a process that does not exist";
+		if (n2 > n / 12)
+			return "counts more inline chains than it holds";
 		struct fmt_process *p = &d->procs[i];
 		for (uint32_t e = 0; e < n2 && !in.bad; e++) {
 			uint64_t addr = in_u64(&in);
@@ -749,7 +750,7 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 			struct fmt_line *ln = (struct fmt_line *)fmt_line_at(p, addr);
 			struct fmt_inline *v = calloc(depth ? depth : 1, sizeof(*v));
 			if (!v)
-				return -1;
+				return "does not fit in memory";
 			for (uint32_t k = 0; k < depth; k++) {
 				v[k].name = in_str(&in);
 				v[k].file = in_str(&in);

@@ -4,12 +4,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,6 +113,180 @@ char *util_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+char *util_read_regular(const char *path, size_t max, int nofollow, size_t *len)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	int e = 0;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if ((uint64_t)st.st_size > max)
+		e = EFBIG;
+	size_t cap = e ? 0 : (size_t)st.st_size + 1, n = 0;
+	char *buf = e ? NULL : xmalloc(cap + 1);
+	while (!e) {
+		if (n == cap) { /* it grew while read */
+			if (cap > max) {
+				e = EFBIG;
+				break;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0)
+			e = errno;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (e) {
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* ------------------------------------------------------------------------
+ * Output files: a mkstemp() file renamed over the target, removed on
+ * failure and on the signals that end stint
+ * --------------------------------------------------------------------- */
+
+#define UTIL_TMP_SLOTS 4
+static char util_tmp_path[UTIL_TMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t util_tmp_used[UTIL_TMP_SLOTS];
+static const int util_tmp_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+static void util_tmp_remove_all(void)
+{
+	for (int i = 0; i < UTIL_TMP_SLOTS; i++)
+		if (util_tmp_used[i])
+			unlink(util_tmp_path[i]); /* async-signal-safe */
+}
+
+static void util_tmp_on_signal(int sig)
+{
+	util_tmp_remove_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int util_tmp_guard(const char *path)
+{
+	static int installed;
+	if (strlen(path) >= PATH_MAX)
+		return -1;
+	if (!installed) {
+		installed = 1;
+		atexit(util_tmp_remove_all); /* die() on the way */
+		for (size_t i = 0; i < sizeof(util_tmp_signals) / sizeof(util_tmp_signals[0]); i++) {
+			/* only where stint has no handler of its own (record forwards
+			 * these signals to the program instead) */
+			struct sigaction old, sa;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = util_tmp_on_signal;
+			sigemptyset(&sa.sa_mask);
+			if (sigaction(util_tmp_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+				sigaction(util_tmp_signals[i], &sa, NULL);
+		}
+	}
+	for (int i = 0; i < UTIL_TMP_SLOTS; i++)
+		if (!util_tmp_used[i]) {
+			strcpy(util_tmp_path[i], path);
+			util_tmp_used[i] = 1;
+			return i;
+		}
+	return -1;
+}
+
+void util_tmp_forget(int slot)
+{
+	if (slot >= 0 && slot < UTIL_TMP_SLOTS)
+		util_tmp_used[slot] = 0;
+}
+
+int util_out_open(struct util_out *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->slot = -1;
+	char *copy = xstrdup(path), *copy2 = xstrdup(path);
+	const char *dir = dirname(copy), *base = basename(copy2);
+	/* a name in the target's directory (so the rename stays on one file
+	 * system), hidden, that says what it is for */
+	o->tmp = xasprintf("%s/.%.200s.XXXXXX", dir, base);
+	free(copy);
+	free(copy2);
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old); /* no signal between creation and guard */
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	int e = errno;
+	if (o->fd >= 0)
+		o->slot = util_tmp_guard(o->tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (o->fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		errno = e;
+		return -1;
+	}
+	o->path = xstrdup(path);
+	return 0;
+}
+
+void util_out_abort(struct util_out *o)
+{
+	int e = errno;
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	util_tmp_forget(o->slot);
+	o->slot = -1;
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	errno = e;
+}
+
+int util_out_commit(struct util_out *o)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	int e = 0;
+	if (fchmod(o->fd, 0644 & ~mask) < 0)
+		e = errno;
+	if (close(o->fd) < 0 && !e)
+		e = errno;
+	o->fd = -1;
+	if (!e && rename(o->tmp, o->path) < 0)
+		e = errno;
+	if (e) {
+		util_out_abort(o);
+		errno = e;
+		return -1;
+	}
+	util_tmp_forget(o->slot);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	o->slot = -1;
+	return 0;
+}
+
 const char *util_self_dir(void)
 {
 	static char dir[PATH_MAX];
@@ -161,51 +337,3 @@ void util_sort_u64(uint64_t *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_u64);
 }
 
-/* ------------------------------------------------------------------------
- * Temporary output files
- * --------------------------------------------------------------------- */
-
-static char *tmp_guarded;          /* set while a temporary file is being written */
-static volatile sig_atomic_t tmp_armed;
-
-static void tmp_remove(void)
-{
-	if (tmp_armed && tmp_guarded)
-		unlink(tmp_guarded);
-	tmp_armed = 0;
-}
-
-static void tmp_on_signal(int sig)
-{
-	tmp_remove(); /* unlink() is async-signal-safe */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-void util_tmp_guard(const char *path)
-{
-	static int installed;
-	free(tmp_guarded);
-	tmp_guarded = xstrdup(path);
-	tmp_armed = 1;
-	if (installed)
-		return;
-	installed = 1;
-	atexit(tmp_remove);
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction sa, old;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = tmp_on_signal;
-		sigemptyset(&sa.sa_mask);
-		/* a signal ignored when we started stays ignored */
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-void util_tmp_done(void)
-{
-	tmp_armed = 0;
-}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recorder.h"
 #include "rec_perf.h"
 #include "../format/fmt_sample.h"
 #include "../lib/util.h"
@@ -64,7 +65,7 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 				continue;
 			char *path = xasprintf("%s/%s", dir, de->d_name);
 			size_t len;
-			char *buf = util_read_file(path, &len);
+			char *buf = util_read_regular(path, REC_SPOOL_BIG_MAX, 1, &len);
 			free(path);
 			struct smp_file_hdr h;
 			if (!buf || len < sizeof(h) || memcmp(buf, "STINTSMP", 8) != 0) {
@@ -110,14 +111,14 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 		if (d->nthreads > first) {
 			char *f = xasprintf("%s/%s.info", dir, keys[k]);
 			size_t l;
-			char *info = util_read_file(f, &l);
+			char *info = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &l);
 			free(f);
 			const char *pp = info ? strstr(info, "pid ") : NULL, *ppp = info ? strstr(info, "ppid ") : NULL;
 			p->pid = pp ? (uint32_t)atoi(pp + 4) : 0;
 			p->ppid = ppp ? (uint32_t)atoi(ppp + 5) : 0;
 			free(info);
 			f = xasprintf("%s/%s.cmdline", dir, keys[k]);
-			char *cmd = util_read_file(f, &l);
+			char *cmd = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &l);
 			free(f);
 			if (cmd)
 				for (size_t i = 0; i + 1 < l; i++)
@@ -126,7 +127,7 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 			p->command = cmd ? cmd : xstrdup("");
 			p->os = xstrdup("");
 			f = xasprintf("%s/%s.maps", dir, keys[k]);
-			char *maps = util_read_file(f, &l);
+			char *maps = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &l);
 			free(f);
 			rec_symbolize_samples(p, maps, maps ? l : 0, addrs, naddrs);
 			free(maps);

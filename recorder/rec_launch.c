@@ -3,6 +3,7 @@
  * program; the TSC clock facts the data file records.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
@@ -84,12 +85,54 @@ int rec_is_instrumented(const char *path)
 	return found;
 }
 
-static volatile pid_t rec_target;
-
-static void rec_forward(int sig)
+int rec_is_static(const char *path)
 {
-	if (rec_target > 0)
-		kill(rec_target, sig);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	int res = -1;
+	size_t n;
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &n) == 0) {
+		res = 1;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				res = 0;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return res;
+}
+
+static volatile pid_t rec_target;
+static volatile sig_atomic_t rec_interrupts; /* SIGINT/SIGTERM seen while waiting */
+
+/*
+ * A signal for the program reached stint.  The terminal sends Ctrl-C (and
+ * Ctrl-\, and a hangup) to its whole foreground process group, the program
+ * included, with si_code SI_KERNEL: passing it on would deliver it twice.
+ * So it is passed on only when the program did not get it: sent by kill()
+ * or sigqueue() (to stint alone, as far as can be told), or when the program
+ * has left stint's process group.  With the program gone, SIGINT and SIGTERM
+ * tell rec_wait() to stop waiting for what it left running.
+ */
+static void rec_forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	int e = errno;
+	if (sig == SIGINT || sig == SIGTERM)
+		rec_interrupts++;
+	pid_t t = rec_target;
+	if (t > 0) {
+		int from_terminal = si && si->si_code == SI_KERNEL;
+		if (!from_terminal || getpgid(t) != getpgrp())
+			kill(t, sig);
+	}
+	errno = e;
 }
 
 int rec_spawn(const char *path, char *const argv[], char *const env_add[], struct rec_child *c,
@@ -187,10 +230,11 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 	}
 	c->pid = pid;
 	rec_target = pid;
+	rec_interrupts = 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = rec_forward;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_sigaction = rec_forward;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -240,7 +284,7 @@ static void prefault_spool(const char *dir, int prefault)
 		if (l < 5 || strcmp(de->d_name + l - 4, ".buf") != 0)
 			continue;
 		char *path = xasprintf("%s/%s", dir, de->d_name);
-		int fd = open(path, O_RDWR | O_CLOEXEC);
+		int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		free(path);
 		if (fd < 0)
 			continue;
@@ -261,30 +305,113 @@ static void prefault_spool(const char *dir, int prefault)
 	closedir(dh);
 }
 
-void rec_wait(struct rec_child *c, const char *spool)
+/* The session id of a process, from /proc/PID/stat; -1 if gone. */
+static pid_t session_of(pid_t pid, pid_t *ppid)
 {
-	int st = 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "pid (comm) state ppid pgrp session ...": comm may hold anything */
+	char *q = strrchr(buf, ')');
+	char state;
+	int pp, pg, sid;
+	if (!q || sscanf(q + 1, " %c %d %d %d", &state, &pp, &pg, &sid) != 4 || state == 'Z')
+		return -1;
+	*ppid = pp;
+	return sid;
+}
+
+/*
+ * The processes stint still waits for once the program ended: its own
+ * children now (the program's orphans come to stint, the subreaper) that
+ * stayed in the program's session.  A process that called setsid() has
+ * detached itself (a daemon): it is counted in *detached, not waited for.
+ */
+static int waited_children(pid_t main_pid, int *detached)
+{
+	pid_t self = getpid(), mysid = getsid(0);
+	int n = 0;
+	*detached = 0;
+	DIR *dh = opendir("/proc");
+	struct dirent *de;
+	while (dh && (de = readdir(dh))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid_t pp = 0, sid = session_of((pid_t)atoi(de->d_name), &pp);
+		if (sid < 0 || pp != self)
+			continue;
+		if (sid == mysid || sid == main_pid)
+			n++;
+		else
+			(*detached)++;
+	}
+	if (dh)
+		closedir(dh);
+	return n;
+}
+
+void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void *arg)
+{
+	int st = 0, have_main = 0;
+	uint64_t last_tick = util_mono_ns(), last_scan = 0;
+	c->stopped_early = 0;
+	c->detached = 0;
 	for (;;) {
-		pid_t w = waitpid(c->pid, &st, spool ? WNOHANG : 0);
-		if (w == c->pid)
+		/* reap whatever ended: the program, and orphans given to stint */
+		pid_t w;
+		int s2;
+		while ((w = waitpid(-1, &s2, WNOHANG)) > 0)
+			if (w == c->pid) {
+				st = s2;
+				have_main = 1;
+				c->mono_end = util_mono_ns();
+				rec_target = 0; /* nothing more to forward to */
+				rec_interrupts = 0;
+			}
+		if (w < 0 && errno == ECHILD)
 			break;
-		if (w < 0 && errno != EINTR) {
-			st = 0;
+		if (!have_main && rec_interrupts >= 2) {
+			/* a second Ctrl-C: the program did not end on the first */
+			c->stopped_early = 1;
 			break;
 		}
-		if (spool) {
+		if (have_main && rec_interrupts) {
+			c->stopped_early = 1;
+			break;
+		}
+		uint64_t now = util_mono_ns();
+		if (have_main && now - last_scan >= 100000000ull) {
+			last_scan = now;
+			int detached = 0;
+			if (waited_children(c->pid, &detached) == 0) {
+				c->detached = detached;
+				break;
+			}
+		}
+		if (tick && now - last_tick >= 1000000000ull) {
+			last_tick = now;
+			tick(arg);
+		}
+		if (spool)
 			prefault_spool(spool, 1);
-			struct timespec ts = {0, 2000000};
-			nanosleep(&ts, NULL);
-		}
+		struct timespec ts = {0, spool ? 2000000 : 10000000};
+		nanosleep(&ts, NULL);
+	}
+	if (!have_main) {
+		/* stopped while the program ran: it is left running */
+		st = (128 + SIGINT) << 8;
+		c->mono_end = util_mono_ns();
 	}
 	c->status = st;
-	c->mono_end = util_mono_ns();
 	if (spool) /* a stop the program's end came before the loop saw */
 		prefault_spool(spool, 0);
-	/* orphans of the program are ours now: let them finish writing */
-	while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
-		;
 	rec_target = 0;
 }
 

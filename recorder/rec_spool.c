@@ -5,13 +5,16 @@
  * function address symbolized now, while the binaries are at hand.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,7 +41,7 @@ static int cmp_proc(const void *a, const void *b)
 static char *read_spool_file(const char *dir, const char *key, const char *suffix, size_t *len)
 {
 	char *path = xasprintf("%s/%s%s", dir, key, suffix);
-	char *s = util_read_file(path, len);
+	char *s = util_read_regular(path, REC_SPOOL_SMALL_MAX, 1, len);
 	free(path);
 	return s;
 }
@@ -131,7 +134,7 @@ static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, siz
 {
 	char *path = xasprintf("%s/%.*s.fns", dir, (int)(strlen(bufname) - 4), bufname);
 	size_t len = 0;
-	char *data = util_read_file(path, &len);
+	char *data = util_read_regular(path, REC_SPOOL_SMALL_MAX, 1, &len);
 	free(path);
 	if (!data)
 		return;
@@ -289,11 +292,11 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		uint32_t first_thread = d->nthreads;
 		for (uint32_t b = 0; b < sp->nbufs; b++) {
 			char *path = xasprintf("%s/%s", dir, sp->bufs[b]);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 			free(path);
 			struct stat st;
 			struct fmt_spool_hdr *h = xmalloc(sizeof(*h));
-			if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < FMT_SPOOL_HDR_SIZE ||
+			if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < FMT_SPOOL_HDR_SIZE ||
 			    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) ||
 			    memcmp(h->magic, FMT_SPOOL_MAGIC, 8) != 0 || h->version != FMT_SPOOL_VERSION) {
 				if (fd >= 0)
@@ -356,20 +359,179 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 	return 0;
 }
 
-void rec_spool_remove(const char *dir)
+/* ------------------------------------------------------------------------
+ * The spool directory, held by descriptor (recorder.h says why)
+ * --------------------------------------------------------------------- */
+
+int rec_spool_own_name(const char *n)
 {
-	DIR *dh = opendir(dir);
+	if (strcmp(n, "session") == 0 || strcmp(n, "session.tmp") == 0)
+		return 1;
+	/* p<pid>-<ns>.<suffix>: .info .cmdline .maps .plt .t<tid>.buf .fns
+	 * .smp, and the runtime's "<file>.tmp<tid>" while it writes one */
+	const char *q = n;
+	if (*q++ != 'p' || !isdigit((unsigned char)*q))
+		return 0;
+	while (isdigit((unsigned char)*q))
+		q++;
+	if (*q++ != '-' || !isdigit((unsigned char)*q))
+		return 0;
+	while (isdigit((unsigned char)*q))
+		q++;
+	if (*q++ != '.' || !*q)
+		return 0;
+	for (; *q; q++)
+		if (!isalnum((unsigned char)*q) && *q != '.')
+			return 0;
+	return 1;
+}
+
+/* Reach the directory held as fd by "/proc/self/fd/N", checked to be it. */
+static int spool_proc_path(struct rec_spool *s, char *err, size_t errlen)
+{
+	struct stat a, b;
+	s->path = xasprintf("/proc/self/fd/%d", s->dirfd);
+	s->child_path = xasprintf("/proc/%d/fd/%d", (int)getpid(), s->dirfd);
+	if (fstat(s->dirfd, &a) < 0 || stat(s->path, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		snprintf(err, errlen, "cannot reach the spool directory '%s' through /proc (is /proc mounted?)",
+			 s->shown);
+		return -1;
+	}
+	return 0;
+}
+
+static void spool_reset(struct rec_spool *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->dirfd = s->parentfd = -1;
+}
+
+int rec_spool_create(struct rec_spool *s, const char *dir, char *err, size_t errlen)
+{
+	spool_reset(s);
+	s->parentfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->parentfd < 0) {
+		snprintf(err, errlen, "cannot write to '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	for (int tries = 0;; tries++) {
+		unsigned char rnd[12];
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			snprintf(err, errlen, "cannot make a spool name: %s", strerror(errno));
+			goto fail;
+		}
+		char name[32] = ".stint-spool-";
+		size_t l = strlen(name);
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			name[l++] = letters[rnd[i] % 36];
+		name[l] = 0;
+		if (mkdirat(s->parentfd, name, 0700) == 0) {
+			s->name = xstrdup(name);
+			break;
+		}
+		if (errno != EEXIST || tries > 100) {
+			snprintf(err, errlen, "cannot write to '%s': %s", dir, strerror(errno));
+			goto fail;
+		}
+	}
+	char *real = realpath(dir, NULL);
+	s->shown = xasprintf("%s/%s", real ? real : dir, s->name);
+	free(real);
+	/* what is there now must be the directory just made, and ours: a
+	 * link or someone else's directory put in its place is refused */
+	s->dirfd = openat(s->parentfd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (s->dirfd < 0 || fstat(s->dirfd, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(err, errlen, "the new spool directory '%s' was replaced by another file: refusing it",
+			 s->shown);
+		goto fail;
+	}
+	if (spool_proc_path(s, err, errlen) < 0) {
+		unlinkat(s->parentfd, s->name, AT_REMOVEDIR);
+		goto fail;
+	}
+	return 0;
+fail:
+	rec_spool_close(s);
+	return -1;
+}
+
+int rec_spool_open(struct rec_spool *s, const char *dir, char *err, size_t errlen)
+{
+	spool_reset(s);
+	char *copy = xstrdup(dir);
+	size_t l = strlen(copy);
+	while (l > 1 && copy[l - 1] == '/') /* "spool/" would follow a link */
+		copy[--l] = 0;
+	char *c1 = xstrdup(copy), *c2 = xstrdup(copy);
+	s->name = xstrdup(basename(c1));
+	s->parentfd = open(dirname(c2), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(c1);
+	free(c2);
+	char *real = realpath(copy, NULL);
+	s->shown = xstrdup(real ? real : copy);
+	free(real);
+	s->dirfd = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(copy);
+	struct stat st;
+	if (s->dirfd < 0) {
+		snprintf(err, errlen, "'%s' is not a stint spool directory: %s", dir,
+			 errno == ELOOP || errno == ENOTDIR ? "not a directory (a link to one is not followed)"
+							     : strerror(errno));
+		goto fail;
+	}
+	if (fstat(s->dirfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		snprintf(err, errlen,
+			 "'%s' is not a spool of yours: stint made its spools mode 0700, owned by the user "
+			 "who recorded (it belongs to uid %u, mode %03o)",
+			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+		goto fail;
+	}
+	if (spool_proc_path(s, err, errlen) < 0)
+		goto fail;
+	return 0;
+fail:
+	rec_spool_close(s);
+	return -1;
+}
+
+void rec_spool_close(struct rec_spool *s)
+{
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	if (s->parentfd >= 0)
+		close(s->parentfd);
+	free(s->name);
+	free(s->path);
+	free(s->child_path);
+	free(s->shown);
+	spool_reset(s);
+}
+
+void rec_spool_remove(struct rec_spool *s)
+{
+	int fd = s->dirfd >= 0 ? dup(s->dirfd) : -1;
+	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dh && fd >= 0)
+		close(fd);
 	if (dh) {
 		struct dirent *de;
 		while ((de = readdir(dh)))
-			if (de->d_name[0] != '.') {
-				char *path = xasprintf("%s/%s", dir, de->d_name);
-				unlink(path);
-				free(path);
-			}
+			if (rec_spool_own_name(de->d_name))
+				unlinkat(s->dirfd, de->d_name, 0); /* removes a link, never its target */
 		closedir(dh);
 	}
-	rmdir(dir);
+	/* the directory, if its name still leads to the one held (rmdir
+	 * removes only an empty one, and never follows a link) */
+	struct stat a, b;
+	if (s->parentfd >= 0 && s->name && fstat(s->dirfd, &a) == 0 &&
+	    fstatat(s->parentfd, s->name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		unlinkat(s->parentfd, s->name, AT_REMOVEDIR);
+	rec_spool_close(s);
 }
 
 /* ------------------------------------------------------------------------
@@ -397,33 +559,49 @@ static void put_line(FILE *f, const char *key, const char *v)
 }
 
 int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char *kind,
-			   const char *os_wanted)
+			   const char *os_wanted, int finished)
 {
-	char *path = xasprintf("%s/session", dir);
-	FILE *f = fopen(path, "w");
-	free(path);
-	if (!f)
+	/* written whole under another name and renamed: recover never reads
+	 * half of one (the recorder rewrites it while the program runs) */
+	char *tmp = xasprintf("%s/session.tmp", dir), *path = xasprintf("%s/session", dir);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		free(path);
 		return -1;
+	}
+	fputs(REC_SESSION_MAGIC "\n", f);
 	put_line(f, "kind", kind);
 	put_line(f, "command", d->command);
 	put_line(f, "clock", d->clock);
 	put_line(f, "os_wanted", os_wanted);
 	put_line(f, "os", d->os);
 	put_line(f, "notes", d->notes);
-	fprintf(f, "wall_start %llu\nduration_ns %llu\nns_per_tick %.17g\nexit_status %u\nflags %u\nrate %llu\n",
+	fprintf(f, "wall_start %llu\nduration_ns %llu\nns_per_tick %.17g\nexit_status %u\nflags %u\nrate %llu\n"
+		   "finished %d\n",
 		(unsigned long long)d->wall_start, (unsigned long long)d->duration_ns, d->ns_per_tick,
-		d->exit_status, d->flags, (unsigned long long)d->rate);
-	return fclose(f) == 0 ? 0 : -1;
+		d->exit_status, d->flags, (unsigned long long)d->rate, finished);
+	int rc = fclose(f) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+	free(tmp);
+	free(path);
+	return rc;
 }
 
-int rec_spool_convert(const char *dir, struct fmt_data *d, char *err, size_t errlen)
+int rec_spool_convert(const char *dir, const char *shown, struct fmt_data *d, int *finished,
+		      char *err, size_t errlen)
 {
 	size_t len;
 	char *path = xasprintf("%s/session", dir);
-	char *text = util_read_file(path, &len);
+	char *text = util_read_regular(path, 1 << 20, 1, &len);
 	free(path);
-	if (!text) {
-		snprintf(err, errlen, "'%s' is not a stint spool directory (no session file)", dir);
+	size_t ml = strlen(REC_SESSION_MAGIC);
+	if (!text || len <= ml || memcmp(text, REC_SESSION_MAGIC, ml) != 0 || text[ml] != '\n') {
+		snprintf(err, errlen, "'%s' is not a stint spool directory (%s)", shown,
+			 text ? "its session file is not stint's" : "no session file");
+		free(text);
 		return -1;
 	}
 	char v[4096], kind[64] = "", os_wanted[64] = "perf";
@@ -442,6 +620,8 @@ int rec_spool_convert(const char *dir, struct fmt_data *d, char *err, size_t err
 	d->exit_status = info_get(text, "exit_status", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
 	d->flags = info_get(text, "flags", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
 	d->rate = info_get(text, "rate", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+	if (finished)
+		*finished = info_get(text, "finished", v, sizeof(v)) ? atoi(v) : 0;
 	free(text);
 	if (!(d->ns_per_tick > 0))
 		d->ns_per_tick = 1.0;

@@ -18,6 +18,10 @@ char *rec_find_program(const char *name);
  * 0 no, -1 not an ELF file. */
 int rec_is_instrumented(const char *path);
 
+/* Whether the ELF executable at path has no program interpreter (a static
+ * program, which LD_PRELOAD cannot reach): 1 yes, 0 no, -1 not ELF. */
+int rec_is_static(const char *path);
+
 struct rec_child {
 	pid_t pid;
 	int hold;              /* in: the program waits for rec_release() */
@@ -26,6 +30,10 @@ struct rec_child {
 	int status;            /* wait status of the program */
 	uint64_t wall_start;   /* ns since the epoch */
 	uint64_t mono_start, mono_end;
+	int stopped_early;     /* rec_wait() was stopped by Ctrl-C/SIGTERM while
+				* processes of the program still ran */
+	int detached;          /* processes that left the program's session
+				* (daemons), still running, not waited for */
 };
 
 /*
@@ -45,11 +53,16 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 		     size_t errlen);
 
 /*
- * Wait for the program, then for every process it left behind (stint is
- * their subreaper), so that forked children finish writing.  With an
- * instrumentation spool, page in its buffers' next chunks meanwhile.
+ * Wait for the program, then for the processes it left running in its
+ * session (stint is their subreaper, so forked children finish writing),
+ * but not for those that detached with setsid() (daemons: counted in
+ * c->detached).  Ctrl-C/SIGTERM go to the program as rec_spawn() says; a
+ * second one while the program runs, or one once it ended, stops the wait
+ * (c->stopped_early; the status is then 128+SIGINT if the program still
+ * ran).  With an instrumentation spool, page in its buffers' next chunks
+ * meanwhile; tick(arg), if given, runs about once a second.
  */
-void rec_wait(struct rec_child *c, const char *spool);
+void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void *arg);
 
 /* Exit status that `stint record` passes on: the code, or 128+signal. */
 int rec_exit_code(int status);
@@ -70,13 +83,25 @@ const char *rec_describe_os(const struct fmt_data *d, const char *wanted);
 /*
  * Save the session's facts in the spool (kind: "instrument" or "inproc"),
  * so that rec_spool_convert() can rebuild the data set from the spool alone
- * (`stint recover`, after a conversion failed for want of disk space).
+ * (`stint recover`, after a conversion failed for want of disk space, or
+ * after stint itself was killed): once before the program starts, again
+ * while it runs (the clock factor and duration so far), and with finished
+ * set at the end.
  */
 int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char *kind,
-			   const char *os_wanted);
+			   const char *os_wanted, int finished);
 
-/* Read a spool with its session file into d; 0, or -1 with err set. */
-int rec_spool_convert(const char *dir, struct fmt_data *d, char *err, size_t errlen);
+/* The first line of a session file: what makes a directory a spool. */
+#define REC_SESSION_MAGIC "stint-spool 1"
+
+/*
+ * Read a spool with its session file into d (shown: the spool's name for
+ * messages); *finished, if given, says whether the recorder finished (else
+ * it was killed while the program ran: the session holds what it knew
+ * then).  0, or -1 with err set.
+ */
+int rec_spool_convert(const char *dir, const char *shown, struct fmt_data *d, int *finished,
+		      char *err, size_t errlen);
 
 /*
  * Symbolization of a process described by its maps text: the modules
@@ -85,7 +110,54 @@ int rec_spool_convert(const char *dir, struct fmt_data *d, char *err, size_t err
  */
 struct sym_proc *rec_open_process(struct fmt_process *p, const char *maps, size_t len);
 
-/* Remove the spool directory and its files. */
-void rec_spool_remove(const char *dir);
+/*
+ * The spool directory, held by descriptor.  `stint record` makes it beside
+ * the output under an unpredictable name (".stint-spool-" and random
+ * letters), mode 0700, checks that what it opened is the directory it made
+ * and is its own, and from then on reaches it only through its descriptor:
+ * as "/proc/self/fd/N" itself, and the program's runtime as
+ * "/proc/<stint's pid>/fd/N".  Both name the directory, not a path to it:
+ * someone who can write the output directory may rename the spool and put a
+ * symbolic link in its place, and nothing of stint's or of the program's
+ * follows it.  (That path is absolute and short, so a program that changes
+ * its directory keeps recording, and a long output path does not matter.)
+ */
+struct rec_spool {
+	int dirfd;        /* the spool directory */
+	int parentfd;     /* the directory that holds it */
+	char *name;       /* its name there */
+	char *path;       /* "/proc/self/fd/N": how stint reaches it */
+	char *child_path; /* "/proc/<pid>/fd/N": how the program's runtime does */
+	char *shown;      /* where it is, for messages (absolute) */
+};
+
+/* Make a new spool directory in dir; 0, or -1 with err set. */
+int rec_spool_create(struct rec_spool *s, const char *dir, char *err, size_t errlen);
+
+/*
+ * Open the spool a user names (`stint recover`): a directory (not a link
+ * to one) of the user's own that no one else can write, holding a session
+ * file with the spool's magic line; 0, or -1 with err set.
+ */
+int rec_spool_open(struct rec_spool *s, const char *dir, char *err, size_t errlen);
+
+/*
+ * Remove the spool: only the files whose names the runtime and stint give
+ * (every other file stays, and then the directory), each unlinked by name
+ * in the directory held open, so no link is followed; then the directory
+ * itself if it is still the one held.  Closes s.
+ */
+void rec_spool_remove(struct rec_spool *s);
+
+/* Close s, leaving the spool on disk. */
+void rec_spool_close(struct rec_spool *s);
+
+/* Whether a file name is one of a spool's own (fmt_spool.h). */
+int rec_spool_own_name(const char *name);
+
+/* Bounds on what is read from a spool: its small text files, and a
+ * thread's samples file. */
+#define REC_SPOOL_SMALL_MAX ((size_t)256 << 20)
+#define REC_SPOOL_BIG_MAX ((size_t)1 << 40)
 
 #endif
