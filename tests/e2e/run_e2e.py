@@ -35,6 +35,10 @@ class TestFailure(Exception):
     pass
 
 
+class TestSkip(Exception):
+    """The test cannot run here; CTest reports it as skipped (exit 77)."""
+
+
 def check(cond, msg):
     if not cond:
         raise TestFailure(msg)
@@ -760,8 +764,7 @@ def test_disk_full_then_recover(c):
     os.mkdir(mnt)
     p = c.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt])
     if p.returncode != 0:
-        print("SKIP: cannot mount a small tmpfs here (%s)" % p.stderr.strip())
-        return
+        raise TestSkip("cannot mount a small tmpfs here (%s)" % p.stderr.strip())
     try:
         data = os.path.join(mnt, "stint.data")
         p = c.run([c.stint, "record", "-m", "instrument", "-o", data, "--", c.prog("e2e_tiny_calls")])
@@ -1157,6 +1160,10 @@ def main():
     t0 = time.time()
     try:
         TESTS[a.test](c)
+    except TestSkip as e:
+        print("SKIP e2e.%s: %s" % (a.test, e))
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 77
     except TestFailure as e:
         print("FAIL e2e.%s: %s" % (a.test, e), file=sys.stderr)
         print("  commands run:\n    " + "\n    ".join(c.log), file=sys.stderr)

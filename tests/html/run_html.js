@@ -40,7 +40,7 @@ const CHROMIUM = '/usr/bin/chromium';
 
 class Fail extends Error {}
 function check(cond, msg) { if (!cond) throw new Fail(msg); }
-function skip(why) { console.log('SKIP: ' + why); process.exit(0); }
+function skip(why) { console.log('SKIP: ' + why); process.exit(77); }
 
 function run(cmd, argv, opts) {
   const r = cp.spawnSync(cmd, argv, Object.assign({ encoding: 'utf8', maxBuffer: 1 << 28 }, opts || {}));
@@ -72,7 +72,7 @@ function setup() {
   if (!fs.existsSync(pw)) {
     const env = Object.assign({}, process.env, { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' });
     const r = run('npm', ['install', '--prefix', WORK, '--no-save', '--no-audit', '--no-fund', '--no-package-lock',
-      '--loglevel=error', 'playwright-core@1'], { env, cwd: WORK });
+      '--loglevel=error', 'playwright-core@1.65.1'], { env, cwd: WORK });
     check(r.status === 0 && fs.existsSync(pw), 'npm install playwright-core failed (status ' + r.status + ')\n' + r.stdout + r.stderr);
   }
   const S = args.stint;
@@ -288,7 +288,9 @@ async function flame() {
     const z = after.find((f) => f.node === t.frame.node);
     check(Math.abs(z.w - W) < 1, 'zoomed sort_numbers is ' + z.w + ' px wide, the graph ' + W);
     const q1 = after.find((f) => f.name === 'qsort' && !f.ancestor);
-    check(q0 && q1 && q1.w > q0.w * 2, 'qsort did not widen on zoom: ' + (q0 && q0.w) + ' -> ' + (q1 && q1.w));
+    /* by the zoom's own factor (sort_numbers' share of the run varies with the machine's load) */
+    const factor = W / t.frame.w;
+    check(q0 && q1 && q1.w > q0.w * factor * 0.95 && q1.w > q0.w, 'qsort did not widen on zoom by ' + factor.toFixed(2) + 'x: ' + (q0 && q0.w) + ' -> ' + (q1 && q1.w));
     check(!after.some((f) => f.name === 'usleep'), 'usleep (not under sort_numbers) is still drawn after zooming');
     check((await page.textContent('#flame-zoom')).includes('Zoomed to sort_numbers'), 'the zoom line: ' + await page.textContent('#flame-zoom'));
     await page.screenshot({ path: w('flame-zoom.png') });
