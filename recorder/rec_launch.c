@@ -106,6 +106,19 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		return -1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* who the runtime's processes watch, to stop recording should we be
+	 * killed: our pid and start time (a reused pid has another) */
+	char *recorder = NULL;
+	if (env_add) {
+		size_t slen;
+		char *stat = util_read_file("/proc/self/stat", &slen);
+		const char *p = stat ? strrchr(stat, ')') : NULL;
+		for (int field = 2; p && field < 22; field++) /* to the space before field 22 */
+			p = strchr(p + 1, ' ');
+		if (p)
+			recorder = xasprintf("%d:%llu", (int)getpid(), strtoull(p + 1, NULL, 10));
+		free(stat);
+	}
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
 	pid_t pid = fork();
@@ -137,6 +150,8 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			}
 			free(name);
 		}
+		if (recorder)
+			setenv("STINT_RECORDER", recorder, 1);
 		if (c->hold) {
 			char b;
 			close(go[1]);
@@ -150,6 +165,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		_exit(127);
 	}
 	close(pfd[1]);
+	free(recorder);
 	if (c->hold) {
 		close(go[0]);
 		c->go_fd = go[1];

@@ -61,6 +61,67 @@ static inline void rt_file_write(const char *path, const void *data, size_t len)
 }
 
 /*
+ * Whether the recorder is gone (`stint record` killed): the process runs on,
+ * but its spool must stop growing.  The recorder passes STINT_RECORDER=
+ * "<pid>:<start time>" (field 22 of /proc/<pid>/stat: a reused pid has
+ * another).  rt_file_recorder_parse reads that and checks /proc works
+ * here; where it does not, *pid is 0 and the recorder is never taken for
+ * gone.  Async-signal-safe: open, read, close.
+ */
+static inline int rt_file_proc_stat(int pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* the command may hold spaces and ')' */
+	if (!p || p[1] != ' ')
+		return -1;
+	*state = p[2];
+	p += 2;
+	for (int field = 3; field < 22; field++) { /* to field 22, starttime */
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+	}
+	*start = strtoull(p, NULL, 10);
+	return 0;
+}
+
+static inline void rt_file_recorder_parse(const char *v, int *pid, unsigned long long *start)
+{
+	char state;
+	unsigned long long self;
+	*pid = 0;
+	if (!v || rt_file_proc_stat((int)getpid(), &state, &self) < 0)
+		return;
+	char *end;
+	long p = strtol(v, &end, 10);
+	if (p <= 0 || *end != ':')
+		return;
+	*start = strtoull(end + 1, NULL, 10);
+	*pid = (int)p;
+}
+
+static inline int rt_file_recorder_gone(int pid, unsigned long long start)
+{
+	char state;
+	unsigned long long now;
+	if (pid <= 0)
+		return 0;
+	if (rt_file_proc_stat(pid, &state, &now) < 0)
+		return 1;
+	return state == 'Z' || state == 'X' || now != start;
+}
+
+/*
  * Memory for the runtime, never from malloc: a program may define its own
  * malloc (instrumented, counting, not ready before main), and the runtime
  * must not call into the program.  Whole pages from mmap; old (of oldsize
