@@ -342,7 +342,8 @@ static void rt_init_once(void)
 		rt_g.calib_ticks = strtoull(cost, NULL, 10);
 	pthread_key_create(&rt_thread_key, rt_thread_end);
 	rt_new_key();
-	rt_g.enabled = 1;
+	/* started after stint record was killed: write nothing */
+	rt_g.enabled = !rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start);
 }
 
 /*
@@ -786,6 +787,11 @@ static void rt_atfork_child(void)
 	t->seen = seen;
 	t->nrets = nrets;
 	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
+	if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
+		rt_g.enabled = 0; /* stint record was killed: no new spool files */
+		t->state = RT_DONE;
+		return;
+	}
 	rt_new_key();
 	rt_save_info();
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");

@@ -240,6 +240,10 @@ static void smp_atfork_child(void)
 	/* the timer is not inherited; the file is the parent's */
 	t->fd = -1;
 	t->active = 0;
+	if (rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start)) {
+		smp_enabled = 0; /* stint record was killed: no new spool files */
+		return;
+	}
 	smp_process_files();
 	smp_thread_start();
 }
@@ -250,6 +254,8 @@ __attribute__((constructor)) static void smp_init(void)
 	if (!rt_file_abs(smp_spool, sizeof(smp_spool), spool))
 		return;
 	rt_file_recorder_parse(getenv("STINT_RECORDER"), &smp_recorder_pid, &smp_recorder_start);
+	if (rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start))
+		return; /* started after stint record was killed */
 	const char *freq = getenv("STINT_FREQ");
 	long hz = freq ? atol(freq) : 1000;
 	if (hz < 1)
