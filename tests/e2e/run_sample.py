@@ -661,7 +661,8 @@ def test_attach_pid(c):
 def test_inproc_lifecycle(c):
     """The in-process sampler on a program that chdir()s before starting a thread, with the
     default relative data file (the thread's samples are kept, nothing is written elsewhere);
-    and on a program dying of int3 (SIGTRAP), whose status 133 passes through."""
+    on a program dying of int3 (SIGTRAP), whose status 133 passes through; and on children
+    started with environments that lack LD_PRELOAD."""
     work = os.path.join(c.tmp, "cwd")
     os.mkdir(work)
     p = c.run([c.stint, "record", "-m", "sample", "--sampler", "inproc", "--", c.prog("e2e_chdir_threads"),
@@ -675,6 +676,12 @@ def test_inproc_lifecycle(c):
     rec, data = c.record([c.prog("e2e_crash_trap"), "int3"], expect_status=133,
                          options=["--sampler", "inproc"], name="int3.data")
     check("survived" not in rec.stdout, "the program survived int3: %r" % rec.stdout)
+    # children started with environments of their own (posix_spawn, execve, ...) are sampled too
+    rec, data = c.record([c.prog("e2e_spawn_env"), c.prog("e2e_env_child")],
+                         options=["--sampler", "inproc"], name="spawn.data")
+    rep = c.report_json(data)
+    children = [p for p in rep["processes"] if "e2e_spawn_env" not in p["command"]]
+    check(len(children) == 7, "expected 7 env_child processes, got %s" % [p["command"] for p in rep["processes"]])
 
 
 # ---------------------------------------------------------------------------
