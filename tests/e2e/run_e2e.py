@@ -1039,9 +1039,10 @@ def test_report_consistent_views(c):
 
 @test
 def test_crash_int3_and_sigsys(c):
-    """int3 (SIGTRAP) and a seccomp SIGSYS, which return past their instruction:
-    the program dies as without stint (133, 159), its calls before the trap kept."""
-    for mode, status in (("int3", 133), ("sigsys", 159)):
+    """int3 (SIGTRAP, also blocked) and a seccomp SIGSYS, which return past their instruction,
+    and ud2 (SIGILL), a division by zero (SIGFPE): the program dies as without stint
+    (133, 159, 132, 136), its calls before the trap kept."""
+    for mode, status in (("int3", 133), ("sigsys", 159), ("int3-blocked", 133), ("ill", 132), ("fpe", 136)):
         rec, data = c.record([c.prog("e2e_crash_trap"), mode], expect_status=status,
                              data=os.path.join(c.tmp, mode + ".data"))
         check("survived" not in rec.stdout, "%s: the program survived its trap: %r" % (mode, rec.stdout))
