@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -63,8 +64,9 @@ static inline void rt_file_write(const char *path, const void *data, size_t len)
 /*
  * Whether the recorder is gone (`stint record` killed): the process runs on,
  * but its spool must stop growing.  The recorder passes STINT_RECORDER=
- * "<pid>:<start time>" (field 22 of /proc/<pid>/stat: a reused pid has
- * another).  rt_file_recorder_parse reads that and checks /proc works
+ * "<pid>:<start time>:<pid namespace>" (start time: field 22 of
+ * /proc/<pid>/stat, a reused pid has another; the namespace: the inode of
+ * /proc/self/ns/pid).  rt_file_recorder_parse reads that and checks /proc works
  * here; where it does not, *pid is 0 and the recorder is never taken for
  * gone.  Async-signal-safe: open, read, close.
  */
@@ -99,6 +101,7 @@ static inline void rt_file_recorder_parse(const char *v, int *pid, unsigned long
 {
 	char state;
 	unsigned long long self;
+	struct stat ns;
 	*pid = 0;
 	if (!v || rt_file_proc_stat((int)getpid(), &state, &self) < 0)
 		return;
@@ -106,7 +109,13 @@ static inline void rt_file_recorder_parse(const char *v, int *pid, unsigned long
 	long p = strtol(v, &end, 10);
 	if (p <= 0 || *end != ':')
 		return;
-	*start = strtoull(end + 1, NULL, 10);
+	unsigned long long st = strtoull(end + 1, &end, 10);
+	/* in another pid namespace (a container started under stint) the
+	 * recorder's pid means nothing: not watched there */
+	if (*end == ':' && (stat("/proc/self/ns/pid", &ns) < 0 ||
+			    (unsigned long long)ns.st_ino != strtoull(end + 1, NULL, 10)))
+		return;
+	*start = st;
 	*pid = (int)p;
 }
 
