@@ -2,7 +2,12 @@
  * fmt_spool.h - the spool: how the in-process runtime hands its events to
  * the recorder while the program runs.
  *
- * The recorder makes a spool directory and passes it in STINT_SPOOL.  Every
+ * The recorder makes a spool directory and passes its absolute path in
+ * STINT_SPOOL, and itself in STINT_RECORDER ("<pid>:<start time>:<pid
+ * namespace>": field 22 of /proc/<pid>/stat, the inode of
+ * /proc/self/ns/pid), which the runtime checks at chunk switches and
+ * thread starts: once the recorder is gone it writes nothing more and marks
+ * the thread FMT_SPOOL_ORPHANED.  Every
  * process (every exec, every fork child) has a key "p<pid>-<ns>" and writes:
  *
  *   <key>.info          text, "name value" lines: pid, ppid, clock, os, cost

@@ -149,6 +149,22 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		return -1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* who the runtime's processes watch, to stop recording should we be
+	 * killed: our pid, start time (a reused pid has another) and pid
+	 * namespace (fmt_spool.h) */
+	char *recorder = NULL;
+	if (env_add) {
+		size_t slen;
+		char *text = util_read_file("/proc/self/stat", &slen);
+		const char *p = text ? strrchr(text, ')') : NULL;
+		for (int field = 2; p && field < 22; field++) /* to the space before field 22 */
+			p = strchr(p + 1, ' ');
+		struct stat ns;
+		if (p && stat("/proc/self/ns/pid", &ns) == 0)
+			recorder = xasprintf("%d:%llu:%llu", (int)getpid(), strtoull(p + 1, NULL, 10),
+					     (unsigned long long)ns.st_ino);
+		free(text);
+	}
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
 	pid_t pid = fork();
@@ -180,6 +196,8 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			}
 			free(name);
 		}
+		if (recorder)
+			setenv("STINT_RECORDER", recorder, 1);
 		if (c->hold) {
 			char b;
 			close(go[1]);
@@ -193,6 +211,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		_exit(127);
 	}
 	close(pfd[1]);
+	free(recorder);
 	if (c->hold) {
 		close(go[0]);
 		c->go_fd = go[1];

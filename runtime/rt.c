@@ -259,6 +259,11 @@ static int rt_map_chunk(struct rt_thread *t)
  */
 static unsigned rt_table_chunks = FMT_SPOOL_MAX_CHUNKS;
 
+/* The recorder, from STINT_RECORDER: when it is gone, nothing more is
+ * written (rt_file.h, rt_file_recorder_gone); 0 when not known */
+static int rt_recorder_pid;
+static unsigned long long rt_recorder_start;
+
 static void rt_note_chunk_used(struct rt_thread *t)
 {
 	if (t->chunk < rt_table_chunks) {
@@ -290,6 +295,14 @@ __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 	rt_note_chunk_used(t);
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
 	munmap(t->chunk_base, size);
+	if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
+		/* stint record was killed: keep what was recorded, add nothing;
+		 * the program runs on */
+		t->chunk_base = NULL;
+		rt_g.enabled = 0;
+		rt_stop_thread(t, FMT_SPOOL_ORPHANED);
+		return -1;
+	}
 	t->chunk_off += size;
 	t->chunk++;
 	if (rt_map_chunk(t) < 0) {
@@ -323,12 +336,14 @@ static void rt_init_once(void)
 	const char *table = rt_getenv("STINT_TEST_TABLE");
 	if (table && atoi(table) > 0 && atoi(table) < FMT_SPOOL_MAX_CHUNKS)
 		rt_table_chunks = (unsigned)atoi(table);
+	rt_file_recorder_parse(rt_getenv("STINT_RECORDER"), &rt_recorder_pid, &rt_recorder_start);
 	const char *cost = rt_getenv("STINT_COST");
 	if (cost)
 		rt_g.calib_ticks = strtoull(cost, NULL, 10);
 	pthread_key_create(&rt_thread_key, rt_thread_end);
 	rt_new_key();
-	rt_g.enabled = 1;
+	/* started after stint record was killed: write nothing */
+	rt_g.enabled = !rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start);
 }
 
 /*
@@ -342,6 +357,8 @@ int rt_thread_start(struct rt_thread *t)
 	if (!rt_env_ready()) /* before libc's start-up, without /proc: later */
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
+	if (rt_g.enabled && rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start))
+		rt_g.enabled = 0; /* stint record was killed: no new spool files */
 	if (!rt_g.enabled) {
 		t->state = RT_DONE;
 		return 0;
@@ -770,6 +787,11 @@ static void rt_atfork_child(void)
 	t->seen = seen;
 	t->nrets = nrets;
 	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
+	if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
+		rt_g.enabled = 0; /* stint record was killed: no new spool files */
+		t->state = RT_DONE;
+		return;
+	}
 	rt_new_key();
 	rt_save_info();
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");

@@ -61,6 +61,21 @@ static void rt_exec_keep(const char *name, const char *value)
 	rt_exec_vars[rt_exec_nvars++] = s;
 }
 
+/* The C library's functions, looked up at load time, never in a vfork
+ * child (dlsym takes the loader's lock, which another thread may hold) */
+__attribute__((constructor)) static void rt_exec_resolve(void)
+{
+	real_execve = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
+	real_execvpe = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
+	real_fexecve = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
+	real_posix_spawn = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				    const posix_spawnattr_t *, char *const[], char *const[]))
+		dlsym(RTLD_NEXT, "posix_spawn");
+	real_posix_spawnp = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				     const posix_spawnattr_t *, char *const[], char *const[]))
+		dlsym(RTLD_NEXT, "posix_spawnp");
+}
+
 void rt_exec_init(const char *spool)
 {
 	Dl_info di;
@@ -81,16 +96,6 @@ void rt_exec_init(const char *spool)
 		name[nl] = 0;
 		rt_exec_keep(name, eq + 1);
 	}
-	/* now, not in a vfork child where dlsym could deadlock */
-	real_execve = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
-	real_execvpe = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
-	real_fexecve = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
-	real_posix_spawn = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-				    const posix_spawnattr_t *, char *const[], char *const[]))
-		dlsym(RTLD_NEXT, "posix_spawn");
-	real_posix_spawnp = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-				     const posix_spawnattr_t *, char *const[], char *const[]))
-		dlsym(RTLD_NEXT, "posix_spawnp");
 	rt_exec_on = 1;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -58,6 +59,75 @@ static inline void rt_file_write(const char *path, const void *data, size_t len)
 	}
 	close(fd);
 	rename(tmp, path);
+}
+
+/*
+ * Whether the recorder is gone (`stint record` killed): the process runs on,
+ * but its spool must stop growing.  The recorder passes STINT_RECORDER=
+ * "<pid>:<start time>:<pid namespace>" (start time: field 22 of
+ * /proc/<pid>/stat, a reused pid has another; the namespace: the inode of
+ * /proc/self/ns/pid).  rt_file_recorder_parse reads that and checks /proc works
+ * here; where it does not, *pid is 0 and the recorder is never taken for
+ * gone.  Async-signal-safe: open, read, close.
+ */
+static inline int rt_file_proc_stat(int pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* the command may hold spaces and ')' */
+	if (!p || p[1] != ' ')
+		return -1;
+	*state = p[2];
+	p += 2;
+	for (int field = 3; field < 22; field++) { /* to field 22, starttime */
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+	}
+	*start = strtoull(p, NULL, 10);
+	return 0;
+}
+
+static inline void rt_file_recorder_parse(const char *v, int *pid, unsigned long long *start)
+{
+	char state;
+	unsigned long long self;
+	struct stat ns;
+	*pid = 0;
+	if (!v || rt_file_proc_stat((int)getpid(), &state, &self) < 0)
+		return;
+	char *end;
+	long p = strtol(v, &end, 10);
+	if (p <= 0 || *end != ':')
+		return;
+	unsigned long long st = strtoull(end + 1, &end, 10);
+	/* in another pid namespace (a container started under stint) the
+	 * recorder's pid means nothing: not watched there */
+	if (*end == ':' && (stat("/proc/self/ns/pid", &ns) < 0 ||
+			    (unsigned long long)ns.st_ino != strtoull(end + 1, NULL, 10)))
+		return;
+	*start = st;
+	*pid = (int)p;
+}
+
+static inline int rt_file_recorder_gone(int pid, unsigned long long start)
+{
+	char state;
+	unsigned long long now;
+	if (pid <= 0)
+		return 0;
+	if (rt_file_proc_stat(pid, &state, &now) < 0)
+		return 1;
+	return state == 'Z' || state == 'X' || now != start;
 }
 
 /*

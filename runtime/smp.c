@@ -48,6 +48,7 @@ struct smp_thread {
 			  * descriptor cannot have samples written into its files */
 	timer_t timer;
 	uint64_t last;   /* ns of the previous sample */
+	unsigned taken;  /* samples, to check for the recorder now and then */
 };
 
 static __thread struct smp_thread smp_self __attribute__((tls_model("initial-exec"))) = {.fd = -1};
@@ -57,6 +58,10 @@ static char smp_key[64];
 static long smp_period_ns = 1000000;
 static int smp_enabled;
 static pthread_key_t smp_key_end;
+/* the recorder (STINT_RECORDER): once it is gone, sampling stops */
+static int smp_recorder_pid;
+static unsigned long long smp_recorder_start;
+#define SMP_CHECK_EVERY 64 /* samples between checks that the recorder lives (~10 us each) */
 
 static uint64_t smp_now(void)
 {
@@ -106,6 +111,16 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 	if (!t->active)
 		return;
 	int saved = errno;
+	if (++t->taken % SMP_CHECK_EVERY == 0 &&
+	    rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start)) {
+		/* stint record was killed: the spool stops growing */
+		struct itimerspec off = {{0, 0}, {0, 0}};
+		t->active = 0;
+		smp_enabled = 0;
+		timer_settime(t->timer, 0, &off, NULL);
+		errno = saved;
+		return;
+	}
 	uint64_t pcs[SMP_MAX_FRAMES];
 	unsigned n = 0;
 	int cut = 0;
@@ -162,6 +177,10 @@ static void smp_thread_start(void)
 	struct smp_thread *t = &smp_self;
 	if (!smp_enabled || t->active)
 		return;
+	if (rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start)) {
+		smp_enabled = 0;
+		return;
+	}
 	int tid = (int)syscall(SYS_gettid);
 	snprintf(t->path, sizeof(t->path), "%s/%s.t%d.smp", smp_spool, smp_key, tid);
 	t->fd = open(t->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
@@ -221,6 +240,10 @@ static void smp_atfork_child(void)
 	/* the timer is not inherited; the file is the parent's */
 	t->fd = -1;
 	t->active = 0;
+	if (rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start)) {
+		smp_enabled = 0; /* stint record was killed: no new spool files */
+		return;
+	}
 	smp_process_files();
 	smp_thread_start();
 }
@@ -230,6 +253,9 @@ __attribute__((constructor)) static void smp_init(void)
 	const char *spool = getenv("STINT_SPOOL");
 	if (!rt_file_abs(smp_spool, sizeof(smp_spool), spool))
 		return;
+	rt_file_recorder_parse(getenv("STINT_RECORDER"), &smp_recorder_pid, &smp_recorder_start);
+	if (rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start))
+		return; /* started after stint record was killed */
 	const char *freq = getenv("STINT_FREQ");
 	long hz = freq ? atol(freq) : 1000;
 	if (hz < 1)

@@ -1043,9 +1043,10 @@ def test_report_consistent_views(c):
 
 @test
 def test_crash_int3_and_sigsys(c):
-    """int3 (SIGTRAP) and a seccomp SIGSYS, which return past their instruction:
-    the program dies as without stint (133, 159), its calls before the trap kept."""
-    for mode, status in (("int3", 133), ("sigsys", 159)):
+    """int3 (SIGTRAP, also blocked) and a seccomp SIGSYS, which return past their instruction,
+    and ud2 (SIGILL), a division by zero (SIGFPE): the program dies as without stint
+    (133, 159, 132, 136), its calls before the trap kept."""
+    for mode, status in (("int3", 133), ("sigsys", 159), ("int3-blocked", 133), ("ill", 132), ("fpe", 136)):
         rec, data = c.record([c.prog("e2e_crash_trap"), mode], expect_status=status,
                              data=os.path.join(c.tmp, mode + ".data"))
         check("survived" not in rec.stdout, "%s: the program survived its trap: %r" % (mode, rec.stdout))
@@ -1130,6 +1131,82 @@ def test_thread_beyond_chunk_table(c):
     expect_calls(rep, {"worker_step": 300000, "main_step": 300000, "child_step": 10, "main": 1})
     table = c.run([c.stint, "report", "-i", data], expect=0).stdout
     check("missing" not in table, "the report says events are missing:\n%s" % table[:2000])
+
+
+SPOOL_HDR_FLAGS = 32      # offset of the flags word in a spool buffer's header (fmt_spool.h)
+SPOOL_HDR_NUSED = 64      # offset of nused
+SPOOL_ORPHANED = 1 << 4   # FMT_SPOOL_ORPHANED
+
+
+def spool_buffers(top):
+    """The thread buffer files (*.buf) of the spool directories under top."""
+    found = []
+    for d, _, files in os.walk(top):
+        found += [os.path.join(d, f) for f in files if f.endswith(".buf")]
+    return found
+
+
+def spool_word(path, off):
+    with open(path, "rb") as f:
+        f.seek(off)
+        b = f.read(4)
+    return struct.unpack("<I", b)[0] if len(b) == 4 else 0
+
+
+def wait_for(cond, what, timeout=20):
+    t0 = time.time()
+    while not cond():
+        if time.time() - t0 > timeout:
+            raise TestFailure("waited %d s for %s" % (timeout, what))
+        time.sleep(0.05)
+
+
+@test
+def test_recorder_killed_program_runs_on(c):
+    """kill -9 of stint record: the program runs on unharmed, and its spool stops growing
+    (the runtime notices at its next chunk and marks the thread's buffer orphaned)."""
+    out = os.path.join(c.tmp, "out")
+    os.mkdir(out)
+    stop, done = os.path.join(c.tmp, "stop"), os.path.join(c.tmp, "done")
+    argv = [c.stint, "record", "-o", os.path.join(out, "stint.data"), "--", c.prog("e2e_long_runner"), stop, done]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    prog_pid = None
+    try:
+        # recording for real: the first chunk filled while stint record watched
+        wait_for(lambda: any(spool_word(b, SPOOL_HDR_NUSED) >= 1 for b in spool_buffers(out)),
+                 "the program's first spool chunk")
+        buf = spool_buffers(out)[0]
+        prog_pid = int(re.match(r"p(\d+)-", os.path.basename(buf)).group(1))
+        rec.kill()
+        rec.wait()
+        wait_for(lambda: spool_word(buf, SPOOL_HDR_FLAGS) & SPOOL_ORPHANED,
+                 "the runtime to mark its buffer orphaned after stint record was killed")
+        sizes = lambda: sorted((p, os.stat(p).st_size, os.stat(p).st_blocks)
+                               for p in glob_files(out))
+        before = sizes()
+        os.kill(prog_pid, 0)  # still running
+        time.sleep(0.5)       # (more rounds of calls; the check below does not depend on how many)
+        check(sizes() == before, "the spool grew after the recorder died:\n  %s\n  %s" % (before, sizes()))
+        open(stop, "w").close()
+        wait_for(lambda: os.path.exists(done) and open(done).read().endswith("\n"), "the program to finish")
+        check(open(done).read().startswith("rounds "), "the program wrote %r" % open(done).read())
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        open(stop, "w").close()
+        if prog_pid:
+            for _ in range(200):
+                try:
+                    os.kill(prog_pid, 0)
+                except OSError:
+                    break
+                time.sleep(0.05)
+
+
+def glob_files(top):
+    return [os.path.join(d, f) for d, _, files in os.walk(top) for f in files]
 
 
 # ---------------------------------------------------------------------------

@@ -661,7 +661,8 @@ def test_attach_pid(c):
 def test_inproc_lifecycle(c):
     """The in-process sampler on a program that chdir()s before starting a thread, with the
     default relative data file (the thread's samples are kept, nothing is written elsewhere);
-    and on a program dying of int3 (SIGTRAP), whose status 133 passes through."""
+    on a program dying of int3 (SIGTRAP), whose status 133 passes through; and on children
+    started with environments that lack LD_PRELOAD."""
     work = os.path.join(c.tmp, "cwd")
     os.mkdir(work)
     p = c.run([c.stint, "record", "-m", "sample", "--sampler", "inproc", "--", c.prog("e2e_chdir_threads"),
@@ -675,6 +676,67 @@ def test_inproc_lifecycle(c):
     rec, data = c.record([c.prog("e2e_crash_trap"), "int3"], expect_status=133,
                          options=["--sampler", "inproc"], name="int3.data")
     check("survived" not in rec.stdout, "the program survived int3: %r" % rec.stdout)
+    # children started with environments of their own (posix_spawn, execve, ...) are sampled too
+    rec, data = c.record([c.prog("e2e_spawn_env"), c.prog("e2e_env_child")],
+                         options=["--sampler", "inproc"], name="spawn.data")
+    rep = c.report_json(data)
+    children = [p for p in rep["processes"] if "e2e_spawn_env" not in p["command"]]
+    check(len(children) == 7, "expected 7 env_child processes, got %s" % [p["command"] for p in rep["processes"]])
+
+
+def wait_until(cond, what, timeout=30):
+    t0 = time.time()
+    while not cond():
+        if time.time() - t0 > timeout:
+            raise TestFailure("waited %d s for %s" % (timeout, what))
+        time.sleep(0.05)
+
+
+@test
+def test_inproc_recorder_killed(c):
+    """kill -9 of stint record with the in-process sampler: the program runs on unharmed and
+    its spool stops growing (the sampler checks the recorder every 64 samples)."""
+    out = os.path.join(c.tmp, "out")
+    os.mkdir(out)
+    stop, done = os.path.join(c.tmp, "stop"), os.path.join(c.tmp, "done")
+    argv = [c.stint, "record", "-m", "sample", "--sampler", "inproc", "-o", os.path.join(out, "stint.data"),
+            "--", c.prog("e2e_long_runner"), stop, done]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    files = lambda: [os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs]
+    sizes = lambda: sorted((p, os.path.getsize(p)) for p in files() if os.path.exists(p))
+    pid = None
+    try:
+        # sampling for real: samples after the 40-byte header of the thread's file
+        wait_until(lambda: any(p.endswith(".smp") and os.path.getsize(p) > 40 for p in files()),
+                   "the first samples")
+        smp = [p for p in files() if p.endswith(".smp")][0]
+        pid = int(re.match(r"p(\d+)-", os.path.basename(smp)).group(1))
+        rec.kill()
+        rec.wait()
+        # enough CPU time for the sampler to notice (64 samples at 250..1000 Hz)
+        cpu0 = cpu_seconds(pid)
+        wait_until(lambda: cpu_seconds(pid) - cpu0 >= 0.5, "the orphaned program to compute 0.5 s")
+        before, cpu1 = sizes(), cpu_seconds(pid)
+        wait_until(lambda: cpu_seconds(pid) - cpu1 >= 0.3, "the orphaned program to compute 0.3 s more")
+        check(sizes() == before, "the spool grew after the recorder died (0.3 s of the program's CPU "
+              "time):\n  %s\n  %s" % (before, sizes()))
+        open(stop, "w").close()
+        wait_until(lambda: os.path.exists(done) and open(done).read().endswith("\n"), "the program to finish")
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        open(stop, "w").close()
+        if pid:
+            for _ in range(200):
+                try:
+                    os.kill(pid, 0)
+                except OSError:
+                    break
+                time.sleep(0.05)
+
+
 INLINED = ("hash_values", "mix_round", "sort_values", "swap_down")
 
 

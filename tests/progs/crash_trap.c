@@ -5,6 +5,9 @@
  *   crash_trap int3    before_trap x5, then trap_here: int3 (SIGTRAP, 133)
  *   crash_trap sigsys  before_trap x5, then trap_here: a system call a
  *                      seccomp filter answers with SIGSYS (159)
+ *   crash_trap ill     ... ud2 (SIGILL, 132)
+ *   crash_trap fpe     ... an integer division by zero (SIGFPE, 136)
+ *   crash_trap int3-blocked  int3 with SIGTRAP blocked (the kernel forces it: 133)
  *
  * Without a debugger both kill the program; if a handler of the profiler
  * returned instead, the program would print "survived" and exit 0.
@@ -12,6 +15,7 @@
 #define _GNU_SOURCE
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,10 +44,15 @@ static E2E_NOINSTR int trap_getpriority(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
-E2E_FN void trap_here(int sys)
+E2E_FN void trap_here(const char *mode)
 {
-	if (sys)
+	if (strcmp(mode, "sigsys") == 0)
 		syscall(__NR_getpriority, 0, 0);
+	else if (strcmp(mode, "ill") == 0)
+		__asm__ volatile("ud2");
+	else if (strcmp(mode, "fpe") == 0) /* (GCC turns 1 / x into a compare) */
+		__asm__ volatile("xorl %%ecx, %%ecx\n\tmovl $1, %%eax\n\tcltd\n\tidivl %%ecx"
+				 ::: "eax", "ecx", "edx");
 	else
 		__asm__ volatile("int3");
 	sink++;
@@ -51,14 +60,20 @@ E2E_FN void trap_here(int sys)
 
 int main(int argc, char **argv)
 {
-	int sys = argc > 1 && strcmp(argv[1], "sigsys") == 0;
-	if (sys && trap_getpriority() < 0) {
+	const char *mode = argc > 1 ? argv[1] : "int3";
+	if (strcmp(mode, "sigsys") == 0 && trap_getpriority() < 0) {
 		perror("seccomp");
 		return 2;
 	}
+	if (strcmp(mode, "int3-blocked") == 0) {
+		sigset_t s;
+		sigemptyset(&s);
+		sigaddset(&s, SIGTRAP);
+		sigprocmask(SIG_BLOCK, &s, NULL);
+	}
 	for (int i = 0; i < 5; i++)
 		before_trap();
-	trap_here(sys);
-	printf("survived %s\n", sys ? "sigsys" : "int3");
+	trap_here(mode);
+	printf("survived %s\n", mode);
 	return 0;
 }
