@@ -32,14 +32,19 @@ static inline void rt_file_write(const char *path, const void *data, size_t len)
 	rename(tmp, path);
 }
 
-/* Copy a whole file (one of /proc/self) to path, as rt_file_write does. */
-static inline void rt_file_copy(const char *from, const char *path)
+/* Copy a whole file (one of /proc/self) to path, as rt_file_write does,
+ * after the text head (NULL: none). */
+static inline void rt_file_copy_head(const char *from, const char *path, const char *head)
 {
 	int fd = open(from, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
+	if (buf && head) {
+		for (; head[n] && n < 4096; n++)
+			buf[n] = head[n];
+	}
 	while (buf) {
 		if (n == cap) {
 			char *nb = realloc(buf, cap * 2);
@@ -57,6 +62,11 @@ static inline void rt_file_copy(const char *from, const char *path)
 	if (buf)
 		rt_file_write(path, buf, n);
 	free(buf);
+}
+
+static inline void rt_file_copy(const char *from, const char *path)
+{
+	rt_file_copy_head(from, path, NULL);
 }
 
 #endif

@@ -283,7 +283,7 @@ def test_export_interrupted_no_tmp(c):
         p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         seen = False
         while p.poll() is None:
-            if [n for n in os.listdir(outdir) if n.startswith(".")]:
+            if [n for n in os.listdir(outdir) if n != "trace.json"]:  # its temporary file
                 seen = True
                 p.send_signal(signal.SIGINT)
                 break
