@@ -177,6 +177,16 @@ static void util_tmp_on_signal(int sig)
 	raise(sig);
 }
 
+/* die() exits with a temporary file still listed: remove it */
+static void util_tmp_at_exit(void)
+{
+	for (int i = 0; i < UTIL_TMP_SLOTS; i++)
+		if (util_tmp_used[i]) {
+			unlink(util_tmp_path[i]);
+			util_tmp_used[i] = 0;
+		}
+}
+
 int util_tmp_guard(const char *path)
 {
 	static int installed;
@@ -184,6 +194,7 @@ int util_tmp_guard(const char *path)
 		return -1;
 	if (!installed) {
 		installed = 1;
+		atexit(util_tmp_at_exit);
 		for (size_t i = 0; i < sizeof(util_tmp_signals) / sizeof(util_tmp_signals[0]); i++) {
 			/* only where stint has no handler of its own (record forwards
 			 * these signals to the program instead) */
