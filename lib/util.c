@@ -339,5 +339,6 @@ static int cmp_u64(const void *a, const void *b)
 
 void util_sort_u64(uint64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_u64);
+	if (n > 1) /* (v may be NULL when n is 0) */
+		qsort(v, n, sizeof(*v), cmp_u64);
 }

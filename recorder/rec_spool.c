@@ -230,7 +230,8 @@ static struct maps_epoch *read_epochs(const char *dir, const char *key, uint32_t
 		free(text);
 	}
 	closedir(dh);
-	qsort(e, *n, sizeof(*e), cmp_epoch);
+	if (*n > 1)
+		qsort(e, *n, sizeof(*e), cmp_epoch);
 	return e;
 }
 
@@ -419,7 +420,8 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		procs[i].bufs[procs[i].nbufs++] = xstrdup(nm);
 	}
 	closedir(dh);
-	qsort(procs, nprocs, sizeof(*procs), cmp_proc);
+	if (nprocs > 1)
+		qsort(procs, nprocs, sizeof(*procs), cmp_proc);
 	d->procs = xcalloc(nprocs, sizeof(*d->procs));
 	for (uint32_t pi = 0; pi < nprocs; pi++) {
 		struct spool_proc *sp = &procs[pi];
