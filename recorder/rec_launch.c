@@ -149,6 +149,19 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		return -1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* the handlers before the program can run: a Ctrl-C typed as soon as
+	 * it starts must not kill stint (the child's return to the default
+	 * actions comes with exec) */
+	rec_target = 0;
+	rec_interrupts = 0;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = rec_forward;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
 	pid_t pid = fork();
@@ -185,6 +198,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			_exit(127);
 		_exit(127);
 	}
+	rec_target = pid; /* signals for the program go to it from now on */
 	close(pfd[1]);
 	if (c->hold) {
 		close(go[0]);
@@ -223,15 +237,6 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 	}
 	c->pid = pid;
 	rec_target = pid;
-	rec_interrupts = 0;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = rec_forward;
-	sa.sa_flags = SA_RESTART | SA_SIGINFO;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
 	return 0;
 }
 

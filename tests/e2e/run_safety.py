@@ -408,9 +408,10 @@ def test_daemon_not_waited_for(c):
         open(release, "w").close()
 
 
-def run_on_pty(c, argv, script, timeout=RECORD_TIMEOUT):
+def run_on_pty(c, argv, script, timeout=RECORD_TIMEOUT, repeat=None):
     """Run argv as the foreground job of a new terminal; script(fd) types on
-    it.  Returns (exit status as a shell gives it, what was printed)."""
+    it, then repeat (if given) is typed every half second until argv ends.
+    Returns (exit status as a shell gives it, what was printed)."""
     c.log.append("(on a pty) " + " ".join(argv))
     pid, fd = pty.fork()
     if pid == 0:
@@ -437,8 +438,12 @@ def run_on_pty(c, argv, script, timeout=RECORD_TIMEOUT):
     try:
         script(fd, drain)
         deadline = time.time() + timeout
+        last = time.time()
         while time.time() < deadline:
             drain(0.05)
+            if repeat and time.time() - last >= 0.5:
+                os.write(fd, repeat)
+                last = time.time()
             w, st = os.waitpid(pid, os.WNOHANG)
             if w == pid:
                 drain()
@@ -491,14 +496,13 @@ def test_ctrl_c_twice_ends_recording(c):
 
     def script(fd, drain):
         wait_for(lambda: (drain(), read_text(state) == "ready\n")[1], "the program to be ready")
-        time.sleep(0.1)
-        os.write(fd, b"\x03")
-        time.sleep(0.3)
         os.write(fd, b"\x03")
 
     try:
+        # more Ctrl-Cs follow, half a second apart (two typed at once may
+        # reach stint as one signal)
         code, out = run_on_pty(c, [c.stint, "record", "-o", data, "--", c.prog("e2e_count_sigint"), state,
-                                   "ignore", release], script)
+                                   "ignore", release], script, repeat=b"\x03")
     finally:
         open(release, "w").close()
     check(code == 130, "record exited %d, expected 130: %s" % (code, out))
