@@ -817,14 +817,16 @@ static int mapped_at(const struct fmt_module *m, uint64_t ticks)
 
 int fmt_module_at_time(const struct fmt_process *p, uint64_t addr, uint64_t ticks)
 {
-	int any = -1;
+	/* of the modules mapped over addr then, the one loaded last (a module
+	 * loaded again where it was keeps one entry, its first load on) */
+	int best = -1, any = -1;
 	for (uint32_t m = 0; m < p->nmods; m++)
 		if (addr >= p->mods[m].start && addr < p->mods[m].end) {
-			if (mapped_at(&p->mods[m], ticks))
-				return (int)m;
+			if (mapped_at(&p->mods[m], ticks) && (best < 0 || p->mods[m].load >= p->mods[best].load))
+				best = (int)m;
 			any = (int)m;
 		}
-	return any; /* none mapped then: the last one that ever was */
+	return best >= 0 ? best : any; /* none mapped then: the last one that ever was */
 }
 
 const struct fmt_symbol *fmt_symbol_at_time(const struct fmt_process *p, uint64_t addr, uint64_t ticks)

@@ -331,6 +331,19 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, stru
 				fresh[i] = k == 0;
 				continue;
 			}
+			/* the same file mapped again where it was (a plugin loaded
+			 * and unloaded in a loop): the module it was, mapped from
+			 * its first load on, already named (the reader takes the
+			 * latest load mapped at an event's time) */
+			for (j = 0; j < p->nmods; j++)
+				if (p->mods[j].unload && same_module(&p->mods[j], &mods[i]))
+					break;
+			if (j < p->nmods) {
+				p->mods[j].unload = 0;
+				pm[i] = j;
+				fresh[i] = 0;
+				continue;
+			}
 			if (p->nmods == capmods) {
 				capmods = capmods * 2 + 8;
 				p->mods = xrealloc(p->mods, capmods * sizeof(*p->mods));
