@@ -64,8 +64,10 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	struct fmt_rec rec;
 	fmt_thread_decoder(th, &dec);
 	int rc;
+	uint64_t ticks = th->start; /* the event's time: names it where modules changed */
 	while ((rc = fmt_decode(&dec, &rec)) > 0) {
 		at->events++;
+		ticks += rec.delta;
 		uint64_t len = rec.delta << 10;
 		uint64_t sub = len < cost ? len : cost;
 		len -= sub;
@@ -82,7 +84,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 		case FMT_K_ENTER:
 		case FMT_K_ENTER_NEW:
 		push: {
-			uint32_t fn = an_resolve(r, p, m, rec.addr);
+			uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
 			if (depth == cap) {
 				cap *= 2;
 				st = realloc(st, cap * sizeof(*st));
@@ -111,7 +113,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			if (rec.ext == FMT_X_LOST)
 				at->lost += rec.count;
 			if (rec.ext == FMT_X_EXIT_FN) {
-				uint32_t fn = an_resolve(r, p, m, rec.addr);
+				uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
 				uint32_t i = depth;
 				while (i > 0 && st[i - 1].fn != fn)
 					i--;

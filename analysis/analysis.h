@@ -114,11 +114,17 @@ struct an_addr_map {
 	uint64_t *keys;
 	uint32_t *vals;
 	uint32_t len, cap;
+	uint8_t timed_known, timed; /* whether the process's modules changed */
 };
 
 /* The function at address a of process p, interned in r (cached in m). */
 uint32_t an_resolve(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
 		    uint64_t a);
+
+/* The same for an event at time ticks: where a library was unloaded and
+ * another loaded at its address, the one mapped then (fmt_module.load). */
+uint32_t an_resolve_at(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
+		       uint64_t a, uint64_t ticks);
 void an_addr_map_free(struct an_addr_map *m);
 
 /* Per function or module sums over trees. */

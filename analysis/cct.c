@@ -251,6 +251,8 @@ static void addr_map_put(struct an_addr_map *m, uint64_t a, uint32_t v)
 				addr_map_put(&n, m->keys[i], m->vals[i]);
 		free(m->keys);
 		free(m->vals);
+		n.timed_known = m->timed_known;
+		n.timed = m->timed;
 		*m = n;
 	}
 	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
@@ -277,8 +279,24 @@ static const struct fmt_module *module_at(const struct fmt_process *p, uint64_t 
 	return NULL;
 }
 
+/* Intern the function that symbol s (or, unnamed, module mm) gives a. */
+static uint32_t intern_at(struct an_result *r, const struct fmt_process *p, const struct fmt_symbol *s,
+			  const struct fmt_module *mm, uint64_t a)
+{
+	if (s && s->name[0]) {
+		const char *mod = s->module < p->nmods ? p->mods[s->module].path : NULL;
+		return an_func_intern(r, s->name, an_module_intern(r, mod), s->file, s->line);
+	}
+	char name[64];
+	if (mm)
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)(a - mm->start + mm->offset));
+	else
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)a);
+	return an_func_intern(r, name, an_module_intern(r, mm ? mm->path : NULL), "", 0);
+}
+
 uint32_t an_resolve(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
-			uint64_t a)
+		    uint64_t a)
 {
 	uint32_t f = addr_map_get(m, a);
 	if (f != ~0u)
@@ -286,23 +304,45 @@ uint32_t an_resolve(struct an_result *r, const struct fmt_process *p, struct an_
 	const struct fmt_symbol *s = fmt_symbol_at(p, a);
 	if (!s && a > 0) /* a return address just past a call at a function's end */
 		s = fmt_symbol_at(p, a - 1);
-	if (s && s->name[0]) {
-		const char *mod = s->module < p->nmods ? p->mods[s->module].path : NULL;
-		f = an_func_intern(r, s->name, an_module_intern(r, mod), s->file, s->line);
-	} else {
-		const struct fmt_module *mm = module_at(p, a);
-		char name[64];
-		if (mm)
-			snprintf(name, sizeof(name), "0x%llx",
-				 (unsigned long long)(a - mm->start + mm->offset));
-		else
-			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)a);
-		f = an_func_intern(r, name, an_module_intern(r, mm ? mm->path : NULL), "", 0);
-	}
+	f = intern_at(r, p, s, module_at(p, a), a);
 	addr_map_put(m, a, f);
 	return f;
 }
 
+#define AN_AMBIGUOUS (~0u - 1) /* cached: several modules held a over time */
+
+uint32_t an_resolve_at(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
+		       uint64_t a, uint64_t ticks)
+{
+	uint32_t f = addr_map_get(m, a);
+	if (f != ~0u && f != AN_AMBIGUOUS)
+		return f;
+	if (f == ~0u) {
+		if (!m->timed_known) {
+			m->timed = (uint8_t)fmt_has_module_times(p);
+			m->timed_known = 1;
+		}
+		int covering = 0;
+		for (uint32_t i = 0; m->timed && i < p->nmods; i++)
+			covering += a >= p->mods[i].start && a < p->mods[i].end;
+		if (covering <= 1)
+			return an_resolve(r, p, m, a);
+		addr_map_put(m, a, AN_AMBIGUOUS);
+	}
+	/* the module mapped at the event's time decides; cached per module
+	 * (user-space addresses leave the top bits free for its index) */
+	int mi = fmt_module_at_time(p, a, ticks);
+	uint64_t key = a | (uint64_t)(mi + 1) << 48;
+	f = addr_map_get(m, key);
+	if (f != ~0u)
+		return f;
+	const struct fmt_symbol *s = fmt_symbol_at_time(p, a, ticks);
+	if (!s && a > 0)
+		s = fmt_symbol_at_time(p, a - 1, ticks);
+	f = intern_at(r, p, s, mi >= 0 ? &p->mods[mi] : NULL, a);
+	addr_map_put(m, key, f);
+	return f;
+}
 
 /* ------------------------------------------------------------------------
  * Folding trees into functions and modules

@@ -8,11 +8,17 @@
  * and an inlined function can be annotated by its name.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../format/fmt_sample.h"
@@ -36,6 +42,65 @@ struct addr_count {
 	uint64_t addr; /* module file offset */
 	uint64_t incl, excl, last;
 };
+
+/* The largest source file annotate reads. */
+#define ANNOTATE_SOURCE_MAX ((size_t)64 << 20)
+
+/*
+ * The disassembly of [lo, hi) of the module file, by objdump run with an
+ * argument vector (no shell: the path comes from the data file and may hold
+ * anything), its output read through a pipe.  Returns the number of
+ * instruction lines, in *insn with their addresses in *at.
+ */
+static size_t disassemble(const char *module, uint64_t lo, uint64_t hi, char ***insn, uint64_t **at)
+{
+	struct stat st;
+	if (stat(module, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	char start[40], stop[40];
+	snprintf(start, sizeof(start), "--start-address=0x%" PRIx64, lo);
+	snprintf(stop, sizeof(stop), "--stop-address=0x%" PRIx64, hi);
+	/* a relative name starting with '-' must not read as an option */
+	char *file = module[0] == '/' ? xstrdup(module) : xasprintf("./%s", module);
+	char *argv[] = {"objdump", "-d", "--no-show-raw-insn", "-C", start, stop, "--", file, NULL};
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		free(file);
+		return 0;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	pid_t pid;
+	extern char **environ;
+	int rc = posix_spawnp(&pid, "objdump", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	free(file);
+	size_t n = 0;
+	FILE *pf = rc == 0 ? fdopen(pfd[0], "r") : NULL;
+	if (!pf)
+		close(pfd[0]);
+	char buf[512];
+	while (pf && fgets(buf, sizeof(buf), pf)) {
+		unsigned long long a;
+		char colon;
+		if (sscanf(buf, " %llx%c", &a, &colon) != 2 || colon != ':')
+			continue;
+		buf[strcspn(buf, "\n")] = 0;
+		*insn = xrealloc(*insn, (n + 1) * sizeof(**insn));
+		*at = xrealloc(*at, (n + 1) * sizeof(**at));
+		(*insn)[n] = xstrdup(buf);
+		(*at)[n++] = a;
+	}
+	if (pf)
+		fclose(pf);
+	if (rc == 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	return n;
+}
 
 static int name_matches(const char *name, const char *want, int exact)
 {
@@ -222,7 +287,9 @@ int cmd_annotate(int argc, char **argv)
 	/* the source file that holds the function's lines */
 	const char *file = decl_file && *decl_file ? decl_file : nlines ? lines[0].file : NULL;
 	size_t flen = 0;
-	char *src = file ? util_read_file(file, &flen) : NULL;
+	/* a name from the data file: a regular file only, of a sane size
+	 * (not /dev/zero, not a FIFO that never ends) */
+	char *src = file ? util_read_regular(file, ANNOTATE_SOURCE_MAX, 0, &flen) : NULL;
 	if (src) {
 		uint32_t lo = decl_line ? decl_line : UINT32_MAX, hi = decl_line;
 		for (size_t k = 0; k < nlines; k++)
@@ -266,28 +333,11 @@ int cmd_annotate(int argc, char **argv)
 			if (addrs[k].addr >= hi)
 				hi = addrs[k].addr + 1;
 		}
-		char *cmd = module ? xasprintf("objdump -d --no-show-raw-insn -C --start-address=0x%" PRIx64
-					      " --stop-address=0x%" PRIx64 " '%s' 2>/dev/null",
-					      lo, hi + 16, module)
-				   : NULL;
-		FILE *pf = cmd ? popen(cmd, "r") : NULL;
-		char buf[512];
 		char **insn = NULL;
 		uint64_t *at = NULL;
 		size_t ninsn = 0;
-		while (pf && fgets(buf, sizeof(buf), pf)) {
-			unsigned long long a;
-			char colon;
-			if (sscanf(buf, " %llx%c", &a, &colon) != 2 || colon != ':')
-				continue;
-			buf[strcspn(buf, "\n")] = 0;
-			insn = xrealloc(insn, (ninsn + 1) * sizeof(*insn));
-			at = xrealloc(at, (ninsn + 1) * sizeof(*at));
-			insn[ninsn] = xstrdup(buf);
-			at[ninsn++] = a;
-		}
-		if (pf)
-			pclose(pf);
+		if (module)
+			ninsn = disassemble(module, lo, hi + 16, &insn, &at);
 		int shown = ninsn > 0;
 		/* a sampled address counts for the instruction that contains it
 		 * (callers' addresses point into their call instruction) */
@@ -310,7 +360,6 @@ int cmd_annotate(int argc, char **argv)
 			for (size_t k = 0; k < naddrs; k++)
 				printf("%10" PRIu64 " %10" PRIu64 "  0x%" PRIx64 "\n", addrs[k].incl, addrs[k].excl,
 				       addrs[k].addr);
-		free(cmd);
 	}
 	free(lines);
 	free(addrs);

@@ -242,6 +242,15 @@ static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_
 			buf_str(&b, p->mods[m].build_id);
 		}
 		out_chunk(&o, FMT_MODS, &b);
+		if (fmt_has_module_times(p)) {
+			buf_u32(&b, i);
+			buf_u32(&b, p->nmods);
+			for (uint32_t m = 0; m < p->nmods; m++) {
+				buf_u64(&b, p->mods[m].load);
+				buf_u64(&b, p->mods[m].unload);
+			}
+			out_chunk(&o, FMT_MODT, &b);
+		}
 		buf_u32(&b, i);
 		buf_u32(&b, p->nsyms);
 		for (uint32_t s = 0; s < p->nsyms; s++) {
@@ -663,6 +672,17 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 		}
 		break;
 	}
+	case FMT_MODT: {
+		uint32_t i = in_u32(&in), n2 = in_u32(&in);
+		if (in.bad || i >= d->nprocs || n2 != d->procs[i].nmods || n2 > n / 16)
+			return -1;
+		struct fmt_process *p = &d->procs[i];
+		for (uint32_t m = 0; m < n2 && !in.bad; m++) {
+			p->mods[m].load = in_u64(&in);
+			p->mods[m].unload = in_u64(&in);
+		}
+		break;
+	}
 	case FMT_SYMS: {
 		uint32_t i = in_u32(&in), n2 = in_u32(&in);
 		if (in.bad)
@@ -1022,6 +1042,49 @@ const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t add
 	const struct fmt_symbol *s = &p->syms[lo - 1];
 	if (addr == s->addr || addr < s->addr + s->size)
 		return s;
+	return NULL;
+}
+
+int fmt_has_module_times(const struct fmt_process *p)
+{
+	for (uint32_t m = 0; m < p->nmods; m++)
+		if (p->mods[m].load || p->mods[m].unload)
+			return 1;
+	return 0;
+}
+
+static int mapped_at(const struct fmt_module *m, uint64_t ticks)
+{
+	return ticks >= m->load && (!m->unload || ticks < m->unload);
+}
+
+int fmt_module_at_time(const struct fmt_process *p, uint64_t addr, uint64_t ticks)
+{
+	/* of the modules mapped over addr then, the one loaded last (a module
+	 * loaded again where it was keeps one entry, its first load on) */
+	int best = -1, any = -1;
+	for (uint32_t m = 0; m < p->nmods; m++)
+		if (addr >= p->mods[m].start && addr < p->mods[m].end) {
+			if (mapped_at(&p->mods[m], ticks) && (best < 0 || p->mods[m].load >= p->mods[best].load))
+				best = (int)m;
+			any = (int)m;
+		}
+	return best >= 0 ? best : any; /* none mapped then: the last one that ever was */
+}
+
+const struct fmt_symbol *fmt_symbol_at_time(const struct fmt_process *p, uint64_t addr, uint64_t ticks)
+{
+	const struct fmt_symbol *s = fmt_symbol_at(p, addr);
+	if (!s || !fmt_has_module_times(p))
+		return s;
+	int m = fmt_module_at_time(p, addr, ticks);
+	if (m < 0 || s->module == (uint32_t)m)
+		return s;
+	/* symbols of other modules at or below addr: the nearest of the
+	 * module mapped then (symbols at one address sit side by side) */
+	for (const struct fmt_symbol *q = s; q >= p->syms && s - q < 4096; q--)
+		if (q->module == (uint32_t)m)
+			return addr == q->addr || addr < q->addr + q->size ? q : NULL;
 	return NULL;
 }
 

@@ -42,8 +42,13 @@
  *         u64 probe cost (1/1024 ticks per event), str os detector
  *   MODS  u32 process index, u32 n, n x (u64 start, u64 end, u64 file
  *         offset, str path, str build-id in hex)
+ *   MODT  u32 process index, u32 n (= its MODS n), n x (u64 load ticks,
+ *         u64 unload ticks): when each module was mapped, where a library
+ *         was unloaded or loaded while the process ran (0: from the start,
+ *         to the end); optional, after MODS
  *   SYMS  u32 process index, u32 n, n x (u64 address, u64 size, str name,
- *         u32 module index or ~0, str source file, u32 line)
+ *         u32 module index or ~0, str source file, u32 line); two symbols
+ *         may share an address in modules mapped at different times
  *   THRD  u32 process index, u32 thread index, u32 tid, str name, u64 start
  *         ticks, u32 flags (FMT_THR_*), u64 events
  *   LINS  u32 process index, u32 n, n x (u64 address, str source file,
@@ -84,6 +89,7 @@ enum fmt_tag {
 	FMT_PROC = FMT_TAG('P', 'R', 'O', 'C'),
 	FMT_MODS = FMT_TAG('M', 'O', 'D', 'S'),
 	FMT_SYMS = FMT_TAG('S', 'Y', 'M', 'S'),
+	FMT_MODT = FMT_TAG('M', 'O', 'D', 'T'),
 	FMT_THRD = FMT_TAG('T', 'H', 'R', 'D'),
 	FMT_LINS = FMT_TAG('L', 'I', 'N', 'S'),
 	FMT_INLN = FMT_TAG('I', 'N', 'L', 'N'),
@@ -113,6 +119,8 @@ struct fmt_module {
 	uint64_t start, end, offset; /* mapped text range and its file offset */
 	char *path;
 	char *build_id;              /* hex, "" if none */
+	uint64_t load, unload;       /* ticks: mapped from load (0: the start)
+				      * until unload (0: the end); MODT */
 };
 
 struct fmt_symbol {
@@ -250,5 +258,17 @@ void fmt_sort_symbols(struct fmt_process *p);
 
 /* Symbol of the function containing addr, or NULL. */
 const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t addr);
+
+/* Whether p's modules changed while it ran (a library unloaded or loaded:
+ * fmt_module.load/unload), so that an address names a function only
+ * together with a time. */
+int fmt_has_module_times(const struct fmt_process *p);
+
+/* Index of the module mapped over addr at time ticks, or -1. */
+int fmt_module_at_time(const struct fmt_process *p, uint64_t addr, uint64_t ticks);
+
+/* Symbol of the function containing addr at time ticks (as fmt_symbol_at
+ * where the modules never changed), or NULL. */
+const struct fmt_symbol *fmt_symbol_at_time(const struct fmt_process *p, uint64_t addr, uint64_t ticks);
 
 #endif

@@ -182,6 +182,16 @@ static void util_tmp_on_signal(int sig)
 	raise(sig);
 }
 
+/* die() exits with a temporary file still listed: remove it */
+static void util_tmp_at_exit(void)
+{
+	for (int i = 0; i < UTIL_TMP_SLOTS; i++)
+		if (util_tmp_used[i]) {
+			unlink(util_tmp_path[i]);
+			util_tmp_used[i] = 0;
+		}
+}
+
 int util_tmp_guard(const char *path)
 {
 	static int installed;
@@ -189,7 +199,7 @@ int util_tmp_guard(const char *path)
 		return -1;
 	if (!installed) {
 		installed = 1;
-		atexit(util_tmp_remove_all); /* die() on the way */
+		atexit(util_tmp_at_exit);
 		for (size_t i = 0; i < sizeof(util_tmp_signals) / sizeof(util_tmp_signals[0]); i++) {
 			/* only where stint has no handler of its own (record forwards
 			 * these signals to the program instead) */
@@ -334,6 +344,7 @@ static int cmp_u64(const void *a, const void *b)
 
 void util_sort_u64(uint64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_u64);
+	if (n > 1) /* (v may be NULL when n is 0) */
+		qsort(v, n, sizeof(*v), cmp_u64);
 }
 

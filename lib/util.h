@@ -36,8 +36,8 @@ char *util_read_regular(const char *path, size_t max, int nofollow, size_t *len)
  * Creating an output file (a data file, an export, a page) safely: the
  * bytes go to a new file made by mkstemp() in the target's directory (never
  * an existing file, never through a link), which is renamed over the target
- * only when complete.  The temporary file is removed when writing fails and
- * when SIGINT, SIGTERM or SIGHUP end stint meanwhile.
+ * only when complete.  The temporary file is removed when writing fails, when
+ * stint exits meanwhile (die()), and when SIGINT, SIGTERM or SIGHUP end it.
  */
 struct util_out {
 	int fd;     /* write here */

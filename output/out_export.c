@@ -474,7 +474,7 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
 			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
 		if (push) {
-			uint32_t fn = an_resolve(c->r, p, &c->maps[th->proc], rec.addr);
+			uint32_t fn = an_resolve_at(c->r, p, &c->maps[th->proc], rec.addr, ticks);
 			if (depth == cap) {
 				cap *= 2;
 				st = realloc(st, cap * sizeof(*st));
@@ -501,7 +501,7 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 			inside -= st[depth].match ? 1 : 0;
 			ch_close(c, &st[depth], pid, tid, now);
 		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
-			uint32_t fn = an_resolve(c->r, p, &c->maps[th->proc], rec.addr);
+			uint32_t fn = an_resolve_at(c->r, p, &c->maps[th->proc], rec.addr, ticks);
 			uint32_t i = depth;
 			while (i > 0 && st[i - 1].fn != fn)
 				i--;

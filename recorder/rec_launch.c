@@ -165,6 +165,19 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 					     (unsigned long long)ns.st_ino);
 		free(text);
 	}
+	/* the handlers before the program can run: a Ctrl-C typed as soon as
+	 * it starts must not kill stint (the child's return to the default
+	 * actions comes with exec) */
+	rec_target = 0;
+	rec_interrupts = 0;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = rec_forward;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
 	pid_t pid = fork();
@@ -210,6 +223,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			_exit(127);
 		_exit(127);
 	}
+	rec_target = pid; /* signals for the program go to it from now on */
 	close(pfd[1]);
 	free(recorder);
 	if (c->hold) {
@@ -249,15 +263,6 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 	}
 	c->pid = pid;
 	rec_target = pid;
-	rec_interrupts = 0;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = rec_forward;
-	sa.sa_flags = SA_RESTART | SA_SIGINFO;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
 	return 0;
 }
 
@@ -376,10 +381,32 @@ static int waited_children(pid_t main_pid, int *detached)
 	return n;
 }
 
+int rec_stop_waiting(pid_t main_pid, int main_done, int *stopped_early, int *detached)
+{
+	static uint64_t last_scan;
+	static int saw_end;
+	if (main_done && !saw_end) {
+		saw_end = 1;
+		rec_target = 0;     /* nothing more to forward to */
+		rec_interrupts = 0; /* a Ctrl-C that ended the program is spent */
+	}
+	if ((!main_done && rec_interrupts >= 2) || (main_done && rec_interrupts)) {
+		*stopped_early = 1;
+		return 1;
+	}
+	uint64_t now = util_mono_ns();
+	if (main_done && now - last_scan >= 100000000ull) {
+		last_scan = now;
+		if (waited_children(main_pid, detached) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void *arg)
 {
 	int st = 0, have_main = 0;
-	uint64_t last_tick = util_mono_ns(), last_scan = 0;
+	uint64_t last_tick = util_mono_ns();
 	c->stopped_early = 0;
 	c->detached = 0;
 	for (;;) {
@@ -391,29 +418,12 @@ void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void
 				st = s2;
 				have_main = 1;
 				c->mono_end = util_mono_ns();
-				rec_target = 0; /* nothing more to forward to */
-				rec_interrupts = 0;
 			}
 		if (w < 0 && errno == ECHILD)
 			break;
-		if (!have_main && rec_interrupts >= 2) {
-			/* a second Ctrl-C: the program did not end on the first */
-			c->stopped_early = 1;
+		if (rec_stop_waiting(c->pid, have_main, &c->stopped_early, &c->detached))
 			break;
-		}
-		if (have_main && rec_interrupts) {
-			c->stopped_early = 1;
-			break;
-		}
 		uint64_t now = util_mono_ns();
-		if (have_main && now - last_scan >= 100000000ull) {
-			last_scan = now;
-			int detached = 0;
-			if (waited_children(c->pid, &detached) == 0) {
-				c->detached = detached;
-				break;
-			}
-		}
 		if (tick && now - last_tick >= 1000000000ull) {
 			last_tick = now;
 			tick(arg);

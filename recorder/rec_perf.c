@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "rec_perf.h"
+#include "recorder.h"
 #include "../lib/util.h"
 
 /* data pages per ring: 256 KiB, or 4 MiB when every sample carries a copy
@@ -296,7 +297,7 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	int main_done = 0;
+	int main_done = 0, stopped_early = 0, detached = 0;
 	for (;;) {
 		poll(pfd, (nfds_t)p->nrings, 50);
 		rec_perf_drain(p);
@@ -316,7 +317,12 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 			}
 		if (w < 0 && errno == ECHILD)
 			break;
-		(void)main_done;
+		/* as rec_wait(): not for daemons, and Ctrl-C ends it */
+		if (rec_stop_waiting(child, main_done, &stopped_early, &detached)) {
+			if (!main_done)
+				*status = (128 + SIGINT) << 8;
+			break;
+		}
 	}
 	rec_perf_drain(p);
 	free(pfd);

@@ -355,8 +355,9 @@ static void add_kernel_symbols(struct fmt_process *p, const uint64_t *addrs, siz
 			continue;
 		if (kmod == ~0u) {
 			p->mods = xrealloc(p->mods, (p->nmods + 1) * sizeof(*p->mods));
-			p->mods[p->nmods] = (struct fmt_module){KERNEL_START, ~0ull, 0, xstrdup("[kernel.kallsyms]"),
-							     xstrdup("")};
+			p->mods[p->nmods] = (struct fmt_module){.start = KERNEL_START, .end = ~0ull,
+							     .path = xstrdup("[kernel.kallsyms]"),
+							     .build_id = xstrdup("")};
 			kmod = p->nmods++;
 		}
 		const struct ksym *k = kernel_symbol(addrs[i]);

@@ -178,6 +178,7 @@ struct sym_proc *rec_open_process(struct fmt_process *p, const char *maps, size_
 		p->mods[i] = mods[i];
 		p->mods[i].path = xstrdup(mods[i].path);
 		p->mods[i].build_id = xstrdup(mods[i].build_id);
+		p->mods[i].load = p->mods[i].unload = 0; /* mapped all along */
 	}
 	p->nmods = nm;
 	if (!p->exe || !p->exe[0]) {
@@ -187,42 +188,221 @@ struct sym_proc *rec_open_process(struct fmt_process *p, const char *maps, size_
 	return sp;
 }
 
-static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, const char *plt,
-		      uint64_t *addrs, size_t naddrs)
+/* A snapshot of a process's maps (<key>.maps, <key>.maps.<n>). */
+struct maps_epoch {
+	uint64_t when; /* ticks from which it holds (0: the start) */
+	unsigned seq;
+	char *text;    /* the maps, without the "@<ticks>" line */
+	size_t len;
+};
+
+static int cmp_epoch(const void *a, const void *b)
 {
-	struct sym_proc *sp = rec_open_process(p, maps, mlen);
-	util_sort_u64(addrs, naddrs);
-	p->syms = xcalloc(naddrs, sizeof(*p->syms));
-	for (size_t i = 0; i < naddrs; i++) {
-		if (i && addrs[i] == addrs[i - 1])
+	const struct maps_epoch *x = a, *y = b;
+	if (x->when != y->when)
+		return x->when < y->when ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The snapshots the runtime wrote after dlopen/dlclose, in time order. */
+static struct maps_epoch *read_epochs(const char *dir, const char *key, uint32_t *n)
+{
+	*n = 0;
+	struct maps_epoch *e = NULL;
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return NULL;
+	size_t kl = strlen(key);
+	struct dirent *de;
+	while ((de = readdir(dh))) {
+		const char *nm = de->d_name;
+		if (strncmp(nm, key, kl) != 0 || strncmp(nm + kl, ".maps.", 6) != 0)
 			continue;
-		struct fmt_symbol *s = &p->syms[p->nsyms++];
-		struct sym_info si;
-		char pn[512];
-		const char *alias = plt ? plt_name(plt, addrs[i], pn, sizeof(pn)) : NULL;
-		s->addr = addrs[i];
-		s->module = ~0u;
-		if (alias) {
-			/* a library function called through the PLT: its name is the
-			 * one the program called; no need for the library's DWARF */
-			int m = sym_proc_module_of(sp, addrs[i]);
-			s->module = m >= 0 ? (uint32_t)m : ~0u;
-			s->name = sym_demangle(alias);
-			s->file = xstrdup("");
-		} else if (sym_proc_lookup(sp, addrs[i], &si) == 0) {
-			s->module = si.module >= 0 ? (uint32_t)si.module : ~0u;
-			s->name = xstrdup(si.name ? si.name : "");
-			s->size = si.name && si.start == addrs[i] ? si.size : 0;
-			s->file = xstrdup(si.file ? si.file : "");
-			s->line = si.line;
-			sym_info_free(&si);
-		} else {
-			s->name = xstrdup("");
-			s->file = xstrdup("");
+		char *end;
+		unsigned long seq = strtoul(nm + kl + 6, &end, 10);
+		if (*end || end == nm + kl + 6) /* not "<key>.maps.<n>" (a .tmp one) */
+			continue;
+		size_t len;
+		char *path = xasprintf("%s/%s", dir, nm);
+		char *text = util_read_regular(path, REC_SPOOL_SMALL_MAX, 1, &len);
+		free(path);
+		char *nl = text && text[0] == '@' ? strchr(text, '\n') : NULL;
+		if (!nl) {
+			free(text);
+			continue;
 		}
+		e = xrealloc(e, (*n + 1) * sizeof(*e));
+		struct maps_epoch *x = &e[(*n)++];
+		x->when = strtoull(text + 1, NULL, 10);
+		x->seq = (unsigned)seq;
+		x->len = len - (size_t)(nl + 1 - text);
+		x->text = xstrndup(nl + 1, x->len);
+		free(text);
 	}
+	closedir(dh);
+	if (*n > 1)
+		qsort(e, *n, sizeof(*e), cmp_epoch);
+	return e;
+}
+
+static int same_module(const struct fmt_module *a, const struct fmt_module *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       strcmp(a->path, b->path) == 0;
+}
+
+/* Name addr with sp (whose module m is the process's module pm). */
+static void add_symbol(struct fmt_process *p, struct sym_proc *sp, const char *plt, uint64_t addr,
+		       uint32_t pm)
+{
+	struct fmt_symbol *s = &p->syms[p->nsyms++];
+	struct sym_info si;
+	char pn[512];
+	const char *alias = plt ? plt_name(plt, addr, pn, sizeof(pn)) : NULL;
+	memset(s, 0, sizeof(*s));
+	s->addr = addr;
+	s->module = pm;
+	if (alias) {
+		/* a library function called through the PLT: its name is the
+		 * one the program called; no need for the library's DWARF */
+		s->name = sym_demangle(alias);
+		s->file = xstrdup("");
+		/* the runtime's own dlopen, dlclose and pthread_setname_np pass
+		 * the call on to the C library's: named as the C library's */
+		const char *base = pm < p->nmods ? strrchr(p->mods[pm].path, '/') : NULL;
+		if (base && strcmp(base, "/libstint-rt.so") == 0)
+			for (uint32_t m = 0; m < p->nmods; m++) {
+				const char *b = strrchr(p->mods[m].path, '/');
+				if (b && strncmp(b, "/libc.so", 8) == 0) {
+					s->module = m;
+					break;
+				}
+			}
+	} else if (pm != ~0u && sym_proc_lookup(sp, addr, &si) == 0) {
+		s->name = xstrdup(si.name ? si.name : "");
+		s->size = si.name && si.start == addr ? si.size : 0;
+		s->file = xstrdup(si.file ? si.file : "");
+		s->line = si.line;
+		sym_info_free(&si);
+	} else {
+		s->name = xstrdup("");
+		s->file = xstrdup("");
+	}
+}
+
+/*
+ * Name the function addresses of a process.  Its modules are those of every
+ * snapshot of its maps, each with the time it was loaded and unloaded; an
+ * address is named once in each module that ever held it, by the snapshot
+ * in which that module appeared (a library unloaded and another loaded at
+ * its address give two symbols; the reader picks by the event's time).
+ */
+static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, struct maps_epoch *ep,
+		      uint32_t nep, const char *plt, uint64_t *addrs, size_t naddrs)
+{
+	util_sort_u64(addrs, naddrs);
+	size_t nu = 0;
+	for (size_t i = 0; i < naddrs; i++)
+		if (!i || addrs[i] != addrs[i - 1])
+			addrs[nu++] = addrs[i];
+	naddrs = nu;
+	uint8_t *named = xcalloc(naddrs ? naddrs : 1, 1);
+	size_t capsyms = naddrs + 16;
+	p->syms = xcalloc(capsyms, sizeof(*p->syms));
+	uint32_t *live = NULL, nlive = 0, capmods = 0; /* modules of the last snapshot */
+	for (uint32_t k = 0; k <= nep; k++) {
+		struct sym_proc *sp;
+		uint64_t when = k ? ep[k - 1].when : 0;
+		if (k == 0) {
+			sp = rec_open_process(p, maps, mlen); /* p->mods: the first snapshot's */
+			capmods = p->nmods;
+			live = xcalloc(p->nmods + 1, sizeof(*live));
+			for (uint32_t i = 0; i < p->nmods; i++)
+				live[nlive++] = i;
+		} else {
+			sp = sym_proc_open(ep[k - 1].text, ep[k - 1].len);
+			if (!sp)
+				die("out of memory");
+		}
+		uint32_t nm;
+		const struct fmt_module *mods = sym_proc_modules(sp, &nm);
+		uint32_t *pm = xcalloc(nm + 1, sizeof(*pm)); /* sp's module -> p's */
+		uint8_t *fresh = xcalloc(nm + 1, 1);
+		uint8_t *kept = xcalloc(nlive + 1, 1);
+		for (uint32_t i = 0; i < nm; i++) {
+			uint32_t j;
+			for (j = 0; j < nlive; j++)
+				if (same_module(&p->mods[live[j]], &mods[i]))
+					break;
+			if (k == 0 || j < nlive) {
+				pm[i] = k == 0 ? i : live[j];
+				if (k)
+					kept[j] = 1;
+				fresh[i] = k == 0;
+				continue;
+			}
+			/* the same file mapped again where it was (a plugin loaded
+			 * and unloaded in a loop): the module it was, mapped from
+			 * its first load on, already named (the reader takes the
+			 * latest load mapped at an event's time) */
+			for (j = 0; j < p->nmods; j++)
+				if (p->mods[j].unload && same_module(&p->mods[j], &mods[i]))
+					break;
+			if (j < p->nmods) {
+				p->mods[j].unload = 0;
+				pm[i] = j;
+				fresh[i] = 0;
+				continue;
+			}
+			if (p->nmods == capmods) {
+				capmods = capmods * 2 + 8;
+				p->mods = xrealloc(p->mods, capmods * sizeof(*p->mods));
+			}
+			struct fmt_module *nmod = &p->mods[p->nmods];
+			*nmod = mods[i];
+			nmod->path = xstrdup(mods[i].path);
+			nmod->build_id = xstrdup(mods[i].build_id);
+			nmod->load = when;
+			nmod->unload = 0;
+			pm[i] = p->nmods++;
+			fresh[i] = 1;
+		}
+		if (k) {
+			for (uint32_t j = 0; j < nlive; j++)
+				if (!kept[j])
+					p->mods[live[j]].unload = when;
+			live = xrealloc(live, (nm + 1) * sizeof(*live));
+			for (uint32_t i = 0; i < nm; i++)
+				live[i] = pm[i];
+			nlive = nm;
+		}
+		for (size_t i = 0; i < naddrs; i++) {
+			int m = sym_proc_module_of(sp, addrs[i]);
+			if (m < 0 || !fresh[m])
+				continue;
+			if (p->nsyms == capsyms) {
+				capsyms *= 2;
+				p->syms = xrealloc(p->syms, capsyms * sizeof(*p->syms));
+			}
+			add_symbol(p, sp, plt, addrs[i], pm[m]);
+			named[i] = 1;
+		}
+		free(pm);
+		free(fresh);
+		free(kept);
+		sym_proc_close(sp);
+	}
+	for (size_t i = 0; i < naddrs; i++)
+		if (!named[i]) { /* in no module: kept, unnamed */
+			if (p->nsyms == capsyms) {
+				capsyms *= 2;
+				p->syms = xrealloc(p->syms, capsyms * sizeof(*p->syms));
+			}
+			add_symbol(p, NULL, plt, addrs[i], ~0u);
+		}
+	free(named);
+	free(live);
 	fmt_sort_symbols(p);
-	sym_proc_close(sp);
 }
 
 int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen)
@@ -263,7 +443,8 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		procs[i].bufs[procs[i].nbufs++] = xstrdup(nm);
 	}
 	closedir(dh);
-	qsort(procs, nprocs, sizeof(*procs), cmp_proc);
+	if (nprocs > 1)
+		qsort(procs, nprocs, sizeof(*procs), cmp_proc);
 	d->procs = xcalloc(nprocs, sizeof(*d->procs));
 	for (uint32_t pi = 0; pi < nprocs; pi++) {
 		struct spool_proc *sp = &procs[pi];
@@ -338,7 +519,12 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 				}
 			}
 		if (d->nthreads > first_thread) {
-			symbolize(p, maps, mlen, plt, addrs, naddrs);
+			uint32_t nep;
+			struct maps_epoch *ep = read_epochs(dir, sp->key, &nep);
+			symbolize(p, maps, mlen, ep, nep, plt, addrs, naddrs);
+			for (uint32_t k = 0; k < nep; k++)
+				free(ep[k].text);
+			free(ep);
 			d->nprocs++;
 		} else {
 			free(p->command);

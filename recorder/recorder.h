@@ -64,6 +64,14 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
  */
 void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void *arg);
 
+/*
+ * The policy of rec_wait() for other waiting loops (the perf sampler's):
+ * whether to stop waiting, given whether the program (main_pid) ended.
+ * Sets *stopped_early (Ctrl-C/SIGTERM) or *detached (daemons left) as
+ * rec_wait() does; call it every few milliseconds.
+ */
+int rec_stop_waiting(pid_t main_pid, int main_done, int *stopped_early, int *detached);
+
 /* Exit status that `stint record` passes on: the code, or 128+signal. */
 int rec_exit_code(int status);
 

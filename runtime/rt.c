@@ -188,6 +188,28 @@ void rt_save_maps(void)
 	rt_copy_proc_file("/proc/self/maps", ".maps");
 }
 
+/*
+ * After dlopen or dlclose changed the modules: a snapshot of the maps,
+ * "<key>.maps.<n>", whose first line "@<ticks>" says from when it holds (a
+ * library may be unloaded and another loaded at its address: the recorder
+ * orders the snapshots in time, so that each event is named by the module
+ * mapped at its time).  <key>.maps stays the process's first snapshot.
+ */
+static void rt_save_maps_epoch(uint64_t when)
+{
+	/* in the time of the calling thread's events (rt_thread.dropped) */
+	struct rt_thread *t = &rt_self;
+	if (t->state == RT_ACTIVE && when >= t->dropped)
+		when -= t->dropped;
+	static unsigned seq;
+	unsigned n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+	char suffix[32], head[40], path[4096];
+	snprintf(suffix, sizeof(suffix), ".maps.%u", n);
+	snprintf(head, sizeof(head), "@%llu\n", (unsigned long long)when);
+	rt_path(path, sizeof(path), suffix);
+	rt_file_copy_head("/proc/self/maps", path, head);
+}
+
 static void rt_save_info(void)
 {
 	char buf[512];
@@ -310,7 +332,9 @@ __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 		rt_stop_thread(t, FMT_SPOOL_NOSPACE);
 		return -1;
 	}
-	t->last_t = rt_clock();
+	uint64_t now = rt_clock();
+	t->dropped += now - t->last_t;
+	t->last_t = now;
 	if (t->lock)
 		t->last_switches = *t->lock;
 	else if (rt_g.os_mode == RT_OS_RUSAGE)
@@ -725,6 +749,7 @@ static void rt_calibrate(struct rt_thread *t)
 	enum { BATCHES = 9, CALLS = 2000 };
 	uint64_t cost[BATCHES];
 	uint8_t *start = t->pos;
+	uint64_t last0 = t->last_t; /* the time of the last record kept */
 	uint64_t cache0[FMT_CACHE_SLOTS];
 	memcpy(cache0, t->cache, sizeof(cache0));
 	uint32_t depth0 = t->depth;
@@ -756,7 +781,9 @@ static void rt_calibrate(struct rt_thread *t)
 		}
 	memcpy(t->cache, cache0, sizeof(cache0));
 	t->pos = start;
-	t->last_t = rt_clock();
+	uint64_t now = rt_clock();
+	t->dropped += now - last0;
+	t->last_t = now;
 	rt_g.calib_ticks = cost[BATCHES / 2];
 	t->hdr->calib_ticks = rt_g.calib_ticks;
 }
@@ -914,11 +941,26 @@ RT_API void *dlopen(const char *file, int mode)
 	static void *(*real)(const char *, int);
 	if (!real)
 		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	/* the library's constructors run inside dlopen: it is mapped from
+	 * before the call on */
+	uint64_t before = rt_g.enabled ? rt_clock() : 0;
 	void *h = real(file, mode);
 	if (h && rt_g.enabled) {
-		rt_save_maps();
+		rt_save_maps_epoch(before);
 		if (rt_g.plt)
 			rt_plt_after_dlopen();
 	}
 	return h;
+}
+
+RT_API int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	if (!real)
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	int r = real(handle);
+	/* its destructors ran inside dlclose: it is gone from after the call */
+	if (r == 0 && rt_g.enabled)
+		rt_save_maps_epoch(rt_clock());
+	return r;
 }

@@ -144,14 +144,19 @@ static inline void *rt_mem_grow(void *old, size_t oldsize, size_t newsize)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-/* Copy a whole file (one of /proc/self) to path, as rt_file_write does. */
-static inline void rt_file_copy(const char *from, const char *path)
+/* Copy a whole file (one of /proc/self) to path, as rt_file_write does,
+ * after the text head (NULL: none). */
+static inline void rt_file_copy_head(const char *from, const char *path, const char *head)
 {
 	int fd = open(from, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	size_t cap = 65536, n = 0;
 	char *buf = rt_mem_grow(NULL, 0, cap);
+	if (buf && head) {
+		for (; head[n] && n < 4096; n++)
+			buf[n] = head[n];
+	}
 	while (buf) {
 		if (n == cap) {
 			char *nb = rt_mem_grow(buf, cap, cap * 2);
@@ -170,6 +175,11 @@ static inline void rt_file_copy(const char *from, const char *path)
 		rt_file_write(path, buf, n);
 		munmap(buf, cap);
 	}
+}
+
+static inline void rt_file_copy(const char *from, const char *path)
+{
+	rt_file_copy_head(from, path, NULL);
 }
 
 #endif

@@ -49,6 +49,9 @@ struct rt_thread {
 				   * handler events): the probes test only this */
 	uint8_t *end_limit;       /* chunk end less FMT_MAX_RECORD */
 	uint64_t last_t;          /* timestamp of the previous record */
+	uint64_t dropped;         /* ticks left out of the events' deltas (chunk
+				   * switches, calibration): clock - dropped is
+				   * the time the events' deltas add up to */
 	volatile uint32_t *lock;  /* perf user page's lock word, RT_OS_PERF */
 	uint64_t last_switches;   /* last lock word / rusage switch count */
 	int state;                /* enum rt_state */

@@ -86,8 +86,10 @@ static inline void evb_data(struct fmt_data *d, const char *const *names, int nn
 	p->os = strdup("perf");
 	p->nmods = 2;
 	p->mods = calloc(2, sizeof(*p->mods));
-	p->mods[0] = (struct fmt_module){0x1000, 0x80000, 0, strdup("/bin/test"), strdup("")};
-	p->mods[1] = (struct fmt_module){0x80000, 0x100000, 0, strdup("/lib/libx.so"), strdup("")};
+	p->mods[0] = (struct fmt_module){.start = 0x1000, .end = 0x80000, .path = strdup("/bin/test"),
+					   .build_id = strdup("")};
+	p->mods[1] = (struct fmt_module){.start = 0x80000, .end = 0x100000, .path = strdup("/lib/libx.so"),
+					   .build_id = strdup("")};
 	p->nsyms = (uint32_t)nnames;
 	p->syms = calloc((size_t)nnames, sizeof(*p->syms));
 	for (int i = 0; i < nnames; i++) {

@@ -1,0 +1,627 @@
+#!/usr/bin/env python3
+"""run_safety.py - stint against an attacker and an unlucky user.
+
+Each test plays one case of the issue "Safe with hostile files and faults"
+with the real stint: another user who can write the output directory swaps
+the spool for a symbolic link or plants links where outputs are written;
+`stint recover` pointed at directories that are not spools, or at other
+users' spools; a data file whose module path is made to run a shell
+command, or whose source file is /dev/zero; `stint record` killed with
+SIGKILL; a program that starts a daemon; Ctrl-C typed on a real terminal
+(a pty); set-user-ID and static programs; a 3,000-character output path;
+a program that changes directory; a library unloaded and another loaded at
+its address.
+
+    run_safety.py --stint build/stint --progs build/tests TESTNAME
+    run_safety.py --list
+
+Exit status 0 when the test passes, 77 when it cannot run here (ctest shows
+it as skipped: e.g. a test that needs root to act as another user), 1 with
+a message on stderr when it fails.  Python 3 standard library only.
+"""
+import argparse
+import glob
+import os
+import pty
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run_e2e import (Ctx, TestFailure, calls, check, function_list,  # noqa: E402
+                     one_line_error, RECORD_TIMEOUT)
+
+NOBODY = 65534
+
+
+class Skip(Exception):
+    pass
+
+
+def need_root(what):
+    if os.geteuid() != 0:
+        raise Skip("needs root to act as another user (%s)" % what)
+
+
+def as_nobody(argv):
+    """argv run as user and group nobody (util-linux setpriv)."""
+    if not shutil.which("setpriv"):
+        raise Skip("no setpriv to run a command as another user")
+    return ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups"] + argv
+
+
+def open_to_all(c):
+    """Let other users reach the test's temp dir (mkdtemp makes it 0700)."""
+    os.chmod(c.tmp, 0o755)
+
+
+def wait_for(cond, what, timeout=15, proc=None):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return
+        if proc is not None and proc.poll() is not None:
+            raise TestFailure("stint exited (%s) before %s: %s" % (
+                proc.returncode, what, proc.stderr.read() if proc.stderr else ""))
+        time.sleep(0.01)
+    raise TestFailure("timed out waiting for %s" % what)
+
+
+def spools_in(d):
+    return sorted(glob.glob(os.path.join(d, ".stint-spool-*")))
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def read_pid(path):
+    with open(path) as f:
+        return int(f.read().split()[0])
+
+
+def killed_recorder_spool(c, outdir):
+    """Record e2e_wait_file, SIGKILL stint while the program runs, let the
+    program end; returns (spool directory, program pid)."""
+    release = os.path.join(c.tmp, "release-%d" % len(c.log))
+    pidfile = os.path.join(c.tmp, "pid-%d" % len(c.log))
+    data = os.path.join(outdir, "killed.data")
+    argv = [c.stint, "record", "-o", data, "--", c.prog("e2e_wait_file"), release, pidfile]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, "the program to start",
+                 proc=rec)
+        pid = read_pid(pidfile)
+        time.sleep(0.3)
+        rec.kill()  # SIGKILL to stint only: the program runs on
+        rec.wait()
+    finally:
+        open(release, "w").close()
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    wait_for(lambda: not alive(pid), "the program to end after its release file")
+    check(not os.path.exists(data), "a data file appeared although stint was killed")
+    sp = spools_in(outdir)
+    check(len(sp) == 1, "expected one spool kept in %s, found %s" % (outdir, os.listdir(outdir)))
+    return sp[0], pid
+
+
+# ---------------------------------------------------------------------------
+# The tests
+# ---------------------------------------------------------------------------
+
+TESTS = {}
+
+
+def test(fn):
+    TESTS[fn.__name__[len("test_"):]] = fn
+    return fn
+
+
+@test
+def test_spool_swapped_for_link(c):
+    """Another user who can write the output directory renames the spool while
+    the program runs and puts a link to a directory of root's in its place:
+    nothing in that directory is touched, and the recording is complete."""
+    need_root("the attacker")
+    open_to_all(c)
+    shared = os.path.join(c.tmp, "shared")
+    victim = os.path.join(c.tmp, "victim")
+    os.mkdir(shared)
+    os.chmod(shared, 0o777)  # writable by all, not sticky
+    os.mkdir(victim)
+    precious = os.path.join(victim, "precious")
+    with open(precious, "w") as f:
+        f.write("root's file\n")
+    release, pidfile = os.path.join(c.tmp, "release"), os.path.join(c.tmp, "pid")
+    data = os.path.join(shared, "out.data")
+    argv = [c.stint, "record", "-o", data, "--", c.prog("e2e_wait_file"), release, pidfile]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for(lambda: os.path.exists(pidfile) and spools_in(shared), "the program and its spool", proc=rec)
+        spool = spools_in(shared)[0]
+        check(os.path.basename(spool) != ".stint-spool-%d" % rec.pid,
+              "the spool's name is predictable (stint's pid): %s" % spool)
+        time.sleep(0.2)
+        p = c.run(as_nobody(["sh", "-c", 'mv "$1" "$2" && ln -s "$3" "$1"', "sh", spool,
+                             os.path.join(shared, "moved"), victim]))
+        check(p.returncode == 0, "the attacker could not swap the spool: %s" % p.stderr)
+        time.sleep(0.2)
+        open(release, "w").close()
+        out, err = rec.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        open(release, "w").close()
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    check(os.path.exists(precious), "record deleted %s through the planted link" % precious)
+    check(os.listdir(victim) == ["precious"], "files appeared in the link's target: %s" % os.listdir(victim))
+    check(rec.returncode == 0, "record exited %d: %s" % (rec.returncode, err))
+    rep = c.report_json(data)
+    check(calls(rep, "main") == 1 and calls(rep, "tick") > 0,
+          "the recording is incomplete: %s" % function_list(rep))
+
+
+@test
+def test_recover_refuses_non_spool(c):
+    """A directory with a file named 'session' is not a spool: refused with one
+    line, nothing written, nothing deleted."""
+    d = os.path.join(c.tmp, "notaspool")
+    os.mkdir(d, 0o700)
+    for name, text in (("session", "kind instrument\n"), ("thesis.tex", "years of work\n"),
+                       ("p1-2.info", "pid 1\n")):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    out = os.path.join(c.tmp, "out.data")
+    p = c.run([c.stint, "recover", d, "-o", out])
+    one_line_error(p, ["not a stint spool"], "recover of a directory that is not a spool")
+    check(sorted(os.listdir(d)) == ["p1-2.info", "session", "thesis.tex"],
+          "recover changed the directory: %s" % os.listdir(d))
+    check(not os.path.exists(out), "recover wrote %s" % out)
+    # a link to a directory is not followed either
+    link = os.path.join(c.tmp, "link")
+    os.symlink(d, link)
+    p = c.run([c.stint, "recover", link, "-o", out])
+    one_line_error(p, ["not a"], "recover of a link")
+
+
+@test
+def test_recover_leaves_foreign_files(c):
+    """Recovering a real spool removes the spool's own files only: another file
+    stays (and so does the directory), and a link named like a spool file is
+    neither read nor is its target removed."""
+    outdir = os.path.join(c.tmp, "out")
+    os.mkdir(outdir)
+    spool, _ = killed_recorder_spool(c, outdir)
+    keep = os.path.join(c.tmp, "keep")
+    with open(keep, "w") as f:
+        f.write("keep me\n")
+    with open(os.path.join(spool, "notes.txt"), "w") as f:
+        f.write("mine\n")
+    os.symlink(keep, os.path.join(spool, "p1-2.t3.buf"))
+    os.symlink(keep, os.path.join(spool, "p1-2.info"))
+    out = os.path.join(c.tmp, "rec.data")
+    p = c.run([c.stint, "recover", spool, "-o", out], expect=0)
+    check(os.path.exists(keep) and open(keep).read() == "keep me\n", "recover touched the link's target")
+    check(os.listdir(spool) == ["notes.txt"], "recover left %s (expected only notes.txt)" % os.listdir(spool))
+    rep = c.report_json(out)
+    check(calls(rep, "tick") > 0, "nothing recovered: %s" % function_list(rep))
+
+
+@test
+def test_recover_refuses_others_spool(c):
+    """A spool that belongs to another user is refused, and left alone."""
+    need_root("another user's spool")
+    outdir = os.path.join(c.tmp, "out")
+    os.mkdir(outdir)
+    spool, _ = killed_recorder_spool(c, outdir)
+    before = sorted(os.listdir(spool))
+    os.chown(spool, NOBODY, NOBODY)
+    out = os.path.join(c.tmp, "rec.data")
+    p = c.run([c.stint, "recover", spool, "-o", out])
+    one_line_error(p, ["not a spool of yours"], "recover of another user's spool")
+    check(sorted(os.listdir(spool)) == before, "recover changed another user's spool")
+    check(not os.path.exists(out), "recover wrote %s" % out)
+
+
+@test
+def test_output_tmp_link_not_followed(c):
+    """Links planted where record, export, html and recover used to write their
+    temporary files ('<output>.tmp'): the files they point to stay as they were."""
+    victim = os.path.join(c.tmp, "victim")
+    with open(victim, "w") as f:
+        f.write("root only\n")
+    os.chmod(victim, 0o600)
+    outs = {k: os.path.join(c.tmp, k) for k in ("rec.data", "app.folded", "page.html", "recovered.data")}
+    for path in outs.values():
+        os.symlink(victim, path + ".tmp")
+    _, data = c.record([c.prog("e2e_threads")], data=outs["rec.data"])
+    c.run([c.stint, "export", "-i", data, "--format", "folded", "-o", outs["app.folded"]], expect=0)
+    c.run([c.stint, "html", "-i", data, "-o", outs["page.html"]], expect=0)
+    outdir = os.path.join(c.tmp, "out")
+    os.mkdir(outdir)
+    spool, _ = killed_recorder_spool(c, outdir)
+    c.run([c.stint, "recover", spool, "-o", outs["recovered.data"]], expect=0)
+    check(open(victim).read() == "root only\n", "a planted link was followed: the victim file changed")
+    for k, path in outs.items():
+        check(os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) > 0,
+              "%s was not written" % path)
+        check(os.path.islink(path + ".tmp"), "the planted link %s.tmp was replaced" % path)
+    c.report_json(outs["recovered.data"])
+    # the output itself a link: replaced by the new file, its target untouched
+    os.symlink(victim, os.path.join(c.tmp, "linked.folded"))
+    c.run([c.stint, "export", "-i", data, "--format", "folded", "-o",
+           os.path.join(c.tmp, "linked.folded")], expect=0)
+    check(open(victim).read() == "root only\n", "export wrote through a link at its output")
+    leftovers = [n for n in os.listdir(c.tmp) if n.startswith(".")]
+    check(not leftovers, "temporary files left behind: %s" % leftovers)
+
+
+@test
+def test_export_interrupted_no_tmp(c):
+    """Ctrl-C (SIGINT) while export writes its file: no temporary file stays."""
+    _, data = c.record([c.prog("e2e_tiny_calls")])
+    outdir = os.path.join(c.tmp, "exp")
+    os.mkdir(outdir)
+    out = os.path.join(outdir, "trace.json")
+    for attempt in range(5):
+        argv = [c.stint, "export", "-i", data, "--format", "chrome", "--max-events", "100000000", "-o", out]
+        c.log.append(" ".join(argv))
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        seen = False
+        while p.poll() is None:
+            if [n for n in os.listdir(outdir) if n != "trace.json"]:  # its temporary file
+                seen = True
+                p.send_signal(signal.SIGINT)
+                break
+            time.sleep(0.001)
+        p.wait()
+        if seen and p.returncode == -signal.SIGINT:
+            left = os.listdir(outdir)
+            check(left == [], "SIGINT during export left %s" % left)
+            return
+        for n in os.listdir(outdir):
+            os.unlink(os.path.join(outdir, n))
+    raise Skip("export always finished before it could be interrupted")
+
+
+def build_c(c, src_text, out, flags):
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if not cc:
+        raise Skip("no C compiler")
+    src = os.path.join(c.tmp, os.path.basename(out) + ".c")
+    with open(src, "w") as f:
+        f.write(src_text)
+    p = c.run([cc] + flags + ["-o", out, src])
+    if p.returncode != 0:
+        raise Skip("cannot build %s: %s" % (out, p.stderr.strip()[:300]))
+
+
+SPIN_SRC = r'''
+#line 1 "%s"
+#include <time.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void spin(void)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	do {
+		for (int i = 0; i < 100000; i++)
+			sink = sink * 6364136223846793005ul + 1;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000000000l + (b.tv_nsec - a.tv_nsec) < 300000000l);
+}
+int main(void) { spin(); return 0; }
+'''
+
+
+def sample_spin(c, prog):
+    data = os.path.join(c.tmp, "s.data")
+    c.run([c.stint, "record", "-m", "sample", "--sampler", "inproc", "-o", data, "--", prog], expect=0)
+    return data
+
+
+@test
+def test_annotate_no_shell(c):
+    """A module path made to run a shell command (as a path may legitimately
+    hold quotes): annotate runs no shell, and disassembles the right file."""
+    d = os.path.join(c.tmp, "a'; touch PWNED; echo '")
+    os.mkdir(d)
+    prog = os.path.join(d, "prog")
+    build_c(c, SPIN_SRC % "spin.c", prog, ["-O1"])  # no -g: annotate falls back to the disassembly
+    data = sample_spin(c, prog)
+    p = c.run([c.stint, "annotate", "-i", data, "spin"], expect=0, cwd=c.tmp)
+    check(not os.path.exists(os.path.join(c.tmp, "PWNED")), "annotate ran a shell command from the data file")
+    insns = [l for l in p.stdout.splitlines() if ":\t" in l or ":  " in l]
+    check(len(insns) >= 3, "no disassembly of spin from the quoted path:\n%s" % p.stdout)
+
+
+@test
+def test_annotate_source_not_regular(c):
+    """A data file naming /dev/zero as the source file: annotate does not read
+    it (it would never end), and shows the disassembly instead."""
+    prog = os.path.join(c.tmp, "zprog")
+    build_c(c, SPIN_SRC % "/dev/zero", prog, ["-O1", "-g"])
+    data = sample_spin(c, prog)
+
+    def limit():
+        # an annotate that reads /dev/zero must not take the machine's memory;
+        # AddressSanitizer needs a large address space (and caps allocations
+        # itself)
+        with open(c.stint, "rb") as f:
+            if b"__asan_init" not in f.read():
+                resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    p = c.run([c.stint, "annotate", "-i", data, "spin"], timeout=60, preexec_fn=limit)
+    check(p.returncode == 0, "annotate exited %d: %s" % (p.returncode, p.stderr.strip()))
+    check("/dev/zero" in p.stdout and "not found" in p.stdout,
+          "annotate does not say the source is unreadable:\n%s" % p.stdout[:2000])
+
+
+@test
+def test_recorder_killed_then_recover(c):
+    """stint record killed with SIGKILL while the program runs: the spool it
+    leaves is recoverable (the session file is written at the start), with
+    the right clock factor."""
+    outdir = os.path.join(c.tmp, "out")
+    os.mkdir(outdir)
+    spool, _ = killed_recorder_spool(c, outdir)
+    out = os.path.join(c.tmp, "rec.data")
+    p = c.run([c.stint, "recover", spool, "-o", out], expect=0)
+    check("did not finish" in p.stderr, "recover does not say the recording did not finish: %s" % p.stderr)
+    rep = c.report_json(out)
+    check(calls(rep, "main") == 1 and calls(rep, "tick") > 50, "recovered: %s" % function_list(rep))
+    ei = rep["session"]["elapsed_inclusive"]
+    # the program ran >= 0.3 s before stint was killed, and ended within the
+    # test's 15 s; a wrong clock factor (ticks taken for ns) is off by ~1e9x
+    check(0.25e9 <= ei <= 60e9, "recovered session time %.3f s: wrong clock factor" % (ei / 1e9))
+    check(not os.path.exists(spool), "recover left the spool behind")
+
+
+@test
+def test_daemon_not_waited_for(c):
+    """A program that starts a daemon (setsid) and exits: record returns while
+    the daemon still runs, says so, and writes the program's recording."""
+    pidfile, release = os.path.join(c.tmp, "daemon.pid"), os.path.join(c.tmp, "release")
+    try:
+        rec, data = c.record([c.prog("e2e_daemonize"), pidfile, release])
+        check(os.path.exists(pidfile), "the daemon did not start")
+        dpid = read_pid(pidfile)
+        check(alive(dpid), "record returned only after the daemon ended")
+        check("detached" in rec.stderr, "record does not say a daemon was left running: %s" % rec.stderr)
+        rep = c.report_json(data)
+        check(calls(rep, "work") == 3, "work calls: %s" % function_list(rep))
+    finally:
+        open(release, "w").close()
+
+
+def run_on_pty(c, argv, script, timeout=RECORD_TIMEOUT, repeat=None):
+    """Run argv as the foreground job of a new terminal; script(fd) types on
+    it, then repeat (if given) is typed every half second until argv ends.
+    Returns (exit status as a shell gives it, what was printed)."""
+    c.log.append("(on a pty) " + " ".join(argv))
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    out = []
+
+    def drain(t=0.0):
+        while True:
+            r, _, _ = select.select([fd], [], [], t)
+            if not r:
+                return
+            try:
+                b = os.read(fd, 4096)
+            except OSError:
+                return
+            if not b:
+                return
+            out.append(b.decode(errors="replace"))
+            t = 0.0
+
+    try:
+        script(fd, drain)
+        deadline = time.time() + timeout
+        last = time.time()
+        while time.time() < deadline:
+            drain(0.05)
+            if repeat and time.time() - last >= 0.5:
+                os.write(fd, repeat)
+                last = time.time()
+            w, st = os.waitpid(pid, os.WNOHANG)
+            if w == pid:
+                drain()
+                os.close(fd)
+                code = os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st)
+                return code, "".join(out)
+        raise TestFailure("timed out on the pty; output so far:\n%s" % "".join(out))
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+@test
+def test_ctrl_c_delivered_once(c):
+    """Ctrl-C typed on the terminal reaches the program once: the terminal
+    signals the whole foreground group, and stint does not send it again."""
+    state = os.path.join(c.tmp, "state")
+    data = os.path.join(c.tmp, "stint.data")
+
+    def script(fd, drain):
+        wait_for(lambda: (drain(), read_text(state) == "ready\n")[1], "the program to be ready")
+        os.write(fd, b"\x03")
+        wait_for(lambda: (drain(), read_text(state) not in ("", "ready\n"))[1], "the program's count")
+
+    code, out = run_on_pty(c, [c.stint, "record", "-o", data, "--", c.prog("e2e_count_sigint"), state],
+                           script)
+    check(code == 0, "record exited %d: %s" % (code, out))
+    check(read_text(state).strip() == "1", "the program got SIGINT %s times for one Ctrl-C" % read_text(state).strip())
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "not recorded: %s" % function_list(rep))
+
+
+@test
+def test_ctrl_c_twice_ends_recording(c):
+    """A program that ignores Ctrl-C: a second Ctrl-C ends the recording
+    cleanly (status 130, a readable data file), leaving the program running."""
+    state, release = os.path.join(c.tmp, "state"), os.path.join(c.tmp, "release")
+    data = os.path.join(c.tmp, "stint.data")
+
+    def script(fd, drain):
+        wait_for(lambda: (drain(), read_text(state) == "ready\n")[1], "the program to be ready")
+        os.write(fd, b"\x03")
+
+    try:
+        # more Ctrl-Cs follow, half a second apart (two typed at once may
+        # reach stint as one signal)
+        code, out = run_on_pty(c, [c.stint, "record", "-o", data, "--", c.prog("e2e_count_sigint"), state,
+                                   "ignore", release], script, repeat=b"\x03")
+    finally:
+        open(release, "w").close()
+    check(code == 130, "record exited %d, expected 130: %s" % (code, out))
+    check("stopped waiting" in out, "record does not say it stopped waiting: %s" % out)
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "not recorded: %s" % function_list(rep))
+
+
+@test
+def test_setuid_target_explained(c):
+    """A set-user-ID program run by another user loads no LD_PRELOAD: record
+    says so in one line instead of "recorded 0 processes"."""
+    need_root("a set-user-ID program of root's run by nobody")
+    open_to_all(c)
+    prog = os.path.join(c.tmp, "suid_prog")
+    shutil.copy(c.prog("e2e_threads"), prog)
+    os.chmod(prog, 0o4755)
+    out = os.path.join(c.tmp, "o")
+    os.mkdir(out)
+    os.chmod(out, 0o777)
+    p = c.run(as_nobody([c.stint, "record", "-o", os.path.join(out, "x.data"), "--", prog]))
+    if "Permission denied" in p.stderr and "stint" not in p.stderr:
+        raise Skip("nobody cannot run %s here" % c.stint)
+    one_line_error(p, ["set-user-ID"], "record of a set-user-ID program")
+
+
+@test
+def test_static_target_explained(c):
+    """A statically linked -finstrument-functions program: one line saying
+    why it cannot be recorded."""
+    prog = os.path.join(c.tmp, "static_prog")
+    build_c(c, "volatile int x;\nvoid f(void) { x++; }\nint main(void) { f(); return 0; }\n", prog,
+            ["-static", "-finstrument-functions", "-O1"])
+    p = c.run([c.stint, "record", "-o", os.path.join(c.tmp, "x.data"), "--", prog])
+    one_line_error(p, ["statically linked"], "record of a static program")
+
+
+@test
+def test_long_output_path(c):
+    """An output path of more than 3,000 characters: recorded as usual."""
+    d = c.tmp
+    while len(d) < 3100:
+        d = os.path.join(d, "d" * 200)
+    os.makedirs(d)
+    data = os.path.join(d, "stint.data")
+    check(len(data) > 3000, "path too short")
+    rec, data = c.record([c.prog("e2e_threads")], data=data)
+    check("recorded 1 process," in rec.stderr, "record says: %s" % rec.stderr)
+    rep = c.report_json(data)
+    check(len(rep["processes"]) == 1 and len(rep["threads"]) == 4,
+          "%d processes, %d threads recorded" % (len(rep["processes"]), len(rep["threads"])))
+
+
+@test
+def test_chdir_then_thread(c):
+    """The program changes directory, then starts a thread: with a relative
+    output path, both threads are recorded whole."""
+    argv = [c.stint, "record", "-o", "rel.data", "--", c.prog("e2e_chdir_thread")]
+    c.run(argv, expect=0, cwd=c.tmp)
+    rep = c.report_json(os.path.join(c.tmp, "rel.data"))
+    check(len(rep["threads"]) == 2, "%d threads recorded, expected 2" % len(rep["threads"]))
+    check(calls(rep, "step") == 10, "step calls: %s" % function_list(rep))
+
+
+@test
+def test_dlclose_address_reused(c):
+    """A library unloaded, another loaded at its address, then the first again:
+    each one's calls keep their own names (module maps are ordered in time)."""
+    rec, data = c.record([c.prog("e2e_reload_host"), c.progs])
+    if "same" not in rec.stdout:
+        raise Skip("the loader did not put the second library where the first was")
+    rep = c.report_json(data)
+    wrong = []
+    for name, mod, n in (("a_entry", "libe2e_reload_a.so", 2), ("a_step", "libe2e_reload_a.so", 6),
+                         ("b_entry", "libe2e_reload_b.so", 1), ("b_step", "libe2e_reload_b.so", 5)):
+        if calls(rep, name, mod) != n:
+            wrong.append("%s[%s] %d calls, expected %d" % (name, mod, calls(rep, name, mod), n))
+    check(not wrong, "%s\n  functions: %s" % ("; ".join(wrong), function_list(rep)))
+
+
+# ---------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description="stint safety tests")
+    ap.add_argument("--stint", help="path of the stint executable")
+    ap.add_argument("--progs", help="directory holding the built e2e_* programs")
+    ap.add_argument("--list", action="store_true", help="list the test names")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir of the test")
+    ap.add_argument("test", nargs="?")
+    a = ap.parse_args()
+    if a.list:
+        for name in TESTS:
+            print(name)
+        return 0
+    if not (a.stint and a.progs and a.test):
+        ap.error("--stint, --progs and a test name are required (or --list)")
+    if a.test not in TESTS:
+        print("unknown test %r; --list shows the names" % a.test, file=sys.stderr)
+        return 1
+    stint = os.path.abspath(a.stint)
+    tmp = tempfile.mkdtemp(prefix="stint-safety-%s-" % a.test)
+    c = Ctx(stint, os.path.abspath(a.progs), tmp)
+    t0 = time.time()
+    try:
+        TESTS[a.test](c)
+    except Skip as e:
+        print("SKIP safety.%s: %s" % (a.test, e))
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 77
+    except TestFailure as e:
+        print("FAIL safety.%s: %s" % (a.test, e), file=sys.stderr)
+        print("  commands run:\n    " + "\n    ".join(c.log), file=sys.stderr)
+        print("  temp dir kept: %s" % tmp, file=sys.stderr)
+        return 1
+    if not a.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("PASS safety.%s (%.1f s)" % (a.test, time.time() - t0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
