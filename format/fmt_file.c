@@ -674,8 +674,12 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 	}
 	case FMT_MODT: {
 		uint32_t i = in_u32(&in), n2 = in_u32(&in);
-		if (in.bad || i >= d->nprocs || n2 != d->procs[i].nmods || n2 > n / 16)
-			return -1;
+		if (in.bad)
+			return "is too short";
+		if (i >= d->nprocs)
+			return "names a process that does not exist";
+		if (n2 != d->procs[i].nmods || n2 > n / 16)
+			return "does not match the process's modules";
 		struct fmt_process *p = &d->procs[i];
 		for (uint32_t m = 0; m < n2 && !in.bad; m++) {
 			p->mods[m].load = in_u64(&in);
