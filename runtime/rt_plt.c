@@ -8,40 +8,108 @@
  * call and disable lazy binding tricks, several times the cost): the GOT
  * entries of the modules built with -finstrument-functions are rewritten
  * once, at start-up and after each dlopen, to point to a per-entry stub.
- * The recorder sets LD_BIND_NOW, so every entry already holds its resolved
- * target (IFUNCs included) when this runs.
+ * Only entries that lead into modules NOT built with -finstrument-functions
+ * are rewritten: an instrumented library has probes of its own.
+ *
+ * Which GOT entries: every R_X86_64_JUMP_SLOT (calls through the PLT), and
+ * the R_X86_64_GLOB_DAT entries of functions that the module's code uses
+ * only to call or jump through (-fno-plt: `call *foo@GOTPCREL(%rip)`).  A
+ * GLOB_DAT entry also serves to take a function's address; rewriting it
+ * would change &foo, so an entry that any instruction reads other than as
+ * a call or jump target is left alone (rt_plt_call_only_slots).
+ *
+ * Binding: the program's own binding is kept (no LD_BIND_NOW).  An entry
+ * still lazy, i.e. pointing back into its module's PLT, is resolved here
+ * the way the dynamic linker would (global scope, then the module's own
+ * scope, with the symbol's version); a symbol that cannot be found now
+ * stays lazy and unprobed, so a program that relies on lazy binding to
+ * never need it behaves as it always did.
  *
  * The stub enters rt_plt_entry (rt_plt_x86_64.S), which records the entry
- * and swaps the return address for rt_plt_return, which records the exit.
- * Functions that never return, return twice, or unwind (exit, longjmp,
- * setjmp, vfork, __cxa_throw, std::__throw_*, _Unwind_*) are left alone.
- * A C++ exception unwinding through a library call would meet a swapped
- * return address, so _Unwind_RaiseException is interposed: it puts every
- * original return address of the thread back first, and __cxa_begin_catch
- * closes the calls that were unwound and re-arms the ones still live.
+ * and, for a call that returns, swaps the return address for a return
+ * thunk.  Each pair (return address, library function) has a thunk of its
+ * own, so the way back is written in code and a table, never lost: a
+ * longjmp, a context switch, a signal handler that leaves, or a C++
+ * exception cannot make a return land in the wrong place.  A per-thread
+ * shadow stack (t->rets) remembers the calls in flight with the stack
+ * address of their return slot, for the bookkeeping:
+ *   - a call whose slot lies at or below the slot of a new call or return
+ *     on the same stack was left (longjmp, an exception, a handler that
+ *     jumped out): it is closed then (an exit event);
+ *   - longjmp/siglongjmp and setcontext close the calls they leave at once,
+ *     from the stack pointer they jump to;
+ *   - C++ exceptions: _Unwind_RaiseException is interposed and puts the
+ *     original return addresses of the calls in flight back (only where the
+ *     slot still holds our thunk), __cxa_begin_catch closes the calls that
+ *     were unwound and re-arms the others.
+ * The runtime never aborts the program and never writes to the stack but
+ * the return slot of the call being made, and slots it has checked still
+ * hold its own thunk.
+ *
+ * Calls counted without swapping the return address (a zero-length call,
+ * entry and exit at once): functions that return twice (setjmp, sigsetjmp,
+ * getcontext, swapcontext, savectx), and those whose caller's address
+ * matters (dlsym, dlvsym, dlmopen, dlopen when not interposed by rt.c).
+ * Calls that do not return (exit, abort, pthread_exit, __cxa_throw, ...)
+ * record their entry; the frame closes when the program is seen past it
+ * (the rules above) or at the thread's end.  vfork is replaced by
+ * rt_plt_vfork, which gives the child a process entry of its own.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "rt_int.h"
 
 extern void rt_plt_entry(void);
-extern void rt_plt_return(void);
-uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot) __attribute__((visibility("hidden")));
-uint64_t rt_plt_leave(uint64_t *ret_slot) __attribute__((visibility("hidden")));
+extern void rt_plt_vfork(void);
+extern char rt_plt_thunks[], rt_plt_thunks_end[];
+uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
+	__attribute__((visibility("hidden")));
+uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot) __attribute__((visibility("hidden")));
+int64_t rt_plt_vfork_child(int64_t r) __attribute__((visibility("hidden")));
+int64_t rt_plt_vfork_parent(int64_t r) __attribute__((visibility("hidden")));
 
 #define RT_PLT_MAX_SLOTS (1u << 18)
 #define RT_PLT_STUB 32
+#define RT_PLT_THUNK 16
+#define RT_PLT_NTHUNKS 65536 /* as in rt_plt_x86_64.S */
+#define RT_PLT_HASH (2 * RT_PLT_NTHUNKS)
+/* Two return slots this close are taken to be on the same stack: a
+ * thread's stack is one mapping of at most this size in practice, and the
+ * separate stacks of ucontext coroutines or sigaltstack lie further apart
+ * or, when not, only make bookkeeping close a call early (never unsafe). */
+#define RT_PLT_SAME_STACK (64ull << 20)
 
-static uint64_t *rt_plt_targets; /* slot number -> library function */
+/* What a hooked call does. */
+enum rt_plt_kind {
+	RT_PLT_CALL = 0,   /* entry, return address swapped, exit at its return */
+	RT_PLT_NORETURN,   /* entry only: closed once the program is past it */
+	RT_PLT_JUMP,       /* longjmp & co: entry, then closes what it leaves */
+	RT_PLT_SETCONTEXT, /* the same, for a ucontext */
+	RT_PLT_ONCE,       /* returns twice or needs its caller: entry+exit at once */
+	RT_PLT_VFORK,      /* vfork: rt_plt_vfork */
+};
+
+struct rt_plt_slot {
+	uint64_t target; /* where the call goes */
+	uint64_t fn;     /* the function it is recorded as (differs for rt.c's interposers) */
+	uint32_t kind;   /* enum rt_plt_kind */
+	uint32_t last;   /* the thunk of this slot's last call + 1: a cache */
+};
+
+static struct rt_plt_slot *rt_plt_slots; /* slot number -> call */
 static uint32_t rt_plt_nslots;
 static pthread_mutex_t rt_plt_lock = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t rt_plt_done[1024]; /* load bases of the modules already handled */
@@ -49,25 +117,65 @@ static unsigned rt_plt_ndone;
 static char *rt_plt_names; /* "address name" lines for the recorder */
 static size_t rt_plt_names_len, rt_plt_names_cap;
 
-static int rt_plt_skip(const char *name)
+/* The return thunks' table: thunk k returns to thunk_ret[k], and closes a
+ * call of slot thunk_slot[k].  thunk_hash maps (return address, slot) to
+ * k + 1.  Entries are written once, under rt_plt_thunk_spin. */
+static uint64_t rt_plt_thunk_ret[RT_PLT_NTHUNKS];
+static uint32_t rt_plt_thunk_slot[RT_PLT_NTHUNKS];
+static uint32_t rt_plt_thunk_hash[RT_PLT_HASH];
+static uint32_t rt_plt_nthunks;
+static int rt_plt_thunk_spin;
+
+/* ------------------------------------------------------------------------
+ * Which functions need care
+ * --------------------------------------------------------------------- */
+
+static int rt_plt_in_list(const char *name, const char *const *list, size_t n)
 {
-	static const char *const never[] = {
-		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "exit", "_exit", "_Exit",
-		"quick_exit", "abort", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-		"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx", "vfork", "__vfork",
-		"getcontext", "setcontext", "swapcontext", "makecontext", "pthread_exit",
-		"__libc_start_main", "__stack_chk_fail", "__assert_fail", "__fortify_fail",
-		"__chk_fail", "__cxa_throw", "__cxa_rethrow", "__cxa_end_cleanup",
-		"__cxa_begin_catch", "__cxa_end_catch", "__cxa_call_unexpected",
-		"__cxa_bad_cast", "__cxa_bad_typeid", "__cxa_throw_bad_array_new_length",
-		"__gxx_personality_v0", "clone", "__clone", "__tls_get_addr", "dlopen",
-	};
-	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
-		if (strcmp(name, never[i]) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, list[i]) == 0)
 			return 1;
-	/* _Unwind_*, std::__throw_* and std::rethrow_exception */
-	return strncmp(name, "_Unwind_", 8) == 0 || strstr(name, "__throw_") != NULL ||
-	       strstr(name, "rethrow_exception") != NULL;
+	return 0;
+}
+#define RT_IN(name, list) rt_plt_in_list(name, list, sizeof(list) / sizeof(list[0]))
+
+/* -1: never hooked; else an enum rt_plt_kind. */
+static int rt_plt_kind_of(const char *name)
+{
+	/* the runtime's own hooks, the start of the program, the TLS helper,
+	 * the unwinder's internals and clone (whose child would share this
+	 * thread's recording) are not calls of the program's to count */
+	static const char *const never[] = {
+		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__libc_start_main",
+		"__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
+	};
+	static const char *const noreturn[] = {
+		"exit", "_exit", "_Exit", "quick_exit", "abort", "pthread_exit", "__stack_chk_fail",
+		"__assert_fail", "__assert_perror_fail", "__fortify_fail", "__chk_fail", "__cxa_throw",
+		"__cxa_rethrow", "__cxa_call_unexpected", "__cxa_bad_cast", "__cxa_bad_typeid",
+		"__cxa_throw_bad_array_new_length", "__cxa_pure_virtual", "__cxa_deleted_virtual",
+	};
+	static const char *const jump[] = {
+		"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+	};
+	static const char *const once[] = {
+		"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx", "getcontext",
+		"swapcontext", "dlsym", "dlvsym", "dlmopen", "dlopen",
+	};
+	if (RT_IN(name, never) || strncmp(name, "_Unwind_", 8) == 0)
+		return -1;
+	if (RT_IN(name, noreturn) || strstr(name, "__throw_") != NULL ||
+	    strstr(name, "rethrow_exception") != NULL)
+		return RT_PLT_NORETURN;
+	if (RT_IN(name, jump))
+		return RT_PLT_JUMP;
+	if (strcmp(name, "setcontext") == 0)
+		return RT_PLT_SETCONTEXT;
+	if (RT_IN(name, once))
+		return RT_PLT_ONCE;
+	if (strcmp(name, "vfork") == 0 || strcmp(name, "__vfork") == 0)
+		return RT_PLT_VFORK;
+	return RT_PLT_CALL;
 }
 
 static void rt_plt_note_name(uint64_t addr, const char *name)
@@ -80,9 +188,14 @@ static void rt_plt_note_name(uint64_t addr, const char *name)
 		size_t cap = rt_plt_names_cap ? rt_plt_names_cap * 2 : 16384;
 		while (cap < rt_plt_names_len + (size_t)n)
 			cap *= 2;
-		char *p = realloc(rt_plt_names, cap);
-		if (!p)
+		/* mmap, not realloc: the runtime never calls the program's malloc */
+		char *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
 			return;
+		if (rt_plt_names) {
+			memcpy(p, rt_plt_names, rt_plt_names_len);
+			munmap(rt_plt_names, rt_plt_names_cap);
+		}
 		rt_plt_names = p;
 		rt_plt_names_cap = cap;
 	}
@@ -104,39 +217,236 @@ static void rt_plt_write_stub(uint8_t *p, uint32_t idx)
 	memcpy(p + 12, &entry, 8);
 }
 
+/* ------------------------------------------------------------------------
+ * Reading a module's dynamic section
+ * --------------------------------------------------------------------- */
+
 struct rt_dyn {
-	const ElfW(Rela) *jmprel;
-	size_t njmprel;
+	uintptr_t base;
+	const ElfW(Rela) *jmprel, *rela;
+	size_t njmprel, nrela;
 	const ElfW(Sym) *symtab;
 	const char *strtab;
+	const ElfW(Half) *versym;
+	const ElfW(Verneed) *verneed;
+	size_t nverneed;
 };
+
+/* glibc relocates some d_ptr entries in place and not others (DT_VERNEED):
+ * an address below the load base is still a link-time one. */
+static const void *rt_plt_dptr(uintptr_t base, ElfW(Addr) p)
+{
+	return (const void *)(p < base ? base + p : p);
+}
 
 static int rt_plt_read_dynamic(const struct dl_phdr_info *info, struct rt_dyn *d)
 {
 	memset(d, 0, sizeof(*d));
+	d->base = info->dlpi_addr;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
 			continue;
 		const ElfW(Dyn) *dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-		size_t relsz = 0;
+		size_t relsz = 0, relasz = 0;
 		int rela = 1;
 		for (; dyn->d_tag != DT_NULL; dyn++) {
 			switch (dyn->d_tag) {
-			case DT_JMPREL: d->jmprel = (const void *)dyn->d_un.d_ptr; break;
+			case DT_JMPREL: d->jmprel = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
 			case DT_PLTRELSZ: relsz = dyn->d_un.d_val; break;
-			case DT_SYMTAB: d->symtab = (const void *)dyn->d_un.d_ptr; break;
-			case DT_STRTAB: d->strtab = (const void *)dyn->d_un.d_ptr; break;
+			case DT_RELA: d->rela = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_RELASZ: relasz = dyn->d_un.d_val; break;
+			case DT_SYMTAB: d->symtab = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_STRTAB: d->strtab = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
 			case DT_PLTREL: rela = dyn->d_un.d_val == DT_RELA; break;
+			case DT_VERSYM: d->versym = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_VERNEED: d->verneed = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_VERNEEDNUM: d->nverneed = dyn->d_un.d_val; break;
 			}
 		}
-		/* glibc relocates these d_ptr entries in place (vDSO aside) */
-		if (!rela || !d->jmprel || !d->symtab || !d->strtab)
+		if (!rela || !d->symtab || !d->strtab)
 			return -1;
-		d->njmprel = relsz / sizeof(ElfW(Rela));
+		d->njmprel = d->jmprel ? relsz / sizeof(ElfW(Rela)) : 0;
+		d->nrela = d->rela ? relasz / sizeof(ElfW(Rela)) : 0;
 		return 0;
 	}
 	return -1;
 }
+
+/* The version a module asks of dynamic symbol i ("GLIBC_2.14"), or NULL. */
+static const char *rt_plt_version(const struct rt_dyn *d, size_t i)
+{
+	if (!d->versym || !d->verneed)
+		return NULL;
+	ElfW(Half) want = d->versym[i] & 0x7fff;
+	if (want < 2)
+		return NULL;
+	const ElfW(Verneed) *vn = d->verneed;
+	for (size_t n = 0; n < d->nverneed; n++) {
+		const ElfW(Vernaux) *va = (const void *)((const char *)vn + vn->vn_aux);
+		for (unsigned a = 0; a < vn->vn_cnt; a++) {
+			if (va->vna_other == want)
+				return d->strtab + va->vna_name;
+			va = (const void *)((const char *)va + va->vna_next);
+		}
+		if (!vn->vn_next)
+			break;
+		vn = (const void *)((const char *)vn + vn->vn_next);
+	}
+	return NULL;
+}
+
+static int rt_plt_module_instrumented(const struct rt_dyn *d)
+{
+	const ElfW(Rela) *lists[2] = {d->jmprel, d->rela};
+	size_t counts[2] = {d->njmprel, d->nrela};
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < counts[l]; i++) {
+			uint32_t s = (uint32_t)ELF64_R_SYM(lists[l][i].r_info);
+			if (s && strcmp(d->strtab + d->symtab[s].st_name, "__cyg_profile_func_enter") == 0)
+				return 1;
+		}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The modules of the process: which are instrumented
+ * --------------------------------------------------------------------- */
+
+struct rt_plt_mod {
+	uintptr_t lo, hi; /* the module's mapped range */
+	int instrumented;
+};
+static struct rt_plt_mod rt_plt_mods[1024];
+static unsigned rt_plt_nmods;
+
+static int rt_plt_collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (rt_plt_nmods >= sizeof(rt_plt_mods) / sizeof(rt_plt_mods[0]))
+		return 0;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+			uintptr_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			if (a < lo)
+				lo = a;
+			if (a + info->dlpi_phdr[i].p_memsz > hi)
+				hi = a + info->dlpi_phdr[i].p_memsz;
+		}
+	if (hi <= lo)
+		return 0;
+	struct rt_dyn d;
+	struct rt_plt_mod *m = &rt_plt_mods[rt_plt_nmods++];
+	m->lo = lo;
+	m->hi = hi;
+	m->instrumented = rt_plt_read_dynamic(info, &d) == 0 && rt_plt_module_instrumented(&d);
+	return 0;
+}
+
+static const struct rt_plt_mod *rt_plt_mod_of(uint64_t addr)
+{
+	for (unsigned i = 0; i < rt_plt_nmods; i++)
+		if (addr >= rt_plt_mods[i].lo && addr < rt_plt_mods[i].hi)
+			return &rt_plt_mods[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Resolving a lazy entry as the dynamic linker would
+ * --------------------------------------------------------------------- */
+
+/* The dynamic linker's handle of the module loaded at base (glibc: the
+ * link_map itself), for a lookup in that module's own scope. */
+static void *rt_plt_handle_of(uintptr_t base)
+{
+	for (struct link_map *l = _r_debug.r_map; l; l = l->l_next)
+		if (l->l_addr == base)
+			return l;
+	return NULL;
+}
+
+/*
+ * Look a symbol up as the dynamic linker binds it: the first module of the
+ * global scope that defines it (an unversioned definition, as an
+ * interposer's, satisfies any version), with the version asked for when
+ * that module has several; then the module's own scope (RTLD_LOCAL).
+ */
+static uint64_t rt_plt_lookup(uintptr_t base, const char *name, const char *version)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	if (p && version) {
+		void *v = dlvsym(RTLD_DEFAULT, name, version);
+		if (v && rt_plt_mod_of((uint64_t)(uintptr_t)v) == rt_plt_mod_of((uint64_t)(uintptr_t)p))
+			p = v;
+	}
+	if (!p) {
+		void *h = rt_plt_handle_of(base);
+		if (h)
+			p = version ? dlvsym(h, name, version) : dlsym(h, name);
+	}
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* ------------------------------------------------------------------------
+ * GLOB_DAT entries used only as call or jump targets
+ * --------------------------------------------------------------------- */
+
+static int rt_plt_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * slots[0..n) (sorted GOT addresses) get bit 0 set when some instruction in
+ * the module's executable segments refers to them other than as
+ * `call *slot(%rip)` (ff 15) or `jmp *slot(%rip)` (ff 25).  The scan looks
+ * at every 4-byte window as a RIP-relative displacement, with 0, 1, 2 or 4
+ * bytes of immediate after it: byte patterns that only look like such a
+ * reference make it refuse a slot, never accept one.
+ */
+static void rt_plt_mark_non_calls(const struct dl_phdr_info *info, uint64_t *slots, size_t n)
+{
+	if (!n)
+		return;
+	uint64_t lo = slots[0] & ~1ull, hi = (slots[n - 1] & ~1ull) + 8;
+	static const int imm[] = {0, 1, 2, 4};
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || ph->p_filesz < 8)
+			continue;
+		const uint8_t *b = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		size_t len = ph->p_filesz;
+		for (size_t p = 0; p + 4 <= len; p++) {
+			int32_t disp;
+			memcpy(&disp, b + p, 4);
+			for (int k = 0; k < 4; k++) {
+				uint64_t tgt = (uint64_t)(uintptr_t)(b + p + 4 + imm[k]) + (uint64_t)(int64_t)disp;
+				if (tgt < lo || tgt >= hi)
+					continue;
+				size_t a = 0, z = n;
+				while (a < z) { /* find tgt's slot */
+					size_t mid = (a + z) / 2;
+					if ((slots[mid] & ~1ull) < tgt)
+						a = mid + 1;
+					else
+						z = mid;
+				}
+				if (a == n || (slots[a] & ~1ull) != tgt)
+					continue;
+				int is_call = k == 0 && p >= 2 && b[p - 2] == 0xff &&
+					      (b[p - 1] == 0x15 || b[p - 1] == 0x25);
+				if (!is_call)
+					slots[a] |= 1;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Rewriting a module's GOT
+ * --------------------------------------------------------------------- */
 
 static const ElfW(Phdr) *rt_plt_relro(const struct dl_phdr_info *info)
 {
@@ -146,61 +456,144 @@ static const ElfW(Phdr) *rt_plt_relro(const struct dl_phdr_info *info)
 	return NULL;
 }
 
+struct rt_plt_hook {
+	uint8_t *stubs;
+	size_t nstubs, cap;
+	uintptr_t ro_lo, ro_hi;
+	size_t page;
+};
+
+/* Point one GOT entry of module d at a new stub, if its call is one to probe. */
+static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_dyn *d,
+			      const ElfW(Rela) *r, struct rt_plt_hook *h)
+{
+	static int self_known;
+	static Dl_info self;
+	if (!self_known)
+		self_known = dladdr((void *)rt_plt_hook_entry, &self) ? 1 : -1;
+	uint32_t si = (uint32_t)ELF64_R_SYM(r->r_info);
+	const ElfW(Sym) *sym = &d->symtab[si];
+	const char *nm = d->strtab + sym->st_name;
+	if (!si || !*nm || sym->st_shndx != SHN_UNDEF || h->nstubs >= h->cap ||
+	    rt_plt_nslots >= RT_PLT_MAX_SLOTS)
+		return;
+	int kind = rt_plt_kind_of(nm);
+	if (kind < 0)
+		return;
+	uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
+	uint64_t target = *got;
+	const struct rt_plt_mod *own = rt_plt_mod_of((uint64_t)(uintptr_t)got);
+	const struct rt_plt_mod *tm = rt_plt_mod_of(target);
+	if (!own)
+		return;
+	if (!tm || tm == own) {
+		/* still lazy (the module's own PLT), or never bound: resolve it now,
+		 * as the dynamic linker would; if the symbol is not there yet,
+		 * the entry stays as the program had it */
+		if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
+			return;
+		target = rt_plt_lookup(info->dlpi_addr, nm, rt_plt_version(d, si));
+		tm = target ? rt_plt_mod_of(target) : NULL;
+		if (!tm || tm == own)
+			return;
+	}
+	if (tm->instrumented) /* it has probes of its own */
+		return;
+	uint64_t fn = target;
+	int ours = self_known > 0 && tm->lo == (uintptr_t)self.dli_fbase;
+	if (ours) {
+		/* one of rt.c's interposers (dlopen, ...): it calls the real one
+		 * itself; the call is recorded as the real one's */
+		void *real = dlsym(RTLD_NEXT, nm);
+		if (real)
+			fn = (uint64_t)(uintptr_t)real;
+		if (strcmp(nm, "dlopen") == 0)
+			kind = RT_PLT_CALL; /* the real dlopen sees rt.c as its caller anyway */
+	}
+	uintptr_t pg = (uintptr_t)got & ~(h->page - 1);
+	if (mprotect((void *)pg, h->page, PROT_READ | PROT_WRITE) < 0)
+		return;
+	uint32_t idx = rt_plt_nslots;
+	struct rt_plt_slot *s = &rt_plt_slots[idx];
+	s->target = kind == RT_PLT_VFORK ? (uint64_t)(uintptr_t)rt_plt_vfork : target;
+	s->fn = fn;
+	s->kind = (uint32_t)kind;
+	s->last = 0;
+	uint8_t *stub = h->stubs + h->nstubs * RT_PLT_STUB;
+	rt_plt_write_stub(stub, idx);
+	__atomic_store_n(&rt_plt_nslots, idx + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(got, (uint64_t)(uintptr_t)stub, __ATOMIC_RELEASE);
+	if (pg >= h->ro_lo && pg < h->ro_hi)
+		mprotect((void *)pg, h->page, PROT_READ);
+	rt_plt_note_name(fn, nm);
+	h->nstubs++;
+}
+
 static void rt_plt_module(const struct dl_phdr_info *info)
 {
 	struct rt_dyn d;
-	if (rt_plt_read_dynamic(info, &d) < 0)
+	if (rt_plt_read_dynamic(info, &d) < 0 || !rt_plt_module_instrumented(&d))
 		return;
-	int instrumented = 0;
-	for (size_t i = 0; i < d.njmprel; i++) {
-		const char *nm = d.strtab + d.symtab[ELF64_R_SYM(d.jmprel[i].r_info)].st_name;
-		if (strcmp(nm, "__cyg_profile_func_enter") == 0)
-			instrumented = 1;
+	struct rt_plt_hook h;
+	memset(&h, 0, sizeof(h));
+	h.page = (size_t)sysconf(_SC_PAGESIZE);
+	/* the GLOB_DAT entries of functions, and which of them only calls use */
+	size_t nglob = 0;
+	for (size_t i = 0; i < d.nrela; i++)
+		if (ELF64_R_TYPE(d.rela[i].r_info) == R_X86_64_GLOB_DAT)
+			nglob++;
+	uint64_t *glob = NULL;
+	size_t globsz = (nglob * sizeof(uint64_t) + h.page - 1) & ~(h.page - 1);
+	if (nglob) {
+		glob = mmap(NULL, globsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (glob == MAP_FAILED) {
+			glob = NULL;
+			nglob = 0;
+		}
 	}
-	if (!instrumented || rt_plt_nslots + d.njmprel > RT_PLT_MAX_SLOTS)
-		return;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t stubsz = (d.njmprel * RT_PLT_STUB + page - 1) & ~(page - 1);
-	uint8_t *stubs = mmap(NULL, stubsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (stubs == MAP_FAILED)
-		return;
-	const ElfW(Phdr) *relro = rt_plt_relro(info);
-	uintptr_t ro_lo = relro ? (info->dlpi_addr + relro->p_vaddr) & ~(page - 1) : 0;
-	uintptr_t ro_hi = relro ? info->dlpi_addr + relro->p_vaddr + relro->p_memsz : 0;
-	int hooked = 0;
-	for (size_t i = 0; i < d.njmprel; i++) {
-		const ElfW(Rela) *r = &d.jmprel[i];
-		if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
+	size_t ng = 0;
+	for (size_t i = 0; i < d.nrela && glob; i++) {
+		const ElfW(Rela) *r = &d.rela[i];
+		if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT)
 			continue;
 		const ElfW(Sym) *sym = &d.symtab[ELF64_R_SYM(r->r_info)];
-		const char *nm = d.strtab + sym->st_name;
-		uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
-		uint64_t target = *got;
-		if (!*nm || rt_plt_skip(nm) || sym->st_shndx != SHN_UNDEF)
+		int type = ELF64_ST_TYPE(sym->st_info);
+		if (sym->st_shndx == SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC ||
+						   type == STT_NOTYPE))
+			glob[ng++] = info->dlpi_addr + r->r_offset;
+	}
+	qsort(glob, ng, sizeof(uint64_t), rt_plt_cmp_u64);
+	rt_plt_mark_non_calls(info, glob, ng);
+
+	h.cap = d.njmprel + ng;
+	if (!h.cap)
+		goto out;
+	size_t stubsz = (h.cap * RT_PLT_STUB + h.page - 1) & ~(h.page - 1);
+	h.stubs = mmap(NULL, stubsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h.stubs == MAP_FAILED)
+		goto out;
+	const ElfW(Phdr) *relro = rt_plt_relro(info);
+	h.ro_lo = relro ? (info->dlpi_addr + relro->p_vaddr) & ~(h.page - 1) : 0;
+	h.ro_hi = relro ? info->dlpi_addr + relro->p_vaddr + relro->p_memsz : 0;
+	for (size_t i = 0; i < d.njmprel; i++)
+		if (ELF64_R_TYPE(d.jmprel[i].r_info) == R_X86_64_JUMP_SLOT)
+			rt_plt_hook_entry(info, &d, &d.jmprel[i], &h);
+	for (size_t i = 0; i < d.nrela && ng; i++) {
+		const ElfW(Rela) *r = &d.rela[i];
+		if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT)
 			continue;
-		Dl_info di;
-		/* still unresolved (no LD_BIND_NOW), or inside this very module */
-		if (!dladdr((void *)(uintptr_t)target, &di) ||
-		    (uintptr_t)di.dli_fbase == (uintptr_t)info->dlpi_addr)
-			continue;
-		uint32_t idx = rt_plt_nslots;
-		uintptr_t pg = (uintptr_t)got & ~(page - 1);
-		if (mprotect((void *)pg, page, PROT_READ | PROT_WRITE) < 0)
-			continue;
-		rt_plt_targets[idx] = target;
-		rt_plt_write_stub(stubs + (size_t)hooked * RT_PLT_STUB, idx);
-		__atomic_store_n(&rt_plt_nslots, idx + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(got, (uint64_t)(uintptr_t)(stubs + (size_t)hooked * RT_PLT_STUB),
-				 __ATOMIC_RELEASE);
-		if (pg >= ro_lo && pg < ro_hi)
-			mprotect((void *)pg, page, PROT_READ);
-		rt_plt_note_name(target, nm);
-		hooked++;
+		uint64_t at = info->dlpi_addr + r->r_offset;
+		uint64_t *g = bsearch(&at, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64);
+		if (g) /* a call-only slot: bit 0 clear, so bsearch found it exactly */
+			rt_plt_hook_entry(info, &d, r, &h);
 	}
 	/* the stubs become executable before the GOT can reach them: the GOT
 	 * writes above only happen in this single-threaded set-up or under
 	 * dlopen, before the new module's code runs */
-	mprotect(stubs, stubsz, PROT_READ | PROT_EXEC);
+	mprotect(h.stubs, stubsz, PROT_READ | PROT_EXEC);
+out:
+	if (glob)
+		munmap(glob, globsz);
 }
 
 static int rt_plt_visit(struct dl_phdr_info *info, size_t size, void *arg)
@@ -225,12 +618,14 @@ static int rt_plt_visit(struct dl_phdr_info *info, size_t size, void *arg)
 void rt_plt_init(void)
 {
 	pthread_mutex_lock(&rt_plt_lock);
-	if (!rt_plt_targets) {
-		void *m = mmap(NULL, RT_PLT_MAX_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		rt_plt_targets = m == MAP_FAILED ? NULL : m;
+	if (!rt_plt_slots) {
+		void *m = mmap(NULL, RT_PLT_MAX_SLOTS * sizeof(struct rt_plt_slot),
+			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		rt_plt_slots = m == MAP_FAILED ? NULL : m;
 	}
-	if (rt_plt_targets) {
+	if (rt_plt_slots) {
+		rt_plt_nmods = 0;
+		dl_iterate_phdr(rt_plt_collect, NULL);
 		dl_iterate_phdr(rt_plt_visit, NULL);
 		if (rt_plt_names_len)
 			rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
@@ -244,101 +639,372 @@ void rt_plt_after_dlopen(void)
 		rt_plt_init();
 }
 
-/* In a fork child, which has a key of its own: no lock, one thread. */
-void rt_plt_fork_child(void)
+/* The hooked functions' names, for a new process key. */
+void rt_plt_save_names(void)
 {
-	pthread_mutex_init(&rt_plt_lock, NULL);
 	if (rt_plt_names_len)
 		rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
 }
 
-/* ------------------------------------------------------------------------
- * The probes, called from the trampolines
- * --------------------------------------------------------------------- */
-
-uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot)
+/* In a fork child, which has a key of its own: no lock, one thread. */
+void rt_plt_fork_child(void)
 {
-	uint64_t target = rt_plt_targets[idx];
-	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
-		return target;
-	if (RT_UNLIKELY(t->nrets == RT_RETS))
-		return target;
-	/* a signal handler may interrupt anywhere here; its own calls push
-	 * and pop entries above ours before we go on (LIFO) */
-	uint32_t i = t->nrets;
-	struct rt_ret *r = &t->rets[i];
-	r->slot = ret_slot;
-	r->orig = *ret_slot;
-	r->fn = target;
-	r->restored = 0;
-	t->nrets = i + 1;
-	*ret_slot = (uint64_t)(uintptr_t)rt_plt_return;
-	rt_probe(t, 0, target);
-	return target;
+	pthread_mutex_init(&rt_plt_lock, NULL);
+	rt_plt_save_names();
 }
 
-static void rt_plt_record_exit(struct rt_thread *t, uint64_t fn)
+/* ------------------------------------------------------------------------
+ * Return thunks
+ * --------------------------------------------------------------------- */
+
+static inline uint64_t rt_plt_thunk_addr(uint32_t k)
+{
+	return (uint64_t)(uintptr_t)(rt_plt_thunks + (size_t)k * RT_PLT_THUNK);
+}
+
+static inline uint32_t rt_plt_hash_of(uint64_t ret, uint32_t idx)
+{
+	return (uint32_t)(((ret ^ ((uint64_t)idx << 40)) * 0x9E3779B97F4A7C15ull) >> 40) & (RT_PLT_HASH - 1);
+}
+
+/* The thunk of (ret, idx), made if new; ~0u when the table is full or busy. */
+static uint32_t rt_plt_thunk(uint32_t idx, uint64_t ret)
+{
+	struct rt_plt_slot *s = &rt_plt_slots[idx];
+	uint32_t c = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	if (RT_LIKELY(c && rt_plt_thunk_ret[c - 1] == ret && rt_plt_thunk_slot[c - 1] == idx))
+		return c - 1;
+	uint32_t h = rt_plt_hash_of(ret, idx);
+	for (;;) {
+		uint32_t e = __atomic_load_n(&rt_plt_thunk_hash[h], __ATOMIC_ACQUIRE);
+		if (!e)
+			break;
+		if (rt_plt_thunk_ret[e - 1] == ret && rt_plt_thunk_slot[e - 1] == idx) {
+			__atomic_store_n(&s->last, e, __ATOMIC_RELEASE);
+			return e - 1;
+		}
+		h = (h + 1) & (RT_PLT_HASH - 1);
+	}
+	/* new: a spin flag, not a mutex, so a signal handler that lands here
+	 * gives up (the call is then counted without its return) */
+	if (__atomic_exchange_n(&rt_plt_thunk_spin, 1, __ATOMIC_ACQUIRE))
+		return ~0u;
+	uint32_t k = ~0u;
+	for (;;) {
+		uint32_t e = rt_plt_thunk_hash[h];
+		if (!e) {
+			if (rt_plt_nthunks < RT_PLT_NTHUNKS) {
+				k = rt_plt_nthunks++;
+				rt_plt_thunk_ret[k] = ret;
+				rt_plt_thunk_slot[k] = idx;
+				__atomic_store_n(&rt_plt_thunk_hash[h], k + 1, __ATOMIC_RELEASE);
+			}
+			break;
+		}
+		if (rt_plt_thunk_ret[e - 1] == ret && rt_plt_thunk_slot[e - 1] == idx) {
+			k = e - 1;
+			break;
+		}
+		h = (h + 1) & (RT_PLT_HASH - 1);
+	}
+	__atomic_store_n(&rt_plt_thunk_spin, 0, __ATOMIC_RELEASE);
+	if (k != ~0u)
+		__atomic_store_n(&s->last, k + 1, __ATOMIC_RELEASE);
+	return k;
+}
+
+/* ------------------------------------------------------------------------
+ * The shadow stack
+ * --------------------------------------------------------------------- */
+
+/* a and b (return slots) on one stack, a at or below b */
+static inline int rt_plt_at_or_below(uint64_t *a, uint64_t *b)
+{
+	return a <= b && (uint64_t)((char *)b - (char *)a) < RT_PLT_SAME_STACK;
+}
+
+static void rt_plt_close(struct rt_thread *t, uint64_t fn)
 {
 	if (t->state == RT_ACTIVE)
 		rt_probe(t, 1, fn);
 }
 
 /*
- * The library function returned through ret_slot.  Calls deeper on the
- * stack that never returned (a longjmp went past them) are closed first.
+ * Close the calls in flight whose return slot lies below `limit` (or at it,
+ * when `at` is set) on its stack: the program has left them.  Entries of
+ * other stacks (coroutines, a signal stack) are kept.
  */
-uint64_t rt_plt_leave(uint64_t *ret_slot)
+static void rt_plt_drop_below(struct rt_thread *t, uint64_t *limit, int at)
+{
+	uint32_t n = t->nrets;
+	int dropped = 0;
+	/* innermost first: the reader closes frames in that order */
+	for (uint32_t i = n; i-- > 0;) {
+		struct rt_ret *r = &t->rets[i];
+		if (at ? rt_plt_at_or_below(r->slot, limit)
+		       : r->slot < limit && rt_plt_at_or_below(r->slot, limit)) {
+			rt_plt_close(t, r->fn);
+			r->fn = 0; /* marks it gone */
+			dropped = 1;
+		} else if (rt_plt_at_or_below(limit, r->slot)) {
+			break; /* a live call above: older ones of this stack lie higher */
+		}
+	}
+	if (!dropped)
+		return;
+	uint32_t j = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (t->rets[i].fn)
+			t->rets[j++] = t->rets[i];
+	t->nrets = j;
+}
+
+/* Record a zero-length call: entry and exit at once. */
+static void rt_plt_once(struct rt_thread *t, uint64_t fn)
+{
+	rt_probe(t, 0, fn);
+	if (t->state == RT_ACTIVE)
+		rt_probe(t, 1, fn);
+}
+
+/* Where longjmp(env) will land: glibc keeps the stack pointer mangled with
+ * the thread's pointer guard in __jmpbuf[6] (x86_64 ABI of glibc). */
+static uint64_t rt_plt_jmp_sp(const uint64_t *env)
+{
+	uint64_t guard;
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	uint64_t v = env[6];
+	v = (v >> 0x11) | (v << (64 - 0x11));
+	return v ^ guard;
+}
+
+static int rt_plt_vfork_prepare(uint64_t fn);
+
+/* ------------------------------------------------------------------------
+ * The probes, called from the trampolines
+ * --------------------------------------------------------------------- */
+
+uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
+{
+	struct rt_plt_slot *s = &rt_plt_slots[idx];
+	uint64_t target = s->target;
+	struct rt_thread *t = &rt_self;
+	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+		return s->kind == RT_PLT_VFORK ? s->fn : target;
+	uint32_t kind = s->kind;
+	if (RT_UNLIKELY(t->plt_busy)) {
+		/* a signal handler interrupted this thread's bookkeeping */
+		if (kind != RT_PLT_VFORK)
+			rt_plt_once(t, s->fn);
+		return target;
+	}
+	t->plt_busy = 1;
+	/* calls left at or below this slot on this stack are over */
+	if (t->nrets && rt_plt_at_or_below(t->rets[t->nrets - 1].slot, ret_slot))
+		rt_plt_drop_below(t, ret_slot, 1);
+	if (RT_UNLIKELY(kind != RT_PLT_CALL)) {
+		if (kind == RT_PLT_ONCE) {
+			rt_plt_once(t, s->fn);
+		} else if (kind == RT_PLT_VFORK) {
+			rt_probe(t, 0, s->fn);
+			t->plt_busy = 0;
+			return rt_plt_vfork_prepare(s->fn) == 0 ? target : s->fn;
+		} else {
+			rt_probe(t, 0, s->fn);
+			if (t->nrets < RT_RETS) {
+				struct rt_ret *r = &t->rets[t->nrets++];
+				memset(r, 0, sizeof(*r));
+				r->slot = ret_slot;
+				r->fn = s->fn;
+			}
+			/* where the jump lands: longjmp's jmp_buf or setcontext's
+			 * ucontext is the first argument */
+			uint64_t *to = NULL;
+			if (kind == RT_PLT_JUMP && args[0])
+				to = (uint64_t *)(uintptr_t)rt_plt_jmp_sp((const uint64_t *)args[0]);
+			else if (kind == RT_PLT_SETCONTEXT && args[0])
+				to = (uint64_t *)(uintptr_t)((const ucontext_t *)args[0])
+					     ->uc_mcontext.gregs[REG_RSP];
+			if (!(to > ret_slot && rt_plt_at_or_below(ret_slot, to)))
+				to = NULL; /* not on this stack: left to the rules above */
+			if (to) /* everything below the landing point, this call first */
+				rt_plt_drop_below(t, to, 0);
+		}
+		t->plt_busy = 0;
+		return target;
+	}
+	uint32_t k = t->nrets < RT_RETS ? rt_plt_thunk((uint32_t)idx, *ret_slot) : ~0u;
+	if (RT_UNLIKELY(k == ~0u)) {
+		/* no room to follow the return: counted, as a zero-length call */
+		rt_plt_once(t, s->fn);
+		t->plt_busy = 0;
+		return target;
+	}
+	struct rt_ret *r = &t->rets[t->nrets];
+	r->slot = ret_slot;
+	r->orig = *ret_slot;
+	r->fn = s->fn;
+	r->thunk = k;
+	r->swapped = 1;
+	r->restored = 0;
+	t->nrets++;
+	*ret_slot = rt_plt_thunk_addr(k);
+	t->plt_busy = 0;
+	rt_probe(t, 0, s->fn);
+	return target;
+}
+
+/*
+ * A library call returned through thunk k, whose return slot was ret_slot.
+ * Calls deeper on the same stack that never returned are closed first.
+ * The way back comes from the thunk's table entry, whatever the shadow
+ * stack holds.
+ */
+uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot)
+{
+	uint64_t orig = rt_plt_thunk_ret[k];
+	struct rt_thread *t = &rt_self;
+	if (t->plt_busy || !t->nrets)
+		return orig;
+	t->plt_busy = 1;
+	struct rt_ret *top = &t->rets[t->nrets - 1];
+	if (RT_LIKELY(top->slot == ret_slot && top->swapped && top->thunk == k)) {
+		uint64_t fn = top->fn;
+		t->nrets--;
+		t->plt_busy = 0;
+		rt_plt_close(t, fn);
+		return orig;
+	}
+	uint32_t i = t->nrets;
+	while (i > 0 && t->rets[i - 1].slot != ret_slot)
+		i--;
+	if (i > 0 && t->rets[i - 1].swapped && t->rets[i - 1].thunk == k) {
+		uint64_t fn = t->rets[i - 1].fn;
+		/* entries below it on this stack were left; then this call ends */
+		rt_plt_drop_below(t, ret_slot, 0);
+		uint32_t n = t->nrets;
+		for (uint32_t j = n; j-- > 0;)
+			if (t->rets[j].slot == ret_slot) {
+				memmove(&t->rets[j], &t->rets[j + 1], (n - j - 1) * sizeof(t->rets[0]));
+				t->nrets = n - 1;
+				break;
+			}
+		t->plt_busy = 0;
+		rt_plt_close(t, fn);
+		return orig;
+	}
+	/* not followed (closed already as left): nothing to record */
+	t->plt_busy = 0;
+	return orig;
+}
+
+/* ------------------------------------------------------------------------
+ * vfork: the child records into a process entry of its own
+ * --------------------------------------------------------------------- */
+
+/* The parent's recording state while its vfork child runs on its memory. */
+static __thread struct rt_thread *rt_plt_vfork_saved __attribute__((tls_model("initial-exec")));
+static __thread uint64_t rt_plt_vfork_fn __attribute__((tls_model("initial-exec")));
+
+static int rt_plt_vfork_prepare(uint64_t fn)
 {
 	struct rt_thread *t = &rt_self;
-	while (t->nrets) {
-		struct rt_ret *r = &t->rets[t->nrets - 1];
-		if (r->slot == ret_slot) {
-			t->nrets--;
-			rt_plt_record_exit(t, r->fn);
-			return r->orig;
-		}
-		if (r->slot > ret_slot)
-			break;
-		t->nrets--;
-		rt_plt_record_exit(t, r->fn);
+	void *m = mmap(NULL, sizeof(*t) + sizeof(rt_g), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	memcpy(m, t, sizeof(*t));
+	memcpy((char *)m + sizeof(*t), &rt_g, sizeof(rt_g)); /* the child gets a new key */
+	rt_plt_vfork_saved = m;
+	rt_plt_vfork_fn = fn;
+	return 0;
+}
+
+int64_t rt_plt_vfork_child(int64_t r)
+{
+	rt_vfork_child();
+	return r;
+}
+
+int64_t rt_plt_vfork_parent(int64_t r)
+{
+	struct rt_thread *t = &rt_self, *saved = rt_plt_vfork_saved;
+	if (saved) {
+		/* what the child mapped in the memory it shared with us */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		if (t->hdr && t->hdr != saved->hdr)
+			munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+		if (t->chunk_base && t->chunk_base != saved->chunk_base)
+			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
+		if (t->seen && t->seen != saved->seen)
+			munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+		if (t->lock && t->lock != saved->lock)
+			munmap((void *)((uintptr_t)t->lock & ~(page - 1)), page);
+		memcpy(t, saved, sizeof(*t));
+		memcpy(&rt_g, (char *)saved + sizeof(*t), sizeof(rt_g));
+		munmap(saved, sizeof(*t) + sizeof(rt_g));
+		rt_plt_vfork_saved = NULL;
 	}
-	static const char msg[] = "stint: lost track of a library call's return address\n";
-	ssize_t w = write(2, msg, sizeof(msg) - 1);
-	(void)w;
-	abort();
+	if (t->state == RT_ACTIVE && rt_plt_vfork_fn)
+		rt_probe(t, 1, rt_plt_vfork_fn); /* the parent's vfork ends now */
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
 }
 
 /* ------------------------------------------------------------------------
  * Exceptions: unwinders must see the real return addresses
  * --------------------------------------------------------------------- */
 
+/* Read one word that may no longer be mapped (a coroutine's freed stack). */
+static int rt_plt_peek(const uint64_t *p, uint64_t *v)
+{
+	struct iovec local = {v, sizeof(*v)}, remote = {(void *)p, sizeof(*v)};
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*v) ? 0 : -1;
+}
+
 static void rt_plt_restore_all(void)
 {
 	struct rt_thread *t = &rt_self;
-	for (uint32_t i = 0; i < t->nrets; i++)
-		if (!t->rets[i].restored) {
-			*t->rets[i].slot = t->rets[i].orig;
-			t->rets[i].restored = 1;
+	if (t->plt_busy)
+		return;
+	t->plt_busy = 1;
+	for (uint32_t i = 0; i < t->nrets; i++) {
+		struct rt_ret *r = &t->rets[i];
+		uint64_t v;
+		/* only a slot that still holds our thunk is a call in flight */
+		if (r->swapped && !r->restored && rt_plt_peek(r->slot, &v) == 0 &&
+		    v == rt_plt_thunk_addr(r->thunk)) {
+			*r->slot = r->orig;
+			r->restored = 1;
 		}
+	}
+	t->plt_busy = 0;
 }
 
 /*
- * A handler was found: calls whose return slot lies below the catching
- * frame's stack were unwound, and close now; the others are re-armed.
+ * A handler was found, or a backtrace is done: calls whose return slot lies
+ * below sp (on this stack) were unwound, and close now; the others are
+ * re-armed.
  */
-static void rt_plt_after_catch(void *sp)
+static void rt_plt_rearm(void *sp)
 {
 	struct rt_thread *t = &rt_self;
-	while (t->nrets && (void *)t->rets[t->nrets - 1].slot < sp) {
-		t->nrets--;
-		rt_plt_record_exit(t, t->rets[t->nrets].fn);
-	}
-	for (uint32_t i = 0; i < t->nrets; i++)
-		if (t->rets[i].restored) {
-			*t->rets[i].slot = (uint64_t)(uintptr_t)rt_plt_return;
-			t->rets[i].restored = 0;
+	if (t->plt_busy)
+		return;
+	t->plt_busy = 1;
+	if (sp)
+		rt_plt_drop_below(t, sp, 0);
+	for (uint32_t i = 0; i < t->nrets; i++) {
+		struct rt_ret *r = &t->rets[i];
+		if (r->restored) {
+			*r->slot = rt_plt_thunk_addr(r->thunk);
+			r->restored = 0;
 		}
+	}
+	t->plt_busy = 0;
 }
 
 typedef int (*rt_unwind_fn)(void *);
@@ -349,7 +1015,10 @@ RT_API int _Unwind_RaiseException(void *exc)
 	if (!real)
 		real = (rt_unwind_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
 	rt_plt_restore_all();
-	return real(exc);
+	int r = real(exc);
+	/* returns only when no handler was found: nothing was unwound */
+	rt_plt_rearm(NULL);
+	return r;
 }
 
 RT_API int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
@@ -368,7 +1037,7 @@ RT_API int _Unwind_Backtrace(void *fn, void *arg)
 		real = (int (*)(void *, void *))dlsym(RTLD_NEXT, "_Unwind_Backtrace");
 	rt_plt_restore_all();
 	int r = real(fn, arg);
-	rt_plt_after_catch(__builtin_frame_address(0));
+	rt_plt_rearm(NULL);
 	return r;
 }
 
@@ -378,6 +1047,6 @@ RT_API void *__cxa_begin_catch(void *exc)
 	if (!real)
 		real = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	/* everything below our caller's frame is gone */
-	rt_plt_after_catch((char *)__builtin_frame_address(0) + 16);
+	rt_plt_rearm((char *)__builtin_frame_address(0) + 16);
 	return real ? real(exc) : NULL;
 }
