@@ -112,7 +112,15 @@ struct rt_plt_slot {
 static struct rt_plt_slot *rt_plt_slots; /* slot number -> call */
 static uint32_t rt_plt_nslots;
 static pthread_mutex_t rt_plt_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t rt_plt_done[1024]; /* load bases of the modules already handled */
+/* The modules already handled: load base, and one GOT entry with the stub
+ * written there, by which a module loaded at the same base after a
+ * dlclose (whose GOT is new) is told from the one handled. */
+struct rt_plt_done {
+	uintptr_t base;
+	uint64_t *got;
+	uint64_t stub;
+};
+static struct rt_plt_done rt_plt_done[1024];
 static unsigned rt_plt_ndone;
 static char *rt_plt_names; /* "address name" lines for the recorder */
 static size_t rt_plt_names_len, rt_plt_names_cap;
@@ -402,6 +410,19 @@ static int rt_plt_cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Shell sort: libc's qsort may call malloc, perhaps the program's own. */
+static void rt_plt_sort_u64(uint64_t *a, size_t n)
+{
+	for (size_t gap = n / 2; gap > 0; gap /= 2)
+		for (size_t i = gap; i < n; i++) {
+			uint64_t v = a[i];
+			size_t j = i;
+			for (; j >= gap && a[j - gap] > v; j -= gap)
+				a[j] = a[j - gap];
+			a[j] = v;
+		}
+}
+
 /*
  * slots[0..n) (sorted GOT addresses) get bit 0 set when some instruction in
  * the module's executable segments refers to them other than as
@@ -461,6 +482,8 @@ static const ElfW(Phdr) *rt_plt_relro(const struct dl_phdr_info *info)
 }
 
 struct rt_plt_hook {
+	uint64_t *first_got; /* the first entry rewritten, and its stub */
+	uint64_t first_stub;
 	uint8_t *stubs;
 	size_t nstubs, cap;
 	uintptr_t ro_lo, ro_hi;
@@ -530,10 +553,14 @@ static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_d
 	if (pg >= h->ro_lo && pg < h->ro_hi)
 		mprotect((void *)pg, h->page, PROT_READ);
 	rt_plt_note_name(fn, nm);
+	if (!h->first_got) {
+		h->first_got = got;
+		h->first_stub = (uint64_t)(uintptr_t)stub;
+	}
 	h->nstubs++;
 }
 
-static void rt_plt_module(const struct dl_phdr_info *info)
+static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *done)
 {
 	struct rt_dyn d;
 	if (rt_plt_read_dynamic(info, &d) < 0 || !rt_plt_module_instrumented(&d))
@@ -566,7 +593,7 @@ static void rt_plt_module(const struct dl_phdr_info *info)
 						   type == STT_NOTYPE))
 			glob[ng++] = info->dlpi_addr + r->r_offset;
 	}
-	qsort(glob, ng, sizeof(uint64_t), rt_plt_cmp_u64);
+	rt_plt_sort_u64(glob, ng);
 	rt_plt_mark_non_calls(info, glob, ng);
 
 	h.cap = d.njmprel + ng;
@@ -595,6 +622,10 @@ static void rt_plt_module(const struct dl_phdr_info *info)
 	 * writes above only happen in this single-threaded set-up or under
 	 * dlopen, before the new module's code runs */
 	mprotect(h.stubs, stubsz, PROT_READ | PROT_EXEC);
+	if (done) {
+		done->got = h.first_got;
+		done->stub = h.first_stub;
+	}
 out:
 	if (glob)
 		munmap(glob, globsz);
@@ -604,23 +635,46 @@ static int rt_plt_visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	(void)arg;
-	for (unsigned i = 0; i < rt_plt_ndone; i++)
-		if (rt_plt_done[i] == info->dlpi_addr)
+	struct rt_plt_done *done = NULL;
+	for (unsigned i = 0; i < rt_plt_ndone && !done; i++)
+		if (rt_plt_done[i].base == info->dlpi_addr)
+			done = &rt_plt_done[i];
+	if (done) {
+		/* handled, unless it is another module at the same base: then
+		 * the entry, if still inside a segment, no longer holds our stub */
+		if (!done->got)
 			return 0;
-	if (rt_plt_ndone < sizeof(rt_plt_done) / sizeof(rt_plt_done[0]))
-		rt_plt_done[rt_plt_ndone++] = info->dlpi_addr;
+		int inside = 0;
+		for (int i = 0; i < info->dlpi_phnum; i++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+			if (ph->p_type == PT_LOAD && (uintptr_t)done->got >= a &&
+			    (uintptr_t)done->got + 8 <= a + ph->p_memsz)
+				inside = 1;
+		}
+		if (inside && *done->got == done->stub)
+			return 0;
+		done->got = NULL;
+	} else if (rt_plt_ndone < sizeof(rt_plt_done) / sizeof(rt_plt_done[0])) {
+		done = &rt_plt_done[rt_plt_ndone++];
+		done->base = info->dlpi_addr;
+		done->got = NULL;
+	}
 	/* skip the vDSO and this runtime */
 	Dl_info self;
 	if (dladdr((void *)rt_plt_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr)
 		return 0;
 	if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
 		return 0;
-	rt_plt_module(info);
+	rt_plt_module(info, done);
 	return 0;
 }
 
 void rt_plt_init(void)
 {
+	/* the thunks of rt_plt_x86_64.S must be what this file counts on */
+	if ((size_t)(rt_plt_thunks_end - rt_plt_thunks) != (size_t)RT_PLT_NTHUNKS * RT_PLT_THUNK)
+		return;
 	pthread_mutex_lock(&rt_plt_lock);
 	if (!rt_plt_slots) {
 		void *m = mmap(NULL, RT_PLT_MAX_SLOTS * sizeof(struct rt_plt_slot),
@@ -654,6 +708,7 @@ void rt_plt_save_names(void)
 void rt_plt_fork_child(void)
 {
 	pthread_mutex_init(&rt_plt_lock, NULL);
+	rt_plt_thunk_spin = 0; /* another thread may have held it at the fork */
 	rt_plt_save_names();
 }
 
@@ -671,7 +726,7 @@ static inline uint32_t rt_plt_hash_of(uint64_t ret, uint32_t idx)
 	return (uint32_t)(((ret ^ ((uint64_t)idx << 40)) * 0x9E3779B97F4A7C15ull) >> 40) & (RT_PLT_HASH - 1);
 }
 
-/* The thunk of (ret, idx), made if new; ~0u when the table is full or busy. */
+/* The thunk of (ret, idx), made if new; ~0u when the table is full. */
 static uint32_t rt_plt_thunk(uint32_t idx, uint64_t ret)
 {
 	struct rt_plt_slot *s = &rt_plt_slots[idx];
@@ -689,10 +744,11 @@ static uint32_t rt_plt_thunk(uint32_t idx, uint64_t ret)
 		}
 		h = (h + 1) & (RT_PLT_HASH - 1);
 	}
-	/* new: a spin flag, not a mutex, so a signal handler that lands here
-	 * gives up (the call is then counted without its return) */
-	if (__atomic_exchange_n(&rt_plt_thunk_spin, 1, __ATOMIC_ACQUIRE))
-		return ~0u;
+	/* new: a spin flag held for a few stores.  Only other threads can
+	 * hold it: this thread's signal handlers do not get here while it
+	 * does (t->plt_busy makes their calls zero-length) */
+	while (__atomic_exchange_n(&rt_plt_thunk_spin, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
 	uint32_t k = ~0u;
 	for (;;) {
 		uint32_t e = rt_plt_thunk_hash[h];
@@ -966,7 +1022,17 @@ int64_t rt_plt_vfork_parent(int64_t r)
 static int rt_plt_peek(const uint64_t *p, uint64_t *v)
 {
 	struct iovec local = {v, sizeof(*v)}, remote = {(void *)p, sizeof(*v)};
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*v) ? 0 : -1;
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*v))
+		return 0;
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+	/* forbidden here (a seccomp filter): mapped is the best we can check */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	if (mincore((void *)((uintptr_t)p & ~(page - 1)), page, &vec) < 0)
+		return -1;
+	*v = *p;
+	return 0;
 }
 
 static void rt_plt_restore_all(void)

@@ -550,6 +550,15 @@ def test_counted_once_calls(c):
 
 
 @test
+def test_dlopen_again_probed(c):
+    """A plugin dlclosed and loaded again (at the same address): its library calls are probed again."""
+    plugin = os.path.join(c.progs, "libe2e_plugin.so")
+    _, rep = c.record_and_report([c.prog("e2e_dlopen_host"), plugin, "twice"])
+    expect_calls(rep, {"host_step": 2, "main": 1}, module="e2e_dlopen_host")
+    expect_calls(rep, {"usleep": 2, "dlopen": 2, "dlclose": 1}, module="libc.so")
+
+
+@test
 def test_vfork_exec(c):
     """vfork + exec: the child's calls and its exec are its own process entry, not the parent's."""
     target = c.prog("e2e_exec_target")
