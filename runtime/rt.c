@@ -702,9 +702,9 @@ static void rt_atfork_child(void)
 /*
  * The child of a vfork (rt_plt.c): it runs on its parent's memory, so it
  * leaves the parent's mappings alone (rt_plt.c keeps a copy of the parent's
- * state and of rt_g, and puts them back when the parent resumes) and records into a
- * process entry of its own, with the frames open at the vfork inherited as
- * a fork child's are.
+ * state and of rt_g, and puts them back when the parent resumes) and
+ * records into a process entry of its own, with the frames open at the
+ * vfork inherited as a fork child's are.
  */
 void rt_vfork_child(void)
 {
