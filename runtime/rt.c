@@ -801,8 +801,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
 		rt_calibrate(t);
 	rt_save_info();
-	if (rt_g.plt)
-		rt_plt_init();
+	rt_plt_init(); /* with --no-libcalls (rt_g.plt 0) only vfork is taken over */
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -834,8 +833,7 @@ RT_API void *dlopen(const char *file, int mode)
 	void *h = real(file, mode);
 	if (h && rt_g.enabled) {
 		rt_save_maps();
-		if (rt_g.plt)
-			rt_plt_after_dlopen();
+		rt_plt_after_dlopen();
 	}
 	return h;
 }

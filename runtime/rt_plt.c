@@ -244,9 +244,10 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 		if (kind == RT_PLT_ONCE) {
 			rt_plt_once(t, s->fn);
 		} else if (kind == RT_PLT_VFORK) {
-			rt_probe(t, 0, s->fn);
+			if (rt_g.plt)
+				rt_probe(t, 0, s->fn);
 			t->plt_busy = 0;
-			return rt_plt_vfork_prepare(s->fn) == 0 ? target : s->fn;
+			return rt_plt_vfork_prepare(rt_g.plt ? s->fn : 0) == 0 ? target : s->fn;
 		} else {
 			rt_probe(t, 0, s->fn);
 			if (t->nrets < RT_RETS) {

@@ -431,7 +431,9 @@ static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_d
 	    rt_plt_nslots >= RT_PLT_MAX_SLOTS)
 		return;
 	int kind = rt_plt_kind_of(nm);
-	if (kind < 0)
+	/* without library-call probes vfork is still taken over: its child's
+	 * events must not land in the parent's recording */
+	if (kind < 0 || (!rt_g.plt && kind != RT_PLT_VFORK))
 		return;
 	uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
 	uint64_t target = *got;
@@ -478,7 +480,8 @@ static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_d
 	__atomic_store_n(got, (uint64_t)(uintptr_t)stub, __ATOMIC_RELEASE);
 	if (pg >= h->ro_lo && pg < h->ro_hi)
 		mprotect((void *)pg, h->page, PROT_READ);
-	rt_plt_note_name(fn, nm);
+	if (rt_g.plt)
+		rt_plt_note_name(fn, nm);
 	if (!h->first_got) {
 		h->first_got = got;
 		h->first_stub = (uint64_t)(uintptr_t)stub;
@@ -621,8 +624,7 @@ void rt_plt_init(void)
 
 void rt_plt_after_dlopen(void)
 {
-	if (rt_g.plt)
-		rt_plt_init();
+	rt_plt_init();
 }
 
 /* The hooked functions' names, for a new process key. */

@@ -562,6 +562,18 @@ def test_dlopen_again_probed(c):
 def test_vfork_exec(c):
     """vfork + exec: the child's calls and its exec are its own process entry, not the parent's."""
     target = c.prog("e2e_exec_target")
+    # without library-call probes too: the child still gets its own entry
+    _, data = c.record([c.prog("e2e_vfork_exec"), target], options=["--no-libcalls"])
+    rep = c.report_json(data)
+    check(len(rep["processes"]) == 3, "--no-libcalls: expected 3 process rows, got %s" % (
+        [(p["pid"], p["command"]) for p in rep["processes"]]))
+    for pid in {p["pid"] for p in rep["processes"]}:
+        out = c.run([c.stint, "report", "-i", data, "--format", "json", "--pid", str(pid)], expect=0)
+        r = json.loads(out.stdout)
+        check(calls(r, "launcher_step") == 0 or calls(r, "child_before_exec") == 0,
+              "--no-libcalls: the vfork child's calls are in its parent's process: %s" % function_list(r))
+        check(not [x for x in r["functions"] if ".so" in x["module"]],
+              "--no-libcalls: library functions reported: %s" % function_list(r))
     _, data = c.record([c.prog("e2e_vfork_exec"), target])
     rep = c.report_json(data)
     expect_calls(rep, {"launcher_step": 3, "child_before_exec": 1, "after_wait": 1})
