@@ -525,7 +525,7 @@ def test_escape_ucontext(c):
     """Two ucontext generators yielding from qsort comparators, driven from a qsort comparator."""
     rep, counted = escape_common(c, "ucontext")
     check(calls(rep, "qsort", "libc.so") == 4, "qsort: %d calls, expected 4" % calls(rep, "qsort", "libc.so"))
-    expect_calls(rep, {"getcontext": 2, "makecontext": 2}, module="libc.so")
+    expect_calls(rep, {"getcontext": 3, "makecontext": 2, "setcontext": 3}, module="libc.so")
     resumes = calls(rep, "resume(int)")
     check(resumes > 0 and calls(rep, "swapcontext", "libc.so") == resumes + counted["cmp_gen"],
           "swapcontext: %d calls, expected %d (resume) + %d (yields)" % (

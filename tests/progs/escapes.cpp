@@ -9,7 +9,8 @@
  *             itself out of its frames and the program's callback
  *   ucontext  two generators on ucontext stacks side by side, each sorting
  *             with qsort and yielding from its comparator, driven from the
- *             comparator of main's own qsort (ROUNDS ignored)
+ *             comparator of main's own qsort; then a loop of 3 rounds made
+ *             with getcontext and setcontext (ROUNDS ignored)
  *
  * Then every mode sorts once more normally (library calls must still be
  * recorded) and throws a C++ exception through 3 frames 5 times, caught in
@@ -163,6 +164,15 @@ static void run_ucontext(void)
 	for (int g = 0; g < 2; g++)
 		while (!gen_done[g])
 			resume(g);
+	/* a loop through setcontext: getcontext returns 4 times, called once */
+	static ucontext_t loop_uc;
+	static volatile int loop_rounds;
+	getcontext(&loop_uc);
+	if (loop_rounds < 3) {
+		loop_rounds++;
+		setcontext(&loop_uc);
+	}
+	printf("setcontext rounds %d\n", loop_rounds);
 	for (int g = 0; g < 2; g++) {
 		printf("gen %d yields %d:", g, gen_yields[g]);
 		for (int i = 0; i < 24; i++)
