@@ -73,7 +73,6 @@ struct rt_thread {
 	struct rt_pend pend[RT_PEND];
 	uint32_t nrets;           /* library calls in flight */
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
-	uint64_t stack_lo, stack_hi; /* the thread's own stack, 0 until rt_plt.c asks */
 	struct rt_ret rets[RT_RETS];
 };
 
