@@ -217,6 +217,7 @@ static uint64_t rt_plt_jmp_sp(const uint64_t *env)
 }
 
 static int rt_plt_vfork_prepare(uint64_t fn);
+static void rt_plt_restore_slots(struct rt_thread *t);
 
 /* ------------------------------------------------------------------------
  * The probes, called from the trampolines
@@ -249,6 +250,12 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 			t->plt_busy = 0;
 			return rt_plt_vfork_prepare(rt_g.plt ? s->fn : 0) == 0 ? target : s->fn;
 		} else {
+			/* glibc unwinds pthread_exit with libgcc_s's own
+			 * _Unwind_ForcedUnwind, not the one interposed below: the
+			 * unwinder must find the real return addresses already
+			 * (the thread ends, nothing to re-arm) */
+			if (kind == RT_PLT_THREAD_EXIT)
+				rt_plt_restore_slots(t);
 			rt_probe(t, 0, s->fn);
 			if (t->nrets < RT_RETS) {
 				struct rt_ret *r = &t->rets[t->nrets++];
@@ -414,12 +421,8 @@ static int rt_plt_peek(const uint64_t *p, uint64_t *v)
 	return 0;
 }
 
-static void rt_plt_restore_all(void)
+static void rt_plt_restore_slots(struct rt_thread *t)
 {
-	struct rt_thread *t = &rt_self;
-	if (t->plt_busy)
-		return;
-	t->plt_busy = 1;
 	for (uint32_t i = 0; i < t->nrets; i++) {
 		struct rt_ret *r = &t->rets[i];
 		uint64_t v;
@@ -430,6 +433,15 @@ static void rt_plt_restore_all(void)
 			r->restored = 1;
 		}
 	}
+}
+
+static void rt_plt_restore_all(void)
+{
+	struct rt_thread *t = &rt_self;
+	if (t->plt_busy)
+		return;
+	t->plt_busy = 1;
+	rt_plt_restore_slots(t);
 	t->plt_busy = 0;
 }
 

@@ -18,6 +18,7 @@ enum rt_plt_kind {
 	RT_PLT_SETCONTEXT, /* the same, for a ucontext */
 	RT_PLT_ONCE,       /* returns twice or needs its caller: entry+exit at once */
 	RT_PLT_VFORK,      /* vfork: rt_plt_vfork */
+	RT_PLT_THREAD_EXIT, /* pthread_exit: as NORETURN, the return addresses put back first */
 };
 
 /* One rewritten GOT entry; its number is in the stub that reaches it. */

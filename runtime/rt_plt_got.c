@@ -81,7 +81,7 @@ int rt_plt_kind_of(const char *name)
 		"__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
 	};
 	static const char *const noreturn[] = {
-		"exit", "_exit", "_Exit", "quick_exit", "abort", "pthread_exit", "__stack_chk_fail",
+		"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",
 		"__assert_fail", "__assert_perror_fail", "__fortify_fail", "__chk_fail", "__cxa_throw",
 		"__cxa_rethrow", "__cxa_call_unexpected", "__cxa_bad_cast", "__cxa_bad_typeid",
 		"__cxa_throw_bad_array_new_length", "__cxa_pure_virtual", "__cxa_deleted_virtual",
@@ -106,6 +106,8 @@ int rt_plt_kind_of(const char *name)
 		return RT_PLT_ONCE;
 	if (strcmp(name, "vfork") == 0 || strcmp(name, "__vfork") == 0)
 		return RT_PLT_VFORK;
+	if (strcmp(name, "pthread_exit") == 0)
+		return RT_PLT_THREAD_EXIT;
 	return RT_PLT_CALL;
 }
 

@@ -556,6 +556,16 @@ def test_counted_once_calls(c):
 
 
 @test
+def test_thread_exit_in_callback(c):
+    """pthread_exit from a qsort comparator: the thread's cleanup handler still runs (the unwinder
+    gets through the probed qsort call), pthread_exit and qsort counted once."""
+    rec, rep = c.record_and_report([c.prog("e2e_thread_exit_cb")])
+    check(rec.stdout.strip() == "cleaned 1", "the cleanup handler did not run under stint: %r" % rec.stdout)
+    expect_calls(rep, {"worker": 1, "cmp_quit": 1, "main": 1})
+    expect_calls(rep, {"pthread_exit": 1, "qsort": 1}, module="libc.so")
+
+
+@test
 def test_dlopen_again_probed(c):
     """A plugin dlclosed and loaded again (at the same address): its library calls are probed again."""
     plugin = os.path.join(c.progs, "libe2e_plugin.so")
