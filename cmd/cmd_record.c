@@ -530,9 +530,9 @@ int cmd_record(int argc, char **argv)
 	env[ne++] = xasprintf("STINT_SPOOL=%s", sp.child_path);
 	env[ne++] = xasprintf("STINT_OS=%s", os);
 	env[ne++] = xasprintf("STINT_CLOCK=%s", use_tsc ? "tsc" : "monotonic");
+	/* no LD_BIND_NOW: the runtime binds the entries it probes itself, and
+	 * the program (and all it starts) keeps its own binding */
 	env[ne++] = xasprintf("STINT_PLT=%d", plt);
-	if (plt)
-		env[ne++] = xstrdup("LD_BIND_NOW=1");
 	env[ne] = NULL;
 
 	/* the session file first: a spool is recoverable from the start, even

@@ -837,6 +837,46 @@ static void rt_atfork_child(void)
 }
 
 /*
+ * The child of a vfork (rt_plt.c): it runs on its parent's memory, so it
+ * leaves the parent's mappings alone (rt_plt.c keeps a copy of the parent's
+ * state and of rt_g, and puts them back when the parent resumes) and
+ * records into a process entry of its own, with the frames open at the
+ * vfork inherited as a fork child's are.
+ */
+void rt_vfork_child(void)
+{
+	struct rt_thread *t = &rt_self;
+	if (!rt_g.enabled)
+		return;
+	uint64_t open[RT_STACK];
+	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
+	uint32_t depth = full > RT_STACK ? RT_STACK : full;
+	for (uint32_t i = 0; i < depth; i++)
+		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)];
+	uint32_t nrets = t->nrets;
+	struct rt_ret rets[RT_RETS];
+	memcpy(rets, t->rets, nrets * sizeof(rets[0]));
+	memset(t, 0, sizeof(*t)); /* seen too: the parent's set stays as it is */
+	t->nrets = nrets;
+	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
+	rt_new_key();
+	rt_save_info();
+	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
+	rt_save_maps();
+	rt_plt_save_names();
+	if (!rt_thread_start(t))
+		return;
+	for (uint32_t i = 0; i < depth; i++) {
+		uint8_t b[8];
+		fmt_put_u64(b, open[i]);
+		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
+		t->stack[i] = open[i];
+		rt_note_fn(t, open[i]);
+	}
+	t->depth = depth;
+}
+
+/*
  * A fatal signal: stamp the time, so the frames left open are closed when
  * the program died and not at its last probe, then die as the signal
  * wants.  Installed only where the signal had its default action; a handler
@@ -911,8 +951,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
 		rt_calibrate(t);
 	rt_save_info();
-	if (rt_g.plt)
-		rt_plt_init();
+	rt_plt_init(); /* with --no-libcalls (rt_g.plt 0) only vfork is taken over */
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -947,8 +986,7 @@ RT_API void *dlopen(const char *file, int mode)
 	void *h = real(file, mode);
 	if (h && rt_g.enabled) {
 		rt_save_maps_epoch(before);
-		if (rt_g.plt)
-			rt_plt_after_dlopen();
+		rt_plt_after_dlopen();
 	}
 	return h;
 }

@@ -21,7 +21,7 @@
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define RT_STACK 512 /* functions remembered per thread to check exits (a power of 2) */
-#define RT_RETS 256  /* library calls in flight per thread */
+#define RT_RETS 512  /* library calls in flight per thread (rt_plt.c) */
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
@@ -32,12 +32,15 @@ struct rt_pend {
 	int is_exit;
 };
 
-/* A library call in flight: its return address was swapped. */
+/* A library call in flight (rt_plt.c).  Its return address was swapped for
+ * a return thunk, unless swapped is 0 (a call that does not return). */
 struct rt_ret {
 	uint64_t *slot;   /* where the return address lives on the stack */
 	uint64_t orig;    /* the caller's return address */
 	uint64_t fn;      /* the library function */
-	int restored;     /* *slot holds orig again (an exception is unwinding) */
+	uint32_t thunk;   /* the return thunk's number (swapped calls) */
+	uint8_t swapped;  /* *slot was given the thunk */
+	uint8_t restored; /* *slot holds orig again (an exception is unwinding) */
 };
 
 enum rt_state { RT_NEW = 0, RT_ACTIVE = 1, RT_DONE = 2 };
@@ -72,6 +75,7 @@ struct rt_thread {
 	uint32_t lost;            /* handler events the queue had no room for */
 	struct rt_pend pend[RT_PEND];
 	uint32_t nrets;           /* library calls in flight */
+	int plt_busy;             /* rets[] is being changed: signal-handler guard */
 	struct rt_ret rets[RT_RETS];
 };
 
@@ -97,6 +101,8 @@ void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);
 void rt_plt_fork_child(void);
+void rt_plt_save_names(void);
+void rt_vfork_child(void); /* rt.c, for rt_plt.c's vfork */
 void rt_save_maps(void);
 
 #endif

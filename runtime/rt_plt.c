@@ -1,345 +1,471 @@
 /*
- * rt_plt.c - probes around calls into shared libraries.
+ * rt_plt.c - probes around calls into shared libraries: what a call does
+ * at run time once rt_plt_got.c rewrote its GOT entry.
  *
  * SPEC.md wants "before and after each call" an instrumented function makes,
  * also into libraries that were not instrumented, so that time in read,
  * malloc or usleep shows as those functions of libc.so.6.  Chosen by
  * measurement over rtld-audit (la_pltenter/la_pltexit copy a stack frame per
- * call and disable lazy binding tricks, several times the cost): the GOT
- * entries of the modules built with -finstrument-functions are rewritten
- * once, at start-up and after each dlopen, to point to a per-entry stub.
- * The recorder sets LD_BIND_NOW, so every entry already holds its resolved
- * target (IFUNCs included) when this runs.
+ * call and disable lazy binding tricks, several times the cost): GOT entries
+ * point to per-entry stubs (rt_plt_got.c).
  *
  * The stub enters rt_plt_entry (rt_plt_x86_64.S), which records the entry
- * and swaps the return address for rt_plt_return, which records the exit.
- * Functions that never return, return twice, or unwind (exit, longjmp,
- * setjmp, vfork, __cxa_throw, std::__throw_*, _Unwind_*) are left alone.
- * A C++ exception unwinding through a library call would meet a swapped
- * return address, so _Unwind_RaiseException is interposed: it puts every
- * original return address of the thread back first, and __cxa_begin_catch
- * closes the calls that were unwound and re-arms the ones still live.
+ * and, for a call that returns, swaps the return address for a return
+ * thunk.  Each pair (return address, library function) has a thunk of its
+ * own, so the way back is written in code and a table, never lost: a
+ * longjmp, a context switch, a signal handler that leaves, or a C++
+ * exception cannot make a return land in the wrong place.  A per-thread
+ * shadow stack (t->rets) remembers the calls in flight with the stack
+ * address of their return slot, for the bookkeeping:
+ *   - a call whose slot lies at or below the slot of a new call or return
+ *     on the same stack was left (longjmp, an exception, a handler that
+ *     jumped out, a library that jumped by itself): it is closed then (an
+ *     exit event);
+ *   - longjmp/siglongjmp and setcontext close the calls they leave at once,
+ *     from the stack pointer they jump to;
+ *   - C++ exceptions: _Unwind_RaiseException is interposed and puts the
+ *     original return addresses of the calls in flight back (only where the
+ *     slot still holds our thunk), __cxa_begin_catch closes the calls that
+ *     were unwound and re-arms the others.
+ * The runtime never aborts the program and never writes to the stack but
+ * the return slot of the call being made, and slots it has checked still
+ * hold its own thunk.
+ *
+ * Calls counted without swapping the return address (a zero-length call,
+ * entry and exit at once): functions that return twice (setjmp, sigsetjmp,
+ * getcontext, swapcontext, savectx), and those whose caller's address
+ * matters (dlsym, dlvsym, dlmopen, dlopen when not interposed by rt.c).
+ * Calls that do not return (exit, abort, pthread_exit, __cxa_throw, ...)
+ * record their entry; the frame closes when the program is seen past it
+ * (the rules above) or at the thread's end.  vfork is replaced by
+ * rt_plt_vfork, which gives the child a process entry of its own.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
-#include "rt_file.h"
 #include "rt_int.h"
+#include "rt_plt.h"
 
-extern void rt_plt_entry(void);
-extern void rt_plt_return(void);
-uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot) __attribute__((visibility("hidden")));
-uint64_t rt_plt_leave(uint64_t *ret_slot) __attribute__((visibility("hidden")));
+extern char rt_plt_thunks[], rt_plt_thunks_end[];
+uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
+	__attribute__((visibility("hidden")));
+uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot) __attribute__((visibility("hidden")));
+int64_t rt_plt_vfork_child(int64_t r) __attribute__((visibility("hidden")));
+int64_t rt_plt_vfork_parent(int64_t r) __attribute__((visibility("hidden")));
 
-#define RT_PLT_MAX_SLOTS (1u << 18)
-#define RT_PLT_STUB 32
+#define RT_PLT_THUNK 16
+#define RT_PLT_NTHUNKS 65536 /* as in rt_plt_x86_64.S */
+#define RT_PLT_HASH (2 * RT_PLT_NTHUNKS)
+/* Two return slots this close are taken to be on the same stack: a
+ * thread's stack is one mapping of at most this size in practice, and the
+ * separate stacks of ucontext coroutines or sigaltstack lie further apart
+ * or, when not, only make bookkeeping close a call early (never unsafe). */
+#define RT_PLT_SAME_STACK (64ull << 20)
 
-static uint64_t *rt_plt_targets; /* slot number -> library function */
-static uint32_t rt_plt_nslots;
-static pthread_mutex_t rt_plt_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t rt_plt_done[1024]; /* load bases of the modules already handled */
-static unsigned rt_plt_ndone;
-static char *rt_plt_names; /* "address name" lines for the recorder */
-static size_t rt_plt_names_len, rt_plt_names_cap;
+/* The return thunks' table: thunk k returns to thunk_ret[k], and closes a
+ * call of slot thunk_slot[k].  thunk_hash maps (return address, slot) to
+ * k + 1.  Entries are written once, under rt_plt_thunk_spin. */
+static uint64_t rt_plt_thunk_ret[RT_PLT_NTHUNKS];
+static uint32_t rt_plt_thunk_slot[RT_PLT_NTHUNKS];
+static uint32_t rt_plt_thunk_hash[RT_PLT_HASH];
+static uint32_t rt_plt_nthunks;
+static int rt_plt_thunk_spin;
 
-static int rt_plt_skip(const char *name)
+/* the thunks of rt_plt_x86_64.S are what this file counts on */
+int rt_plt_thunks_ok(void)
 {
-	static const char *const never[] = {
-		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "exit", "_exit", "_Exit",
-		"quick_exit", "abort", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-		"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx", "vfork", "__vfork",
-		"getcontext", "setcontext", "swapcontext", "makecontext", "pthread_exit",
-		"__libc_start_main", "__stack_chk_fail", "__assert_fail", "__fortify_fail",
-		"__chk_fail", "__cxa_throw", "__cxa_rethrow", "__cxa_end_cleanup",
-		"__cxa_begin_catch", "__cxa_end_catch", "__cxa_call_unexpected",
-		"__cxa_bad_cast", "__cxa_bad_typeid", "__cxa_throw_bad_array_new_length",
-		"__gxx_personality_v0", "clone", "__clone", "__tls_get_addr", "dlopen",
-	};
-	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
-		if (strcmp(name, never[i]) == 0)
-			return 1;
-	/* _Unwind_*, std::__throw_* and std::rethrow_exception */
-	return strncmp(name, "_Unwind_", 8) == 0 || strstr(name, "__throw_") != NULL ||
-	       strstr(name, "rethrow_exception") != NULL;
+	return (size_t)(rt_plt_thunks_end - rt_plt_thunks) == (size_t)RT_PLT_NTHUNKS * RT_PLT_THUNK;
 }
 
-static void rt_plt_note_name(uint64_t addr, const char *name)
+/* In a fork child: another thread may have held the spin flag. */
+void rt_plt_thunks_after_fork(void)
 {
-	char line[600];
-	int n = snprintf(line, sizeof(line), "%llx %s\n", (unsigned long long)addr, name);
-	if (n <= 0 || (size_t)n >= sizeof(line))
-		return;
-	if (rt_plt_names_len + (size_t)n > rt_plt_names_cap) {
-		size_t cap = rt_plt_names_cap ? rt_plt_names_cap * 2 : 16384;
-		while (cap < rt_plt_names_len + (size_t)n)
-			cap *= 2;
-		char *p = rt_mem_grow(rt_plt_names, rt_plt_names_cap, cap); /* no malloc */
-		if (!p)
-			return;
-		rt_plt_names = p;
-		rt_plt_names_cap = cap;
-	}
-	memcpy(rt_plt_names + rt_plt_names_len, line, (size_t)n);
-	rt_plt_names_len += (size_t)n;
-}
-
-/* Write one stub: mov $idx, %r11d; jmp *rt_plt_entry */
-static void rt_plt_write_stub(uint8_t *p, uint32_t idx)
-{
-	uint64_t entry = (uint64_t)(uintptr_t)rt_plt_entry;
-	memset(p, 0xcc, RT_PLT_STUB);
-	p[0] = 0x41;
-	p[1] = 0xbb;
-	memcpy(p + 2, &idx, 4);
-	p[6] = 0xff;
-	p[7] = 0x25;
-	memset(p + 8, 0, 4);
-	memcpy(p + 12, &entry, 8);
-}
-
-struct rt_dyn {
-	const ElfW(Rela) *jmprel;
-	size_t njmprel;
-	const ElfW(Sym) *symtab;
-	const char *strtab;
-};
-
-static int rt_plt_read_dynamic(const struct dl_phdr_info *info, struct rt_dyn *d)
-{
-	memset(d, 0, sizeof(*d));
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
-			continue;
-		const ElfW(Dyn) *dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-		size_t relsz = 0;
-		int rela = 1;
-		for (; dyn->d_tag != DT_NULL; dyn++) {
-			switch (dyn->d_tag) {
-			case DT_JMPREL: d->jmprel = (const void *)dyn->d_un.d_ptr; break;
-			case DT_PLTRELSZ: relsz = dyn->d_un.d_val; break;
-			case DT_SYMTAB: d->symtab = (const void *)dyn->d_un.d_ptr; break;
-			case DT_STRTAB: d->strtab = (const void *)dyn->d_un.d_ptr; break;
-			case DT_PLTREL: rela = dyn->d_un.d_val == DT_RELA; break;
-			}
-		}
-		/* glibc relocates these d_ptr entries in place (vDSO aside) */
-		if (!rela || !d->jmprel || !d->symtab || !d->strtab)
-			return -1;
-		d->njmprel = relsz / sizeof(ElfW(Rela));
-		return 0;
-	}
-	return -1;
-}
-
-static const ElfW(Phdr) *rt_plt_relro(const struct dl_phdr_info *info)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO)
-			return &info->dlpi_phdr[i];
-	return NULL;
-}
-
-static void rt_plt_module(const struct dl_phdr_info *info)
-{
-	struct rt_dyn d;
-	if (rt_plt_read_dynamic(info, &d) < 0)
-		return;
-	int instrumented = 0;
-	for (size_t i = 0; i < d.njmprel; i++) {
-		const char *nm = d.strtab + d.symtab[ELF64_R_SYM(d.jmprel[i].r_info)].st_name;
-		if (strcmp(nm, "__cyg_profile_func_enter") == 0)
-			instrumented = 1;
-	}
-	if (!instrumented || rt_plt_nslots + d.njmprel > RT_PLT_MAX_SLOTS)
-		return;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t stubsz = (d.njmprel * RT_PLT_STUB + page - 1) & ~(page - 1);
-	uint8_t *stubs = mmap(NULL, stubsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (stubs == MAP_FAILED)
-		return;
-	const ElfW(Phdr) *relro = rt_plt_relro(info);
-	uintptr_t ro_lo = relro ? (info->dlpi_addr + relro->p_vaddr) & ~(page - 1) : 0;
-	uintptr_t ro_hi = relro ? info->dlpi_addr + relro->p_vaddr + relro->p_memsz : 0;
-	int hooked = 0;
-	for (size_t i = 0; i < d.njmprel; i++) {
-		const ElfW(Rela) *r = &d.jmprel[i];
-		if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
-			continue;
-		const ElfW(Sym) *sym = &d.symtab[ELF64_R_SYM(r->r_info)];
-		const char *nm = d.strtab + sym->st_name;
-		uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
-		uint64_t target = *got;
-		if (!*nm || rt_plt_skip(nm) || sym->st_shndx != SHN_UNDEF)
-			continue;
-		Dl_info di;
-		/* still unresolved (no LD_BIND_NOW), or inside this very module */
-		if (!dladdr((void *)(uintptr_t)target, &di) ||
-		    (uintptr_t)di.dli_fbase == (uintptr_t)info->dlpi_addr)
-			continue;
-		uint32_t idx = rt_plt_nslots;
-		uintptr_t pg = (uintptr_t)got & ~(page - 1);
-		if (mprotect((void *)pg, page, PROT_READ | PROT_WRITE) < 0)
-			continue;
-		rt_plt_targets[idx] = target;
-		rt_plt_write_stub(stubs + (size_t)hooked * RT_PLT_STUB, idx);
-		__atomic_store_n(&rt_plt_nslots, idx + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(got, (uint64_t)(uintptr_t)(stubs + (size_t)hooked * RT_PLT_STUB),
-				 __ATOMIC_RELEASE);
-		if (pg >= ro_lo && pg < ro_hi)
-			mprotect((void *)pg, page, PROT_READ);
-		rt_plt_note_name(target, nm);
-		hooked++;
-	}
-	/* the stubs become executable before the GOT can reach them: the GOT
-	 * writes above only happen in this single-threaded set-up or under
-	 * dlopen, before the new module's code runs */
-	mprotect(stubs, stubsz, PROT_READ | PROT_EXEC);
-}
-
-static int rt_plt_visit(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	(void)arg;
-	for (unsigned i = 0; i < rt_plt_ndone; i++)
-		if (rt_plt_done[i] == info->dlpi_addr)
-			return 0;
-	if (rt_plt_ndone < sizeof(rt_plt_done) / sizeof(rt_plt_done[0]))
-		rt_plt_done[rt_plt_ndone++] = info->dlpi_addr;
-	/* skip the vDSO and this runtime */
-	Dl_info self;
-	if (dladdr((void *)rt_plt_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr)
-		return 0;
-	if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
-		return 0;
-	rt_plt_module(info);
-	return 0;
-}
-
-void rt_plt_init(void)
-{
-	pthread_mutex_lock(&rt_plt_lock);
-	if (!rt_plt_targets) {
-		void *m = mmap(NULL, RT_PLT_MAX_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		rt_plt_targets = m == MAP_FAILED ? NULL : m;
-	}
-	if (rt_plt_targets) {
-		dl_iterate_phdr(rt_plt_visit, NULL);
-		if (rt_plt_names_len)
-			rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
-	}
-	pthread_mutex_unlock(&rt_plt_lock);
-}
-
-void rt_plt_after_dlopen(void)
-{
-	if (rt_g.plt)
-		rt_plt_init();
-}
-
-/* In a fork child, which has a key of its own: no lock, one thread. */
-void rt_plt_fork_child(void)
-{
-	pthread_mutex_init(&rt_plt_lock, NULL);
-	if (rt_plt_names_len)
-		rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
+	rt_plt_thunk_spin = 0;
 }
 
 /* ------------------------------------------------------------------------
- * The probes, called from the trampolines
+ * Return thunks
  * --------------------------------------------------------------------- */
 
-uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot)
+static inline uint64_t rt_plt_thunk_addr(uint32_t k)
 {
-	uint64_t target = rt_plt_targets[idx];
-	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
-		return target;
-	if (RT_UNLIKELY(t->nrets == RT_RETS))
-		return target;
-	/* a signal handler may interrupt anywhere here; its own calls push
-	 * and pop entries above ours before we go on (LIFO) */
-	uint32_t i = t->nrets;
-	struct rt_ret *r = &t->rets[i];
-	r->slot = ret_slot;
-	r->orig = *ret_slot;
-	r->fn = target;
-	r->restored = 0;
-	t->nrets = i + 1;
-	*ret_slot = (uint64_t)(uintptr_t)rt_plt_return;
-	rt_probe(t, 0, target);
-	return target;
+	return (uint64_t)(uintptr_t)(rt_plt_thunks + (size_t)k * RT_PLT_THUNK);
 }
 
-static void rt_plt_record_exit(struct rt_thread *t, uint64_t fn)
+static inline uint32_t rt_plt_hash_of(uint64_t ret, uint32_t idx)
+{
+	return (uint32_t)(((ret ^ ((uint64_t)idx << 40)) * 0x9E3779B97F4A7C15ull) >> 40) & (RT_PLT_HASH - 1);
+}
+
+/* The thunk of (ret, idx), made if new; ~0u when the table is full. */
+static uint32_t rt_plt_thunk(uint32_t idx, uint64_t ret)
+{
+	struct rt_plt_slot *s = &rt_plt_slots[idx];
+	uint32_t c = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	if (RT_LIKELY(c && rt_plt_thunk_ret[c - 1] == ret && rt_plt_thunk_slot[c - 1] == idx))
+		return c - 1;
+	uint32_t h = rt_plt_hash_of(ret, idx);
+	for (;;) {
+		uint32_t e = __atomic_load_n(&rt_plt_thunk_hash[h], __ATOMIC_ACQUIRE);
+		if (!e)
+			break;
+		if (rt_plt_thunk_ret[e - 1] == ret && rt_plt_thunk_slot[e - 1] == idx) {
+			__atomic_store_n(&s->last, e, __ATOMIC_RELEASE);
+			return e - 1;
+		}
+		h = (h + 1) & (RT_PLT_HASH - 1);
+	}
+	/* new: a spin flag held for a few stores.  Only other threads can
+	 * hold it: this thread's signal handlers do not get here while it
+	 * does (t->plt_busy makes their calls zero-length) */
+	while (__atomic_exchange_n(&rt_plt_thunk_spin, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	uint32_t k = ~0u;
+	for (;;) {
+		uint32_t e = rt_plt_thunk_hash[h];
+		if (!e) {
+			if (rt_plt_nthunks < RT_PLT_NTHUNKS) {
+				k = rt_plt_nthunks++;
+				rt_plt_thunk_ret[k] = ret;
+				rt_plt_thunk_slot[k] = idx;
+				__atomic_store_n(&rt_plt_thunk_hash[h], k + 1, __ATOMIC_RELEASE);
+			}
+			break;
+		}
+		if (rt_plt_thunk_ret[e - 1] == ret && rt_plt_thunk_slot[e - 1] == idx) {
+			k = e - 1;
+			break;
+		}
+		h = (h + 1) & (RT_PLT_HASH - 1);
+	}
+	__atomic_store_n(&rt_plt_thunk_spin, 0, __ATOMIC_RELEASE);
+	if (k != ~0u)
+		__atomic_store_n(&s->last, k + 1, __ATOMIC_RELEASE);
+	return k;
+}
+
+/* ------------------------------------------------------------------------
+ * The shadow stack
+ * --------------------------------------------------------------------- */
+
+/* a and b (return slots) on one stack, a at or below b */
+static inline int rt_plt_at_or_below(uint64_t *a, uint64_t *b)
+{
+	return a <= b && (uint64_t)((char *)b - (char *)a) < RT_PLT_SAME_STACK;
+}
+
+static void rt_plt_close(struct rt_thread *t, uint64_t fn)
 {
 	if (t->state == RT_ACTIVE)
 		rt_probe(t, 1, fn);
 }
 
 /*
- * The library function returned through ret_slot.  Calls deeper on the
- * stack that never returned (a longjmp went past them) are closed first.
+ * Close the calls in flight whose return slot lies below `limit` (or at it,
+ * when `at` is set) on its stack: the program has left them.  Entries of
+ * other stacks (coroutines, a signal stack) are kept.
  */
-uint64_t rt_plt_leave(uint64_t *ret_slot)
+static void rt_plt_drop_below(struct rt_thread *t, uint64_t *limit, int at)
+{
+	uint32_t n = t->nrets;
+	int dropped = 0;
+	/* innermost first: the reader closes frames in that order */
+	for (uint32_t i = n; i-- > 0;) {
+		struct rt_ret *r = &t->rets[i];
+		if (at ? rt_plt_at_or_below(r->slot, limit)
+		       : r->slot < limit && rt_plt_at_or_below(r->slot, limit)) {
+			rt_plt_close(t, r->fn);
+			r->fn = 0; /* marks it gone */
+			dropped = 1;
+		} else if (rt_plt_at_or_below(limit, r->slot)) {
+			break; /* a live call above: older ones of this stack lie higher */
+		}
+	}
+	if (!dropped)
+		return;
+	uint32_t j = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (t->rets[i].fn)
+			t->rets[j++] = t->rets[i];
+	t->nrets = j;
+}
+
+/* Record a zero-length call: entry and exit at once. */
+static void rt_plt_once(struct rt_thread *t, uint64_t fn)
+{
+	rt_probe(t, 0, fn);
+	if (t->state == RT_ACTIVE)
+		rt_probe(t, 1, fn);
+}
+
+/* Where longjmp(env) will land: glibc keeps the stack pointer mangled with
+ * the thread's pointer guard in __jmpbuf[6] (x86_64 ABI of glibc). */
+static uint64_t rt_plt_jmp_sp(const uint64_t *env)
+{
+	uint64_t guard;
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	uint64_t v = env[6];
+	v = (v >> 0x11) | (v << (64 - 0x11));
+	return v ^ guard;
+}
+
+static int rt_plt_vfork_prepare(uint64_t fn);
+static void rt_plt_restore_slots(struct rt_thread *t);
+
+/* ------------------------------------------------------------------------
+ * The probes, called from the trampolines
+ * --------------------------------------------------------------------- */
+
+uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
+{
+	struct rt_plt_slot *s = &rt_plt_slots[idx];
+	uint64_t target = s->target;
+	struct rt_thread *t = &rt_self;
+	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+		return s->kind == RT_PLT_VFORK ? s->fn : target;
+	uint32_t kind = s->kind;
+	if (RT_UNLIKELY(t->plt_busy)) {
+		/* a signal handler interrupted this thread's bookkeeping */
+		if (kind != RT_PLT_VFORK)
+			rt_plt_once(t, s->fn);
+		return target;
+	}
+	t->plt_busy = 1;
+	/* calls left at or below this slot on this stack are over */
+	if (t->nrets && rt_plt_at_or_below(t->rets[t->nrets - 1].slot, ret_slot))
+		rt_plt_drop_below(t, ret_slot, 1);
+	if (RT_UNLIKELY(kind != RT_PLT_CALL)) {
+		if (kind == RT_PLT_ONCE) {
+			rt_plt_once(t, s->fn);
+		} else if (kind == RT_PLT_VFORK) {
+			if (rt_g.plt)
+				rt_probe(t, 0, s->fn);
+			t->plt_busy = 0;
+			return rt_plt_vfork_prepare(rt_g.plt ? s->fn : 0) == 0 ? target : s->fn;
+		} else {
+			/* glibc unwinds pthread_exit with libgcc_s's own
+			 * _Unwind_ForcedUnwind, not the one interposed below: the
+			 * unwinder must find the real return addresses already
+			 * (the thread ends, nothing to re-arm) */
+			if (kind == RT_PLT_THREAD_EXIT)
+				rt_plt_restore_slots(t);
+			rt_probe(t, 0, s->fn);
+			if (t->nrets < RT_RETS) {
+				struct rt_ret *r = &t->rets[t->nrets++];
+				memset(r, 0, sizeof(*r));
+				r->slot = ret_slot;
+				r->fn = s->fn;
+			}
+			/* where the jump lands: longjmp's jmp_buf or setcontext's
+			 * ucontext is the first argument */
+			uint64_t *to = NULL;
+			if (kind == RT_PLT_JUMP && args[0])
+				to = (uint64_t *)(uintptr_t)rt_plt_jmp_sp((const uint64_t *)args[0]);
+			else if (kind == RT_PLT_SETCONTEXT && args[0])
+				to = (uint64_t *)(uintptr_t)((const ucontext_t *)args[0])
+					     ->uc_mcontext.gregs[REG_RSP];
+			if (!(to > ret_slot && rt_plt_at_or_below(ret_slot, to)))
+				to = NULL; /* not on this stack: left to the rules above */
+			if (to) /* everything below the landing point, this call first */
+				rt_plt_drop_below(t, to, 0);
+		}
+		t->plt_busy = 0;
+		return target;
+	}
+	uint32_t k = t->nrets < RT_RETS ? rt_plt_thunk((uint32_t)idx, *ret_slot) : ~0u;
+	if (RT_UNLIKELY(k == ~0u)) {
+		/* no room to follow the return: counted, as a zero-length call */
+		rt_plt_once(t, s->fn);
+		t->plt_busy = 0;
+		return target;
+	}
+	struct rt_ret *r = &t->rets[t->nrets];
+	r->slot = ret_slot;
+	r->orig = *ret_slot;
+	r->fn = s->fn;
+	r->thunk = k;
+	r->swapped = 1;
+	r->restored = 0;
+	t->nrets++;
+	*ret_slot = rt_plt_thunk_addr(k);
+	t->plt_busy = 0;
+	rt_probe(t, 0, s->fn);
+	return target;
+}
+
+/*
+ * A library call returned through thunk k, whose return slot was ret_slot.
+ * Calls deeper on the same stack that never returned are closed first.
+ * The way back comes from the thunk's table entry, whatever the shadow
+ * stack holds.
+ */
+uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot)
+{
+	uint64_t orig = rt_plt_thunk_ret[k];
+	struct rt_thread *t = &rt_self;
+	if (t->plt_busy || !t->nrets)
+		return orig;
+	t->plt_busy = 1;
+	struct rt_ret *top = &t->rets[t->nrets - 1];
+	if (RT_LIKELY(top->slot == ret_slot && top->swapped && top->thunk == k)) {
+		uint64_t fn = top->fn;
+		t->nrets--;
+		t->plt_busy = 0;
+		rt_plt_close(t, fn);
+		return orig;
+	}
+	uint32_t i = t->nrets;
+	while (i > 0 && t->rets[i - 1].slot != ret_slot)
+		i--;
+	if (i > 0 && t->rets[i - 1].swapped && t->rets[i - 1].thunk == k) {
+		uint64_t fn = t->rets[i - 1].fn;
+		/* entries below it on this stack were left; then this call ends */
+		rt_plt_drop_below(t, ret_slot, 0);
+		uint32_t n = t->nrets;
+		for (uint32_t j = n; j-- > 0;)
+			if (t->rets[j].slot == ret_slot) {
+				memmove(&t->rets[j], &t->rets[j + 1], (n - j - 1) * sizeof(t->rets[0]));
+				t->nrets = n - 1;
+				break;
+			}
+		t->plt_busy = 0;
+		rt_plt_close(t, fn);
+		return orig;
+	}
+	/* not followed (closed already as left): nothing to record */
+	t->plt_busy = 0;
+	return orig;
+}
+
+/* ------------------------------------------------------------------------
+ * vfork: the child records into a process entry of its own
+ * --------------------------------------------------------------------- */
+
+/* The parent's recording state while its vfork child runs on its memory. */
+static __thread struct rt_thread *rt_plt_vfork_saved __attribute__((tls_model("initial-exec")));
+static __thread uint64_t rt_plt_vfork_fn __attribute__((tls_model("initial-exec")));
+
+static int rt_plt_vfork_prepare(uint64_t fn)
 {
 	struct rt_thread *t = &rt_self;
-	while (t->nrets) {
-		struct rt_ret *r = &t->rets[t->nrets - 1];
-		if (r->slot == ret_slot) {
-			t->nrets--;
-			rt_plt_record_exit(t, r->fn);
-			return r->orig;
-		}
-		if (r->slot > ret_slot)
-			break;
-		t->nrets--;
-		rt_plt_record_exit(t, r->fn);
+	void *m = mmap(NULL, sizeof(*t) + sizeof(rt_g), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	memcpy(m, t, sizeof(*t));
+	memcpy((char *)m + sizeof(*t), &rt_g, sizeof(rt_g)); /* the child gets a new key */
+	rt_plt_vfork_saved = m;
+	rt_plt_vfork_fn = fn;
+	return 0;
+}
+
+int64_t rt_plt_vfork_child(int64_t r)
+{
+	rt_vfork_child();
+	return r;
+}
+
+int64_t rt_plt_vfork_parent(int64_t r)
+{
+	struct rt_thread *t = &rt_self, *saved = rt_plt_vfork_saved;
+	if (saved) {
+		/* what the child mapped in the memory it shared with us */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		if (t->hdr && t->hdr != saved->hdr)
+			munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+		if (t->chunk_base && t->chunk_base != saved->chunk_base)
+			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
+		if (t->seen && t->seen != saved->seen)
+			munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+		if (t->lock && t->lock != saved->lock)
+			munmap((void *)((uintptr_t)t->lock & ~(page - 1)), page);
+		memcpy(t, saved, sizeof(*t));
+		memcpy(&rt_g, (char *)saved + sizeof(*t), sizeof(rt_g));
+		munmap(saved, sizeof(*t) + sizeof(rt_g));
+		rt_plt_vfork_saved = NULL;
 	}
-	static const char msg[] = "stint: lost track of a library call's return address\n";
-	ssize_t w = write(2, msg, sizeof(msg) - 1);
-	(void)w;
-	abort();
+	if (t->state == RT_ACTIVE && rt_plt_vfork_fn)
+		rt_probe(t, 1, rt_plt_vfork_fn); /* the parent's vfork ends now */
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
 }
 
 /* ------------------------------------------------------------------------
  * Exceptions: unwinders must see the real return addresses
  * --------------------------------------------------------------------- */
 
+/* Read one word that may no longer be mapped (a coroutine's freed stack). */
+static int rt_plt_peek(const uint64_t *p, uint64_t *v)
+{
+	struct iovec local = {v, sizeof(*v)}, remote = {(void *)p, sizeof(*v)};
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*v))
+		return 0;
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+	/* forbidden here (a seccomp filter): mapped is the best we can check */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	if (mincore((void *)((uintptr_t)p & ~(page - 1)), page, &vec) < 0)
+		return -1;
+	*v = *p;
+	return 0;
+}
+
+static void rt_plt_restore_slots(struct rt_thread *t)
+{
+	for (uint32_t i = 0; i < t->nrets; i++) {
+		struct rt_ret *r = &t->rets[i];
+		uint64_t v;
+		/* only a slot that still holds our thunk is a call in flight */
+		if (r->swapped && !r->restored && rt_plt_peek(r->slot, &v) == 0 &&
+		    v == rt_plt_thunk_addr(r->thunk)) {
+			*r->slot = r->orig;
+			r->restored = 1;
+		}
+	}
+}
+
 static void rt_plt_restore_all(void)
 {
 	struct rt_thread *t = &rt_self;
-	for (uint32_t i = 0; i < t->nrets; i++)
-		if (!t->rets[i].restored) {
-			*t->rets[i].slot = t->rets[i].orig;
-			t->rets[i].restored = 1;
-		}
+	if (t->plt_busy)
+		return;
+	t->plt_busy = 1;
+	rt_plt_restore_slots(t);
+	t->plt_busy = 0;
 }
 
 /*
- * A handler was found: calls whose return slot lies below the catching
- * frame's stack were unwound, and close now; the others are re-armed.
+ * A handler was found, or a backtrace is done: calls whose return slot lies
+ * below sp (on this stack) were unwound, and close now; the others are
+ * re-armed.
  */
-static void rt_plt_after_catch(void *sp)
+static void rt_plt_rearm(void *sp)
 {
 	struct rt_thread *t = &rt_self;
-	while (t->nrets && (void *)t->rets[t->nrets - 1].slot < sp) {
-		t->nrets--;
-		rt_plt_record_exit(t, t->rets[t->nrets].fn);
-	}
-	for (uint32_t i = 0; i < t->nrets; i++)
-		if (t->rets[i].restored) {
-			*t->rets[i].slot = (uint64_t)(uintptr_t)rt_plt_return;
-			t->rets[i].restored = 0;
+	if (t->plt_busy)
+		return;
+	t->plt_busy = 1;
+	if (sp)
+		rt_plt_drop_below(t, sp, 0);
+	for (uint32_t i = 0; i < t->nrets; i++) {
+		struct rt_ret *r = &t->rets[i];
+		if (r->restored) {
+			*r->slot = rt_plt_thunk_addr(r->thunk);
+			r->restored = 0;
 		}
+	}
+	t->plt_busy = 0;
 }
 
 typedef int (*rt_unwind_fn)(void *);
@@ -350,7 +476,10 @@ RT_API int _Unwind_RaiseException(void *exc)
 	if (!real)
 		real = (rt_unwind_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
 	rt_plt_restore_all();
-	return real(exc);
+	int r = real(exc);
+	/* returns only when no handler was found: nothing was unwound */
+	rt_plt_rearm(NULL);
+	return r;
 }
 
 RT_API int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
@@ -369,7 +498,7 @@ RT_API int _Unwind_Backtrace(void *fn, void *arg)
 		real = (int (*)(void *, void *))dlsym(RTLD_NEXT, "_Unwind_Backtrace");
 	rt_plt_restore_all();
 	int r = real(fn, arg);
-	rt_plt_after_catch(__builtin_frame_address(0));
+	rt_plt_rearm(NULL);
 	return r;
 }
 
@@ -379,6 +508,6 @@ RT_API void *__cxa_begin_catch(void *exc)
 	if (!real)
 		real = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	/* everything below our caller's frame is gone */
-	rt_plt_after_catch((char *)__builtin_frame_address(0) + 16);
+	rt_plt_rearm((char *)__builtin_frame_address(0) + 16);
 	return real ? real(exc) : NULL;
 }

@@ -442,6 +442,268 @@ def test_no_libcalls_option(c):
     check(not lib, "library functions reported despite --no-libcalls: %s" % lib)
 
 
+# --- library calls: jumping out of them, calls counted once, vfork, GOT forms, binding ---
+
+def escape_common(c, mode):
+    """Run e2e_escapes MODE plain and recorded: the same output, exact calls.
+    Returns (report, {function: calls the program counted itself})."""
+    plain = c.run([c.prog("e2e_escapes_plain"), mode], expect=0)
+    rec, data = c.record([c.prog("e2e_escapes"), mode])
+    check(rec.stdout == plain.stdout,
+          "e2e_escapes %s printed something else under stint (the profiler changed the program):\n"
+          "  plain:    %r\n  recorded: %r\n  stderr: %s" % (mode, plain.stdout[-600:], rec.stdout[-600:],
+                                                         rec.stderr.strip()))
+    check("lost track" not in rec.stderr, "stint complained: %s" % rec.stderr.strip())
+    rep = c.report_json(data)
+    counted = {}
+    for line in plain.stdout.splitlines():
+        if line.startswith("calls "):
+            _, name, n = line.split()
+            counted[name] = int(n)
+    expect = {}
+    for row in rep["functions"]:
+        base = row["name"].split("(")[0]
+        if base in counted:
+            expect[row["name"]] = counted[base]
+    check(len(expect) >= 3, "too few of the program's functions in the report: %s" % function_list(rep))
+    expect_calls(rep, expect)
+    expect_calls(rep, {"main": 1, "catch_level(int)": 5, "throw_level(int)": 15})
+    # library calls made after the escapes are still recorded, and nest
+    qs, plain_cmp = func(rep, "qsort", "libc.so"), func(rep, "cmp_plain(void const*, void const*)")
+    check(plain_cmp["calls"] > 0 and qs["elapsed_inclusive"] >= plain_cmp["elapsed_inclusive"],
+          "qsort EI %d < EI %d of the comparator it calls, after the escapes" % (
+              qs["elapsed_inclusive"], plain_cmp["elapsed_inclusive"]))
+    check(calls(rep, "__cxa_throw", "libstdc++.so") == 5, "__cxa_throw: %d calls, expected 5" %
+          calls(rep, "__cxa_throw", "libstdc++.so"))
+    return rep, counted
+
+
+def lib_calls(rep, *names):
+    """Calls of library functions that may share one address (longjmp, siglongjmp)."""
+    return sum(r["calls"] for r in rep["functions"] if r["name"] in names and ".so" in r["module"])
+
+
+@test
+def test_escape_qsort_longjmp(c):
+    """longjmp out of a qsort comparator 300 times, then a C++ throw: same output, exact calls."""
+    rep, _ = escape_common(c, "qsort")
+    check(calls(rep, "qsort", "libc.so") == 301, "qsort: %d calls, expected 301" % calls(rep, "qsort", "libc.so"))
+    check(lib_calls(rep, "longjmp", "_longjmp") == 300, "longjmp: %d calls, expected 300" % lib_calls(rep, "longjmp", "_longjmp"))
+    check(lib_calls(rep, "_setjmp", "setjmp") == 300, "setjmp: %d calls, expected 300" % lib_calls(rep, "_setjmp", "setjmp"))
+    rnd, qs = func(rep, "escape_round(int)"), func(rep, "qsort", "libc.so")
+    check(qs["elapsed_inclusive"] <= func(rep, "main")["elapsed_inclusive"] + 100, "qsort EI > main EI")
+    # the 300 escaped qsort calls close at the longjmp, inside escape_round: all of qsort's
+    # time but the final sort's lies within escape_round's
+    last = sum(r["elapsed_inclusive"] for r in rep["functions"] if r["name"].startswith("cmp_plain"))
+    check(qs["elapsed_inclusive"] <= rnd["elapsed_inclusive"] + 3 * last + 0.1 * qs["elapsed_inclusive"] + 1e5,
+          "qsort EI %d well above escape_round EI %d: escaped qsort frames outlived their caller" % (
+              qs["elapsed_inclusive"], rnd["elapsed_inclusive"]))
+    check(rnd["elapsed_inclusive"] >= 0.9 * sum(r["elapsed_inclusive"] for r in rep["functions"]
+                                                if r["name"].startswith("cmp_escape")),
+          "escape_round EI < its comparators' EI: escaped frames left open")
+
+
+@test
+def test_escape_signal_handler(c):
+    """siglongjmp out of a signal handler run inside raise(), 300 times: same output, exact calls."""
+    rep, _ = escape_common(c, "signal")
+    check(calls(rep, "raise", "libc.so") == 300, "raise: %d calls, expected 300" % calls(rep, "raise", "libc.so"))
+    check(lib_calls(rep, "siglongjmp", "longjmp") == 300,
+          "siglongjmp: %d calls, expected 300" % lib_calls(rep, "siglongjmp", "longjmp"))
+    check(lib_calls(rep, "__sigsetjmp", "sigsetjmp") == 300,
+          "sigsetjmp: %d calls, expected 300" % lib_calls(rep, "__sigsetjmp", "sigsetjmp"))
+    sr, raise_ = func(rep, "signal_round()"), func(rep, "raise", "libc.so")
+    check(raise_["elapsed_inclusive"] <= sr["elapsed_inclusive"] + 100,
+          "raise EI %d > EI %d of signal_round, its caller: escaped raise frames were left open" % (
+              raise_["elapsed_inclusive"], sr["elapsed_inclusive"]))
+
+
+@test
+def test_escape_errlib(c):
+    """A library that longjmps by itself (libpng style) 300 times, then a C++ throw: same output."""
+    rep, _ = escape_common(c, "errlib")
+    check(calls(rep, "errlib_process", "libe2e_errlib.so") == 300,
+          "errlib_process: %d calls, expected 300" % calls(rep, "errlib_process", "libe2e_errlib.so"))
+    er, ep = func(rep, "errlib_round()"), func(rep, "errlib_process", "libe2e_errlib.so")
+    check(ep["elapsed_inclusive"] <= er["elapsed_inclusive"] + 100,
+          "errlib_process EI %d > EI %d of errlib_round, its caller: escaped frames left open" % (
+              ep["elapsed_inclusive"], er["elapsed_inclusive"]))
+
+
+@test
+def test_escape_ucontext(c):
+    """Two ucontext generators yielding from qsort comparators, driven from a qsort comparator."""
+    rep, counted = escape_common(c, "ucontext")
+    check(calls(rep, "qsort", "libc.so") == 4, "qsort: %d calls, expected 4" % calls(rep, "qsort", "libc.so"))
+    expect_calls(rep, {"getcontext": 3, "makecontext": 2, "setcontext": 3}, module="libc.so")
+    resumes = calls(rep, "resume(int)")
+    check(resumes > 0 and calls(rep, "swapcontext", "libc.so") == resumes + counted["cmp_gen"],
+          "swapcontext: %d calls, expected %d (resume) + %d (yields)" % (
+              calls(rep, "swapcontext", "libc.so"), resumes, counted["cmp_gen"]))
+
+
+@test
+def test_counted_once_calls(c):
+    """exit, _exit, pthread_exit, dlopen, dlsym, setjmp, longjmp: each call counted once."""
+    _, rep = c.record_and_report([c.prog("e2e_deep_exit"), "exit"], expect_status=3)
+    expect_calls(rep, {"exit": 1}, module="libc.so")
+    _, rep = c.record_and_report([c.prog("e2e_deep_exit"), "_exit"], expect_status=4)
+    expect_calls(rep, {"_exit": 1}, module="libc.so")
+    _, rep = c.record_and_report([c.prog("e2e_thread_exit")])
+    expect_calls(rep, {"pthread_exit": 1}, module="libc.so")
+    plugin = os.path.join(c.progs, "libe2e_plugin.so")
+    _, rep = c.record_and_report([c.prog("e2e_dlopen_host"), plugin])
+    expect_calls(rep, {"dlopen": 1, "dlsym": 1}, module="libc.so")
+    _, rep = c.record_and_report([c.prog("e2e_longjmp_skip")])
+    check(lib_calls(rep, "_setjmp", "setjmp") == 10, "setjmp: %d calls, expected 10" % lib_calls(rep, "_setjmp", "setjmp"))
+    check(lib_calls(rep, "longjmp", "_longjmp") == 10, "longjmp: %d calls, expected 10" % lib_calls(rep, "longjmp", "_longjmp"))
+
+
+@test
+def test_thread_exit_in_callback(c):
+    """pthread_exit from a qsort comparator: the thread's cleanup handler still runs (the unwinder
+    gets through the probed qsort call), pthread_exit and qsort counted once."""
+    rec, rep = c.record_and_report([c.prog("e2e_thread_exit_cb")])
+    check(rec.stdout.strip() == "cleaned 1", "the cleanup handler did not run under stint: %r" % rec.stdout)
+    expect_calls(rep, {"worker": 1, "cmp_quit": 1, "main": 1})
+    expect_calls(rep, {"pthread_exit": 1, "qsort": 1}, module="libc.so")
+
+
+@test
+def test_dlopen_again_probed(c):
+    """A plugin dlclosed and loaded again (at the same address): its library calls are probed again."""
+    plugin = os.path.join(c.progs, "libe2e_plugin.so")
+    _, rep = c.record_and_report([c.prog("e2e_dlopen_host"), plugin, "twice"])
+    expect_calls(rep, {"host_step": 2, "main": 1}, module="e2e_dlopen_host")
+    expect_calls(rep, {"usleep": 2, "dlopen": 2, "dlclose": 1}, module="libc.so")
+
+
+@test
+def test_vfork_exec(c):
+    """vfork + exec: the child's calls and its exec are its own process entry, not the parent's."""
+    target = c.prog("e2e_exec_target")
+    # without library-call probes too: the child still gets its own entry
+    _, data = c.record([c.prog("e2e_vfork_exec"), target], options=["--no-libcalls"])
+    rep = c.report_json(data)
+    check(len(rep["processes"]) == 3, "--no-libcalls: expected 3 process rows, got %s" % (
+        [(p["pid"], p["command"]) for p in rep["processes"]]))
+    for pid in {p["pid"] for p in rep["processes"]}:
+        out = c.run([c.stint, "report", "-i", data, "--format", "json", "--pid", str(pid)], expect=0)
+        r = json.loads(out.stdout)
+        check(calls(r, "launcher_step") == 0 or calls(r, "child_before_exec") == 0,
+              "--no-libcalls: the vfork child's calls are in its parent's process: %s" % function_list(r))
+        check(not [x for x in r["functions"] if ".so" in x["module"]],
+              "--no-libcalls: library functions reported: %s" % function_list(r))
+    _, data = c.record([c.prog("e2e_vfork_exec"), target])
+    rep = c.report_json(data)
+    expect_calls(rep, {"launcher_step": 3, "child_before_exec": 1, "after_wait": 1})
+    expect_calls(rep, {"exec_target_work": 40}, module="e2e_exec_target")
+    procs = rep["processes"]
+    shown = [(p["pid"], p["command"]) for p in procs]
+    check(len(procs) == 3, "expected 3 process rows (parent, vfork child, exec'd target), got %s" % shown)
+    first_word = lambda p: os.path.basename(p["command"].split()[0]) if p["command"] else ""
+    launcher = sorted((p for p in procs if first_word(p) == "e2e_vfork_exec"), key=lambda p: p["pid"])
+    check(len(launcher) == 2, "expected 2 e2e_vfork_exec processes, got %s" % shown)
+    per = {}
+    for p in launcher:
+        # (not report_json: the child's pid also has the exec'd program's entry)
+        out = c.run([c.stint, "report", "-i", data, "--format", "json", "--pid", str(p["pid"])], expect=0)
+        r = json.loads(out.stdout)
+        per[p["pid"]] = {k: calls(r, k) for k in ("launcher_step", "child_before_exec", "after_wait")}
+        per[p["pid"]]["execl"] = calls(r, "execl", "libc.so")
+        per[p["pid"]]["vfork"] = calls(r, "vfork", "libc.so")
+    parent = [pid for pid, v in per.items() if v["launcher_step"] == 3]
+    child = [pid for pid, v in per.items() if v["child_before_exec"] == 1]
+    check(len(parent) == 1 and len(child) == 1 and parent != child,
+          "the vfork child's calls are not in a process of their own: %s" % per)
+    p, ch = per[parent[0]], per[child[0]]
+    check(p == {"launcher_step": 3, "child_before_exec": 0, "after_wait": 1, "execl": 0, "vfork": 1},
+          "parent's calls %s: expected launcher_step 3, after_wait 1, vfork 1, nothing of the child's" % p)
+    check(ch["execl"] == 1 and ch["after_wait"] == 0 and ch["launcher_step"] == 0,
+          "vfork child's calls %s: expected child_before_exec 1 and execl 1 only" % ch)
+
+
+@test
+def test_instrumented_library(c):
+    """Calls into a library built with -finstrument-functions are counted once (its own probes)."""
+    _, rep = c.record_and_report([c.prog("e2e_instlib_host")])
+    expect_calls(rep, {"instlib_work": 7, "instlib_leaf": 7}, module="libe2e_instlib.so")
+    expect_calls(rep, {"strlen": 7, "usleep": 1}, module="libc.so")
+    rows = function_rows(rep, "instlib_work")
+    check(len(rows) == 1, "instlib_work has %d rows: %s" % (len(rows), function_list(rep)))
+
+
+@test
+def test_fno_plt_calls(c):
+    """-fno-plt (GOT-indirect calls, lazy and -z now): library calls recorded, &free unchanged."""
+    plain = c.run([c.prog("e2e_fnoplt_plain")], expect=0)
+    check("identity same" in plain.stdout, "the uninstrumented program says %r" % plain.stdout)
+    for prog in ("e2e_fnoplt", "e2e_fnoplt_now"):
+        rec, data = c.record([c.prog(prog)])
+        check(rec.stdout == plain.stdout, "%s printed %r under stint, %r without" % (prog, rec.stdout, plain.stdout))
+        rep = c.report_json(data)
+        expect_calls(rep, {"use_libc": 1, "main": 1})
+        expect_calls(rep, {"usleep": 3, "malloc": 10, "qsort": 1}, module="libc.so")
+        us = func(rep, "usleep", "libc.so")
+        check(us["elapsed_inclusive"] >= 2.5e6, "%s: usleep EI %s, expected >= 3 x 1 ms" % (prog, ms(us["elapsed_inclusive"])))
+
+
+LAZY_LIB_V1 = "int lazy_present(void) { return 7; }\nint lazy_gone(void) { return 8; }\n"
+LAZY_LIB_V2 = "int lazy_present(void) { return 7; }\n"
+LAZY_PROG = r'''
+#include <stdio.h>
+#include <stdlib.h>
+int lazy_present(void);
+int lazy_gone(void);
+__attribute__((noipa)) int pick(int argc) { return argc > 5 ? lazy_gone() : lazy_present(); }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	const char *b = getenv("LD_BIND_NOW");
+	printf("value %d bind_now %s\n", pick(argc), b ? b : "unset");
+	fflush(stdout);
+	return system("exit 0") == 0 ? 0 : 9;
+}
+'''
+
+
+@test
+def test_lazy_binding_kept(c):
+    """A program relying on lazy binding (a symbol its library no longer has, never called) runs
+    as without stint, and LD_BIND_NOW is not set for it or its children."""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        print("SKIP: no gcc to build the test program")
+        return
+    d1, d2 = os.path.join(c.tmp, "v1"), os.path.join(c.tmp, "v2")
+    os.mkdir(d1)
+    os.mkdir(d2)
+    for d, src in ((d1, LAZY_LIB_V1), (d2, LAZY_LIB_V2)):
+        with open(os.path.join(d, "lazy.c"), "w") as f:
+            f.write(src)
+        c.run([gcc, "-shared", "-fPIC", "-O2", "-Wl,-soname,libe2e_lazy.so", "-o",
+               os.path.join(d, "libe2e_lazy.so"), os.path.join(d, "lazy.c")], expect=0)
+    src = os.path.join(c.tmp, "lazy_prog.c")
+    with open(src, "w") as f:
+        f.write(LAZY_PROG)
+    prog = os.path.join(c.tmp, "lazy_prog")
+    c.run([gcc, "-O2", "-g", "-finstrument-functions", "-Wl,-z,lazy", "-o", prog, src, "-L" + d1, "-le2e_lazy"], expect=0)
+    env = dict(os.environ, LD_LIBRARY_PATH=d2)
+    env.pop("LD_BIND_NOW", None)
+    plain = c.run([prog], env=env)
+    check(plain.returncode == 0 and "value 7 bind_now unset" in plain.stdout,
+          "the program does not run lazily without stint here: %d %r %r" % (plain.returncode, plain.stdout, plain.stderr))
+    data = os.path.join(c.tmp, "stint.data")
+    rec = c.run([c.stint, "record", "-m", "instrument", "-o", data, "--", prog], env=env)
+    check(rec.returncode == 0 and rec.stdout == plain.stdout,
+          "under stint the program exited %d printing %r (without: %r)\n  stderr: %s" % (
+              rec.returncode, rec.stdout, plain.stdout, rec.stderr.strip()))
+    rep = c.report_json(data)
+    expect_calls(rep, {"pick": 1, "main": 1})
+    expect_calls(rep, {"lazy_present": 1}, module="libe2e_lazy.so")
+    expect_calls(rep, {"printf": 1, "system": 1}, module="libc.so")
+
+
 @test
 def test_crash_sigsegv(c):
     """SIGSEGV: record exits 139, the calls before the crash are all kept."""

@@ -1,0 +1,44 @@
+/*
+ * rt_plt.h - what the two halves of the library-call probes share:
+ * rt_plt_got.c (which GOT entries are rewritten, and to what) and rt_plt.c
+ * (what a rewritten call does at run time).  Private to runtime/.
+ */
+#ifndef STINT_RT_PLT_H
+#define STINT_RT_PLT_H
+
+#include <stdint.h>
+
+#define RT_PLT_MAX_SLOTS (1u << 18)
+
+/* What a hooked call does (rt_plt_kind_of decides from its name). */
+enum rt_plt_kind {
+	RT_PLT_CALL = 0,   /* entry, return address swapped, exit at its return */
+	RT_PLT_NORETURN,   /* entry only: closed once the program is past it */
+	RT_PLT_JUMP,       /* longjmp & co: entry, then closes what it leaves */
+	RT_PLT_SETCONTEXT, /* the same, for a ucontext */
+	RT_PLT_ONCE,       /* returns twice or needs its caller: entry+exit at once */
+	RT_PLT_VFORK,      /* vfork: rt_plt_vfork */
+	RT_PLT_THREAD_EXIT, /* pthread_exit: as NORETURN, the return addresses put back first */
+};
+
+/* One rewritten GOT entry; its number is in the stub that reaches it. */
+struct rt_plt_slot {
+	uint64_t target; /* where the call goes */
+	uint64_t fn;     /* the function it is recorded as (differs for rt.c's interposers) */
+	uint32_t kind;   /* enum rt_plt_kind */
+	uint32_t last;   /* the thunk of this slot's last call + 1: a cache */
+};
+
+extern struct rt_plt_slot *rt_plt_slots; /* slot number -> call (rt_plt_got.c) */
+extern uint32_t rt_plt_nslots;
+
+/* rt_plt_got.c */
+int rt_plt_kind_of(const char *name); /* -1: never hooked; else an enum rt_plt_kind */
+
+/* rt_plt.c and rt_plt_x86_64.S */
+void rt_plt_entry(void);
+void rt_plt_vfork(void);
+int rt_plt_thunks_ok(void);
+void rt_plt_thunks_after_fork(void);
+
+#endif

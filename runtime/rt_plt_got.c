@@ -1,0 +1,645 @@
+/*
+ * rt_plt_got.c - which GOT entries of which modules the library-call probes
+ * rewrite, and to what (rt_plt.c says what a rewritten call then does).
+ *
+ * The GOT entries of the modules built with -finstrument-functions are
+ * rewritten once, at start-up and after each dlopen, to point to a
+ * per-entry stub (`mov $slot, %r11d; jmp *rt_plt_entry`).  Only entries
+ * that lead into modules NOT built with -finstrument-functions are
+ * rewritten: an instrumented library has probes of its own (SPEC.md).
+ *
+ * Which entries: every R_X86_64_JUMP_SLOT (calls through the PLT), and the
+ * R_X86_64_GLOB_DAT entries of functions that the module's code uses only
+ * to call or jump through (-fno-plt: `call *foo@GOTPCREL(%rip)`).  A
+ * GLOB_DAT entry also serves to take a function's address; rewriting it
+ * would change &foo, so an entry that any instruction reads other than as
+ * a call or jump target is left alone (rt_plt_mark_non_calls).
+ *
+ * Binding: the program's own binding is kept (no LD_BIND_NOW).  An entry
+ * still lazy, i.e. pointing back into its module's PLT, is bound here the
+ * way the dynamic linker would (global scope, then the module's own scope,
+ * with the symbol's version); a symbol that cannot be found now stays lazy
+ * and unprobed, so a program that relies on lazy binding to never need it
+ * behaves as it always did.
+ *
+ * A module loaded after a dlclose at the address of one already handled
+ * is told apart by its GOT (the stub written there is gone) and handled.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt_int.h"
+#include "rt_plt.h"
+
+#define RT_PLT_STUB 32
+
+struct rt_plt_slot *rt_plt_slots;
+uint32_t rt_plt_nslots;
+static pthread_mutex_t rt_plt_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The modules already handled: load base, and one GOT entry with the stub
+ * written there, by which a module loaded at the same base after a
+ * dlclose (whose GOT is new) is told from the one handled. */
+struct rt_plt_done {
+	uintptr_t base;
+	uint64_t *got;
+	uint64_t stub;
+};
+static struct rt_plt_done rt_plt_done[1024];
+static unsigned rt_plt_ndone;
+static char *rt_plt_names; /* "address name" lines for the recorder */
+static size_t rt_plt_names_len, rt_plt_names_cap;
+
+/* ------------------------------------------------------------------------
+ * Which functions need care
+ * --------------------------------------------------------------------- */
+
+static int rt_plt_in_list(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, list[i]) == 0)
+			return 1;
+	return 0;
+}
+#define RT_IN(name, list) rt_plt_in_list(name, list, sizeof(list) / sizeof(list[0]))
+
+/* -1: never hooked; else an enum rt_plt_kind. */
+int rt_plt_kind_of(const char *name)
+{
+	/* the runtime's own hooks, the start of the program, the TLS helper,
+	 * the unwinder's internals and clone (whose child would share this
+	 * thread's recording) are not calls of the program's to count */
+	static const char *const never[] = {
+		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__libc_start_main",
+		"__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
+	};
+	static const char *const noreturn[] = {
+		"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",
+		"__assert_fail", "__assert_perror_fail", "__fortify_fail", "__chk_fail", "__cxa_throw",
+		"__cxa_rethrow", "__cxa_call_unexpected", "__cxa_bad_cast", "__cxa_bad_typeid",
+		"__cxa_throw_bad_array_new_length", "__cxa_pure_virtual", "__cxa_deleted_virtual",
+	};
+	static const char *const jump[] = {
+		"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+	};
+	static const char *const once[] = {
+		"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx", "getcontext",
+		"swapcontext", "dlsym", "dlvsym", "dlmopen", "dlopen",
+	};
+	if (RT_IN(name, never) || strncmp(name, "_Unwind_", 8) == 0)
+		return -1;
+	if (RT_IN(name, noreturn) || strstr(name, "__throw_") != NULL ||
+	    strstr(name, "rethrow_exception") != NULL)
+		return RT_PLT_NORETURN;
+	if (RT_IN(name, jump))
+		return RT_PLT_JUMP;
+	if (strcmp(name, "setcontext") == 0)
+		return RT_PLT_SETCONTEXT;
+	if (RT_IN(name, once))
+		return RT_PLT_ONCE;
+	if (strcmp(name, "vfork") == 0 || strcmp(name, "__vfork") == 0)
+		return RT_PLT_VFORK;
+	if (strcmp(name, "pthread_exit") == 0)
+		return RT_PLT_THREAD_EXIT;
+	return RT_PLT_CALL;
+}
+
+static void rt_plt_note_name(uint64_t addr, const char *name)
+{
+	char line[600];
+	int n = snprintf(line, sizeof(line), "%llx %s\n", (unsigned long long)addr, name);
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return;
+	if (rt_plt_names_len + (size_t)n > rt_plt_names_cap) {
+		size_t cap = rt_plt_names_cap ? rt_plt_names_cap * 2 : 16384;
+		while (cap < rt_plt_names_len + (size_t)n)
+			cap *= 2;
+		/* mmap, not realloc: the runtime never calls the program's malloc */
+		char *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return;
+		if (rt_plt_names) {
+			memcpy(p, rt_plt_names, rt_plt_names_len);
+			munmap(rt_plt_names, rt_plt_names_cap);
+		}
+		rt_plt_names = p;
+		rt_plt_names_cap = cap;
+	}
+	memcpy(rt_plt_names + rt_plt_names_len, line, (size_t)n);
+	rt_plt_names_len += (size_t)n;
+}
+
+/* Write one stub: mov $idx, %r11d; jmp *rt_plt_entry */
+static void rt_plt_write_stub(uint8_t *p, uint32_t idx)
+{
+	uint64_t entry = (uint64_t)(uintptr_t)rt_plt_entry;
+	memset(p, 0xcc, RT_PLT_STUB);
+	p[0] = 0x41;
+	p[1] = 0xbb;
+	memcpy(p + 2, &idx, 4);
+	p[6] = 0xff;
+	p[7] = 0x25;
+	memset(p + 8, 0, 4);
+	memcpy(p + 12, &entry, 8);
+}
+
+/* ------------------------------------------------------------------------
+ * Reading a module's dynamic section
+ * --------------------------------------------------------------------- */
+
+struct rt_dyn {
+	uintptr_t base;
+	const ElfW(Rela) *jmprel, *rela;
+	size_t njmprel, nrela;
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const ElfW(Half) *versym;
+	const ElfW(Verneed) *verneed;
+	size_t nverneed;
+};
+
+/* glibc relocates some d_ptr entries in place and not others (DT_VERNEED):
+ * an address below the load base is still a link-time one. */
+static const void *rt_plt_dptr(uintptr_t base, ElfW(Addr) p)
+{
+	return (const void *)(p < base ? base + p : p);
+}
+
+static int rt_plt_read_dynamic(const struct dl_phdr_info *info, struct rt_dyn *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->base = info->dlpi_addr;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		const ElfW(Dyn) *dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		size_t relsz = 0, relasz = 0;
+		int rela = 1;
+		for (; dyn->d_tag != DT_NULL; dyn++) {
+			switch (dyn->d_tag) {
+			case DT_JMPREL: d->jmprel = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_PLTRELSZ: relsz = dyn->d_un.d_val; break;
+			case DT_RELA: d->rela = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_RELASZ: relasz = dyn->d_un.d_val; break;
+			case DT_SYMTAB: d->symtab = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_STRTAB: d->strtab = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_PLTREL: rela = dyn->d_un.d_val == DT_RELA; break;
+			case DT_VERSYM: d->versym = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_VERNEED: d->verneed = rt_plt_dptr(d->base, dyn->d_un.d_ptr); break;
+			case DT_VERNEEDNUM: d->nverneed = dyn->d_un.d_val; break;
+			}
+		}
+		if (!rela || !d->symtab || !d->strtab)
+			return -1;
+		d->njmprel = d->jmprel ? relsz / sizeof(ElfW(Rela)) : 0;
+		d->nrela = d->rela ? relasz / sizeof(ElfW(Rela)) : 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* The version a module asks of dynamic symbol i ("GLIBC_2.14"), or NULL. */
+static const char *rt_plt_version(const struct rt_dyn *d, size_t i)
+{
+	if (!d->versym || !d->verneed)
+		return NULL;
+	ElfW(Half) want = d->versym[i] & 0x7fff;
+	if (want < 2)
+		return NULL;
+	const ElfW(Verneed) *vn = d->verneed;
+	for (size_t n = 0; n < d->nverneed; n++) {
+		const ElfW(Vernaux) *va = (const void *)((const char *)vn + vn->vn_aux);
+		for (unsigned a = 0; a < vn->vn_cnt; a++) {
+			if (va->vna_other == want)
+				return d->strtab + va->vna_name;
+			va = (const void *)((const char *)va + va->vna_next);
+		}
+		if (!vn->vn_next)
+			break;
+		vn = (const void *)((const char *)vn + vn->vn_next);
+	}
+	return NULL;
+}
+
+static int rt_plt_module_instrumented(const struct rt_dyn *d)
+{
+	const ElfW(Rela) *lists[2] = {d->jmprel, d->rela};
+	size_t counts[2] = {d->njmprel, d->nrela};
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < counts[l]; i++) {
+			uint32_t s = (uint32_t)ELF64_R_SYM(lists[l][i].r_info);
+			if (s && strcmp(d->strtab + d->symtab[s].st_name, "__cyg_profile_func_enter") == 0)
+				return 1;
+		}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The modules of the process: which are instrumented
+ * --------------------------------------------------------------------- */
+
+struct rt_plt_mod {
+	uintptr_t lo, hi; /* the module's mapped range */
+	int instrumented;
+};
+static struct rt_plt_mod rt_plt_mods[1024];
+static unsigned rt_plt_nmods;
+
+static int rt_plt_collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (rt_plt_nmods >= sizeof(rt_plt_mods) / sizeof(rt_plt_mods[0]))
+		return 0;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+			uintptr_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			if (a < lo)
+				lo = a;
+			if (a + info->dlpi_phdr[i].p_memsz > hi)
+				hi = a + info->dlpi_phdr[i].p_memsz;
+		}
+	if (hi <= lo)
+		return 0;
+	struct rt_dyn d;
+	struct rt_plt_mod *m = &rt_plt_mods[rt_plt_nmods++];
+	m->lo = lo;
+	m->hi = hi;
+	/* this runtime has probes in its calibration yardstick (rt_calib.c),
+	 * but its interposers are library functions to probe */
+	Dl_info self;
+	int is_self = dladdr((void *)rt_plt_collect, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr;
+	m->instrumented = !is_self && rt_plt_read_dynamic(info, &d) == 0 && rt_plt_module_instrumented(&d);
+	return 0;
+}
+
+static const struct rt_plt_mod *rt_plt_mod_of(uint64_t addr)
+{
+	for (unsigned i = 0; i < rt_plt_nmods; i++)
+		if (addr >= rt_plt_mods[i].lo && addr < rt_plt_mods[i].hi)
+			return &rt_plt_mods[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Resolving a lazy entry as the dynamic linker would
+ * --------------------------------------------------------------------- */
+
+/* The dynamic linker's handle of the module loaded at base (glibc: the
+ * link_map itself), for a lookup in that module's own scope. */
+static void *rt_plt_handle_of(uintptr_t base)
+{
+	for (struct link_map *l = _r_debug.r_map; l; l = l->l_next)
+		if (l->l_addr == base)
+			return l;
+	return NULL;
+}
+
+/*
+ * Look a symbol up as the dynamic linker binds it: the first module of the
+ * global scope that defines it (an unversioned definition, as an
+ * interposer's, satisfies any version), with the version asked for when
+ * that module has several; then the module's own scope (RTLD_LOCAL).
+ */
+static uint64_t rt_plt_lookup(uintptr_t base, const char *name, const char *version)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	if (p && version) {
+		void *v = dlvsym(RTLD_DEFAULT, name, version);
+		if (v && rt_plt_mod_of((uint64_t)(uintptr_t)v) == rt_plt_mod_of((uint64_t)(uintptr_t)p))
+			p = v;
+	}
+	if (!p) {
+		void *h = rt_plt_handle_of(base);
+		if (h)
+			p = version ? dlvsym(h, name, version) : dlsym(h, name);
+	}
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* ------------------------------------------------------------------------
+ * GLOB_DAT entries used only as call or jump targets
+ * --------------------------------------------------------------------- */
+
+static int rt_plt_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Shell sort: libc's qsort may call malloc, perhaps the program's own. */
+static void rt_plt_sort_u64(uint64_t *a, size_t n)
+{
+	for (size_t gap = n / 2; gap > 0; gap /= 2)
+		for (size_t i = gap; i < n; i++) {
+			uint64_t v = a[i];
+			size_t j = i;
+			for (; j >= gap && a[j - gap] > v; j -= gap)
+				a[j] = a[j - gap];
+			a[j] = v;
+		}
+}
+
+/*
+ * slots[0..n) (sorted GOT addresses) get bit 0 set when some instruction in
+ * the module's executable segments refers to them other than as
+ * `call *slot(%rip)` (ff 15) or `jmp *slot(%rip)` (ff 25).  The scan looks
+ * at every 4-byte window as a RIP-relative displacement, with 0, 1, 2 or 4
+ * bytes of immediate after it: byte patterns that only look like such a
+ * reference make it refuse a slot, never accept one.
+ */
+static void rt_plt_mark_non_calls(const struct dl_phdr_info *info, uint64_t *slots, size_t n)
+{
+	if (!n)
+		return;
+	uint64_t lo = slots[0] & ~1ull, hi = (slots[n - 1] & ~1ull) + 8;
+	static const int imm[] = {0, 1, 2, 4};
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || ph->p_filesz < 8)
+			continue;
+		const uint8_t *b = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		size_t len = ph->p_filesz;
+		for (size_t p = 0; p + 4 <= len; p++) {
+			int32_t disp;
+			memcpy(&disp, b + p, 4);
+			uint64_t t0 = (uint64_t)(uintptr_t)(b + p + 4) + (uint64_t)(int64_t)disp;
+			if (t0 + 4 < lo || t0 >= hi) /* the common case: one test per byte */
+				continue;
+			for (int k = 0; k < 4; k++) {
+				uint64_t tgt = (uint64_t)(uintptr_t)(b + p + 4 + imm[k]) + (uint64_t)(int64_t)disp;
+				if (tgt < lo || tgt >= hi)
+					continue;
+				size_t a = 0, z = n;
+				while (a < z) { /* find tgt's slot */
+					size_t mid = (a + z) / 2;
+					if ((slots[mid] & ~1ull) < tgt)
+						a = mid + 1;
+					else
+						z = mid;
+				}
+				if (a == n || (slots[a] & ~1ull) != tgt)
+					continue;
+				int is_call = k == 0 && p >= 2 && b[p - 2] == 0xff &&
+					      (b[p - 1] == 0x15 || b[p - 1] == 0x25);
+				if (!is_call)
+					slots[a] |= 1;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Rewriting a module's GOT
+ * --------------------------------------------------------------------- */
+
+static const ElfW(Phdr) *rt_plt_relro(const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO)
+			return &info->dlpi_phdr[i];
+	return NULL;
+}
+
+struct rt_plt_hook {
+	uint64_t *first_got; /* the first entry rewritten, and its stub */
+	uint64_t first_stub;
+	uint8_t *stubs;
+	size_t nstubs, cap;
+	uintptr_t ro_lo, ro_hi;
+	size_t page;
+};
+
+/* Point one GOT entry of module d at a new stub, if its call is one to probe. */
+static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_dyn *d,
+			      const ElfW(Rela) *r, struct rt_plt_hook *h)
+{
+	static int self_known;
+	static Dl_info self;
+	if (!self_known)
+		self_known = dladdr((void *)rt_plt_hook_entry, &self) ? 1 : -1;
+	uint32_t si = (uint32_t)ELF64_R_SYM(r->r_info);
+	const ElfW(Sym) *sym = &d->symtab[si];
+	const char *nm = d->strtab + sym->st_name;
+	if (!si || !*nm || sym->st_shndx != SHN_UNDEF || h->nstubs >= h->cap ||
+	    rt_plt_nslots >= RT_PLT_MAX_SLOTS)
+		return;
+	int kind = rt_plt_kind_of(nm);
+	/* without library-call probes vfork is still taken over: its child's
+	 * events must not land in the parent's recording */
+	if (kind < 0 || (!rt_g.plt && kind != RT_PLT_VFORK))
+		return;
+	uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
+	uint64_t target = *got;
+	const struct rt_plt_mod *own = rt_plt_mod_of((uint64_t)(uintptr_t)got);
+	const struct rt_plt_mod *tm = rt_plt_mod_of(target);
+	if (!own)
+		return;
+	if (!tm || tm == own) {
+		/* still lazy (the module's own PLT), or never bound: resolve it now,
+		 * as the dynamic linker would; if the symbol is not there yet,
+		 * the entry stays as the program had it */
+		if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
+			return;
+		target = rt_plt_lookup(info->dlpi_addr, nm, rt_plt_version(d, si));
+		tm = target ? rt_plt_mod_of(target) : NULL;
+		if (!tm || tm == own)
+			return;
+	}
+	if (tm->instrumented) /* it has probes of its own */
+		return;
+	uint64_t fn = target;
+	int ours = self_known > 0 && tm->lo == (uintptr_t)self.dli_fbase;
+	if (ours) {
+		/* one of rt.c's interposers (dlopen, ...): it calls the real one
+		 * itself; the call is recorded as the real one's */
+		void *real = dlsym(RTLD_NEXT, nm);
+		if (real)
+			fn = (uint64_t)(uintptr_t)real;
+		if (strcmp(nm, "dlopen") == 0)
+			kind = RT_PLT_CALL; /* the real dlopen sees rt.c as its caller anyway */
+	}
+	uintptr_t pg = (uintptr_t)got & ~(h->page - 1);
+	if (mprotect((void *)pg, h->page, PROT_READ | PROT_WRITE) < 0)
+		return;
+	uint32_t idx = rt_plt_nslots;
+	struct rt_plt_slot *s = &rt_plt_slots[idx];
+	s->target = kind == RT_PLT_VFORK ? (uint64_t)(uintptr_t)rt_plt_vfork : target;
+	s->fn = fn;
+	s->kind = (uint32_t)kind;
+	s->last = 0;
+	uint8_t *stub = h->stubs + h->nstubs * RT_PLT_STUB;
+	rt_plt_write_stub(stub, idx);
+	__atomic_store_n(&rt_plt_nslots, idx + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(got, (uint64_t)(uintptr_t)stub, __ATOMIC_RELEASE);
+	if (pg >= h->ro_lo && pg < h->ro_hi)
+		mprotect((void *)pg, h->page, PROT_READ);
+	if (rt_g.plt)
+		rt_plt_note_name(fn, nm);
+	if (!h->first_got) {
+		h->first_got = got;
+		h->first_stub = (uint64_t)(uintptr_t)stub;
+	}
+	h->nstubs++;
+}
+
+static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *done)
+{
+	struct rt_dyn d;
+	if (rt_plt_read_dynamic(info, &d) < 0 || !rt_plt_module_instrumented(&d))
+		return;
+	struct rt_plt_hook h;
+	memset(&h, 0, sizeof(h));
+	h.page = (size_t)sysconf(_SC_PAGESIZE);
+	/* the GLOB_DAT entries of functions, and which of them only calls use */
+	size_t nglob = 0;
+	for (size_t i = 0; i < d.nrela; i++)
+		if (ELF64_R_TYPE(d.rela[i].r_info) == R_X86_64_GLOB_DAT)
+			nglob++;
+	uint64_t *glob = NULL;
+	size_t globsz = (nglob * sizeof(uint64_t) + h.page - 1) & ~(h.page - 1);
+	if (nglob) {
+		glob = mmap(NULL, globsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (glob == MAP_FAILED) {
+			glob = NULL;
+			nglob = 0;
+		}
+	}
+	size_t ng = 0;
+	for (size_t i = 0; i < d.nrela && glob; i++) {
+		const ElfW(Rela) *r = &d.rela[i];
+		if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT)
+			continue;
+		const ElfW(Sym) *sym = &d.symtab[ELF64_R_SYM(r->r_info)];
+		int type = ELF64_ST_TYPE(sym->st_info);
+		uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
+		/* functions that are bound (not a weak one absent) and may be probed */
+		if (sym->st_shndx == SHN_UNDEF && *got &&
+		    (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE) &&
+		    rt_plt_kind_of(d.strtab + sym->st_name) >= 0)
+			glob[ng++] = (uint64_t)(uintptr_t)got;
+	}
+	rt_plt_sort_u64(glob, ng);
+	rt_plt_mark_non_calls(info, glob, ng);
+
+	h.cap = d.njmprel + ng;
+	if (!h.cap)
+		goto out;
+	size_t stubsz = (h.cap * RT_PLT_STUB + h.page - 1) & ~(h.page - 1);
+	h.stubs = mmap(NULL, stubsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h.stubs == MAP_FAILED)
+		goto out;
+	const ElfW(Phdr) *relro = rt_plt_relro(info);
+	h.ro_lo = relro ? (info->dlpi_addr + relro->p_vaddr) & ~(h.page - 1) : 0;
+	h.ro_hi = relro ? info->dlpi_addr + relro->p_vaddr + relro->p_memsz : 0;
+	for (size_t i = 0; i < d.njmprel; i++)
+		if (ELF64_R_TYPE(d.jmprel[i].r_info) == R_X86_64_JUMP_SLOT)
+			rt_plt_hook_entry(info, &d, &d.jmprel[i], &h);
+	for (size_t i = 0; i < d.nrela && ng; i++) {
+		const ElfW(Rela) *r = &d.rela[i];
+		if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT)
+			continue;
+		uint64_t at = info->dlpi_addr + r->r_offset;
+		uint64_t *g = bsearch(&at, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64);
+		if (g) /* a call-only slot: bit 0 clear, so bsearch found it exactly */
+			rt_plt_hook_entry(info, &d, r, &h);
+	}
+	/* the stubs become executable before the GOT can reach them: the GOT
+	 * writes above only happen in this single-threaded set-up or under
+	 * dlopen, before the new module's code runs */
+	mprotect(h.stubs, stubsz, PROT_READ | PROT_EXEC);
+	if (done) {
+		done->got = h.first_got;
+		done->stub = h.first_stub;
+	}
+out:
+	if (glob)
+		munmap(glob, globsz);
+}
+
+static int rt_plt_visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	struct rt_plt_done *done = NULL;
+	for (unsigned i = 0; i < rt_plt_ndone && !done; i++)
+		if (rt_plt_done[i].base == info->dlpi_addr)
+			done = &rt_plt_done[i];
+	if (done) {
+		/* handled, unless it is another module at the same base: then
+		 * the entry, if still inside a segment, no longer holds our stub */
+		if (!done->got)
+			return 0;
+		int inside = 0;
+		for (int i = 0; i < info->dlpi_phnum; i++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+			if (ph->p_type == PT_LOAD && (uintptr_t)done->got >= a &&
+			    (uintptr_t)done->got + 8 <= a + ph->p_memsz)
+				inside = 1;
+		}
+		if (inside && *done->got == done->stub)
+			return 0;
+		done->got = NULL;
+	} else if (rt_plt_ndone < sizeof(rt_plt_done) / sizeof(rt_plt_done[0])) {
+		done = &rt_plt_done[rt_plt_ndone++];
+		done->base = info->dlpi_addr;
+		done->got = NULL;
+	}
+	/* skip the vDSO and this runtime */
+	Dl_info self;
+	if (dladdr((void *)rt_plt_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr)
+		return 0;
+	if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
+		return 0;
+	rt_plt_module(info, done);
+	return 0;
+}
+
+void rt_plt_init(void)
+{
+	if (!rt_plt_thunks_ok())
+		return;
+	pthread_mutex_lock(&rt_plt_lock);
+	if (!rt_plt_slots) {
+		void *m = mmap(NULL, RT_PLT_MAX_SLOTS * sizeof(struct rt_plt_slot),
+			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		rt_plt_slots = m == MAP_FAILED ? NULL : m;
+	}
+	if (rt_plt_slots) {
+		rt_plt_nmods = 0;
+		dl_iterate_phdr(rt_plt_collect, NULL);
+		dl_iterate_phdr(rt_plt_visit, NULL);
+		if (rt_plt_names_len)
+			rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
+	}
+	pthread_mutex_unlock(&rt_plt_lock);
+}
+
+void rt_plt_after_dlopen(void)
+{
+	rt_plt_init();
+}
+
+/* The hooked functions' names, for a new process key. */
+void rt_plt_save_names(void)
+{
+	if (rt_plt_names_len)
+		rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
+}
+
+/* In a fork child, which has a key of its own: no lock, one thread. */
+void rt_plt_fork_child(void)
+{
+	pthread_mutex_init(&rt_plt_lock, NULL);
+	rt_plt_thunks_after_fork();
+	rt_plt_save_names();
+}
