@@ -173,6 +173,10 @@ static char *sorted_maps(const char *maps, size_t len, size_t *outlen)
 	qsort(lines, n, sizeof(*lines), cmp_line_start);
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
+		/* the same mapping twice (read from /proc at attach, and as an
+		 * mmap record made while attaching): once */
+		if (i && strcmp(lines[i], lines[i - 1]) == 0)
+			continue;
 		size_t l = strlen(lines[i]);
 		memcpy(out + o, lines[i], l);
 		o += l;
