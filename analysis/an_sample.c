@@ -121,18 +121,7 @@ static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **row
 	memset(t, 0, sizeof(*t));
 }
 
-/*
- * The interned functions of the inline chains of one process, per source
- * line entry (an address), made on first use: report time must not grow
- * with the samples' depth in inlined code.
- */
-struct inl_cache {
-	uint32_t *at;   /* per p->lines entry: offset into pool, ~0u if not yet */
-	uint32_t *pool; /* function indices, each chain outermost first */
-	uint32_t npool, cappool;
-};
-
-static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process *p, struct inl_cache *c,
+static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process *p, struct an_inline_cache *c,
 				  const struct fmt_line *l, uint32_t module)
 {
 	uint32_t li = (uint32_t)(l - p->lines);
@@ -156,15 +145,38 @@ static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process 
 	return c->pool + c->at[li];
 }
 
-/* Room for ne + more expanded frames in *v (of capacity *cap). */
-static void frames_room(uint32_t **v, size_t *cap, size_t need)
+void an_inline_cache_free(struct an_inline_cache *c)
 {
-	if (need <= *cap)
-		return;
-	*cap = need * 2;
-	*v = realloc(*v, *cap * sizeof(**v));
-	if (!*v)
-		abort();
+	free(c->at);
+	free(c->pool);
+	memset(c, 0, sizeof(*c));
+}
+
+size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
+			struct an_inline_cache *c, const uint64_t *pcs, unsigned n, uint32_t *outer,
+			uint32_t **fns, size_t *cap)
+{
+	size_t ne = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t fn = an_resolve(r, p, m, pcs[i]);
+		if (outer)
+			outer[i] = fn;
+		const struct fmt_line *l = fmt_line_at(p, i ? pcs[i] - 1 : pcs[i]);
+		size_t need = ne + 1 + (l ? l->ninl : 0);
+		if (need > *cap) {
+			*cap = need * 2 + 64;
+			*fns = realloc(*fns, *cap * sizeof(**fns));
+			if (!*fns)
+				abort();
+		}
+		if (l && l->ninl) {
+			const uint32_t *chain = inline_fns(r, p, c, l, r->funcs[fn].module);
+			for (uint32_t k = l->ninl; k-- > 0;)
+				(*fns)[ne++] = chain[k];
+		}
+		(*fns)[ne++] = fn;
+	}
+	return ne;
 }
 
 static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t a)
@@ -183,7 +195,7 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	r->nthreads = d->nthreads;
 	r->threads = calloc(d->nthreads + 1, sizeof(*r->threads));
 	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
-	struct inl_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
+	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
 	if (!r->threads || !maps || !inl)
 		return -1;
 	struct key_tab lines = {0}, addrs = {0};
@@ -210,20 +222,8 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 				continue;
 			at->events++;
 			r->cut_stacks += (uint64_t)cut;
-			/* expand each address to its function and the inline chain there */
-			size_t ne = 0;
-			for (unsigned i = 0; i < n; i++) {
-				outer[i] = an_resolve(r, p, &maps[th->proc], pcs[i]);
-				const struct fmt_line *l = fmt_line_at(p, i ? pcs[i] - 1 : pcs[i]);
-				if (l && l->ninl) {
-					const uint32_t *chain = inline_fns(r, p, &inl[th->proc], l, r->funcs[outer[i]].module);
-					frames_room(&fns, &fcap, ne + l->ninl + 1);
-					for (uint32_t k = l->ninl; k-- > 0;)
-						fns[ne++] = chain[k];
-				}
-				frames_room(&fns, &fcap, ne + 1);
-				fns[ne++] = outer[i];
-			}
+			/* each address: the inline chain there, then the function holding the code */
+			size_t ne = an_sample_frames(r, p, &maps[th->proc], &inl[th->proc], pcs, n, outer, &fns, &fcap);
 			uint32_t node = 0;
 			for (size_t i = ne; i-- > 0;) {
 				node = cct_child(&at->tree, node, fns[i]);
@@ -272,8 +272,7 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	free(fns);
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		an_addr_map_free(&maps[i]);
-		free(inl[i].at);
-		free(inl[i].pool);
+		an_inline_cache_free(&inl[i]);
 	}
 	free(maps);
 	free(inl);
