@@ -504,17 +504,22 @@ static int inl_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, i
 	return 0;
 }
 
-/* A DIE's function name: the demangled linkage name, else its name. */
+/*
+ * A DIE's function name, as the symbol tables would give it: a C++
+ * linkage name demangled (with its parameters, like the demangled symbols);
+ * else the source name (a C linkage name is an asm label, such as glibc's
+ * __GI_ aliases, which would split one function into two rows).
+ */
 static char *inl_name(Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
 	const char *ln = NULL;
 	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
 		ln = dwarf_formstring(&a);
-	if (ln)
+	if (ln && ln[0] == '_' && ln[1] == 'Z')
 		return sym_demangle(ln);
 	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
-	return strdup(n ? n : "[inlined]");
+	return strdup(n ? n : ln ? ln : "[inlined]");
 }
 
 uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)
