@@ -158,10 +158,13 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 {
 	size_t ne = 0;
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t fn = an_resolve(r, p, m, pcs[i]);
+		/* a caller's return address may be past its function's end: the
+		 * call instruction, one byte back, is inside it */
+		uint64_t a = i ? pcs[i] - 1 : pcs[i];
+		uint32_t fn = an_resolve(r, p, m, a);
 		if (outer)
 			outer[i] = fn;
-		const struct fmt_line *l = fmt_line_at(p, i ? pcs[i] - 1 : pcs[i]);
+		const struct fmt_line *l = fmt_line_at(p, a);
 		size_t need = ne + 1 + (l ? l->ninl : 0);
 		if (need > *cap) {
 			*cap = need * 2 + 64;
