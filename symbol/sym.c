@@ -266,6 +266,40 @@ struct plt_reloc {
 	const char *name;
 };
 
+/* Names made here (not in the ELF string tables), freed with the table. */
+struct plt_names {
+	char **v;
+	size_t n;
+};
+
+static const char *plt_keep(struct plt_names *k, char *name)
+{
+	char **nv = name ? realloc(k->v, (k->n + 1) * sizeof(*nv)) : NULL;
+	if (!nv) {
+		free(name);
+		return NULL;
+	}
+	k->v = nv;
+	k->v[k->n++] = name;
+	return name;
+}
+
+/*
+ * The name of an R_X86_64_IRELATIVE slot (no symbol: the addend is the
+ * IFUNC resolver, e.g. strlen's in libc): the symbol there, else
+ * "*ABS*+0xADDEND" as objdump prints it.
+ */
+static const char *plt_irelative_name(Dwfl_Module *m, GElf_Addr bias, uint64_t addend, struct plt_names *k)
+{
+	const char *s = dwfl_module_addrname(m, addend + bias);
+	char *n = NULL;
+	if (s && *s)
+		n = strdup(s);
+	else if (asprintf(&n, "*ABS*+0x%llx", (unsigned long long)addend) < 0)
+		n = NULL;
+	return plt_keep(k, n);
+}
+
 static int cmp_plt_reloc(const void *a, const void *b)
 {
 	const struct plt_reloc *x = a, *y = b;
@@ -286,8 +320,9 @@ static const char *plt_reloc_name(const struct plt_reloc *r, size_t n, uint64_t 
 }
 
 /* The relocations of one SHT_RELA section that name a dynamic symbol. */
-static void plt_read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct plt_reloc **v, size_t *n,
-			    size_t *cap, const char ***plt_order, size_t *nplt, int is_plt)
+static void plt_read_relocs(Dwfl_Module *m, GElf_Addr bias, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			    struct plt_reloc **v, size_t *n, size_t *cap, const char ***plt_order, size_t *nplt,
+			    int is_plt, struct plt_names *keep)
 {
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
 	GElf_Shdr symsh;
@@ -301,6 +336,8 @@ static void plt_read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct 
 		if (!gelf_getrela(rd, (int)i, &ra) || !gelf_getsym(sd, (int)GELF_R_SYM(ra.r_info), &sym))
 			continue;
 		const char *name = GELF_R_SYM(ra.r_info) ? elf_strptr(elf, symsh.sh_link, sym.st_name) : NULL;
+		if (!GELF_R_SYM(ra.r_info) && GELF_R_TYPE(ra.r_info) == R_X86_64_IRELATIVE)
+			name = plt_irelative_name(m, bias, (uint64_t)ra.r_addend, keep);
 		if (is_plt) {
 			const char **no = realloc(*plt_order, (*nplt + 1) * sizeof(*no));
 			if (!no)
@@ -349,6 +386,7 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 	struct plt_reloc *rel = NULL;
 	size_t nrel = 0, caprel = 0, nplt = 0;
 	const char **plt_order = NULL; /* .rela.plt entries in order, for push $index */
+	struct plt_names keep = {0};
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -356,8 +394,8 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 			continue;
 		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (nm && (strcmp(nm, ".rela.plt") == 0 || strcmp(nm, ".rela.dyn") == 0))
-			plt_read_relocs(elf, scn, &sh, &rel, &nrel, &caprel, &plt_order, &nplt,
-					strcmp(nm, ".rela.plt") == 0);
+			plt_read_relocs(m, bias, elf, scn, &sh, &rel, &nrel, &caprel, &plt_order, &nplt,
+					strcmp(nm, ".rela.plt") == 0, &keep);
 	}
 	qsort(rel, nrel, sizeof(*rel), cmp_plt_reloc);
 	scn = NULL;
@@ -395,6 +433,9 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 	}
 	free(rel);
 	free(plt_order);
+	for (size_t i = 0; i < keep.n; i++)
+		free(keep.v[i]);
+	free(keep.v);
 }
 
 /* The PLT stub holding addr, by name, or NULL. */
