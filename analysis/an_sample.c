@@ -190,6 +190,103 @@ static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t 
 	return NULL;
 }
 
+/*
+ * The line and address rows one sampled address counts for, made once per
+ * address of a process (as the leaf and as a caller: a caller's line is
+ * one byte back), so that a sample costs no string formatting.
+ */
+struct frame_keys {
+	uint64_t pc;     /* << 1 | leaf; 0: an empty slot */
+	uint32_t line;   /* lines row of its own line, ~0u if none */
+	uint32_t addr;   /* addresses row */
+	uint32_t calls, ncalls; /* lines rows of the inlined call sites: pool[calls..] */
+};
+
+struct key_cache {
+	struct frame_keys *slot;
+	uint32_t len, cap;
+	uint32_t *pool;
+	uint32_t npool, cappool;
+};
+
+static void key_cache_free(struct key_cache *c)
+{
+	free(c->slot);
+	free(c->pool);
+	memset(c, 0, sizeof(*c));
+}
+
+static struct frame_keys *key_slot(struct key_cache *c, uint64_t key)
+{
+	uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (c->cap - 1);
+	while (c->slot[s].pc && c->slot[s].pc != key)
+		s = (s + 1) & (c->cap - 1);
+	return &c->slot[s];
+}
+
+static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result *r, const struct fmt_process *p,
+					   struct key_tab *lines, struct key_tab *addrs, uint64_t pc, int leaf,
+					   uint32_t fn)
+{
+	uint64_t key = pc << 1 | (leaf ? 1 : 0);
+	if (c->cap) {
+		struct frame_keys *f = key_slot(c, key);
+		if (f->pc == key)
+			return f;
+	}
+	if ((c->len + 1) * 2 > c->cap) {
+		struct key_cache n = *c;
+		n.cap = c->cap ? c->cap * 2 : 1024;
+		n.slot = calloc(n.cap, sizeof(*n.slot));
+		if (!n.slot)
+			abort();
+		for (uint32_t i = 0; i < c->cap; i++)
+			if (c->slot[i].pc)
+				*key_slot(&n, c->slot[i].pc) = c->slot[i];
+		free(c->slot);
+		*c = n;
+	}
+	struct frame_keys *f = key_slot(c, key);
+	c->len++;
+	f->pc = key;
+	f->line = ~0u;
+	char k[4200];
+	uint64_t a = leaf ? pc : pc - 1;
+	const struct fmt_module *m = module_of(p, pc);
+	uint32_t mod = an_module_intern(r, m ? m->path : NULL);
+	const struct fmt_line *l = fmt_line_at(p, a);
+	uint32_t calls[64], ncalls = 0;
+	if (l) {
+		snprintf(k, sizeof(k), "%s:%u", l->file, l->line);
+		f->line = tab_get(lines, k, mod);
+		for (uint32_t i = 0; i < l->ninl && ncalls < 64; i++)
+			if (l->inl[i].call_line) {
+				snprintf(k, sizeof(k), "%s:%u", l->inl[i].call_file, l->inl[i].call_line);
+				calls[ncalls++] = tab_get(lines, k, mod);
+			}
+	}
+	if (c->npool + ncalls > c->cappool) {
+		c->cappool = (c->npool + ncalls) * 2 + 64;
+		c->pool = realloc(c->pool, c->cappool * sizeof(*c->pool));
+		if (!c->pool)
+			abort();
+	}
+	f->calls = c->npool;
+	f->ncalls = ncalls;
+	memcpy(c->pool + c->npool, calls, ncalls * sizeof(*calls));
+	c->npool += ncalls;
+	const char *fname = r->funcs[fn].name;
+	const struct fmt_symbol *s = fmt_symbol_at(p, a);
+	uint64_t off = m ? pc - m->start + m->offset : pc;
+	if (s)
+		snprintf(k, sizeof(k), "0x%llx %s+0x%llx", (unsigned long long)off, fname,
+			 (unsigned long long)(pc - s->addr));
+	else
+		snprintf(k, sizeof(k), "0x%llx %s", (unsigned long long)off, fname);
+	f->addr = tab_get(addrs, k, mod);
+	return f;
+}
+
 int an_sample_run(const struct fmt_data *d, struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -199,7 +296,8 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	r->threads = calloc(d->nthreads + 1, sizeof(*r->threads));
 	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
 	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
-	if (!r->threads || !maps || !inl)
+	struct key_cache *kc = calloc(d->nprocs + 1, sizeof(*kc));
+	if (!r->threads || !maps || !inl || !kc)
 		return -1;
 	struct key_tab lines = {0}, addrs = {0};
 	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
@@ -236,31 +334,13 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 			/* lines and addresses: the leaf exactly, callers one byte back;
 			 * inlined call sites' lines inclusively */
 			for (unsigned i = 0; i < n; i++) {
-				char key[4200];
-				const struct fmt_module *m = module_of(p, pcs[i]);
-				uint32_t mod = an_module_intern(r, m ? m->path : NULL);
-				const struct fmt_line *l = fmt_line_at(p, i ? pcs[i] - 1 : pcs[i]);
-				if (l) {
-					snprintf(key, sizeof(key), "%s:%u", l->file, l->line);
-					tab_count(&lines, tab_get(&lines, key, mod), sample_id, i == 0);
-					for (uint32_t k = 0; k < l->ninl; k++)
-						if (l->inl[k].call_line) {
-							snprintf(key, sizeof(key), "%s:%u", l->inl[k].call_file,
-								 l->inl[k].call_line);
-							tab_count(&lines, tab_get(&lines, key, mod), sample_id, 0);
-						}
-				}
-				const char *fname = r->funcs[outer[i]].name;
-				const struct fmt_symbol *s = fmt_symbol_at(p, i ? pcs[i] - 1 : pcs[i]);
-				if (s)
-					snprintf(key, sizeof(key), "0x%llx %s+0x%llx",
-						 (unsigned long long)(m ? pcs[i] - m->start + m->offset : pcs[i]),
-						 fname, (unsigned long long)(pcs[i] - s->addr));
-				else
-					snprintf(key, sizeof(key), "0x%llx %s",
-						 (unsigned long long)(m ? pcs[i] - m->start + m->offset : pcs[i]),
-						 fname);
-				tab_count(&addrs, tab_get(&addrs, key, mod), sample_id, i == 0);
+				const struct frame_keys *fk =
+					frame_keys(&kc[th->proc], r, p, &lines, &addrs, pcs[i], i == 0, outer[i]);
+				if (fk->line != ~0u)
+					tab_count(&lines, fk->line, sample_id, i == 0);
+				for (uint32_t k = 0; k < fk->ncalls; k++)
+					tab_count(&lines, kc[th->proc].pool[fk->calls + k], sample_id, 0);
+				tab_count(&addrs, fk->addr, sample_id, i == 0);
 			}
 			sample_id++;
 		}
@@ -276,7 +356,9 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		an_addr_map_free(&maps[i]);
 		an_inline_cache_free(&inl[i]);
+		key_cache_free(&kc[i]);
 	}
+	free(kc);
 	free(maps);
 	free(inl);
 

@@ -758,12 +758,12 @@ def test_inline_functions(c):
           "addresses:\n  " + "\n  ".join(bad))
     # inclusive % against perf report --inline --children on the same run
     if perf_why:
-        print("SKIP (part): comparison with perf report --inline --children: %s" % perf_why)
+        print("note: part skipped, the comparison with perf report --inline --children: %s" % perf_why)
     else:
         rows, p = perf_inline_children(perf, perf_data)
         missing = [n for n in INLINED if n not in rows]
         if missing:
-            print("SKIP (part): perf report --inline shows no %s here (perf without inline support?): %s" % (
+            print("note: part skipped, perf report --inline shows no %s here (perf without inline support?): %s" % (
                 ", ".join(missing), p.stderr.strip()[-200:]))
         else:
             bad = ["%s: stint %.1f%%, perf %.1f%%" % (n, pct(rep, incl(rep, n)), rows[n])
