@@ -273,7 +273,8 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	}
 	f->calls = c->npool;
 	f->ncalls = ncalls;
-	memcpy(c->pool + c->npool, calls, ncalls * sizeof(*calls));
+	if (ncalls)
+		memcpy(c->pool + c->npool, calls, ncalls * sizeof(*calls));
 	c->npool += ncalls;
 	const char *fname = r->funcs[fn].name;
 	const struct fmt_symbol *s = fmt_symbol_at(p, a);
