@@ -466,7 +466,12 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	if (strcmp(note_get(d->notes, "stackout", b2, sizeof(b2)), "0") != 0)
 		fprintf(f, "# cut short:   %s stacks because the %s-byte copy of the user stack ran out: "
 			"record with a larger --stack-size (at most 65000)\n", b2, b1);
-	fprintf(f, "# processes:   %u   threads: %u\n", d->nprocs, d->nthreads);
+	fprintf(f, "# processes:   %u   threads: %u", d->nprocs, d->nthreads);
+	if (d->flags & FMT_SESS_ATTACHED) /* threads named as they were when stint attached */
+		for (uint32_t i = 0; i < d->nthreads && i < 8; i++)
+			fprintf(f, "%s%u %s%s", i ? ", " : " (", d->threads[i].tid, d->threads[i].name,
+				i + 1 == d->nthreads || i == 7 ? (i + 1 < d->nthreads ? ", ...)" : ")") : "");
+	fputc('\n', f);
 	if (d->damage)
 		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
 	fputc('\n', f);

@@ -896,6 +896,7 @@ def test_attach_target_exits(c):
           "header does not show the target's command line:\n%s" % header)
     check("attached" in header and "exit status" not in header,
           "header does not say the process was attached to (or shows an exit status):\n%s" % header)
+    check("att_worker" in header, "header does not name the threads:\n%s" % header)
     p = c.run([c.stint, "report", "-i", data, "--by", "thread"], expect=0)
     check("att_worker" in p.stdout, "table --by thread lacks att_worker:\n%s" % p.stdout)
 
