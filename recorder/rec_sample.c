@@ -311,10 +311,11 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			n += sym_proc_unwind(im->sp, (int)tid, regs, stack, dyn, pcs + n,
 					     FMT_SAMPLE_MAX_FRAMES - n, &cut);
 			/* the copy ran out: only if the kernel copied all that was
-			 * asked (a shorter copy reached the top of the stack) */
-			if (cut == 2 && dyn + 8 >= s->o->stack_size)
-				s->st->stack_out++;
-			cut = cut != 0;
+			 * asked (a shorter copy reached the top of the stack, and
+			 * the unwinder's read past it is the end of the stack) */
+			int ran_out = (cut & 2) && dyn + 8 >= s->o->stack_size;
+			s->st->stack_out += (uint64_t)ran_out;
+			cut = (cut & 1) || ran_out;
 		} else if (n < FMT_SAMPLE_MAX_FRAMES) {
 			/* no user registers: a kernel thread, or the task exiting */
 			if (!n || ip < KERNEL_START)

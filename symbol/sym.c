@@ -745,7 +745,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const
 			fprintf(stderr, "unwind: %d frames, rc %d: %s\n", u->n, rc, dwfl_errmsg(e));
 	}
 	if (u->ran_out && u->n < max)
-		*truncated = 2;
+		*truncated |= 2;
 	if (u->n > 0)
 		return u->n;
 fallback:
