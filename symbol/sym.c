@@ -41,11 +41,27 @@ struct sym_plt {
 	size_t n;
 };
 
+/*
+ * The functions of one compilation unit by address range, so that finding
+ * the function holding an address does not walk the unit's DIEs each time
+ * (a large unit has thousands of them, and a run thousands of addresses).
+ */
+struct sym_cu_index {
+	const void *cu;          /* the unit's DIE (Dwarf_Die.addr) */
+	struct sym_cu_range {
+		Dwarf_Addr lo, hi;
+		Dwarf_Die die;   /* a DW_TAG_subprogram */
+	} *e;
+	size_t n, cap;
+};
+
 struct sym_proc {
 	Dwfl *dwfl;
 	struct fmt_module *mods;
 	uint32_t nmods;
 	struct sym_plt *plt;     /* per module, read on first use */
+	struct sym_cu_index *cus; /* units whose inline chains were looked up */
+	size_t ncus;
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
 };
@@ -563,6 +579,76 @@ static char *inl_name(Dwarf_Die *d)
 	return strdup(n ? n : ln ? ln : "[inlined]");
 }
 
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct sym_cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Add the code ranges of the functions below parent (namespaces and classes included). */
+static void cu_index_add(struct sym_cu_index *x, Dwarf_Die *parent, int level)
+{
+	Dwarf_Die c;
+	if (level > 64 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram: {
+			Dwarf_Addr base, lo, hi;
+			for (ptrdiff_t off = 0; (off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0;) {
+				if (x->n == x->cap) {
+					x->cap = x->cap ? x->cap * 2 : 256;
+					struct sym_cu_range *ne = realloc(x->e, x->cap * sizeof(*ne));
+					if (!ne)
+						return;
+					x->e = ne;
+				}
+				x->e[x->n++] = (struct sym_cu_range){lo, hi, c};
+			}
+			break;
+		}
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			cu_index_add(x, &c, level + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The subprogram of cu whose code holds pc, from the unit's index; NULL if none. */
+static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	struct sym_cu_index *x = NULL;
+	for (size_t i = sp->ncus; i-- > 0 && !x;)
+		if (sp->cus[i].cu == cu->addr)
+			x = &sp->cus[i];
+	if (!x) {
+		struct sym_cu_index *nc = realloc(sp->cus, (sp->ncus + 1) * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		sp->cus = nc;
+		x = &sp->cus[sp->ncus++];
+		memset(x, 0, sizeof(*x));
+		x->cu = cu->addr;
+		cu_index_add(x, cu, 0);
+		qsort(x->e, x->n, sizeof(*x->e), cmp_cu_range);
+	}
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) { /* the last range starting at or below pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->e[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < x->e[lo - 1].hi ? &x->e[lo - 1].die : NULL;
+}
+
 uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)
 {
 	*out = NULL;
@@ -573,7 +659,13 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 		return 0;
 	Dwarf_Die path[SYM_INLINE_MAX + 1];
 	int n = 0;
-	inl_walk(cu, addr - bias, path, &n, 0);
+	Dwarf_Die *fn = cu_function_at(sp, cu, addr - bias);
+	if (fn) { /* the function holding the code, then what was inlined in it */
+		path[n++] = *fn;
+		inl_walk(fn, addr - bias, path, &n, 1);
+	} else { /* (a function nested in another: look through the whole unit) */
+		inl_walk(cu, addr - bias, path, &n, 0);
+	}
 	/* path[0] is the function holding the code; the rest were inlined */
 	int first = n > 0 && dwarf_tag(&path[0]) == DW_TAG_subprogram ? 1 : 0;
 	if (n - first <= 0)
@@ -636,6 +728,9 @@ void sym_proc_close(struct sym_proc *sp)
 		free(sp->plt[i].e);
 	}
 	free(sp->plt);
+	for (size_t i = 0; i < sp->ncus; i++)
+		free(sp->cus[i].e);
+	free(sp->cus);
 	for (uint32_t i = 0; i < sp->nmods; i++) {
 		free(sp->mods[i].path);
 		free(sp->mods[i].build_id);
