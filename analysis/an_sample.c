@@ -121,18 +121,7 @@ static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **row
 	memset(t, 0, sizeof(*t));
 }
 
-/*
- * The interned functions of the inline chains of one process, per source
- * line entry (an address), made on first use: report time must not grow
- * with the samples' depth in inlined code.
- */
-struct inl_cache {
-	uint32_t *at;   /* per p->lines entry: offset into pool, ~0u if not yet */
-	uint32_t *pool; /* function indices, each chain outermost first */
-	uint32_t npool, cappool;
-};
-
-static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process *p, struct inl_cache *c,
+static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process *p, struct an_inline_cache *c,
 				  const struct fmt_line *l, uint32_t module)
 {
 	uint32_t li = (uint32_t)(l - p->lines);
@@ -156,15 +145,41 @@ static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process 
 	return c->pool + c->at[li];
 }
 
-/* Room for ne + more expanded frames in *v (of capacity *cap). */
-static void frames_room(uint32_t **v, size_t *cap, size_t need)
+void an_inline_cache_free(struct an_inline_cache *c)
 {
-	if (need <= *cap)
-		return;
-	*cap = need * 2;
-	*v = realloc(*v, *cap * sizeof(**v));
-	if (!*v)
-		abort();
+	free(c->at);
+	free(c->pool);
+	memset(c, 0, sizeof(*c));
+}
+
+size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
+			struct an_inline_cache *c, const uint64_t *pcs, unsigned n, uint32_t *outer,
+			uint32_t **fns, size_t *cap)
+{
+	size_t ne = 0;
+	for (unsigned i = 0; i < n; i++) {
+		/* a caller's return address may be past its function's end: the
+		 * call instruction, one byte back, is inside it */
+		uint64_t a = i ? pcs[i] - 1 : pcs[i];
+		uint32_t fn = an_resolve(r, p, m, a);
+		if (outer)
+			outer[i] = fn;
+		const struct fmt_line *l = fmt_line_at(p, a);
+		size_t need = ne + 1 + (l ? l->ninl : 0);
+		if (need > *cap) {
+			*cap = need * 2 + 64;
+			*fns = realloc(*fns, *cap * sizeof(**fns));
+			if (!*fns)
+				abort();
+		}
+		if (l && l->ninl) {
+			const uint32_t *chain = inline_fns(r, p, c, l, r->funcs[fn].module);
+			for (uint32_t k = l->ninl; k-- > 0;)
+				(*fns)[ne++] = chain[k];
+		}
+		(*fns)[ne++] = fn;
+	}
+	return ne;
 }
 
 static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t a)
@@ -175,6 +190,104 @@ static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t 
 	return NULL;
 }
 
+/*
+ * The line and address rows one sampled address counts for, made once per
+ * address of a process (as the leaf and as a caller: a caller's line is
+ * one byte back), so that a sample costs no string formatting.
+ */
+struct frame_keys {
+	uint64_t pc;     /* << 1 | leaf; 0: an empty slot */
+	uint32_t line;   /* lines row of its own line, ~0u if none */
+	uint32_t addr;   /* addresses row */
+	uint32_t calls, ncalls; /* lines rows of the inlined call sites: pool[calls..] */
+};
+
+struct key_cache {
+	struct frame_keys *slot;
+	uint32_t len, cap;
+	uint32_t *pool;
+	uint32_t npool, cappool;
+};
+
+static void key_cache_free(struct key_cache *c)
+{
+	free(c->slot);
+	free(c->pool);
+	memset(c, 0, sizeof(*c));
+}
+
+static struct frame_keys *key_slot(struct key_cache *c, uint64_t key)
+{
+	uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (c->cap - 1);
+	while (c->slot[s].pc && c->slot[s].pc != key)
+		s = (s + 1) & (c->cap - 1);
+	return &c->slot[s];
+}
+
+static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result *r, const struct fmt_process *p,
+					   struct key_tab *lines, struct key_tab *addrs, uint64_t pc, int leaf,
+					   uint32_t fn)
+{
+	uint64_t key = pc << 1 | (leaf ? 1 : 0);
+	if (c->cap) {
+		struct frame_keys *f = key_slot(c, key);
+		if (f->pc == key)
+			return f;
+	}
+	if ((c->len + 1) * 2 > c->cap) {
+		struct key_cache n = *c;
+		n.cap = c->cap ? c->cap * 2 : 1024;
+		n.slot = calloc(n.cap, sizeof(*n.slot));
+		if (!n.slot)
+			abort();
+		for (uint32_t i = 0; i < c->cap; i++)
+			if (c->slot[i].pc)
+				*key_slot(&n, c->slot[i].pc) = c->slot[i];
+		free(c->slot);
+		*c = n;
+	}
+	struct frame_keys *f = key_slot(c, key);
+	c->len++;
+	f->pc = key;
+	f->line = ~0u;
+	char k[4200];
+	uint64_t a = leaf ? pc : pc - 1;
+	const struct fmt_module *m = module_of(p, pc);
+	uint32_t mod = an_module_intern(r, m ? m->path : NULL);
+	const struct fmt_line *l = fmt_line_at(p, a);
+	uint32_t calls[64], ncalls = 0;
+	if (l) {
+		snprintf(k, sizeof(k), "%s:%u", l->file, l->line);
+		f->line = tab_get(lines, k, mod);
+		for (uint32_t i = 0; i < l->ninl && ncalls < 64; i++)
+			if (l->inl[i].call_line) {
+				snprintf(k, sizeof(k), "%s:%u", l->inl[i].call_file, l->inl[i].call_line);
+				calls[ncalls++] = tab_get(lines, k, mod);
+			}
+	}
+	if (c->npool + ncalls > c->cappool) {
+		c->cappool = (c->npool + ncalls) * 2 + 64;
+		c->pool = realloc(c->pool, c->cappool * sizeof(*c->pool));
+		if (!c->pool)
+			abort();
+	}
+	f->calls = c->npool;
+	f->ncalls = ncalls;
+	if (ncalls)
+		memcpy(c->pool + c->npool, calls, ncalls * sizeof(*calls));
+	c->npool += ncalls;
+	const char *fname = r->funcs[fn].name;
+	const struct fmt_symbol *s = fmt_symbol_at(p, a);
+	uint64_t off = m ? pc - m->start + m->offset : pc;
+	if (s)
+		snprintf(k, sizeof(k), "0x%llx %s+0x%llx", (unsigned long long)off, fname,
+			 (unsigned long long)(pc - s->addr));
+	else
+		snprintf(k, sizeof(k), "0x%llx %s", (unsigned long long)off, fname);
+	f->addr = tab_get(addrs, k, mod);
+	return f;
+}
+
 int an_sample_run(const struct fmt_data *d, struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -183,8 +296,9 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	r->nthreads = d->nthreads;
 	r->threads = calloc(d->nthreads + 1, sizeof(*r->threads));
 	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
-	struct inl_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
-	if (!r->threads || !maps || !inl)
+	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
+	struct key_cache *kc = calloc(d->nprocs + 1, sizeof(*kc));
+	if (!r->threads || !maps || !inl || !kc)
 		return -1;
 	struct key_tab lines = {0}, addrs = {0};
 	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
@@ -210,20 +324,8 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 				continue;
 			at->events++;
 			r->cut_stacks += (uint64_t)cut;
-			/* expand each address to its function and the inline chain there */
-			size_t ne = 0;
-			for (unsigned i = 0; i < n; i++) {
-				outer[i] = an_resolve(r, p, &maps[th->proc], pcs[i]);
-				const struct fmt_line *l = fmt_line_at(p, i ? pcs[i] - 1 : pcs[i]);
-				if (l && l->ninl) {
-					const uint32_t *chain = inline_fns(r, p, &inl[th->proc], l, r->funcs[outer[i]].module);
-					frames_room(&fns, &fcap, ne + l->ninl + 1);
-					for (uint32_t k = l->ninl; k-- > 0;)
-						fns[ne++] = chain[k];
-				}
-				frames_room(&fns, &fcap, ne + 1);
-				fns[ne++] = outer[i];
-			}
+			/* each address: the inline chain there, then the function holding the code */
+			size_t ne = an_sample_frames(r, p, &maps[th->proc], &inl[th->proc], pcs, n, outer, &fns, &fcap);
 			uint32_t node = 0;
 			for (size_t i = ne; i-- > 0;) {
 				node = cct_child(&at->tree, node, fns[i]);
@@ -233,31 +335,13 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 			/* lines and addresses: the leaf exactly, callers one byte back;
 			 * inlined call sites' lines inclusively */
 			for (unsigned i = 0; i < n; i++) {
-				char key[4200];
-				const struct fmt_module *m = module_of(p, pcs[i]);
-				uint32_t mod = an_module_intern(r, m ? m->path : NULL);
-				const struct fmt_line *l = fmt_line_at(p, i ? pcs[i] - 1 : pcs[i]);
-				if (l) {
-					snprintf(key, sizeof(key), "%s:%u", l->file, l->line);
-					tab_count(&lines, tab_get(&lines, key, mod), sample_id, i == 0);
-					for (uint32_t k = 0; k < l->ninl; k++)
-						if (l->inl[k].call_line) {
-							snprintf(key, sizeof(key), "%s:%u", l->inl[k].call_file,
-								 l->inl[k].call_line);
-							tab_count(&lines, tab_get(&lines, key, mod), sample_id, 0);
-						}
-				}
-				const char *fname = r->funcs[outer[i]].name;
-				const struct fmt_symbol *s = fmt_symbol_at(p, i ? pcs[i] - 1 : pcs[i]);
-				if (s)
-					snprintf(key, sizeof(key), "0x%llx %s+0x%llx",
-						 (unsigned long long)(m ? pcs[i] - m->start + m->offset : pcs[i]),
-						 fname, (unsigned long long)(pcs[i] - s->addr));
-				else
-					snprintf(key, sizeof(key), "0x%llx %s",
-						 (unsigned long long)(m ? pcs[i] - m->start + m->offset : pcs[i]),
-						 fname);
-				tab_count(&addrs, tab_get(&addrs, key, mod), sample_id, i == 0);
+				const struct frame_keys *fk =
+					frame_keys(&kc[th->proc], r, p, &lines, &addrs, pcs[i], i == 0, outer[i]);
+				if (fk->line != ~0u)
+					tab_count(&lines, fk->line, sample_id, i == 0);
+				for (uint32_t k = 0; k < fk->ncalls; k++)
+					tab_count(&lines, kc[th->proc].pool[fk->calls + k], sample_id, 0);
+				tab_count(&addrs, fk->addr, sample_id, i == 0);
 			}
 			sample_id++;
 		}
@@ -272,9 +356,10 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	free(fns);
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		an_addr_map_free(&maps[i]);
-		free(inl[i].at);
-		free(inl[i].pool);
+		an_inline_cache_free(&inl[i]);
+		key_cache_free(&kc[i]);
 	}
+	free(kc);
 	free(maps);
 	free(inl);
 

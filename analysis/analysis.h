@@ -127,6 +127,25 @@ uint32_t an_resolve_at(struct an_result *r, const struct fmt_process *p, struct 
 		       uint64_t a, uint64_t ticks);
 void an_addr_map_free(struct an_addr_map *m);
 
+/* The interned functions of the inline chains at sampled addresses, one per process. */
+struct an_inline_cache {
+	uint32_t *at;   /* per fmt_process.lines entry: offset into pool, ~0u if not yet */
+	uint32_t *pool; /* function indices, each chain outermost first */
+	uint32_t npool, cappool;
+};
+void an_inline_cache_free(struct an_inline_cache *c);
+
+/*
+ * One sampled stack (pcs innermost first; callers are return addresses) as
+ * functions, innermost first (SPEC.md section 2): each address gives the
+ * functions inlined there, innermost on top, then the function holding the
+ * code.  Fills (*fns)[], grown as needed (capacity *cap), and if outer is
+ * not NULL outer[i], the function holding pcs[i]; returns how many.
+ */
+size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct an_addr_map *m,
+			struct an_inline_cache *c, const uint64_t *pcs, unsigned n, uint32_t *outer,
+			uint32_t **fns, size_t *cap);
+
 /* Per function or module sums over trees. */
 struct an_acc {
 	uint64_t calls;

@@ -273,8 +273,10 @@ INLINED = ["hash_values", "mix_round", "sort_values", "swap_down"]
 
 
 def perf_inline_children(path, a):
-    """{function: children %} of perf report --inline --children (inlined ones without the suffix)."""
-    txt = output_of(["perf", "report", "-i", path, "--inline", "--children", "--stdio", "-g", "none"], a.out)
+    """{function: children %} of perf report --inline --children (inlined ones without the suffix),
+    of inline_work's samples only."""
+    txt = output_of(["perf", "report", "-i", path, "--inline", "--children", "--stdio", "-g", "none",
+                     "--comms", "inline_work", "--percentage", "relative"], a.out)
     rows = {}
     for ln in txt.splitlines():
         m = re.match(r"^\s+([\d.]+)%\s+([\d.]+)%\s.*?\[\.\]\s+(.*?)(\s+\(inlined\))?\s*$", ln)
@@ -284,8 +286,11 @@ def perf_inline_children(path, a):
 
 
 def inline_side(a):
-    """Record inline_work with each tool (DWARF, REPORT_RATE), compare the
-    inlined functions' inclusive % and time the reports."""
+    """Record inline_work with each tool (DWARF, REPORT_RATE) and time the
+    reports; compare the inlined functions' inclusive % on one run that both
+    tools sample (perf record -- stint record -- inline_work), so that the
+    machine's load, which moves the shares from run to run, does not enter
+    the comparison."""
     prog = os.path.join(a.out, "inline_work")
     alone = run([prog], a.out)[1]
     # S_SCALE for ~REPORT_SAMPLES samples at REPORT_RATE
@@ -304,12 +309,20 @@ def inline_side(a):
         err = run(cmd, a.out)[3]
         res[tool + "_samples"] = parse_tool_err(Variant("x", tool, "nofp"), err)[0]
         paths[tool] = path
-    js = json.loads(output_of([a.stint, "report", "-i", paths["stint"], "--format", "json"], a.out))
+    both = {t: os.path.join(a.out, "inline-both-%s.data" % t) for t in ("stint", "perf")}
+    for path in both.values():
+        clean(path)
+    run(["perf", "record", "-q", "-e", "task-clock:u", "-F", str(a.rate_both), "--call-graph", "dwarf",
+         "-o", both["perf"], "--", a.stint, "record", "-m", "sample", "-F", str(a.rate_both), "-o", both["stint"],
+         "--"] + env_prog, a.out)
+    paths.update({"both-" + t: p for t, p in both.items()})
+    js = json.loads(output_of([a.stint, "report", "-i", both["stint"], "--format", "json"], a.out))
     res["stint"] = {f: 0.0 for f in INLINED}
     for r in js["functions"]:
         if r["name"] in INLINED:
             res["stint"][r["name"]] += r["inclusive_pct"]
-    res["perf"] = perf_inline_children(paths["perf"], a)
+    res["both_samples"] = js["samples"]
+    res["perf"] = perf_inline_children(both["perf"], a)
     cmds = {"stint": [a.stint, "report", "-i", paths["stint"]],
             "perf": ["perf", "report", "-i", paths["perf"], "--inline", "--children", "--stdio"]}
     for tool in cmds:  # warm
@@ -485,7 +498,11 @@ def render(vs, rep, a, md):
     # ---- 4. inlined code
     inl = a.inline
     L.append(("#### " if md else "--- ") + "4. inlined code (inline_work = tests/progs/s_inline.c at -O2, "
-             "S_SCALE=%.2f, DWARF, -F %d)" % (inl["scale"], a.report_rate))
+             "S_SCALE=%.2f, DWARF)" % inl["scale"])
+    L.append("")
+    L.append("inclusive %%: one run sampled by both tools at %d Hz (perf record -- stint record -- "
+             "inline_work; perf report --inline --children --comms inline_work --percentage relative), "
+             "%d samples by stint:" % (a.rate_both, inl["both_samples"]))
     L.append("")
     rows = [("inlined function", "stint inclusive_pct", "perf --inline --children", "|stint − perf|",
              "target ≤ 2 points")]
@@ -502,6 +519,8 @@ def render(vs, rep, a, md):
     rr = st / pt if pt else None
     vd = verdict_le(rr, 0.2)
     verdicts.append(("inline report ≤ 0.2 × perf report --inline", vd))
+    L.append("report time: a recording by each tool at -F %d:" % a.report_rate)
+    L.append("")
     rows = [("", "stint report", "perf report --inline --children --stdio", "stint ÷ perf")]
     rows.append(("median of %d" % a.report_runs, fmt_s(st), fmt_s(pt), fmt_ratio(rr)))
     rows.append(("samples", str(inl["stint_samples"]), str(inl["perf_samples"]), ""))
@@ -547,6 +566,7 @@ def main():
         a.report_runs = a.runs
     a.rates = [int(x) for x in a.rates.split(",") if x.strip()]
     a.pct_rate = 1000 if 1000 in a.rates else a.rates[0]
+    a.rate_both = 4000  # part 4's shared run: ~4 samples per CPU ms from each tool
     a.machine = machine()
     a.when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M") + (
         "; " + a.versions if a.versions else "")

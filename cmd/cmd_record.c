@@ -302,8 +302,14 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	}
 	uint64_t wall0 = util_wall_ns(), mono0 = util_mono_ns();
 	int status = 0;
+	struct rec_attach at = {0};
 	if (attach) {
 		rec_perf_enable(perf);
+		/* its mappings, command line and thread names now: it may be gone
+		 * when recording ends (mappings made from here on come as mmap
+		 * records; one made while this reads comes twice, and counts once) */
+		if (rec_attach_snapshot(attach, &at) < 0)
+			die("process %d ended as stint attached to it", (int)attach);
 		if (!quiet)
 			warn("sampling process %d%s", (int)attach, duration > 0 ? "" : " until Ctrl-C");
 		rec_perf_run(perf, attach, &status, duration);
@@ -317,10 +323,11 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	struct rec_sample_stats st = {0};
-	rec_sample_build(rec_perf_records(perf), rec_perf_opts(perf), attach, &d, &st);
+	rec_sample_build(rec_perf_records(perf), rec_perf_opts(perf), attach ? &at : NULL, &d, &st);
 	st.lost = rec_perf_lost(perf);
 	d.method = xstrdup("sampling");
-	d.command = attach ? xasprintf("-p %d", (int)attach) : join_args(argv);
+	d.command = attach ? xstrdup(at.command) : join_args(argv);
+	rec_attach_free(&at);
 	if (!attach && d.nprocs)
 		for (uint32_t i = 0; i < d.nprocs; i++)
 			if (d.procs[i].pid == (uint32_t)child.pid) {
@@ -334,7 +341,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	d.clock = xstrdup(so->event ? so->event : "task-clock");
 	d.os = xstrdup(rec_perf_opts(perf)->callgraph == REC_CG_DWARF ? "dwarf" : "fp");
 	d.exit_status = attach ? 0 : (uint32_t)rec_exit_code(status);
-	d.flags = !attach && WIFSIGNALED(status) ? FMT_SESS_KILLED : 0;
+	d.flags = attach ? FMT_SESS_ATTACHED : WIFSIGNALED(status) ? FMT_SESS_KILLED : 0;
 	d.rate = so->freq;
 	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu", (unsigned long long)st.lost,
 			    (unsigned long long)st.unwind_fail, rec_perf_opts(perf)->stack_size, so->kernel,

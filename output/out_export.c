@@ -378,6 +378,7 @@ struct ch_ctx {
 	double cutoff;        /* ns: events starting at or after it are left out */
 	struct cct frames;    /* sampling: the stackFrames, one node per path */
 	struct an_addr_map *maps;
+	struct an_inline_cache *inl; /* sampling: inlined functions, per process */
 	int first;            /* no event written yet (for the commas) */
 };
 
@@ -529,8 +530,9 @@ static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
 	const struct fmt_process *p = &c->d->procs[th->proc];
 	const struct an_filter *flt = c->o->filter;
 	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	uint32_t *fns = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*fns));
-	if (!pcs || !fns)
+	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES;
+	uint32_t *fns = malloc(fcap * sizeof(*fns)), *all = malloc(fcap * sizeof(*all));
+	if (!pcs || !fns || !all)
 		abort();
 	double now = (double)th->start * c->d->ns_per_tick;
 	const uint8_t *q = th->ev, *end = th->ev + th->ev_len;
@@ -542,8 +544,16 @@ static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
 		if (!n)
 			continue;
 		unsigned kept = 0, match = !c->filtering;
-		for (unsigned i = n; i-- > 0;) { /* outermost first */
-			uint32_t fn = an_resolve(c->r, p, &c->maps[th->proc], pcs[i]);
+		/* with the functions inlined at each address (SPEC.md section 2) */
+		size_t ncap = fcap;
+		size_t ne = an_sample_frames(c->r, p, &c->maps[th->proc], &c->inl[th->proc], pcs, n, NULL, &all, &fcap);
+		if (fcap != ncap) {
+			fns = realloc(fns, fcap * sizeof(*fns));
+			if (!fns)
+				abort();
+		}
+		for (size_t i = ne; i-- > 0;) { /* outermost first */
+			uint32_t fn = all[i];
 			const struct an_module *m = fn_module(c->r, fn);
 			if (flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL))
 				continue;
@@ -567,6 +577,7 @@ static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
 		c->tmax = now;
 	free(pcs);
 	free(fns);
+	free(all);
 }
 
 static int ch_selected(const struct ch_ctx *c, uint32_t ti)
@@ -598,7 +609,8 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 	const struct an_filter *flt = o->filter;
 	c.filtering = flt && (flt->module || flt->function);
 	c.maps = calloc(d->nprocs + 1, sizeof(*c.maps));
-	if (!c.maps)
+	c.inl = calloc(d->nprocs + 1, sizeof(*c.inl));
+	if (!c.maps || !c.inl)
 		abort();
 	c.t0 = INFINITY;
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
@@ -678,9 +690,12 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 		   ",\"events_left_out\":%" PRIu64 ",\"max_events\":%" PRIu64 "%s}}\n",
 		r->sampling ? "sampling" : "instrumentation", c.written, left_out, o->max_events,
 		r->sampling ? "" : ",\"times\":\"as recorded, without probe-cost compensation\"");
-	for (uint32_t pi = 0; pi < d->nprocs; pi++)
+	for (uint32_t pi = 0; pi < d->nprocs; pi++) {
 		an_addr_map_free(&c.maps[pi]);
+		an_inline_cache_free(&c.inl[pi]);
+	}
 	free(c.maps);
+	free(c.inl);
 	cct_release(&c.frames);
 	return ferror(f) ? -1 : 0;
 }

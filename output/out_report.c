@@ -498,6 +498,7 @@ static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an
 	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
 	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
 	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
+	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
 	if (d->damage) {
 		fputs(",\n\"damage\":", f);
 		out_json_str(f, d->damage);
@@ -542,6 +543,16 @@ static void print_sample_csv(FILE *f, const struct an_result *r, const struct ou
 	}
 }
 
+/* "PID" of an attached recording (and its children's, if any) */
+static const char *attached_pids(const struct fmt_data *d, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < d->nprocs && o + 12 < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%u", i ? ", " : "", d->procs[i].pid);
+	return buf;
+}
+
 static void print_sample_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
 			       const struct out_opts *o, const struct an_row *rows, uint32_t n)
 {
@@ -553,7 +564,11 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	out_fmt_time(dur, sizeof(dur), (double)d->duration_ns);
 	fprintf(f, "# stint report - sampling\n");
 	fprintf(f, "# command:     %s\n", d->command);
-	fprintf(f, "# recorded:    %s, duration %s, exit status %u\n", when, dur, d->exit_status);
+	if (d->flags & FMT_SESS_ATTACHED)
+		fprintf(f, "# recorded:    %s, duration %s, attached to the running process%s %s\n", when, dur,
+			d->nprocs > 1 ? "es" : "", attached_pids(d, b2, sizeof(b2)));
+	else
+		fprintf(f, "# recorded:    %s, duration %s, exit status %u\n", when, dur, d->exit_status);
 	const char *unw = strcmp(d->os, "dwarf") == 0 ? "DWARF CFI (libdwfl)" : strcmp(d->os, "fp") == 0 ? "frame pointers" : d->os;
 	if (strcmp(note_get(d->notes, "stack", b1, sizeof(b1)), "0") != 0)
 		fprintf(f, "# sampling:    %s at %" PRIu64 " Hz%s; stacks unwound with %s (user stack copy %s bytes)\n",
@@ -566,7 +581,12 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	if (strcmp(note_get(d->notes, "stackout", b2, sizeof(b2)), "0") != 0)
 		fprintf(f, "# cut short:   %s stacks because the %s-byte copy of the user stack ran out: "
 			"record with a larger --stack-size (at most 65000)\n", b2, b1);
-	fprintf(f, "# processes:   %u   threads: %u\n", d->nprocs, d->nthreads);
+	fprintf(f, "# processes:   %u   threads: %u", d->nprocs, d->nthreads);
+	if (d->flags & FMT_SESS_ATTACHED) /* threads named as they were when stint attached */
+		for (uint32_t i = 0; i < d->nthreads && i < 8; i++)
+			fprintf(f, "%s%u %s%s", i ? ", " : " (", d->threads[i].tid, d->threads[i].name,
+				i + 1 == d->nthreads || i == 7 ? (i + 1 < d->nthreads ? ", ...)" : ")") : "");
+	fputc('\n', f);
 	if (d->damage)
 		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
 	fputc('\n', f);

@@ -57,11 +57,33 @@ struct rec_sample_stats {
 };
 
 /*
- * Turn the raw records into d (processes, threads, sample streams, modules,
- * symbols, source lines).  attach_pid, if non-zero, is a process that ran
- * before recording started: its maps are read from /proc now.
+ * What a process that ran before recording started (-p) looked like when
+ * stint attached: read from /proc then, because it may be gone when
+ * recording ends.  The mappings made after attaching come as perf mmap
+ * records.
  */
-int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, pid_t attach_pid,
+struct rec_attach {
+	pid_t pid, ppid;
+	char *maps;          /* /proc/PID/maps */
+	size_t maps_len;
+	char *command;       /* /proc/PID/cmdline, arguments joined by spaces */
+	char comm[32];
+	struct rec_attach_thread {
+		uint32_t tid;
+		char name[32];   /* /proc/PID/task/TID/comm */
+	} *threads;
+	uint32_t nthreads;
+};
+
+/* Read pid's maps, command line and thread names; 0, or -1 if it is gone. */
+int rec_attach_snapshot(pid_t pid, struct rec_attach *at);
+void rec_attach_free(struct rec_attach *at);
+
+/*
+ * Turn the raw records into d (processes, threads, sample streams, modules,
+ * symbols, source lines).  at, if not NULL, is the process attached to.
+ */
+int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, const struct rec_attach *at,
 		     struct fmt_data *d, struct rec_sample_stats *st);
 
 /*

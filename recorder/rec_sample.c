@@ -50,6 +50,7 @@ struct simage {
 	uint64_t *addrs;     /* every address sampled (for symbols and lines) */
 	size_t naddrs, capaddrs;
 	int current;         /* the pid's image in force */
+	const struct rec_attach *at; /* the process attached to: its thread names */
 };
 
 struct sstate {
@@ -119,7 +120,80 @@ static struct sthread *thread_of(struct simage *im, uint32_t tid, uint64_t time)
 	t->tid = tid;
 	t->start = t->last = time;
 	snprintf(t->name, sizeof(t->name), "%s", im->comm);
+	for (uint32_t i = 0; im->at && i < im->at->nthreads; i++)
+		if (im->at->threads[i].tid == tid)
+			snprintf(t->name, sizeof(t->name), "%s", im->at->threads[i].name);
 	return t;
+}
+
+/* The first line of a small /proc file, without its newline, into buf. */
+static void proc_line(const char *path, char *buf, size_t n)
+{
+	size_t len;
+	char *c = util_read_file(path, &len);
+	buf[0] = 0;
+	if (c) {
+		snprintf(buf, n, "%s", c);
+		buf[strcspn(buf, "\n")] = 0;
+		free(c);
+	}
+}
+
+int rec_attach_snapshot(pid_t pid, struct rec_attach *at)
+{
+	memset(at, 0, sizeof(*at));
+	at->pid = pid;
+	char path[96];
+	size_t n;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	at->maps = util_read_file(path, &at->maps_len);
+	if (!at->maps)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	char *c = util_read_file(path, &n);
+	if (c && n) {
+		while (n && !c[n - 1])
+			n--;
+		for (size_t k = 0; k < n; k++)
+			if (!c[k])
+				c[k] = ' ';
+		c[n] = 0;
+		at->command = c;
+	} else {
+		free(c);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	proc_line(path, at->comm, sizeof(at->comm));
+	if (!at->command) /* a kernel thread, or a process without arguments */
+		at->command = xasprintf("[%s]", at->comm);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char *st = util_read_file(path, &n);
+	const char *rp = st ? strrchr(st, ')') : NULL;
+	int ppid = 0;
+	if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1)
+		at->ppid = ppid;
+	free(st);
+	pid_t *tids = NULL;
+	int nt = rec_perf_thread_ids(pid, &tids);
+	if (nt > 0) {
+		at->threads = xcalloc((size_t)nt, sizeof(*at->threads));
+		for (int i = 0; i < nt; i++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
+			at->threads[at->nthreads].tid = (uint32_t)tids[i];
+			proc_line(path, at->threads[at->nthreads].name, sizeof(at->threads[0].name));
+			at->nthreads++;
+		}
+	}
+	free(tids);
+	return 0;
+}
+
+void rec_attach_free(struct rec_attach *at)
+{
+	free(at->maps);
+	free(at->command);
+	free(at->threads);
+	memset(at, 0, sizeof(*at));
 }
 
 /* Read /proc/PID/maps of a process that ran before recording began. */
@@ -237,10 +311,11 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			n += sym_proc_unwind(im->sp, (int)tid, regs, stack, dyn, pcs + n,
 					     FMT_SAMPLE_MAX_FRAMES - n, &cut);
 			/* the copy ran out: only if the kernel copied all that was
-			 * asked (a shorter copy reached the top of the stack) */
-			if (cut == 2 && dyn + 8 >= s->o->stack_size)
-				s->st->stack_out++;
-			cut = cut != 0;
+			 * asked (a shorter copy reached the top of the stack, and
+			 * the unwinder's read past it is the end of the stack) */
+			int ran_out = (cut & 2) && dyn + 8 >= s->o->stack_size;
+			s->st->stack_out += (uint64_t)ran_out;
+			cut = (cut & 1) || ran_out;
 		} else if (n < FMT_SAMPLE_MAX_FRAMES) {
 			/* no user registers: a kernel thread, or the task exiting */
 			if (!n || ip < KERNEL_START)
@@ -437,7 +512,7 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 	sym_proc_close(sp);
 }
 
-int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, pid_t attach_pid,
+int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, const struct rec_attach *at,
 		     struct fmt_data *d, struct rec_sample_stats *st)
 {
 	struct sstate s = {.o = o, .st = st};
@@ -466,9 +541,12 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 		off += h.size;
 	}
 	qsort(v, n, sizeof(*v), cmp_srec);
-	if (attach_pid) {
-		struct simage *im = new_image(&s, (uint32_t)attach_pid, 0, "");
-		image_from_proc(im);
+	if (at) { /* as it was when stint attached; its later mmaps follow as records */
+		struct simage *im = new_image(&s, (uint32_t)at->pid, (uint32_t)at->ppid, at->comm);
+		if (at->maps)
+			maps_append(im, at->maps, at->maps_len);
+		im->command = xstrdup(at->command ? at->command : at->comm);
+		im->at = at;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *p = v[i].p + sizeof(struct perf_event_header);

@@ -41,11 +41,27 @@ struct sym_plt {
 	size_t n;
 };
 
+/*
+ * The functions of one compilation unit by address range, so that finding
+ * the function holding an address does not walk the unit's DIEs each time
+ * (a large unit has thousands of them, and a run thousands of addresses).
+ */
+struct sym_cu_index {
+	const void *cu;          /* the unit's DIE (Dwarf_Die.addr) */
+	struct sym_cu_range {
+		Dwarf_Addr lo, hi;
+		Dwarf_Die die;   /* a DW_TAG_subprogram */
+	} *e;
+	size_t n, cap;
+};
+
 struct sym_proc {
 	Dwfl *dwfl;
 	struct fmt_module *mods;
 	uint32_t nmods;
 	struct sym_plt *plt;     /* per module, read on first use */
+	struct sym_cu_index *cus; /* units whose inline chains were looked up */
+	size_t ncus;
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
 };
@@ -173,6 +189,10 @@ static char *sorted_maps(const char *maps, size_t len, size_t *outlen)
 	qsort(lines, n, sizeof(*lines), cmp_line_start);
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
+		/* the same mapping twice (read from /proc at attach, and as an
+		 * mmap record made while attaching): once */
+		if (i && strcmp(lines[i], lines[i - 1]) == 0)
+			continue;
 		size_t l = strlen(lines[i]);
 		memcpy(out + o, lines[i], l);
 		o += l;
@@ -262,6 +282,40 @@ struct plt_reloc {
 	const char *name;
 };
 
+/* Names made here (not in the ELF string tables), freed with the table. */
+struct plt_names {
+	char **v;
+	size_t n;
+};
+
+static const char *plt_keep(struct plt_names *k, char *name)
+{
+	char **nv = name ? realloc(k->v, (k->n + 1) * sizeof(*nv)) : NULL;
+	if (!nv) {
+		free(name);
+		return NULL;
+	}
+	k->v = nv;
+	k->v[k->n++] = name;
+	return name;
+}
+
+/*
+ * The name of an R_X86_64_IRELATIVE slot (no symbol: the addend is the
+ * IFUNC resolver, e.g. strlen's in libc): the symbol there, else
+ * "*ABS*+0xADDEND" as objdump prints it.
+ */
+static const char *plt_irelative_name(Dwfl_Module *m, GElf_Addr bias, uint64_t addend, struct plt_names *k)
+{
+	const char *s = dwfl_module_addrname(m, addend + bias);
+	char *n = NULL;
+	if (s && *s)
+		n = strdup(s);
+	else if (asprintf(&n, "*ABS*+0x%llx", (unsigned long long)addend) < 0)
+		n = NULL;
+	return plt_keep(k, n);
+}
+
 static int cmp_plt_reloc(const void *a, const void *b)
 {
 	const struct plt_reloc *x = a, *y = b;
@@ -282,8 +336,9 @@ static const char *plt_reloc_name(const struct plt_reloc *r, size_t n, uint64_t 
 }
 
 /* The relocations of one SHT_RELA section that name a dynamic symbol. */
-static void plt_read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct plt_reloc **v, size_t *n,
-			    size_t *cap, const char ***plt_order, size_t *nplt, int is_plt)
+static void plt_read_relocs(Dwfl_Module *m, GElf_Addr bias, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			    struct plt_reloc **v, size_t *n, size_t *cap, const char ***plt_order, size_t *nplt,
+			    int is_plt, struct plt_names *keep)
 {
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
 	GElf_Shdr symsh;
@@ -297,6 +352,8 @@ static void plt_read_relocs(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct 
 		if (!gelf_getrela(rd, (int)i, &ra) || !gelf_getsym(sd, (int)GELF_R_SYM(ra.r_info), &sym))
 			continue;
 		const char *name = GELF_R_SYM(ra.r_info) ? elf_strptr(elf, symsh.sh_link, sym.st_name) : NULL;
+		if (!GELF_R_SYM(ra.r_info) && GELF_R_TYPE(ra.r_info) == R_X86_64_IRELATIVE)
+			name = plt_irelative_name(m, bias, (uint64_t)ra.r_addend, keep);
 		if (is_plt) {
 			const char **no = realloc(*plt_order, (*nplt + 1) * sizeof(*no));
 			if (!no)
@@ -345,6 +402,7 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 	struct plt_reloc *rel = NULL;
 	size_t nrel = 0, caprel = 0, nplt = 0;
 	const char **plt_order = NULL; /* .rela.plt entries in order, for push $index */
+	struct plt_names keep = {0};
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -352,8 +410,8 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 			continue;
 		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (nm && (strcmp(nm, ".rela.plt") == 0 || strcmp(nm, ".rela.dyn") == 0))
-			plt_read_relocs(elf, scn, &sh, &rel, &nrel, &caprel, &plt_order, &nplt,
-					strcmp(nm, ".rela.plt") == 0);
+			plt_read_relocs(m, bias, elf, scn, &sh, &rel, &nrel, &caprel, &plt_order, &nplt,
+					strcmp(nm, ".rela.plt") == 0, &keep);
 	}
 	qsort(rel, nrel, sizeof(*rel), cmp_plt_reloc);
 	scn = NULL;
@@ -391,6 +449,9 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 	}
 	free(rel);
 	free(plt_order);
+	for (size_t i = 0; i < keep.n; i++)
+		free(keep.v[i]);
+	free(keep.v);
 }
 
 /* The PLT stub holding addr, by name, or NULL. */
@@ -500,17 +561,92 @@ static int inl_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, i
 	return 0;
 }
 
-/* A DIE's function name: the demangled linkage name, else its name. */
+/*
+ * A DIE's function name, as the symbol tables would give it: a C++
+ * linkage name demangled (with its parameters, like the demangled symbols);
+ * else the source name (a C linkage name is an asm label, such as glibc's
+ * __GI_ aliases, which would split one function into two rows).
+ */
 static char *inl_name(Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
 	const char *ln = NULL;
 	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
 		ln = dwarf_formstring(&a);
-	if (ln)
+	if (ln && ln[0] == '_' && ln[1] == 'Z')
 		return sym_demangle(ln);
 	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
-	return strdup(n ? n : "[inlined]");
+	return strdup(n ? n : ln ? ln : "[inlined]");
+}
+
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct sym_cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Add the code ranges of the functions below parent (namespaces and classes included). */
+static void cu_index_add(struct sym_cu_index *x, Dwarf_Die *parent, int level)
+{
+	Dwarf_Die c;
+	if (level > 64 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram: {
+			Dwarf_Addr base, lo, hi;
+			for (ptrdiff_t off = 0; (off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0;) {
+				if (x->n == x->cap) {
+					x->cap = x->cap ? x->cap * 2 : 256;
+					struct sym_cu_range *ne = realloc(x->e, x->cap * sizeof(*ne));
+					if (!ne)
+						return;
+					x->e = ne;
+				}
+				x->e[x->n++] = (struct sym_cu_range){lo, hi, c};
+			}
+			break;
+		}
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			cu_index_add(x, &c, level + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The subprogram of cu whose code holds pc, from the unit's index; NULL if none. */
+static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	struct sym_cu_index *x = NULL;
+	for (size_t i = sp->ncus; i-- > 0 && !x;)
+		if (sp->cus[i].cu == cu->addr)
+			x = &sp->cus[i];
+	if (!x) {
+		struct sym_cu_index *nc = realloc(sp->cus, (sp->ncus + 1) * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		sp->cus = nc;
+		x = &sp->cus[sp->ncus++];
+		memset(x, 0, sizeof(*x));
+		x->cu = cu->addr;
+		cu_index_add(x, cu, 0);
+		qsort(x->e, x->n, sizeof(*x->e), cmp_cu_range);
+	}
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) { /* the last range starting at or below pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->e[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < x->e[lo - 1].hi ? &x->e[lo - 1].die : NULL;
 }
 
 uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)
@@ -523,7 +659,13 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 		return 0;
 	Dwarf_Die path[SYM_INLINE_MAX + 1];
 	int n = 0;
-	inl_walk(cu, addr - bias, path, &n, 0);
+	Dwarf_Die *fn = cu_function_at(sp, cu, addr - bias);
+	if (fn) { /* the function holding the code, then what was inlined in it */
+		path[n++] = *fn;
+		inl_walk(fn, addr - bias, path, &n, 1);
+	} else { /* (a function nested in another: look through the whole unit) */
+		inl_walk(cu, addr - bias, path, &n, 0);
+	}
 	/* path[0] is the function holding the code; the rest were inlined */
 	int first = n > 0 && dwarf_tag(&path[0]) == DW_TAG_subprogram ? 1 : 0;
 	if (n - first <= 0)
@@ -586,6 +728,9 @@ void sym_proc_close(struct sym_proc *sp)
 		free(sp->plt[i].e);
 	}
 	free(sp->plt);
+	for (size_t i = 0; i < sp->ncus; i++)
+		free(sp->cus[i].e);
+	free(sp->cus);
 	for (uint32_t i = 0; i < sp->nmods; i++) {
 		free(sp->mods[i].path);
 		free(sp->mods[i].build_id);
@@ -695,7 +840,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const
 			fprintf(stderr, "unwind: %d frames, rc %d: %s\n", u->n, rc, dwfl_errmsg(e));
 	}
 	if (u->ran_out && u->n < max)
-		*truncated = 2;
+		*truncated |= 2;
 	if (u->n > 0)
 		return u->n;
 fallback:

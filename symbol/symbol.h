@@ -64,8 +64,9 @@ void sym_inline_free(struct sym_inline *v, uint32_t n);
  * DX SI DI BP SP IP R8..R15) and a copy of the stack starting at SP.
  * Stores up to max program counters, innermost first (callers are return
  * addresses); returns how many, and sets *truncated when the unwinder gave
- * up before the outermost frame: 2 when it needed stack memory past the end
- * of the copy (more frames were there, but not copied), else 1.
+ * up before the outermost frame: bit 0 when it stopped on an error, bit 1
+ * when it needed stack memory past the end of the copy (the caller knows
+ * whether the copy was cut, or reached the top of the stack).
  */
 int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const uint8_t *stack,
 		    size_t stack_len, uint64_t *pcs, int max, int *truncated);

@@ -208,7 +208,7 @@ def near(value, want, tol):
 def check_report_invariants(rep):
     """What holds for every sampling report (SPEC.md section 2 and 3)."""
     for key in ("method", "samples", "lost_samples", "cut_stacks", "session", "functions", "modules",
-                "threads", "processes", "lines", "addresses", "unwinding", "cut_stack_copy"):
+                "threads", "processes", "lines", "addresses", "unwinding", "cut_stack_copy", "attached"):
         check(key in rep, "report JSON has no %r key" % key)
     check(rep["method"] == "sampling", "method is %r, expected 'sampling'" % rep["method"])
     n = rep["samples"]
@@ -838,12 +838,12 @@ def test_inline_functions(c):
           "addresses:\n  " + "\n  ".join(bad))
     # inclusive % against perf report --inline --children on the same run
     if perf_why:
-        print("SKIP (part): comparison with perf report --inline --children: %s" % perf_why)
+        print("note: part skipped, the comparison with perf report --inline --children: %s" % perf_why)
     else:
         rows, p = perf_inline_children(perf, perf_data)
         missing = [n for n in INLINED if n not in rows]
         if missing:
-            print("SKIP (part): perf report --inline shows no %s here (perf without inline support?): %s" % (
+            print("note: part skipped, perf report --inline shows no %s here (perf without inline support?): %s" % (
                 ", ".join(missing), p.stderr.strip()[-200:]))
         else:
             bad = ["%s: stint %.1f%%, perf %.1f%%" % (n, pct(rep, incl(rep, n)), rows[n])
@@ -923,6 +923,62 @@ def test_stack_copy_cut(c):
     p = c.run([c.stint, "report", "-i", data2], expect=0)
     check("--stack-size" not in p.stdout, "the header speaks of --stack-size though no stack was cut:\n%s" %
           p.stdout[:800])
+
+
+@test
+def test_attach_target_exits(c):
+    """record -p PID --duration 5 on a process (two threads) that exits after ~1.2 s: its images were
+    read when stint attached, so nothing is [unknown]; the header shows its real command line, that it
+    was attached (not an exit status) and the thread names."""
+    need_perf()
+    prog = subprocess.Popen([c.prog("s_attach"), "1.2", "threads"], stdout=subprocess.PIPE,
+                            universal_newlines=True)
+    try:
+        m = re.match(r"ready (\d+)", prog.stdout.readline())
+        check(m, "s_attach did not say it is ready")
+        pid = int(m.group(1))
+        data = os.path.join(c.tmp, "attach.data")
+        argv = [c.stint, "record", "-m", "sample", "-p", str(pid), "--duration", "5", "-o", data]
+        c.log.append(" ".join(argv))
+        rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        prog.wait(timeout=RECORD_TIMEOUT)  # reaped: gone, not a zombie, while stint is attached
+        out, err = rec.communicate(timeout=RECORD_TIMEOUT)
+        check(rec.returncode == 0, "record -p exited %d: %s" % (rec.returncode, err.strip()))
+    finally:
+        if prog.poll() is None:
+            prog.kill()
+            prog.wait()
+    rep = c.report_json(data)
+    n = rep["samples"]
+    check(n >= 100, "only %d samples of a process burning 2 threads x 1.2 s" % n)
+    check(rep["attached"] is True, "JSON attached is %r, expected true" % rep.get("attached"))
+    unknown = [r for r in rep["functions"] if r["name"].startswith("0x") or "unknown" in r["module"]
+               or r["module"] == ""]
+    check(sum(r["exclusive_samples"] for r in unknown) <= 0.05 * n,
+          "unnamed functions after the target exited: %s\n  functions: %s" % (
+              ["%s[%s] %d" % (r["name"], r["module"], r["exclusive_samples"]) for r in unknown][:10],
+              function_list(rep)))
+    check(pct(rep, excl(rep, "attach_hot")) >= 80, "attach_hot exclusive %.1f%%\n  functions: %s" % (
+        pct(rep, excl(rep, "attach_hot")), function_list(rep)))
+    check(func(rep, "attach_hot")["module"] == "s_attach", "attach_hot module %r" % func(rep, "attach_hot")["module"])
+    check(incl(rep, "attach_worker") >= 0.25 * n, "attach_worker inclusive %d of %d\n  functions: %s" % (
+        incl(rep, "attach_worker"), n, function_list(rep)))
+    check(rep["cut_stacks"] <= 0.05 * n, "%d of %d stacks cut short" % (rep["cut_stacks"], n))
+    procs = rep["processes"]
+    check([p["pid"] for p in procs] == [pid], "process rows %s, expected pid %d" % (procs, pid))
+    check("s_attach 1.2 threads" in procs[0]["command"], "process command %r, expected the real command line" %
+          procs[0]["command"])
+    names = sorted(t["name"] for t in rep["threads"])
+    check(names == ["att_worker", "s_attach"], "thread names %s, expected att_worker and s_attach" % names)
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check("s_attach 1.2 threads" in header and "-p %d" % pid not in header,
+          "header does not show the target's command line:\n%s" % header)
+    check("attached" in header and "exit status" not in header,
+          "header does not say the process was attached to (or shows an exit status):\n%s" % header)
+    check("att_worker" in header, "header does not name the threads:\n%s" % header)
+    p = c.run([c.stint, "report", "-i", data, "--by", "thread"], expect=0)
+    check("att_worker" in p.stdout, "table --by thread lacks att_worker:\n%s" % p.stdout)
 
 
 # ---------------------------------------------------------------------------

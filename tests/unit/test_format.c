@@ -385,6 +385,39 @@ static void test_flipped_symbols(void **state)
 	fmt_data_free(&d);
 }
 
+/* Source lines and the inline chains at them (LINS, INLN) survive a round trip. */
+static void test_inline_round_trip(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main"};
+	struct fmt_data d;
+	evb_data(&d, names, 1);
+	struct fmt_process *p = &d.procs[0];
+	p->nlines = 2;
+	p->lines = calloc(2, sizeof(*p->lines));
+	p->lines[0] = (struct fmt_line){0x1010, strdup("a.c"), 3, NULL, 0};
+	p->lines[1] = (struct fmt_line){0x1020, strdup("a.c"), 9, calloc(2, sizeof(struct fmt_inline)), 2};
+	p->lines[1].inl[0] = (struct fmt_inline){strdup("outer_inl"), strdup("a.c"), 5, strdup("a.c"), 30};
+	p->lines[1].inl[1] = (struct fmt_inline){strdup("inner_inl"), strdup("b.h"), 1, strdup("a.c"), 7};
+	assert_int_equal(fmt_write(&d, path), 0);
+	fmt_data_free(&d);
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_null(d.damage);
+	const struct fmt_line *l = fmt_line_at(&d.procs[0], 0x1020);
+	assert_non_null(l);
+	assert_int_equal(l->line, 9);
+	assert_int_equal(l->ninl, 2);
+	assert_string_equal(l->inl[0].name, "outer_inl");
+	assert_int_equal(l->inl[0].call_line, 30);
+	assert_string_equal(l->inl[1].name, "inner_inl");
+	assert_string_equal(l->inl[1].file, "b.h");
+	assert_string_equal(l->inl[1].call_file, "a.c");
+	assert_int_equal(l->inl[1].call_line, 7);
+	assert_int_equal(fmt_line_at(&d.procs[0], 0x1010)->ninl, 0);
+	fmt_data_free(&d);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof(path), "/tmp/stint-test-format-%d.data", (int)getpid());
@@ -397,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_bad_indices),
 		cmocka_unit_test(test_short_symbols),
 		cmocka_unit_test(test_flipped_symbols),
+		cmocka_unit_test(test_inline_round_trip),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(path);
