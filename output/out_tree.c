@@ -9,6 +9,7 @@
 
 #include "out_tree.h"
 #include "output.h"
+#include "../lib/util.h"
 
 /* Children of node i, hottest (largest inclusive) first. */
 static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **out)
@@ -85,7 +86,7 @@ static void csv_text(FILE *f, const char *s)
 	for (; s && *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		size_t n = out_utf8_len(s);
+		size_t n = util_utf8_len(s);
 		if (n == 0)
 			fputs("\xef\xbf\xbd", f); /* not UTF-8: U+FFFD */
 		else {
