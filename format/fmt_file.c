@@ -611,7 +611,7 @@ static int cmp_line(const void *a, const void *b)
 static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl, size_t n, size_t have)
 {
 	struct fmt_data *d = rd->d;
-	struct fmt_in in = {pl, pl + n, 0};
+	struct fmt_in in = {pl, pl + (have < n ? have : n), 0}; /* a chunk cut short: what is there */
 	switch (tag) {
 	case FMT_SESS:
 		if (d->method)

@@ -533,7 +533,7 @@ static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
 	if (!pcs || !fns)
 		abort();
 	double now = (double)th->start * c->d->ns_per_tick;
-	const uint8_t *q = th->ev, *end = th->ev + th->ev_len;
+	const uint8_t *q = th->ev, *end = q ? q + th->ev_len : q;
 	uint64_t dt;
 	unsigned n;
 	int cut;
