@@ -57,7 +57,7 @@ def main():
             cmds.append((["report", "-i", path, "--just-my-code", "--function", "*a*"], "table"))
             for exp in ("folded", "pprof", "callgrind", "chrome"):
                 cmds.append((["export", "-i", path, "--format", exp, "-o", out], "file-json" if exp == "chrome" else "file"))
-            cmds.append((["html", "-i", path, "-o", out + ".html"], "file"))
+            cmds.append((["html", "-i", path, "-o", out], "file-html"))
             cmds.append((["diff", "--format", "json", path, path], "json"))
             for argv, kind in cmds:
                 runs += 1
@@ -87,16 +87,20 @@ def main():
                     if kind != "file":  # pprof is binary
                         failures.append("%s: output is not UTF-8: %s" % (what, e))
                     continue
-                if kind in ("json", "file-json"):
+                if kind == "file-html":  # the page's data: JSON inside <script>
+                    start = text.find('id="stint-data">')
+                    text = text[start + len('id="stint-data">'):text.find("</script>", start)]
+                    if start < 0 or "<" in text:
+                        failures.append("%s: the page's data block is missing or holds '<'" % what)
+                if kind in ("json", "file-json", "file-html"):
                     try:
                         json.loads(text)
                     except (ValueError, RecursionError) as e:
                         failures.append("%s: output is not valid JSON: %s" % (what, e))
                 if kind == "table" and "\x1b" in text:
                     failures.append("%s: an escape character reaches the terminal" % what)
-                for f in (out, out + ".html"):
-                    if os.path.exists(f):
-                        os.unlink(f)
+                if os.path.exists(out):
+                    os.unlink(out)
     for f in failures:
         print("FAIL " + f)
     print("%d files, %d runs, %d failures" % (len(files), runs, len(failures)))
