@@ -116,8 +116,6 @@ int cmd_export(int argc, char **argv)
 	FILE *f = stdout;
 	if (tmp && !(f = fopen(tmp, "w")))
 		die("cannot write '%s': %s", tmp, strerror(errno));
-	if (tmp) /* an error or Ctrl-C before the rename removes it */
-		util_tmp_guard(tmp);
 
 	int rc;
 	if (fmt == EXP_CHROME) {
@@ -149,7 +147,6 @@ int cmd_export(int argc, char **argv)
 		}
 		if (rename(tmp, output) < 0)
 			die("cannot rename '%s' to '%s': %s", tmp, output, strerror(errno));
-		util_tmp_done();
 		free(tmp);
 	} else if (rc < 0)
 		die("cannot write the export: %s", strerror(errno));

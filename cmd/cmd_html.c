@@ -93,8 +93,6 @@ int cmd_html(int argc, char **argv)
 	int to_stdout = strcmp(output, "-") == 0;
 	char *tmp = to_stdout ? NULL : xasprintf("%s.tmp", output);
 	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
-	if (tmp && f) /* an error or Ctrl-C before the rename removes it */
-		util_tmp_guard(tmp);
 	if (!f)
 		die("cannot write '%s': %s", output, strerror(errno));
 	struct out_html_stats st;
@@ -118,7 +116,6 @@ int cmd_html(int argc, char **argv)
 			unlink(tmp);
 			die("cannot write '%s': %s", output, strerror(e));
 		}
-		util_tmp_done();
 		fprintf(stderr, "stint: wrote '%s'", output);
 		if (st.folded_nodes)
 			fprintf(stderr, "; flame graph: %u of %u call paths shown, %u folded into %u \"(other)\" nodes",

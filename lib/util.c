@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,55 +158,6 @@ static int cmp_u64(const void *a, const void *b)
 void util_sort_u64(uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_u64);
-}
-
-/* ------------------------------------------------------------------------
- * Temporary output files
- * --------------------------------------------------------------------- */
-
-static char *tmp_guarded;          /* set while a temporary file is being written */
-static volatile sig_atomic_t tmp_armed;
-
-static void tmp_remove(void)
-{
-	if (tmp_armed && tmp_guarded)
-		unlink(tmp_guarded);
-	tmp_armed = 0;
-}
-
-static void tmp_on_signal(int sig)
-{
-	tmp_remove(); /* unlink() is async-signal-safe */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-void util_tmp_guard(const char *path)
-{
-	static int installed;
-	free(tmp_guarded);
-	tmp_guarded = xstrdup(path);
-	tmp_armed = 1;
-	if (installed)
-		return;
-	installed = 1;
-	atexit(tmp_remove);
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction sa, old;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = tmp_on_signal;
-		sigemptyset(&sa.sa_mask);
-		/* a signal ignored when we started stays ignored */
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-void util_tmp_done(void)
-{
-	tmp_armed = 0;
 }
 
 size_t util_utf8_len(const char *s)

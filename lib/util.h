@@ -22,14 +22,6 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * A file written under a temporary name and renamed when complete: until
- * util_tmp_done(), the file at path is removed if the command dies (die(),
- * exit) or is ended by SIGINT, SIGTERM, SIGHUP or SIGPIPE.  One at a time.
- */
-void util_tmp_guard(const char *path);
-void util_tmp_done(void);
-
-/*
  * Length of the UTF-8 sequence at s: 1 for ASCII, 2 to 4 for a valid
  * multi-byte character, 0 when the bytes are not UTF-8 (a stray
  * continuation byte, an overlong form, a surrogate, a sequence cut short).

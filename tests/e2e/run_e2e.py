@@ -955,38 +955,6 @@ def test_deep_recursion_views(c):
 
 
 @test
-def test_export_interrupted_leaves_no_tmp(c):
-    """An export that fails (rename onto a directory) or is interrupted (SIGINT while it
-    writes) removes its OUTPUT.tmp."""
-    _, data = c.record([c.prog("e2e_deep_recursion")])
-    target = os.path.join(c.tmp, "a-directory")
-    os.mkdir(target)
-    p = c.run([c.stint, "export", "--format", "folded", "-i", data, "-o", target])
-    check(p.returncode != 0, "export onto a directory succeeded")
-    check(not os.path.exists(target + ".tmp"), "a failed export left %s.tmp behind" % target)
-    out = os.path.join(c.tmp, "trace.json")
-    for attempt in range(20):
-        proc = subprocess.Popen([c.stint, "export", "--format", "chrome", "-i", data, "-o", out],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        caught = False
-        while proc.poll() is None:
-            if os.path.exists(out + ".tmp"):
-                proc.send_signal(signal.SIGINT)
-                caught = True
-                break
-            time.sleep(0.0005)
-        proc.wait(timeout=DEEP_TIMEOUT)
-        if caught and proc.returncode == -signal.SIGINT:
-            check(not os.path.exists(out + ".tmp"), "an interrupted export left %s.tmp behind" % out)
-            check(not os.path.exists(out), "an interrupted export wrote %s" % out)
-            return
-        for f in (out, out + ".tmp"):
-            if os.path.exists(f):
-                os.unlink(f)
-    raise TestFailure("could not interrupt an export while it was writing in 20 attempts")
-
-
-@test
 def test_view_diff(c):
     """diff: the same program run with more work shows the change in calls and
     time of the function that did it, first."""
