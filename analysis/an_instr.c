@@ -57,7 +57,10 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	uint64_t cost = o->no_compensation ? 0 : p->cost;
 	uint32_t cap = 256, depth = 0;
 	struct frame *st = malloc(cap * sizeof(*st));
-	if (!st)
+	/* how often each function is open: an exit naming a function that is
+	 * not open must not search the whole stack (200,000 frames) */
+	uint32_t oncap = 1024, *on = calloc(oncap, sizeof(*on));
+	if (!st || !on)
 		abort();
 	uint64_t e = 0, a = 0, comp = 0;
 	struct fmt_decoder dec;
@@ -91,6 +94,17 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 				if (!st)
 					abort();
 			}
+			if (fn >= oncap) {
+				uint32_t ncap = oncap;
+				while (ncap <= fn)
+					ncap *= 2;
+				on = realloc(on, ncap * sizeof(*on));
+				if (!on)
+					abort();
+				memset(on + oncap, 0, (ncap - oncap) * sizeof(*on));
+				oncap = ncap;
+			}
+			on[fn]++;
 			uint32_t parent = depth ? st[depth - 1].node : 0;
 			struct frame *f = &st[depth++];
 			f->node = cct_child(t, parent, fn);
@@ -104,8 +118,10 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			break;
 		}
 		case FMT_K_EXIT:
-			if (depth)
+			if (depth) {
 				close_frame(t, &st[--depth], e, a);
+				on[st[depth].fn]--;
+			}
 			break;
 		case FMT_K_EXT:
 			if (rec.ext == FMT_X_INHERIT)
@@ -114,12 +130,14 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 				at->lost += rec.count;
 			if (rec.ext == FMT_X_EXIT_FN) {
 				uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
-				uint32_t i = depth;
+				uint32_t i = fn < oncap && on[fn] ? depth : 0;
 				while (i > 0 && st[i - 1].fn != fn)
 					i--;
 				if (i > 0) /* close the frames skipped by longjmp, then fn's */
-					while (depth >= i)
+					while (depth >= i) {
 						close_frame(t, &st[--depth], e, a);
+						on[st[depth].fn]--;
+					}
 			}
 			break;
 		}
@@ -129,6 +147,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	while (depth) /* frames left open close at the thread's last timestamp */
 		close_frame(t, &st[--depth], e, a);
 	free(st);
+	free(on);
 	at->total_e = e;
 	at->total_a = a;
 	at->compensated = comp;

@@ -315,7 +315,7 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 		at->proc = th->proc;
 		at->index = ti;
 		cct_init(&at->tree);
-		const uint8_t *q = th->ev, *end = th->ev + th->ev_len;
+		const uint8_t *q = th->ev, *end = q ? q + th->ev_len : q;
 		uint64_t dt;
 		unsigned n;
 		int cut, rc;

@@ -342,27 +342,59 @@ void an_view_modules(const struct an_view *v, struct an_row **rows, uint32_t *n)
  * Callers and callees
  * --------------------------------------------------------------------- */
 
-/* Whether function fn is on the path above node i (exclusive of i). */
-static int on_path_above(const struct an_view *v, uint32_t i, uint32_t fn)
+/*
+ * Per node: whether its function is on the path above it (recursion).  One
+ * depth-first walk with how often each function is on the current path:
+ * asking each node's ancestors instead would take depth x nodes steps, and
+ * a recursion 200,000 deep has that many of both.
+ */
+static uint8_t *same_above(const struct an_view *v)
 {
-	for (uint32_t p = v->n[i].parent; p != ~0u && p != 0; p = v->n[p].parent)
-		if (v->n[p].fn == fn)
-			return 1;
-	return 0;
+	uint8_t *same = calloc(v->len + 1, 1);
+	uint32_t *on = calloc(v->r->nfuncs + 1, sizeof(*on));
+	uint32_t *st = malloc((v->len + 1) * sizeof(*st)), *kid = malloc((v->len + 1) * sizeof(*kid));
+	if (!same || !on || !st || !kid)
+		abort();
+	uint32_t sp = 0;
+	st[sp] = 0;
+	kid[sp++] = v->n[0].child;
+	while (sp) {
+		uint32_t c = kid[sp - 1];
+		if (!c) {
+			uint32_t done = st[--sp];
+			if (done && v->n[done].fn < v->r->nfuncs)
+				on[v->n[done].fn]--;
+			continue;
+		}
+		kid[sp - 1] = v->n[c].next;
+		uint32_t fn = v->n[c].fn;
+		if (fn < v->r->nfuncs)
+			same[c] = on[fn]++ > 0;
+		st[sp] = c;
+		kid[sp++] = v->n[c].child;
+	}
+	free(on);
+	free(st);
+	free(kid);
+	return same;
 }
 
-static struct an_row *row_for(struct an_row **rows, uint32_t *n, uint32_t *cap, uint32_t key,
+/* The row of key (a function, ~0u for the root), found through slot[]
+ * (one entry per function, and the last for the root): a function of a
+ * hostile file may have a hundred thousand callers. */
+static struct an_row *row_for(struct an_row **rows, uint32_t *n, uint32_t *cap, uint32_t *slot, uint32_t key,
 			      const struct an_view *v)
 {
-	for (uint32_t i = 0; i < *n; i++)
-		if ((*rows)[i].func == key)
-			return &(*rows)[i];
+	uint32_t si = key == ~0u ? v->r->nfuncs : key;
+	if (slot[si] != ~0u)
+		return &(*rows)[slot[si]];
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
 		*rows = realloc(*rows, *cap * sizeof(**rows));
 		if (!*rows)
 			abort();
 	}
+	slot[si] = *n;
 	struct an_row *r = &(*rows)[(*n)++];
 	memset(r, 0, sizeof(*r));
 	r->func = key;
@@ -374,6 +406,15 @@ static struct an_row *row_for(struct an_row **rows, uint32_t *n, uint32_t *cap, 
 		r->module = v->r->mods[v->r->funcs[key].module].base;
 	}
 	return r;
+}
+
+static uint32_t *row_slots(const struct an_view *v)
+{
+	uint32_t *slot = malloc((v->r->nfuncs + 1) * sizeof(*slot));
+	if (!slot)
+		abort();
+	memset(slot, 0xff, (v->r->nfuncs + 1) * sizeof(*slot));
+	return slot;
 }
 
 static void add_values(struct an_row *r, const struct view_node *n, int inclusive_too)
@@ -397,15 +438,19 @@ void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows,
 	self->func = fn;
 	self->name = v->r->funcs[fn].name;
 	self->module = v->r->mods[v->r->funcs[fn].module].base;
+	uint32_t *slot = row_slots(v);
+	uint8_t *same = same_above(v);
 	for (uint32_t i = 1; i < v->len; i++) {
 		if (v->n[i].fn != fn)
 			continue;
-		int outer = !on_path_above(v, i, fn);
+		int outer = !same[i];
 		uint32_t p = v->n[i].parent;
 		uint32_t key = p == 0 ? ~0u : v->n[p].fn;
-		add_values(row_for(rows, n, &cap, key, v), &v->n[i], outer);
+		add_values(row_for(rows, n, &cap, slot, key, v), &v->n[i], outer);
 		add_values(self, &v->n[i], outer);
 	}
+	free(same);
+	free(slot);
 }
 
 void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows, uint32_t *n)
@@ -413,15 +458,19 @@ void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows,
 	uint32_t cap = 0;
 	*rows = NULL;
 	*n = 0;
+	uint32_t *slot = row_slots(v);
+	uint8_t *same = same_above(v);
 	for (uint32_t i = 1; i < v->len; i++) {
 		if (v->n[i].fn != fn)
 			continue;
 		for (uint32_t c = v->n[i].child; c; c = v->n[c].next) {
 			uint32_t cf = v->n[c].fn;
-			int outer = !on_path_above(v, c, cf) && cf != fn;
-			add_values(row_for(rows, n, &cap, cf, v), &v->n[c], outer);
+			int outer = !same[c] && cf != fn;
+			add_values(row_for(rows, n, &cap, slot, cf, v), &v->n[c], outer);
 		}
 	}
+	free(same);
+	free(slot);
 }
 
 uint32_t an_find_functions(const struct an_result *r, const char *pattern, uint32_t *out, uint32_t max)

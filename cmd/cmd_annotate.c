@@ -136,8 +136,10 @@ int cmd_annotate(int argc, char **argv)
 	char err[1024];
 	if (fmt_read(input, &d, err, sizeof(err)) < 0)
 		die("%s", err);
-	if (d.damage)
+	if (d.damage) {
 		warn("'%s' is damaged: %s; annotating what precedes the damage", input, d.damage);
+		cmd_damaged = 1;
+	}
 	if (strcmp(d.method, "sampling") != 0)
 		die("annotate needs sampling data ('%s' holds %s data): stint record -m sample", input,
 		    d.method);

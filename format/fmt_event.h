@@ -141,7 +141,7 @@ struct fmt_decoder {
 static inline void fmt_decoder_init(struct fmt_decoder *d, const uint8_t *p, size_t n)
 {
 	d->p = p;
-	d->end = p + n;
+	d->end = p ? p + n : p; /* a thread without events has none, not even a buffer */
 	d->chunk_end = NULL;
 	d->chunk = 0;
 	memset(d->cache, 0, sizeof(d->cache));

@@ -483,6 +483,49 @@ static double in_f64(struct fmt_in *in)
 	return v;
 }
 
+/*
+ * Strings from a file are printed to terminals and written into JSON and
+ * CSV: control characters (C0, DEL, and C1 encoded as UTF-8), which a
+ * terminal could take for escape sequences, become '?', and each byte that
+ * is not part of valid UTF-8 becomes U+FFFD.  s (n bytes) is replaced.
+ */
+static char *clean_str(char *s, size_t n)
+{
+	int clean = 1;
+	for (size_t i = 0; i < n && clean;) {
+		size_t l = util_utf8_len(s + i);
+		unsigned char c = (unsigned char)s[i];
+		clean = l != 0 && c >= 0x20 && c != 0x7f && !(c == 0xc2 && (unsigned char)s[i + 1] < 0xa0);
+		i += l ? l : 1;
+	}
+	if (clean)
+		return s;
+	char *o = malloc(3 * n + 1), *q = o;
+	if (!o) {
+		free(s);
+		return strdup("");
+	}
+	for (size_t i = 0; i < n;) {
+		size_t l = util_utf8_len(s + i);
+		unsigned char c = (unsigned char)s[i];
+		if (l == 0) {
+			memcpy(q, "\xef\xbf\xbd", 3);
+			q += 3;
+			i++;
+		} else if (c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)) {
+			*q++ = '?';
+			i += l;
+		} else {
+			memcpy(q, s + i, l);
+			q += l;
+			i += l;
+		}
+	}
+	*q = 0;
+	free(s);
+	return o;
+}
+
 /* A string; never NULL (an empty one when the bytes are not a string). */
 static char *in_str(struct fmt_in *in)
 {
@@ -499,17 +542,7 @@ static char *in_str(struct fmt_in *in)
 	memcpy(s, in->p, n);
 	s[n] = 0;
 	in->p += n;
-	/* control characters (C0, DEL, C1 as UTF-8) become '?': names are
-	 * printed to terminals, where they could be escape sequences */
-	for (uint64_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			s[i] = '?';
-		else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-			 (unsigned char)s[i + 1] <= 0x9f)
-			s[i] = s[i + 1] = '?';
-	}
-	return s;
+	return clean_str(s, (size_t)n);
 }
 
 /* The smallest encoding of one entry, which bounds a count by the payload. */
@@ -605,7 +638,7 @@ static int cmp_line(const void *a, const void *b)
 static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl, size_t n, size_t have)
 {
 	struct fmt_data *d = rd->d;
-	struct fmt_in in = {pl, pl + n, 0};
+	struct fmt_in in = {pl, pl + (have < n ? have : n), 0}; /* a chunk cut short: what is there */
 	switch (tag) {
 	case FMT_SESS:
 		if (d->method)
@@ -959,7 +992,7 @@ static int fmt_parse(const uint8_t *map, size_t len, const char *path, struct fm
 		p = pl + n;
 		nchunks++;
 	}
-	if (!ended)
+	if (!ended && !d->damage)
 		set_damage(&rd, "truncated at byte %zu: the end marker is missing", len);
 	if (!d->method || !(d->ns_per_tick > 0 && d->ns_per_tick <= FMT_MAX_NS_PER_TICK)) {
 		snprintf(err, errlen, "'%s' is damaged before any data: %s", path,

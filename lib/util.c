@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,5 +345,33 @@ void util_sort_u64(uint64_t *v, size_t n)
 {
 	if (n > 1) /* (v may be NULL when n is 0) */
 		qsort(v, n, sizeof(*v), cmp_u64);
+}
+
+size_t util_utf8_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char c = u[0];
+	if (c < 0x80)
+		return 1;
+	size_t n;
+	uint32_t cp;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0; /* a continuation byte, or one no encoding starts with */
+	for (size_t i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80) /* also stops at the terminating zero */
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates and beyond U+10FFFF are not UTF-8 */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
 }
 

@@ -21,6 +21,13 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Length of the UTF-8 sequence at s: 1 for ASCII, 2 to 4 for a valid
+ * multi-byte character, 0 when the bytes are not UTF-8 (a stray
+ * continuation byte, an overlong form, a surrogate, a sequence cut short).
+ */
+size_t util_utf8_len(const char *s);
+
 /* Read a whole file; NULL with errno set on failure.  *len gets its size. */
 char *util_read_file(const char *path, size_t *len);
 

@@ -458,7 +458,9 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 	uint32_t pid = p->pid, tid = th->tid;
 	uint32_t cap = 256, depth = 0, inside = 0;
 	struct ch_frame *st = malloc(cap * sizeof(*st));
-	if (!st)
+	/* open frames per function: an exit naming one not open searches nothing */
+	uint32_t oncap = 1024, *on = calloc(oncap, sizeof(*on));
+	if (!st || !on)
 		abort();
 	double npt = c->d->ns_per_tick;
 	uint64_t ticks = th->start;
@@ -482,6 +484,17 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 				if (!st)
 					abort();
 			}
+			if (fn >= oncap) {
+				uint32_t ncap = oncap;
+				while (ncap <= fn)
+					ncap *= 2;
+				on = realloc(on, ncap * sizeof(*on));
+				if (!on)
+					abort();
+				memset(on + oncap, 0, (ncap - oncap) * sizeof(*on));
+				oncap = ncap;
+			}
+			on[fn]++;
 			struct ch_frame *fr = &st[depth++];
 			const struct an_module *m = fn_module(c->r, fn);
 			fr->fn = fn;
@@ -499,16 +512,18 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 			}
 		} else if (rec.kind == FMT_K_EXIT && depth) {
 			depth--;
+			on[st[depth].fn]--;
 			inside -= st[depth].match ? 1 : 0;
 			ch_close(c, &st[depth], pid, tid, now);
 		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
 			uint32_t fn = an_resolve_at(c->r, p, &c->maps[th->proc], rec.addr, ticks);
-			uint32_t i = depth;
+			uint32_t i = fn < oncap && on[fn] ? depth : 0;
 			while (i > 0 && st[i - 1].fn != fn)
 				i--;
 			if (i > 0) /* longjmp: the skipped frames end here too */
 				while (depth >= i) {
 					depth--;
+					on[st[depth].fn]--;
 					inside -= st[depth].match ? 1 : 0;
 					ch_close(c, &st[depth], pid, tid, now);
 				}
@@ -521,6 +536,7 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 	if (now > c->tmax)
 		c->tmax = now;
 	free(st);
+	free(on);
 }
 
 /* One thread's samples: an instant event each, its stack in stackFrames. */
@@ -535,7 +551,7 @@ static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
 	if (!pcs || !fns || !all)
 		abort();
 	double now = (double)th->start * c->d->ns_per_tick;
-	const uint8_t *q = th->ev, *end = th->ev + th->ev_len;
+	const uint8_t *q = th->ev, *end = q ? q + th->ev_len : q;
 	uint64_t dt;
 	unsigned n;
 	int cut;

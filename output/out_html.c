@@ -22,6 +22,7 @@
 
 #include "out_html.h"
 #include "output.h"
+#include "../lib/util.h"
 #include "out_html_assets.h"
 
 /* ------------------------------------------------------------------------
@@ -557,10 +558,10 @@ int out_html(FILE *f, const struct fmt_data *d, const struct an_result *r, const
 			fputs("&gt;", f);
 		else if (*s == '&')
 			fputs("&amp;", f);
-		else if (out_utf8_len(s) == 0)
+		else if (util_utf8_len(s) == 0)
 			fputs("\xef\xbf\xbd", f); /* not UTF-8: U+FFFD */
 		else { /* a whole character */
-			size_t n = out_utf8_len(s);
+			size_t n = util_utf8_len(s);
 			fwrite(s, 1, n, f);
 			s += n - 1;
 		}

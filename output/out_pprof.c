@@ -102,6 +102,11 @@ static const struct fmt_module *pp_module(const struct fmt_data *d, const char *
 
 static int64_t pp_round(double x)
 {
+	/* values from a hostile file can be beyond int64: clamp, never convert out of range */
+	if (!(x > -9.2e18))
+		return x != x ? 0 : INT64_MIN;
+	if (!(x < 9.2e18))
+		return INT64_MAX;
 	return (int64_t)floor(x + 0.5);
 }
 
@@ -238,7 +243,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d)
 			if (!x[0])
 				continue;
 		} else {
-			x[0] = (int64_t)fx[2];
+			x[0] = pp_round(fx[2]);
 			x[1] = pp_round(fx[0]);
 			x[2] = pp_round(fx[1]);
 			if (!x[0] && !x[1] && !x[2])

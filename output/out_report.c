@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "output.h"
+#include "../lib/util.h"
 
 /* Columns a view can be sorted by; index = value column or special. */
 static const struct {
@@ -81,40 +82,12 @@ double out_pct(double v, double total)
 	return total > 0 ? 100.0 * v / total : 0.0;
 }
 
-size_t out_utf8_len(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	unsigned char c = u[0];
-	if (c < 0x80)
-		return 1;
-	size_t n;
-	uint32_t cp;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0; /* a continuation byte, or one no encoding starts with */
-	for (size_t i = 1; i < n; i++) {
-		if ((u[i] & 0xc0) != 0x80) /* also stops at the terminating zero */
-			return 0;
-		cp = cp << 6 | (u[i] & 0x3f);
-	}
-	/* overlong forms, UTF-16 surrogates and beyond U+10FFFF are not UTF-8 */
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 void out_json_text(FILE *f, const char *s, int for_html)
 {
 	fputc('"', f);
 	while (s && *s) {
 		unsigned char c = (unsigned char)*s;
-		size_t n = out_utf8_len(s);
+		size_t n = util_utf8_len(s);
 		if (n == 0) {
 			fputs("\\ufffd", f); /* a byte that is not UTF-8: the replacement character */
 			s++;
@@ -148,7 +121,7 @@ void out_json_str(FILE *f, const char *s)
 void out_text_utf8(FILE *f, const char *s)
 {
 	while (s && *s) {
-		size_t n = out_utf8_len(s);
+		size_t n = util_utf8_len(s);
 		if (n == 0) {
 			fputs("\xef\xbf\xbd", f); /* U+FFFD */
 			s++;
@@ -169,7 +142,7 @@ void out_csv_str(FILE *f, const char *s)
 	for (; s && *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		size_t n = out_utf8_len(s);
+		size_t n = util_utf8_len(s);
 		if (n == 0)
 			fputs("\xef\xbf\xbd", f);
 		else {

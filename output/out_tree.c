@@ -9,25 +9,40 @@
 
 #include "out_tree.h"
 #include "output.h"
+#include "../lib/util.h"
 
-/* Children of node i, hottest (largest inclusive) first. */
+struct kid_key {
+	double v;
+	uint32_t pos, node;
+};
+
+/* Largest first; equal ones in their list order (a stable sort). */
+static int kid_cmp(const void *a, const void *b)
+{
+	const struct kid_key *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v > y->v ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Children of node i, hottest (largest inclusive) first.  qsort: a node
+ * of a hostile file may have hundreds of thousands of children. */
 static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **out)
 {
 	uint32_t n = 0;
 	for (uint32_t c = v->n[i].child; c; c = v->n[c].next)
 		n++;
 	uint32_t *a = malloc((n + 1) * sizeof(*a));
-	if (!a)
+	struct kid_key *k = malloc((n + 1) * sizeof(*k));
+	if (!a || !k)
 		abort();
 	n = 0;
-	for (uint32_t c = v->n[i].child; c; c = v->n[c].next)
-		a[n++] = c;
-	for (uint32_t x = 1; x < n; x++) /* insertion sort: few children */
-		for (uint32_t y = x; y > 0 && v->n[a[y]].v[AN_EI] > v->n[a[y - 1]].v[AN_EI]; y--) {
-			uint32_t t = a[y];
-			a[y] = a[y - 1];
-			a[y - 1] = t;
-		}
+	for (uint32_t c = v->n[i].child; c; c = v->n[c].next, n++)
+		k[n] = (struct kid_key){v->n[c].v[AN_EI], n, c};
+	qsort(k, n, sizeof(*k), kid_cmp);
+	for (uint32_t x = 0; x < n; x++)
+		a[x] = k[x].node;
+	free(k);
 	*out = a;
 	return n;
 }
@@ -85,7 +100,7 @@ static void csv_text(FILE *f, const char *s)
 	for (; s && *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		size_t n = out_utf8_len(s);
+		size_t n = util_utf8_len(s);
 		if (n == 0)
 			fputs("\xef\xbf\xbd", f); /* not UTF-8: U+FFFD */
 		else {
@@ -311,12 +326,20 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, struct an_row *rows,
 			   uint32_t n, const struct an_row *self, int json, int *first_section)
 {
-	for (uint32_t x = 1; x < n; x++) /* by inclusive value, largest first */
-		for (uint32_t y = x; y > 0 && rows[y].v[AN_EI] > rows[y - 1].v[AN_EI]; y--) {
-			struct an_row t = rows[y];
-			rows[y] = rows[y - 1];
-			rows[y - 1] = t;
-		}
+	/* by inclusive value, largest first, ties in their order (stable) */
+	struct kid_key *k = malloc((n + 1) * sizeof(*k));
+	struct an_row *sorted = malloc((n + 1) * sizeof(*sorted));
+	if (!k || !sorted)
+		abort();
+	for (uint32_t x = 0; x < n; x++)
+		k[x] = (struct kid_key){rows[x].v[AN_EI], x, x};
+	qsort(k, n, sizeof(*k), kid_cmp);
+	for (uint32_t x = 0; x < n; x++)
+		sorted[x] = rows[k[x].node];
+	if (n)
+		memcpy(rows, sorted, n * sizeof(*rows));
+	free(k);
+	free(sorted);
 	if (json) {
 		fprintf(f, "%s\"%s\":[", *first_section ? "" : ",", title);
 		*first_section = 0;

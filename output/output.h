@@ -42,8 +42,6 @@ double out_pct(double v, double total);           /* 0 when total is 0 */
  */
 void out_json_text(FILE *f, const char *s, int for_html);
 void out_json_str(FILE *f, const char *s);        /* out_json_text(f, s, 0) */
-/* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if it is not one. */
-size_t out_utf8_len(const char *s);
 /* s with each byte that is not valid UTF-8 replaced by U+FFFD (CSV). */
 void out_text_utf8(FILE *f, const char *s);
 /* A CSV field: quoted when it holds a comma, quote or line break. */

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import struct
@@ -1139,6 +1140,87 @@ def test_view_filters_just_my_code(c):
     check([t["tid"] for t in sel["threads"]] == [alpha["tid"]], "--tid kept threads %s" % sel["threads"])
     check(calls(sel, "alpha_step") == 100 and not function_rows(sel, "beta_step"),
           "--tid alpha: functions of other threads remain")
+
+
+DEEP_TIMEOUT = 600  # a hang guard for the views of 200,000-deep recursion, not a timing check
+
+
+def json_balanced(text):
+    """Whether text is one JSON value with balanced brackets and strings, checked
+    without recursion (Python's json module cannot nest 200,000 levels)."""
+    depth, in_str, esc, seen = 0, False, False, False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            seen = True
+        elif ch in "]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return seen and depth == 0 and not in_str
+
+
+@test
+def test_deep_recursion_views(c):
+    """Recursion 200,000 deep (and ping/pong 20,000 deep): every view and export works, with
+    output linear in the data: the tree iterative with bounded indentation, folded and pprof
+    stacks with recursion folded (each function once per path), bounded memory."""
+    _, data = c.record([c.prog("e2e_deep_recursion")])
+    depth = 200000
+    out = os.path.join(c.tmp, "deep.out")
+
+    def run(args, expect=0):
+        return c.run([c.stint] + args + ["-i", data], expect=expect, timeout=DEEP_TIMEOUT)
+
+    rep = c.report_json(data)
+    expect_calls(rep, {"recurse": depth + 1, "ping": 10001, "pong": 10000, "main": 1})
+    # the text tree: one row per node shown, indentation bounded
+    p = run(["report", "--tree"])
+    rows = p.stdout.count("recurse [")
+    check(rows > depth // 2, "the tree shows only %d levels of recurse" % rows)
+    longest = max(len(l) for l in p.stdout.splitlines())
+    check(longest < 400, "a tree row is %d characters long: the indentation grows with the depth" % longest)
+    check("(depth 200000)" in p.stdout or rows < depth, "the deepest rows do not say their depth")
+    # JSON tree: nested as deep as the recursion, balanced, linear in size
+    p = run(["report", "--tree", "--format", "json"])
+    check(json_balanced(p.stdout), "report --tree --format json is not balanced JSON")
+    check(len(p.stdout) < 600 * (depth + 20000), "the JSON tree is %d bytes" % len(p.stdout))
+    # CSV tree: paths elided in the middle
+    p = run(["report", "--tree", "--format", "csv"])
+    longest = max(len(l) for l in p.stdout.splitlines())
+    check(longest < 64 * 40 + 400, "a CSV tree row is %d characters long" % longest)
+    # folded: recursion folded, so a handful of short lines
+    p = run(["export", "--format", "folded"])
+    lines = p.stdout.splitlines()
+    check(0 < len(lines) < 100, "folded export has %d lines" % len(lines))
+    for l in lines:
+        stack = l.rsplit(" ", 1)[0].split(";")
+        check(len(stack) == len(set(stack)), "a folded stack repeats a function: %s" % l[:200])
+    check(any(l.startswith("deep;recurse ") for l in lines), "no deep;recurse stack (the thread's): %s" % lines[:5])
+    check(any("ping;pong" in l for l in lines), "no ping;pong stack: %s" % lines[:5])
+    # pprof, callgrind, chrome, html: complete and small enough
+    run(["export", "--format", "pprof", "-o", out])
+    check(0 < os.path.getsize(out) < 1 << 20, "pprof export is %d bytes" % os.path.getsize(out))
+    run(["export", "--format", "callgrind", "-o", out])
+    check(os.path.getsize(out) < 1 << 20, "callgrind export is %d bytes" % os.path.getsize(out))
+    run(["export", "--format", "chrome", "--max-events", "20000", "-o", out])
+    with open(out) as f:
+        json.load(f)
+    run(["html", "-o", out + ".html"])
+    for what in ("callers", "callees"):
+        run([what, "recurse"])
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    check(peak_mb < 3072, "a command needed %.0f MB" % peak_mb)
+    print("deep recursion: tree %d rows, folded %d lines, peak RSS %.0f MB" % (rows, len(lines), peak_mb))
 
 
 @test

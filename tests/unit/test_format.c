@@ -15,6 +15,7 @@
 
 #include "evbuild.h"
 #include "../../analysis/analysis.h"
+#include "../../lib/util.h"
 
 static char path[256];
 
@@ -385,6 +386,43 @@ static void test_flipped_symbols(void **state)
 	fmt_data_free(&d);
 }
 
+/* What counts as UTF-8 (names are written into JSON and CSV as they are only
+ * if they are): overlong forms, surrogates, stray and missing continuation
+ * bytes and code points beyond U+10FFFF are not. */
+static void test_utf8(void **state)
+{
+	(void)state;
+	assert_int_equal(util_utf8_len("a"), 1);
+	assert_int_equal(util_utf8_len("\xc3\xa9"), 2);         /* e acute */
+	assert_int_equal(util_utf8_len("\xe2\x82\xac"), 3);     /* euro sign */
+	assert_int_equal(util_utf8_len("\xf0\x9f\x98\x80"), 4); /* an emoji */
+	assert_int_equal(util_utf8_len("\xc0\xaf"), 0);         /* overlong '/' */
+	assert_int_equal(util_utf8_len("\xe0\x80\xaf"), 0);     /* overlong, 3 bytes */
+	assert_int_equal(util_utf8_len("\xed\xa0\x80"), 0);     /* a UTF-16 surrogate */
+	assert_int_equal(util_utf8_len("\xf4\x90\x80\x80"), 0); /* beyond U+10FFFF */
+	assert_int_equal(util_utf8_len("\x80"), 0);             /* a stray continuation */
+	assert_int_equal(util_utf8_len("\xe2\x82"), 0);         /* cut short */
+	assert_int_equal(util_utf8_len("\xff"), 0);
+	/* the reader cleans names: control characters become '?', bytes that
+	 * are not UTF-8 become U+FFFD */
+	static const char *const names[] = {"a\x1b[2Jb", "c\xff" "d", "\xc2\x9b"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 3);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);
+	evb_exit(&b, 1, 0);
+	evb_add_thread(&d, &b, 100);
+	assert_int_equal(fmt_write(&d, path), 0);
+	fmt_data_free(&d);
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_string_equal(d.procs[0].syms[0].name, "a?[2Jb");
+	assert_string_equal(d.procs[0].syms[1].name, "c\xef\xbf\xbd" "d");
+	assert_string_equal(d.procs[0].syms[2].name, "?");
+	fmt_data_free(&d);
+}
+
 /* Source lines and the inline chains at them (LINS, INLN) survive a round trip. */
 static void test_inline_round_trip(void **state)
 {
@@ -431,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_short_symbols),
 		cmocka_unit_test(test_flipped_symbols),
 		cmocka_unit_test(test_inline_round_trip),
+		cmocka_unit_test(test_utf8),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(path);
