@@ -95,9 +95,9 @@ static void write_sampling(const char *name)
 	struct fmt_process *p = &d.procs[0];
 	p->nlines = 3;
 	p->lines = calloc(3, sizeof(*p->lines));
-	p->lines[0] = (struct fmt_line){0x1010, strdup("main.c"), 10};
-	p->lines[1] = (struct fmt_line){0x2010, strdup("parse.c"), 20};
-	p->lines[2] = (struct fmt_line){0x3008, strdup("rec.c"), 30};
+	p->lines[0] = (struct fmt_line){.addr = 0x1010, .file = strdup("main.c"), .line = 10};
+	p->lines[1] = (struct fmt_line){.addr = 0x2010, .file = strdup("parse.c"), .line = 20};
+	p->lines[2] = (struct fmt_line){.addr = 0x3008, .file = strdup("rec.c"), .line = 30};
 	uint8_t *buf = malloc(1 << 16), *q = buf;
 	uint64_t stacks[][6] = {{0x2010, 0x1011, 0}, {0x3008, 0x3009, 0x3009, 0x2011, 0x1011, 0},
 				{0x84000, 0x2011, 0x1011, 0}, {0x1010, 0}, {0x999999, 0}};
