@@ -563,8 +563,13 @@ static void print_inproc_header(FILE *f, const struct fmt_data *d)
 		fprintf(f, "# kernel time: system time %.1f%% of the CPU time; ", 100.0 * (double)st / (double)(ut + st));
 	else
 		fputs("# kernel time: ", f);
-	fprintf(f, "%llu samples in system calls not kept;\n"
-		"#              in page faults and interrupts: charged to the instruction interrupted\n", sys);
+	if (strcmp(note_get(d->notes, "kernel", b, sizeof(b)), "1") == 0)
+		fputs("samples in system calls kept (--kernel),\n"
+		      "#              charged to the call (no kernel frames); in page faults and interrupts: to the\n"
+		      "#              instruction interrupted\n", f);
+	else
+		fprintf(f, "%llu samples in system calls not kept;\n"
+			"#              in page faults and interrupts: charged to the instruction interrupted\n", sys);
 	if (unsampled)
 		fprintf(f, "# NOT SAMPLED: %llu thread%s (no CPU-time timer, or far fewer samples than "
 			"CPU time: the sampler's signal was blocked)\n", unsampled, unsampled == 1 ? "" : "s");

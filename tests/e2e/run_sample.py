@@ -788,6 +788,34 @@ def test_inproc_own_handlers(c):
           "the header does not say what kernel time the sampler saw:\n%s" % header)
 
 
+
+@test
+def test_inproc_system_time(c):
+    """CPU-time timers count system time too: the in-process sampler's samples taken in system calls
+    (s_syscalls reads /dev/zero, nearly all kernel time) are counted, not charged to the program's
+    code (as perf without --kernel keeps none there); with --kernel they are kept, charged to the call."""
+    rec, data, rep = c.record_and_report([c.prog("s_syscalls")], options=["--sampler", "inproc"], min_samples=30)
+    periods = rep["system_time_ns"] * rep["frequency_hz"] / 1e9
+    check(periods >= 20, "s_syscalls spent only %.0f ms in the kernel" % (rep["system_time_ns"] / 1e6))
+    check(rep["system_call_samples"] >= 0.4 * periods,
+          "%d samples in system calls counted, for %.0f ms of system time (%.0f periods)" % (
+              rep["system_call_samples"], rep["system_time_ns"] / 1e6, periods))
+    in_read = incl(rep, "sys_burn")
+    check(in_read <= 0.1 * rep["samples"] + 2, "sys_burn (reading /dev/zero) has %d of the %d samples kept: "
+          "kernel time charged to user code\n  functions: %s" % (in_read, rep["samples"], function_list(rep)))
+    check(pct(rep, excl(rep, "user_burn")) >= 80, "user_burn exclusive %.1f%%\n  functions: %s" % (
+        pct(rep, excl(rep, "user_burn")), function_list(rep)))
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check("%d samples in system calls not kept" % rep["system_call_samples"] in header,
+          "the header does not count the samples in system calls:\n%s" % header)
+    _, data2 = c.record([c.prog("s_syscalls")], options=["--sampler", "inproc", "--kernel"], name="kernel.data")
+    rep2 = c.report_json(data2)
+    check(rep2["system_call_samples"] == 0 and incl(rep2, "sys_burn") >= 0.4 * periods,
+          "--kernel: %d samples in system calls left out, sys_burn has %d (system time %.0f periods)" % (
+              rep2["system_call_samples"], incl(rep2, "sys_burn"), periods))
+
+
 def xz_input(path, size):
     """size bytes of text from a fixed vocabulary (compresses about 3:1, at xz's usual speed)."""
     import random
