@@ -859,7 +859,7 @@ def test_inproc_xz_threads(c):
         check(p.stdout == ref, "xz -T2 wrote other bytes under the %s sampler" % sampler)
         reps[sampler] = c.report_json(data)
     ip, pf = reps["inproc"], reps["perf"]
-    check(len(pf["threads"]) >= 3, "perf saw %d threads of xz -T2, expected the main and 2 workers" %
+    check(len(pf["threads"]) >= 2, "perf saw %d threads of xz -T2, expected (at least) the 2 workers" %
           len(pf["threads"]))
     check(ip["samples"] >= 0.5 * pf["samples"], "the in-process sampler kept %d samples, perf %d" % (
         ip["samples"], pf["samples"]))
