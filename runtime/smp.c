@@ -197,7 +197,7 @@ static int smp_in_syscall(const void *uctx)
 #if defined(__x86_64__)
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	const uint8_t *b = (const uint8_t *)pc;
-	if (b[0] == 0x0f && b[1] == 0x05)
+	if ((pc & 0xfff) != 0xfff && b[0] == 0x0f && b[1] == 0x05)
 		return 1; /* syscall, to be restarted */
 	/* the two bytes before pc, unless they are on another (maybe unmapped) page */
 	return (pc & 0xfff) >= 2 && b[-2] == 0x0f && b[-1] == 0x05;
@@ -366,7 +366,7 @@ static void smp_thread_stop(void *arg)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	h.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	t->fd = open(t->path, O_RDWR | O_CLOEXEC);
+	t->fd = smp_enabled ? open(t->path, O_RDWR | O_CLOEXEC) : -1; /* (not once the recorder is gone) */
 	if (t->fd >= 0) {
 		smp_hdr_update(t->fd, h.name, h.cpu_ns);
 		close(t->fd);
