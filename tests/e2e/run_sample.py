@@ -742,7 +742,8 @@ def test_inproc_recorder_killed(c):
 def test_inproc_blocked_threads(c):
     """The in-process sampler on workers started with every signal blocked (as liblzma starts
     them): they are sampled, 1:3 as they burn; a worker that blocks every signal with the raw
-    system call cannot be and is counted as not sampled (JSON, header, record's summary)."""
+    system call cannot be and is counted as not sampled (JSON, header, record's summary), also
+    when it still runs as the process exits."""
     rec, data, rep = c.record_and_report([c.prog("s_signals"), "blocked"], options=["--sampler", "inproc"],
                                          min_samples=60)
     check("blocked ok" in rec.stdout, "s_signals blocked said: %r" % rec.stdout)
@@ -764,6 +765,13 @@ def test_inproc_blocked_threads(c):
     header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
     check(re.search(r"NOT SAMPLED: 1 thread\b", header), "the header does not count the thread not sampled:\n%s" %
           header)
+    # a thread still running when the process exits: judged by its CPU time then
+    rec, data, rep = c.record_and_report([c.prog("s_signals"), "exiting"], options=["--sampler", "inproc"],
+                                         min_samples=30)
+    check("exiting ok" in rec.stdout, "s_signals exiting said: %r" % rec.stdout)
+    check(rep["unsampled_threads"] == 1 and any(t["name"] == "s_rawspin" for t in rep["threads"]),
+          "s_rawspin (raw-blocked, running at exit): unsampled_threads %r, threads %s" % (
+              rep["unsampled_threads"], rep["threads"]))
 
 
 @test

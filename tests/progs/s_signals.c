@@ -13,6 +13,10 @@
  *                       sampled and must be counted so.  The program checks
  *                       that the mask it set reads back as it set it (but
  *                       for real-time signals, which it does not use).
+ *   s_signals exiting   a worker named s_rawspin blocks every signal with the
+ *                       raw system call and spins until the process exits
+ *                       (main burns 2 parts in blocked_light, then exit):
+ *                       counted as not sampled from its CPU time at exit.
  *   s_signals handlers  as GNU sort: a SIGPROF handler that cleans up and
  *                       re-raises with the default action, installed before
  *                       it burns CPU in handlers_burn; then its own profiling
@@ -27,6 +31,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -70,6 +75,28 @@ static void *raw(void *arg)
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
 	sink = raw_blocked(s_iters(4.0));
 	return NULL;
+}
+
+static void *raw_spin(void *arg)
+{
+	(void)arg;
+	uint64_t all = ~0ull;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
+	pthread_setname_np(pthread_self(), "s_rawspin");
+	for (;;)
+		sink = raw_blocked(s_iters(1.0));
+	return NULL;
+}
+
+static int run_exiting(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, raw_spin, NULL))
+		return 1;
+	sink = blocked_light(s_iters(2.0));
+	printf("exiting ok\n");
+	fflush(stdout);
+	exit(0);
 }
 
 static int run_blocked(void)
@@ -168,8 +195,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "blocked") == 0)
 		return run_blocked();
+	if (argc == 2 && strcmp(argv[1], "exiting") == 0)
+		return run_exiting();
 	if (argc == 2 && strcmp(argv[1], "handlers") == 0)
 		return run_handlers();
-	fprintf(stderr, "usage: s_signals blocked|handlers\n");
+	fprintf(stderr, "usage: s_signals blocked|exiting|handlers\n");
 	return 2;
 }
