@@ -181,8 +181,10 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	if (rec_spool_create(&sp, dirname(copy), err, sizeof(err)) < 0)
 		die("%s", err);
 	const char *spool = sp.path;
-	char *env[4] = {xasprintf("LD_PRELOAD=%s", lib), xasprintf("STINT_SPOOL=%s", sp.child_path),
-			xasprintf("STINT_FREQ=%u", so->freq), NULL};
+	char *env[5] = {xasprintf("LD_PRELOAD=%s", lib), xasprintf("STINT_SPOOL=%s", sp.child_path),
+			xasprintf("STINT_FREQ=%u", so->freq),
+			/* keep the samples taken in system calls (charged to the call) */
+			so->kernel ? xstrdup("STINT_KERNEL=1") : NULL, NULL};
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	d.command = join_args(argv);
@@ -191,7 +193,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	d.clock = xstrdup("task-clock");
 	d.os = xasprintf("libunwind, in-process sampler (%s)", why);
 	d.rate = so->freq;
-	d.notes = xstrdup("lost=0 stack=0 kernel=0");
+	d.notes = xasprintf("lost=0 stack=0 kernel=%d", so->kernel);
 	struct session_tick tk = {spool, "inproc", "", &d, 0, util_mono_ns(), 0};
 	if (rec_spool_save_session(spool, &d, "inproc", "", 0) < 0)
 		die("cannot write to '%s': %s", sp.shown, strerror(errno));
@@ -235,6 +237,11 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		warn("recorded %llu samples with the in-process sampler (%s) of %u process%s, %u thread%s into '%s'",
 		     (unsigned long long)st.samples, why, d.nprocs, d.nprocs == 1 ? "" : "es", d.nthreads,
 		     d.nthreads == 1 ? "" : "s", output);
+		const char *u = d.notes ? strstr(d.notes, "unsampled=") : NULL;
+		unsigned unsampled = u ? (unsigned)atoi(u + 10) : 0;
+		if (unsampled)
+			warn("%u thread%s could not be sampled (no CPU-time timer, or the sampler's signal was "
+			     "blocked)", unsampled, unsampled == 1 ? "" : "s");
 	}
 	fmt_data_free(&d);
 	for (int i = 0; env[i]; i++)

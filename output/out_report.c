@@ -472,6 +472,15 @@ static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an
 	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
 	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
 	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
+	if (strcmp(note_get(d->notes, "inproc", b, sizeof(b)), "1") == 0) {
+		/* the in-process sampler: what it could not see */
+		fprintf(f, ",\n\"unsampled_threads\":%s", note_get(d->notes, "unsampled", b, sizeof(b)));
+		fprintf(f, ",\n\"system_call_samples\":%s", note_get(d->notes, "syscall", b, sizeof(b)));
+		if (strcmp(note_get(d->notes, "usage", b, sizeof(b)), "0") != 0) {
+			fprintf(f, ",\n\"user_time_ns\":%s", note_get(d->notes, "utime", b, sizeof(b)));
+			fprintf(f, ",\n\"system_time_ns\":%s", note_get(d->notes, "stime", b, sizeof(b)));
+		}
+	}
 	if (d->damage) {
 		fputs(",\n\"damage\":", f);
 		out_json_str(f, d->damage);
@@ -526,6 +535,32 @@ static const char *attached_pids(const struct fmt_data *d, char *buf, size_t n)
 	return buf;
 }
 
+/* What the in-process sampler could not see (recorder/rec_inproc.c). */
+static void print_inproc_header(FILE *f, const struct fmt_data *d)
+{
+	char b[32];
+	unsigned long long sys = strtoull(note_get(d->notes, "syscall", b, sizeof(b)), NULL, 10);
+	unsigned long long ut = strtoull(note_get(d->notes, "utime", b, sizeof(b)), NULL, 10);
+	unsigned long long st = strtoull(note_get(d->notes, "stime", b, sizeof(b)), NULL, 10);
+	unsigned long long unsampled = strtoull(note_get(d->notes, "unsampled", b, sizeof(b)), NULL, 10);
+	if (strcmp(note_get(d->notes, "usage", b, sizeof(b)), "0") != 0 && ut + st > 0)
+		fprintf(f, "# kernel time: system time %.1f%% of the CPU time; ", 100.0 * (double)st / (double)(ut + st));
+	else
+		fputs("# kernel time: ", f);
+	if (strcmp(note_get(d->notes, "kernel", b, sizeof(b)), "1") == 0)
+		fputs("samples in system calls kept (--kernel),\n"
+		      "#              charged to the call (no kernel frames); in page faults and interrupts: to the\n"
+		      "#              instruction interrupted\n", f);
+	else
+		fprintf(f, "%llu samples in system calls not kept;\n"
+			"#              in page faults and interrupts: charged to the instruction interrupted\n", sys);
+	if (unsampled)
+		fprintf(f, "# NOT SAMPLED: %llu thread%s (no CPU-time timer, or far fewer samples than "
+			"CPU time: the sampler's signal was blocked)\n", unsampled, unsampled == 1 ? "" : "s");
+	else
+		fputs("# not sampled: 0 threads\n", f);
+}
+
 static void print_sample_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
 			       const struct out_opts *o, const struct an_row *rows, uint32_t n)
 {
@@ -554,6 +589,8 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	if (strcmp(note_get(d->notes, "stackout", b2, sizeof(b2)), "0") != 0)
 		fprintf(f, "# cut short:   %s stacks because the %s-byte copy of the user stack ran out: "
 			"record with a larger --stack-size (at most 65000)\n", b2, b1);
+	if (strcmp(note_get(d->notes, "inproc", b2, sizeof(b2)), "1") == 0)
+		print_inproc_header(f, d);
 	fprintf(f, "# processes:   %u   threads: %u", d->nprocs, d->nthreads);
 	if (d->flags & FMT_SESS_ATTACHED) /* threads named as they were when stint attached */
 		for (uint32_t i = 0; i < d->nthreads && i < 8; i++)

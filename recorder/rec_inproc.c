@@ -1,7 +1,12 @@
 /*
  * rec_inproc.c - gathering the spool of the in-process sampler
  * (runtime/smp.c): one process per key, one thread per .smp file, whose
- * samples are already in the data file's encoding.
+ * samples are already in the data file's encoding but for the markers of
+ * samples taken in system calls (no frames, "cut"), which are counted and
+ * left out.  What the sampler could not see is added to the session's
+ * notes for the report's header: threads not sampled (no timer, or far
+ * fewer samples than their CPU time), the samples in system calls, and the
+ * processes' user and system time.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -15,12 +20,31 @@
 #include "../format/fmt_sample.h"
 #include "../lib/util.h"
 
+/* runtime/smp.c's per-thread header */
 struct smp_file_hdr {
-	char magic[8];
+	char magic[8]; /* "STINTSM2" */
 	int32_t pid, tid;
 	uint64_t start;
 	char name[16];
+	uint32_t flags;
+	uint32_t sig;
+	uint64_t cpu_ns;
 };
+#define SMP_F_NO_TIMER 1u
+#define SMP_F_CPU 2u
+/* A thread counts as not sampled when it had at least this many periods of
+ * CPU time and fewer than 1/SMP_STARVED of that in samples (its signal was
+ * blocked by a means the sampler cannot intercept, such as a raw system
+ * call): timers that fire late make up with overruns, so a sampled thread
+ * has about one sample per period. */
+#define SMP_STARVED_MIN_PERIODS 40
+#define SMP_STARVED 8
+
+static uint64_t usage_get(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
 
 static int cmp_key(const void *a, const void *b)
 {
@@ -52,6 +76,8 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 	qsort(keys, nkeys, sizeof(*keys), cmp_key);
 	d->procs = xcalloc(nkeys, sizeof(*d->procs));
 	uint64_t *pcs = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	uint64_t syscalls = 0, utime = 0, stime = 0, usages = 0;
+	unsigned unsampled = 0;
 	for (size_t k = 0; k < nkeys; k++) {
 		struct fmt_process *p = &d->procs[d->nprocs];
 		uint64_t *addrs = NULL;
@@ -68,7 +94,7 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 			char *buf = util_read_regular(path, REC_SPOOL_BIG_MAX, 1, &len);
 			free(path);
 			struct smp_file_hdr h;
-			if (!buf || len < sizeof(h) || memcmp(buf, "STINTSMP", 8) != 0) {
+			if (!buf || len < sizeof(h) || memcmp(buf, "STINTSM2", 8) != 0) {
 				free(buf);
 				continue;
 			}
@@ -80,14 +106,24 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 			t->tid = (uint32_t)h.tid;
 			t->name = xstrndup(h.name, sizeof(h.name));
 			t->start = h.start;
-			/* keep whole samples only: a write cut by SIGKILL is dropped */
+			/* keep whole samples only: a write cut by SIGKILL is dropped;
+			 * a system call's marker only adds its time to the next */
 			const uint8_t *q = (const uint8_t *)buf + sizeof(h), *end = (const uint8_t *)buf + len;
-			const uint8_t *good = q;
-			uint64_t dt;
+			uint8_t *out = xmalloc(len - sizeof(h) + 1), *o = out;
+			uint64_t dt, carry = 0, taken = 0;
 			unsigned n;
 			int cut;
 			while (fmt_get_sample(&q, end, &dt, pcs, &n, &cut) > 0) {
-				good = q;
+				taken++;
+				if (n == 0 && cut) {
+					syscalls++;
+					carry += dt;
+					continue;
+				}
+				/* (never longer than what was read: dt + carry is at most
+				 * the markers' varints together) */
+				o = fmt_put_sample(o, dt + carry, pcs, n, cut);
+				carry = 0;
 				t->nevents++;
 				st->samples++;
 				st->unwind_fail += (uint64_t)cut;
@@ -99,11 +135,14 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 					addrs[naddrs++] = i ? pcs[i] - 1 : pcs[i];
 				}
 			}
-			size_t keep = (size_t)(good - ((const uint8_t *)buf + sizeof(h)));
-			t->ev_owned = xmalloc(keep + 1);
-			memcpy(t->ev_owned, buf + sizeof(h), keep);
+			t->ev_owned = out;
 			t->ev = t->ev_owned;
-			t->ev_len = keep;
+			t->ev_len = (size_t)(o - out);
+			if ((h.flags & SMP_F_NO_TIMER) ||
+			    ((h.flags & SMP_F_CPU) && d->rate &&
+			     (double)h.cpu_ns * (double)d->rate / 1e9 >= SMP_STARVED_MIN_PERIODS &&
+			     (double)taken * SMP_STARVED < (double)h.cpu_ns * (double)d->rate / 1e9))
+				unsampled++;
 			free(buf);
 		}
 		if (dh)
@@ -133,10 +172,27 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 			free(maps);
 			d->nprocs++;
 		}
+		char *f = xasprintf("%s/%s.usage", dir, keys[k]);
+		size_t ul;
+		char *usage = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &ul);
+		free(f);
+		if (usage) {
+			utime += usage_get(usage, "utime_ns ");
+			stime += usage_get(usage, "stime_ns ");
+			usages++;
+		}
+		free(usage);
 		free(addrs);
 		free(keys[k]);
 	}
 	free(pcs);
 	free(keys);
+	/* usage=0: no process ended by exit, so no user and system time */
+	char *notes = xasprintf("%s%sinproc=1 unsampled=%u syscall=%llu usage=%llu utime=%llu stime=%llu",
+				d->notes ? d->notes : "", d->notes && *d->notes ? " " : "", unsampled,
+				(unsigned long long)syscalls, (unsigned long long)usages,
+				(unsigned long long)utime, (unsigned long long)stime);
+	free(d->notes);
+	d->notes = notes;
 	return 0;
 }

@@ -5,15 +5,36 @@
  *
  * Every thread gets a timer on its own CPU-time clock (timer_create on
  * CLOCK_THREAD_CPUTIME_ID, delivered to that thread), so samples follow CPU
- * time as perf's task-clock does.  The SIGPROF handler unwinds the
- * interrupted context with libunwind (local, signal-safe) and appends the
- * stack, in the data file's sample encoding (fmt_sample.h), to the thread's
- * spool file with one write(2): nothing is buffered in the process, so a
- * crash or SIGKILL loses no sample taken.
+ * time as perf's task-clock does.  The handler unwinds the interrupted
+ * context with libunwind (local, signal-safe) and appends the stack, in the
+ * data file's sample encoding (fmt_sample.h), to the thread's spool file
+ * with one write(2): nothing is buffered in the process, so a crash or
+ * SIGKILL loses no sample taken.
+ *
+ * The timers signal a real-time signal of the sampler's own (smp_sig), not
+ * SIGPROF, which programs use (GNU sort cleans up and re-raises it).  The
+ * program can neither block it nor take it over: sigprocmask,
+ * pthread_sigmask, sigaction's sa_mask and the old signal functions are
+ * interposed and drop it from what they block; sigaction and signal on it
+ * are kept aside (smp_prog_sa) and given the deliveries that are not the
+ * sampler's.  Each thread unblocks it when its sampling starts, so threads
+ * created with every signal blocked (liblzma's workers) are sampled too.
+ * Everything the program asks for other signals is passed on unchanged.
+ *
+ * CPU-time clocks count system time too.  A sample whose interrupted
+ * instruction is a system call's (the kernel returns to the instruction
+ * after it, or rewinds to it to restart the call) was taken in the kernel:
+ * it is not kept (as perf without --kernel keeps no sample taken in the
+ * kernel) but counted, a marker with no frames in the thread's file;
+ * STINT_KERNEL=1 keeps it, charged to the call.  Other kernel time (page
+ * faults, interrupts) cannot be told apart here and stays charged to the
+ * interrupted instruction; the process's system time (getrusage at exit)
+ * says how much there was.
  *
  * Spool (see fmt_spool.h for the directory): per process <key>.info,
- * .cmdline, .maps as the instrumentation runtime writes them, and per
- * thread <key>.t<tid>.smp: a struct smp_hdr, then samples.
+ * .cmdline, .maps as the instrumentation runtime writes them, <key>.usage
+ * (user and system time at exit), and per thread <key>.t<tid>.smp: a
+ * struct smp_file_hdr, then samples.
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -28,6 +49,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <ucontext.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +62,7 @@
 
 #define SMP_API __attribute__((visibility("default")))
 #define SMP_MAX_FRAMES 256
+#define SMP_COOKIE 0x53544e54 /* sigev_value of the sampler's timers: "STNT" */
 
 struct smp_thread {
 	int fd;          /* the spool file while the thread starts and ends */
@@ -62,6 +86,27 @@ static pthread_key_t smp_key_end;
 static int smp_recorder_pid;
 static unsigned long long smp_recorder_start;
 #define SMP_CHECK_EVERY 64 /* samples between checks that the recorder lives (~10 us each) */
+
+/* The sampler's signal (0 until chosen) and what the program asked for it */
+static int smp_sig;
+static struct sigaction smp_prog_sa; /* SIG_DFL until the program sets it */
+static int smp_keep_kernel;          /* STINT_KERNEL=1: keep samples taken in system calls */
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
+static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
+
+/* The spool's per-thread header (recorder/rec_inproc.c reads it) */
+struct smp_file_hdr {
+	char magic[8];    /* "STINTSM2" */
+	int32_t pid, tid;
+	uint64_t start;   /* ns, CLOCK_MONOTONIC */
+	char name[16];
+	uint32_t flags;   /* SMP_F_* */
+	uint32_t sig;     /* the signal its timer sends */
+	uint64_t cpu_ns;  /* the thread's CPU time when it ended (SMP_F_CPU) */
+};
+#define SMP_F_NO_TIMER 1u /* no timer could be made: the thread was not sampled */
+#define SMP_F_CPU 2u      /* cpu_ns is set */
 
 static uint64_t smp_now(void)
 {
@@ -103,10 +148,81 @@ static void smp_process_files(void)
 	smp_copy_proc("/proc/self/maps", ".maps");
 }
 
+/* Block nothing of the sampler's: a copy of set without smp_sig. */
+static const sigset_t *smp_unblocked(const sigset_t *set, sigset_t *copy)
+{
+	if (!set || !smp_sig || !sigismember(set, smp_sig))
+		return set;
+	*copy = *set;
+	sigdelset(copy, smp_sig);
+	return copy;
+}
+
+/* A delivery of smp_sig that is not the sampler's (kill, sigqueue, a timer
+ * of the program's): what the program asked for it. */
+static void smp_forward(int sig, siginfo_t *si, void *uctx)
+{
+	struct sigaction sa = smp_prog_sa;
+	if (sa.sa_handler == SIG_IGN)
+		return;
+	if (sa.sa_handler == SIG_DFL) {
+		/* a real-time signal's default action: the process ends of it */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		real_sigaction(sig, &dfl, NULL);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		real_pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+		return;
+	}
+	/* the program's handler runs with the signals it asked blocked */
+	sigset_t old;
+	real_pthread_sigmask(SIG_BLOCK, &sa.sa_mask, &old);
+	if (sa.sa_flags & SA_SIGINFO)
+		sa.sa_sigaction(sig, si, uctx);
+	else
+		sa.sa_handler(sig);
+	real_pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Was the interrupted instruction a system call's?  The kernel delivers a
+ * signal raised while it ran a system call at the call's return (the
+ * instruction after it), or rewinds to the call to restart it. */
+static int smp_in_syscall(const void *uctx)
+{
+	const ucontext_t *uc = uctx;
+#if defined(__x86_64__)
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	const uint8_t *b = (const uint8_t *)pc;
+	if ((pc & 0xfff) != 0xfff && b[0] == 0x0f && b[1] == 0x05)
+		return 1; /* syscall, to be restarted */
+	/* the two bytes before pc, unless they are on another (maybe unmapped) page */
+	return (pc & 0xfff) >= 2 && b[-2] == 0x0f && b[-1] == 0x05;
+#elif defined(__aarch64__)
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.pc;
+	const uint32_t *w = (const uint32_t *)pc;
+	if (pc & 3)
+		return 0;
+	if (w[0] == 0xd4000001u)
+		return 1; /* svc #0, to be restarted */
+	return (pc & 0xfff) >= 4 && w[-1] == 0xd4000001u;
+#else
+	(void)uc;
+	return 0;
+#endif
+}
+
 static void smp_handler(int sig, siginfo_t *si, void *uctx)
 {
-	(void)sig;
-	(void)si;
+	if (!si || si->si_code != SI_TIMER || si->si_value.sival_int != SMP_COOKIE) {
+		int saved = errno;
+		smp_forward(sig, si, uctx);
+		errno = saved;
+		return;
+	}
 	struct smp_thread *t = &smp_self;
 	if (!t->active)
 		return;
@@ -125,7 +241,12 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 	unsigned n = 0;
 	int cut = 0;
 	unw_cursor_t c;
-	if (unw_init_local2(&c, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
+	if (!smp_keep_kernel && smp_in_syscall(uctx)) {
+		/* kernel time: a marker (no frames, "cut") that the recorder
+		 * counts and does not keep */
+		pcs[0] = 0;
+		cut = 1;
+	} else if (unw_init_local2(&c, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
 		for (;;) {
 			unw_word_t ip;
 			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || (n > 0 && ip == 0))
@@ -142,7 +263,7 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 			}
 		}
 	}
-	if (n > 0) {
+	if (n > 0 || cut) {
 		/* CPU-time timers expire at scheduler ticks: periods that passed
 		 * since the last signal arrive as overruns, and each is a sample
 		 * of this same stack, as a faster timer would have taken it */
@@ -164,13 +285,6 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 	errno = saved;
 }
 
-struct smp_file_hdr {
-	char magic[8];    /* "STINTSMP" */
-	int32_t pid, tid;
-	uint64_t start;   /* ns, CLOCK_MONOTONIC */
-	char name[16];
-};
-
 /* Start sampling the calling thread. */
 static void smp_thread_start(void)
 {
@@ -188,29 +302,54 @@ static void smp_thread_start(void)
 		return;
 	struct smp_file_hdr h;
 	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, "STINTSMP", 8);
+	memcpy(h.magic, "STINTSM2", 8);
 	h.pid = (int32_t)getpid();
 	h.tid = tid;
 	h.start = t->last = smp_now();
+	h.sig = (uint32_t)smp_sig;
 	prctl(PR_GET_NAME, h.name, 0, 0, 0);
-	if (write(t->fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
-		close(t->fd);
-		t->fd = -1;
-		return;
-	}
+	/* the thread may have started with every signal blocked */
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, smp_sig);
+	real_pthread_sigmask(SIG_UNBLOCK, &one, NULL);
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGPROF;
+	sev.sigev_signo = smp_sig;
+	sev.sigev_value.sival_int = SMP_COOKIE;
 	sev._sigev_un._tid = tid;
+	int timed = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) == 0;
+	if (!timed)
+		h.flags |= SMP_F_NO_TIMER; /* counted as a thread not sampled */
+	ssize_t w = write(t->fd, &h, sizeof(h));
 	close(t->fd);
 	t->fd = -1;
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) < 0)
+	if (!timed)
 		return;
+	if (w != (ssize_t)sizeof(h)) {
+		timer_delete(t->timer);
+		return;
+	}
 	t->active = 1;
 	pthread_setspecific(smp_key_end, t);
 	struct itimerspec its = {{0, smp_period_ns}, {0, smp_period_ns}};
 	timer_settime(t->timer, 0, &its, NULL);
+}
+
+/* Set a thread file's final name (unless NULL) and CPU time, once. */
+static void smp_hdr_update(int fd, const char *name, uint64_t cpu_ns)
+{
+	struct smp_file_hdr h;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h.magic, "STINTSM2", 8) != 0 ||
+	    (h.flags & SMP_F_CPU))
+		return;
+	if (name)
+		memcpy(h.name, name, sizeof(h.name));
+	h.flags |= SMP_F_CPU;
+	h.cpu_ns = cpu_ns;
+	if (pwrite(fd, &h, sizeof(h), 0) < 0)
+		h.flags = 0;
 }
 
 static void smp_thread_stop(void *arg)
@@ -220,16 +359,82 @@ static void smp_thread_stop(void *arg)
 		return;
 	t->active = 0;
 	timer_delete(t->timer);
-	/* the final name, which the program may have set */
+	/* the final name, which the program may have set, and the CPU time the
+	 * samples are checked against */
 	struct smp_file_hdr h;
 	prctl(PR_GET_NAME, h.name, 0, 0, 0);
-	t->fd = open(t->path, O_WRONLY | O_CLOEXEC);
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	h.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	t->fd = smp_enabled ? open(t->path, O_RDWR | O_CLOEXEC) : -1; /* (not once the recorder is gone) */
 	if (t->fd >= 0) {
-		if (pwrite(t->fd, h.name, sizeof(h.name), offsetof(struct smp_file_hdr, name)) < 0)
-			h.name[0] = 0;
+		smp_hdr_update(t->fd, h.name, h.cpu_ns);
 		close(t->fd);
 	}
 	t->fd = -1;
+}
+
+/* Each thread still running at exit: its CPU time (from /proc, in clock
+ * ticks) into its header, read without malloc (getdents64). */
+static void smp_live_threads_cpu(void)
+{
+	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	long hz = sysconf(_SC_CLK_TCK);
+	char buf[4096];
+	int self = (int)syscall(SYS_gettid);
+	for (;;) {
+		long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *de = (void *)(buf + off);
+			off += de->reclen;
+			int tid = atoi(de->name);
+			if (tid <= 0 || tid == self)
+				continue;
+			char path[4096], stat[1024];
+			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+			int sf = open(path, O_RDONLY | O_CLOEXEC);
+			if (sf < 0)
+				continue;
+			ssize_t l = read(sf, stat, sizeof(stat) - 1);
+			close(sf);
+			if (l <= 0)
+				continue;
+			stat[l] = 0;
+			/* after the name's ')': state is field 3, utime 14, stime 15 */
+			char *p = strrchr(stat, ')');
+			unsigned long long ut = 0, st = 0;
+			if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+				continue;
+			char name[16] = "";
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+			sf = open(path, O_RDONLY | O_CLOEXEC);
+			if (sf >= 0) {
+				l = read(sf, name, sizeof(name) - 1);
+				close(sf);
+				name[l > 0 ? l : 0] = 0;
+				if (l > 0 && name[l - 1] == '\n')
+					name[l - 1] = 0;
+			}
+			snprintf(path, sizeof(path), "%s/%s.t%d.smp", smp_spool, smp_key, tid);
+			int fd = open(path, O_RDWR | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			smp_hdr_update(fd, name[0] ? name : NULL,
+				       (ut + st) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100)));
+			close(fd);
+		}
+	}
+	close(dir);
 }
 
 static void smp_atfork_child(void)
@@ -248,8 +453,34 @@ static void smp_atfork_child(void)
 	smp_thread_start();
 }
 
+static void smp_resolve(void)
+{
+	if (!real_sigaction)
+		real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT,
+												 "sigaction");
+	if (!real_pthread_sigmask)
+		real_pthread_sigmask = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT,
+											  "pthread_sigmask");
+	if (!real_sigprocmask)
+		real_sigprocmask = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, "sigprocmask");
+}
+
+/* The sampler's signal: the highest real-time signal nobody set (a parent
+ * may have left some ignored). */
+static int smp_choose_signal(void)
+{
+	for (int s = SIGRTMAX; s >= SIGRTMIN; s--) {
+		struct sigaction old;
+		if (real_sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			return s;
+	}
+	return 0;
+}
+
 __attribute__((constructor)) static void smp_init(void)
 {
+	smp_resolve();
 	const char *spool = getenv("STINT_SPOOL");
 	if (!rt_file_abs(smp_spool, sizeof(smp_spool), spool))
 		return;
@@ -261,13 +492,22 @@ __attribute__((constructor)) static void smp_init(void)
 	if (hz < 1)
 		hz = 1000;
 	smp_period_ns = 1000000000L / hz;
+	const char *kern = getenv("STINT_KERNEL");
+	smp_keep_kernel = kern && *kern == '1';
+	int sig = smp_choose_signal();
+	if (!sig)
+		return; /* (the recorder finds no thread file and says nothing was recorded) */
 	pthread_key_create(&smp_key_end, smp_thread_stop);
+	memset(&smp_prog_sa, 0, sizeof(smp_prog_sa));
+	smp_prog_sa.sa_handler = SIG_DFL;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = smp_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGPROF, &sa, NULL);
+	if (real_sigaction(sig, &sa, NULL) < 0)
+		return;
+	smp_sig = sig;
 	smp_process_files();
 	rt_exec_init(smp_spool);
 	pthread_atfork(NULL, NULL, smp_atfork_child);
@@ -278,6 +518,21 @@ __attribute__((constructor)) static void smp_init(void)
 __attribute__((destructor)) static void smp_fini(void)
 {
 	smp_thread_stop(&smp_self);
+	if (!smp_enabled || rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start))
+		return;
+	smp_live_threads_cpu();
+	/* the process's user and system time: how much of what the CPU-time
+	 * timers counted was spent in the kernel */
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		char u[128];
+		int n = snprintf(u, sizeof(u), "utime_ns %llu\nstime_ns %llu\n",
+				 (unsigned long long)ru.ru_utime.tv_sec * 1000000000ull +
+					 (unsigned long long)ru.ru_utime.tv_usec * 1000ull,
+				 (unsigned long long)ru.ru_stime.tv_sec * 1000000000ull +
+					 (unsigned long long)ru.ru_stime.tv_usec * 1000ull);
+		smp_write_file(".usage", u, (size_t)n);
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -324,4 +579,98 @@ SMP_API void *dlopen(const char *file, int mode)
 	if (h && smp_enabled)
 		smp_copy_proc("/proc/self/maps", ".maps");
 	return h;
+}
+
+/* ------------------------------------------------------------------------
+ * Interposed: the program can neither block the sampler's signal nor take
+ * it over; every other signal is passed on as asked.
+ * --------------------------------------------------------------------- */
+
+SMP_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	smp_resolve();
+	if (!smp_sig || sig != smp_sig) {
+		if (act && smp_sig && sigismember(&act->sa_mask, smp_sig)) {
+			/* a handler that blocks every signal while it runs would
+			 * hold the samples of its own time back: not this one */
+			struct sigaction copy = *act;
+			sigdelset(&copy.sa_mask, smp_sig);
+			return real_sigaction(sig, &copy, old);
+		}
+		return real_sigaction(sig, act, old);
+	}
+	/* the sampler's signal: the program's wish is kept aside, and the
+	 * deliveries that are not the sampler's follow it (smp_forward) */
+	if (old)
+		*old = smp_prog_sa;
+	if (act) {
+		smp_prog_sa = *act;
+		sigdelset(&smp_prog_sa.sa_mask, smp_sig);
+	}
+	return 0;
+}
+
+/* signal(), sysv_signal(), bsd_signal() and sigignore() in terms of the above
+ * (glibc's call its sigaction directly, which would pass the sampler by) */
+static sighandler_t smp_signal(int sig, sighandler_t fn, int flags)
+{
+	if (sig <= 0 || sig >= NSIG || fn == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	if (!(flags & SA_NODEFER))
+		sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+SMP_API sighandler_t signal(int sig, sighandler_t fn)
+{
+	return smp_signal(sig, fn, SA_RESTART);
+}
+
+SMP_API sighandler_t bsd_signal(int sig, sighandler_t fn)
+{
+	return smp_signal(sig, fn, SA_RESTART);
+}
+
+SMP_API sighandler_t sysv_signal(int sig, sighandler_t fn)
+{
+	return smp_signal(sig, fn, (int)(SA_RESETHAND | SA_NODEFER));
+}
+
+SMP_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	smp_resolve();
+	sigset_t copy;
+	return real_sigprocmask(how, how == SIG_UNBLOCK ? set : smp_unblocked(set, &copy), old);
+}
+
+SMP_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	smp_resolve();
+	sigset_t copy;
+	return real_pthread_sigmask(how, how == SIG_UNBLOCK ? set : smp_unblocked(set, &copy), old);
+}
+
+SMP_API int sighold(int sig)
+{
+	if (smp_sig && sig == smp_sig)
+		return 0;
+	sigset_t one;
+	sigemptyset(&one);
+	if (sigaddset(&one, sig) < 0)
+		return -1;
+	return sigprocmask(SIG_BLOCK, &one, NULL);
+}
+
+SMP_API int sigignore(int sig)
+{
+	return smp_signal(sig, SIG_IGN, 0) == SIG_ERR ? -1 : 0;
 }

@@ -707,8 +707,8 @@ def test_inproc_recorder_killed(c):
     sizes = lambda: sorted((p, os.path.getsize(p)) for p in files() if os.path.exists(p))
     pid = None
     try:
-        # sampling for real: samples after the 40-byte header of the thread's file
-        wait_until(lambda: any(p.endswith(".smp") and os.path.getsize(p) > 40 for p in files()),
+        # sampling for real: samples after the 56-byte header of the thread's file
+        wait_until(lambda: any(p.endswith(".smp") and os.path.getsize(p) > 56 for p in files()),
                    "the first samples")
         smp = [p for p in files() if p.endswith(".smp")][0]
         pid = int(re.match(r"p(\d+)-", os.path.basename(smp)).group(1))
@@ -735,6 +735,177 @@ def test_inproc_recorder_killed(c):
                 except OSError:
                     break
                 time.sleep(0.05)
+
+
+
+@test
+def test_inproc_blocked_threads(c):
+    """The in-process sampler on workers started with every signal blocked (as liblzma starts
+    them): they are sampled, 1:3 as they burn; a worker that blocks every signal with the raw
+    system call cannot be and is counted as not sampled (JSON, header, record's summary), also
+    when it still runs as the process exits."""
+    rec, data, rep = c.record_and_report([c.prog("s_signals"), "blocked"], options=["--sampler", "inproc"],
+                                         min_samples=60)
+    check("blocked ok" in rec.stdout, "s_signals blocked said: %r" % rec.stdout)
+    light, heavy = excl(rep, "blocked_light"), excl(rep, "blocked_heavy")
+    check(light + heavy >= 60, "the workers started with every signal blocked have %d + %d samples "
+          "(expected about 4 parts of %d)\n  functions: %s" % (light, heavy, rep["samples"], function_list(rep)))
+    share = 100.0 * heavy / (light + heavy)
+    check(near(share, 75, 12), "blocked_heavy has %.1f%% of the two workers' samples, expected 75 (+-12)" % share)
+    busy = sorted((t["exclusive_samples"] for t in rep["threads"] if t["exclusive_samples"] > 2), reverse=True)
+    check(len(busy) == 2 and near(100.0 * busy[0] / (light + heavy), 75, 12),
+          "expected two sampled worker threads, 3:1; thread rows: %s" % rep["threads"])
+    check(excl(rep, "raw_blocked") <= 2, "raw_blocked (its thread blocked every signal with the raw system "
+          "call) has %d samples" % excl(rep, "raw_blocked"))
+    check(rep.get("unsampled_threads") == 1, "unsampled_threads is %r, expected 1 (the raw_blocked worker)" %
+          rep.get("unsampled_threads"))
+    check("1 thread could not be sampled" in rec.stderr, "record did not say a thread could not be sampled: %s" %
+          rec.stderr.strip())
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check(re.search(r"NOT SAMPLED: 1 thread\b", header), "the header does not count the thread not sampled:\n%s" %
+          header)
+    # a thread still running when the process exits: judged by its CPU time then
+    rec, data, rep = c.record_and_report([c.prog("s_signals"), "exiting"], options=["--sampler", "inproc"],
+                                         min_samples=30)
+    check("exiting ok" in rec.stdout, "s_signals exiting said: %r" % rec.stdout)
+    check(rep["unsampled_threads"] == 1 and any(t["name"] == "s_rawspin" for t in rep["threads"]),
+          "s_rawspin (raw-blocked, running at exit): unsampled_threads %r, threads %s" % (
+              rep["unsampled_threads"], rep["threads"]))
+
+
+@test
+def test_inproc_own_handlers(c):
+    """The in-process sampler on a program with signal handlers of its own: a SIGPROF handler that
+    re-raises with the default action (as GNU sort's) does not kill it; its own ITIMER_PROF ticks on
+    its own handler; a handler on every real-time signal runs once per raise (the sampler's signal
+    among them); its samples are kept; the header says what kernel time the sampler could not see."""
+    rec, data, rep = c.record_and_report([c.prog("s_signals"), "handlers"], options=["--sampler", "inproc"],
+                                         min_samples=60)
+    check("handlers ok" in rec.stdout, "s_signals handlers said: %r" % rec.stdout)
+    check(pct(rep, excl(rep, "handlers_burn")) >= 80, "handlers_burn exclusive %.1f%%\n  functions: %s" % (
+        pct(rep, excl(rep, "handlers_burn")), function_list(rep)))
+    for k in ("system_call_samples", "user_time_ns", "system_time_ns", "unsampled_threads"):
+        check(k in rep, "the report JSON of an in-process recording has no %r" % k)
+    check(rep["unsampled_threads"] == 0, "unsampled_threads %r, expected 0" % rep["unsampled_threads"])
+    check(rep["user_time_ns"] >= 0.5 * rep["samples"] * 1e9 / rep["frequency_hz"],
+          "user time %d ns for %d samples at %d Hz" % (rep["user_time_ns"], rep["samples"], rep["frequency_hz"]))
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check("system calls not kept" in header and "system time" in header,
+          "the header does not say what kernel time the sampler saw:\n%s" % header)
+
+
+
+@test
+def test_inproc_system_time(c):
+    """CPU-time timers count system time too: the in-process sampler's samples taken in system calls
+    (s_syscalls reads /dev/zero, nearly all kernel time) are counted, not charged to the program's
+    code (as perf without --kernel keeps none there); with --kernel they are kept, charged to the call."""
+    rec, data, rep = c.record_and_report([c.prog("s_syscalls")], options=["--sampler", "inproc"], min_samples=30)
+    periods = rep["system_time_ns"] * rep["frequency_hz"] / 1e9
+    check(periods >= 20, "s_syscalls spent only %.0f ms in the kernel" % (rep["system_time_ns"] / 1e6))
+    check(rep["system_call_samples"] >= 0.4 * periods,
+          "%d samples in system calls counted, for %.0f ms of system time (%.0f periods)" % (
+              rep["system_call_samples"], rep["system_time_ns"] / 1e6, periods))
+    in_read = incl(rep, "sys_burn")
+    check(in_read <= 0.1 * rep["samples"] + 2, "sys_burn (reading /dev/zero) has %d of the %d samples kept: "
+          "kernel time charged to user code\n  functions: %s" % (in_read, rep["samples"], function_list(rep)))
+    check(pct(rep, excl(rep, "user_burn")) >= 80, "user_burn exclusive %.1f%%\n  functions: %s" % (
+        pct(rep, excl(rep, "user_burn")), function_list(rep)))
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = "\n".join(l for l in p.stdout.splitlines() if l.startswith("#"))
+    check("%d samples in system calls not kept" % rep["system_call_samples"] in header,
+          "the header does not count the samples in system calls:\n%s" % header)
+    _, data2 = c.record([c.prog("s_syscalls")], options=["--sampler", "inproc", "--kernel"], name="kernel.data")
+    rep2 = c.report_json(data2)
+    check(rep2["system_call_samples"] == 0 and incl(rep2, "sys_burn") >= 0.4 * periods,
+          "--kernel: %d samples in system calls left out, sys_burn has %d (system time %.0f periods)" % (
+              rep2["system_call_samples"], incl(rep2, "sys_burn"), periods))
+
+
+def xz_input(path, size):
+    """size bytes of text from a fixed vocabulary (compresses about 3:1, at xz's usual speed)."""
+    import random
+    r = random.Random(8)
+    words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randrange(3, 10)))
+             for _ in range(4000)]
+    lines = [" ".join(r.choice(words) for _ in range(12)) for _ in range(20000)]
+    with open(path, "w") as f:
+        n = 0
+        while n < size:
+            l = "%d %s\n" % (n, lines[r.randrange(len(lines))])
+            f.write(l)
+            n += len(l)
+
+
+def thread_shares(rep):
+    """Each thread's share (%) of the samples, largest first."""
+    n = rep["samples"]
+    return sorted((100.0 * t["exclusive_samples"] / n for t in rep["threads"]), reverse=True)
+
+
+@test
+def test_inproc_xz_threads(c):
+    """xz -T2 (liblzma's workers start with every signal blocked): the in-process sampler's
+    per-thread shares within 5 points of perf's (stint record -m sample), its output intact."""
+    xz = shutil.which("xz")
+    if not xz:
+        raise TestSkip("xz is not installed (Debian's xz-utils)")
+    need_perf()
+    src = os.path.join(c.tmp, "input.txt")
+    xz_input(src, 8 * 1000 * 1000)
+    argv = [xz, "-T2", "-1", "-c", src]
+    ref = subprocess.run(argv, stdout=subprocess.PIPE, timeout=RECORD_TIMEOUT).stdout
+    reps = {}
+    for sampler in ("inproc", "perf"):
+        data = os.path.join(c.tmp, sampler + ".data")
+        cmd = [c.stint, "record", "-m", "sample", "--sampler", sampler, "-o", data, "--"] + argv
+        c.log.append(" ".join(cmd))
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=RECORD_TIMEOUT * 2)
+        check(p.returncode == 0, "%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode(errors="replace")))
+        check(p.stdout == ref, "xz -T2 wrote other bytes under the %s sampler" % sampler)
+        reps[sampler] = c.report_json(data)
+    ip, pf = reps["inproc"], reps["perf"]
+    check(len(pf["threads"]) >= 2, "perf saw %d threads of xz -T2, expected (at least) the 2 workers" %
+          len(pf["threads"]))
+    check(ip["samples"] >= 0.5 * pf["samples"], "the in-process sampler kept %d samples, perf %d" % (
+        ip["samples"], pf["samples"]))
+    check(ip["unsampled_threads"] == 0, "%d threads not sampled" % ip["unsampled_threads"])
+    si, sp = thread_shares(ip), thread_shares(pf)
+    si += [0.0] * (len(sp) - len(si))
+    sp += [0.0] * (len(si) - len(sp))
+    diffs = [abs(a - b) for a, b in zip(si, sp)]
+    check(max(diffs) <= 5, "per-thread shares differ by %.1f points: in-process %s, perf %s" % (
+        max(diffs), ["%.1f" % x for x in si], ["%.1f" % x for x in sp]))
+    print("note: xz -T2 thread shares in-process %s (%d samples), perf %s (%d samples)" % (
+        ["%.1f" % x for x in si if x], ip["samples"], ["%.1f" % x for x in sp if x], pf["samples"]))
+
+
+@test
+def test_inproc_sort_unharmed(c):
+    """GNU sort (it catches SIGPROF and re-raises it) under the in-process sampler: exit 0, the
+    same output as without stint, samples kept."""
+    sort = shutil.which("sort")
+    if not sort:
+        raise TestSkip("sort (coreutils) is not installed")
+    src = os.path.join(c.tmp, "input.txt")
+    import random
+    r = random.Random(5)
+    with open(src, "w") as f:
+        for i in range(300000):
+            f.write("%08d %s\n" % (r.randrange(10 ** 8), "".join(r.choice("abcdefghij") for _ in range(16))))
+    ref = subprocess.run([sort, src], stdout=subprocess.PIPE, timeout=RECORD_TIMEOUT).stdout
+    data = os.path.join(c.tmp, "sort.data")
+    cmd = [c.stint, "record", "-m", "sample", "--sampler", "inproc", "-o", data, "--", sort, src]
+    c.log.append(" ".join(cmd))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=RECORD_TIMEOUT * 2)
+    check(p.returncode == 0, "sort under the in-process sampler exited %d: %s" % (
+        p.returncode, p.stderr.decode(errors="replace")))
+    check(p.stdout == ref, "sort wrote %d bytes under the in-process sampler, %d without" % (
+        len(p.stdout), len(ref)))
+    rep = c.report_json(data)
+    check(rep["samples"] >= 20, "only %d samples of sort" % rep["samples"])
 
 
 INLINED = ("hash_values", "mix_round", "sort_values", "swap_down")
