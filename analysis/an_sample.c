@@ -196,7 +196,9 @@ static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t 
  * one byte back), so that a sample costs no string formatting.
  */
 struct frame_keys {
-	uint64_t pc;     /* << 1 | leaf; 0: an empty slot */
+	uint64_t pc;     /* the sampled address */
+	uint8_t leaf;    /* as the leaf (exact) or as a caller (one byte back) */
+	uint8_t used;    /* 0: an empty slot (any pc, 0 included, may be sampled) */
 	uint32_t line;   /* lines row of its own line, ~0u if none */
 	uint32_t addr;   /* addresses row */
 	uint32_t calls, ncalls; /* lines rows of the inlined call sites: pool[calls..] */
@@ -216,10 +218,10 @@ static void key_cache_free(struct key_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static struct frame_keys *key_slot(struct key_cache *c, uint64_t key)
+static struct frame_keys *key_slot(struct key_cache *c, uint64_t pc, uint8_t leaf)
 {
-	uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (c->cap - 1);
-	while (c->slot[s].pc && c->slot[s].pc != key)
+	uint32_t s = (uint32_t)(((pc ^ leaf) * 0x9E3779B97F4A7C15ull) >> 32) & (c->cap - 1);
+	while (c->slot[s].used && (c->slot[s].pc != pc || c->slot[s].leaf != leaf))
 		s = (s + 1) & (c->cap - 1);
 	return &c->slot[s];
 }
@@ -228,10 +230,10 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 					   struct key_tab *lines, struct key_tab *addrs, uint64_t pc, int leaf,
 					   uint32_t fn)
 {
-	uint64_t key = pc << 1 | (leaf ? 1 : 0);
+	uint8_t lf = leaf ? 1 : 0;
 	if (c->cap) {
-		struct frame_keys *f = key_slot(c, key);
-		if (f->pc == key)
+		struct frame_keys *f = key_slot(c, pc, lf);
+		if (f->used)
 			return f;
 	}
 	if ((c->len + 1) * 2 > c->cap) {
@@ -241,14 +243,16 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 		if (!n.slot)
 			abort();
 		for (uint32_t i = 0; i < c->cap; i++)
-			if (c->slot[i].pc)
-				*key_slot(&n, c->slot[i].pc) = c->slot[i];
+			if (c->slot[i].used)
+				*key_slot(&n, c->slot[i].pc, c->slot[i].leaf) = c->slot[i];
 		free(c->slot);
 		*c = n;
 	}
-	struct frame_keys *f = key_slot(c, key);
+	struct frame_keys *f = key_slot(c, pc, lf);
 	c->len++;
-	f->pc = key;
+	f->pc = pc;
+	f->leaf = lf;
+	f->used = 1;
 	f->line = ~0u;
 	char k[4200];
 	uint64_t a = leaf ? pc : pc - 1;
