@@ -913,6 +913,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_save_info();
 	if (rt_g.plt)
 		rt_plt_init();
+	rt_patch_init();
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -949,6 +950,7 @@ RT_API void *dlopen(const char *file, int mode)
 		rt_save_maps_epoch(before);
 		if (rt_g.plt)
 			rt_plt_after_dlopen();
+		rt_patch_init();
 	}
 	return h;
 }

@@ -98,5 +98,7 @@ void rt_plt_init(void);
 void rt_plt_after_dlopen(void);
 void rt_plt_fork_child(void);
 void rt_save_maps(void);
+/* rt_patch.c: rewrite the NOP patch sites of the modules not seen yet */
+void rt_patch_init(void);
 
 #endif
