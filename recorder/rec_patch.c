@@ -86,12 +86,15 @@ static int rp_fentry_plt(const struct rp_scan *s, uint64_t addr)
 /* Whether the function at addr starts with a patch site the runtime uses. */
 static int rp_has_site(const struct rp_scan *s, uint64_t addr)
 {
-	const uint8_t *p = rp_bytes(s, addr, 10);
+	const uint8_t *p = rp_bytes(s, addr, 5);
 	if (!p)
 		return 0;
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
-		p += 4, addr += 4;
-	if (p[0] == 0xff && p[1] == 0x15)
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
+		addr += 4;
+		if (!(p = rp_bytes(s, addr, 5)))
+			return 0;
+	}
+	if (p[0] == 0xff && p[1] == 0x15 && rp_bytes(s, addr, 6))
 		return rp_is_fentry_got(s, addr + 6 + (uint64_t)(int64_t)rp_i32(p + 2));
 	if (p[0] == 0xe8)
 		return rp_fentry_plt(s, addr + 5 + (uint64_t)(int64_t)rp_i32(p + 1));

@@ -85,11 +85,15 @@ static uint64_t rt_patch_fn_of(uint64_t r)
 	return endbr == 0xfa1e0ff3u ? site - 4 : site; /* endbr64 first */
 }
 
+/* rt.c's probes, with their lean path (the same events as an
+ * -finstrument-functions build's) */
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
 static void rt_patch_exit_event(uint64_t fn)
 {
-	struct rt_thread *t = &rt_self;
-	if (t->state == RT_ACTIVE)
-		rt_probe(t, 1, fn);
+	if (rt_self.state == RT_ACTIVE)
+		__cyg_profile_func_exit((void *)(uintptr_t)fn, NULL);
 }
 
 /*
@@ -101,50 +105,61 @@ static void rt_patch_exit_event(uint64_t fn)
 void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 {
 	struct rt_patch_thread *pt = &rt_pt;
-	if (pt->busy)
-		return;
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
 		return;
+	/* A signal handler that interrupted the shadow-stack code of this
+	 * thread (nested set) only pushes on top and pops its own entries,
+	 * which it does before the interrupted code goes on: every step
+	 * below leaves n consistent, and an entry is claimed before it is
+	 * filled. */
+	int nested = pt->busy;
 	pt->busy = 1;
 	RT_COMPILER_BARRIER();
 	uint64_t orig = *slot;
 	int tail = orig == (uint64_t)(uintptr_t)rt_patch_return;
-	while (pt->n) {
+	while (!nested && pt->n) {
 		struct rt_patch_ent *e = &pt->e[pt->n - 1];
 		if (e->slot > slot || (uintptr_t)slot - (uintptr_t)e->slot >= RT_PATCH_STALE)
 			break;
+		uint64_t fn = e->fn;
 		if (e->slot == slot && tail) {
 			orig = e->orig;
 			tail = 0;
 		}
 		if (e->restored)
 			pt->nrestored--;
-		pt->n--;
-		rt_patch_exit_event(e->fn);
-	}
-	if (tail || pt->n == RT_PATCH_DEPTH) { /* no entry to pair an exit with */
 		RT_COMPILER_BARRIER();
-		pt->busy = 0;
+		pt->n--;
+		RT_COMPILER_BARRIER();
+		rt_patch_exit_event(fn);
+	}
+	uint32_t i = pt->n;
+	if (tail || i == RT_PATCH_DEPTH) { /* no entry to pair an exit with */
+		RT_COMPILER_BARRIER();
+		pt->busy = nested;
 		return;
 	}
-	struct rt_patch_ent *e = &pt->e[pt->n];
+	pt->n = i + 1;
+	RT_COMPILER_BARRIER();
+	struct rt_patch_ent *e = &pt->e[i];
+	uint64_t fn = rt_patch_fn_of(ret_into_fn);
 	e->slot = slot;
 	e->orig = orig;
-	e->fn = rt_patch_fn_of(ret_into_fn);
+	e->fn = fn;
 	e->restored = 0;
-	pt->n++;
+	RT_COMPILER_BARRIER();
 	*slot = (uint64_t)(uintptr_t)rt_patch_return;
 	RT_COMPILER_BARRIER();
-	pt->busy = 0;
-	rt_probe(t, 0, e->fn);
+	pt->busy = nested;
+	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
 }
 
 /* A patched function returned through slot: its caller's address. */
 uint64_t rt_patch_leave(uint64_t *slot)
 {
 	struct rt_patch_thread *pt = &rt_pt;
-	int was = pt->busy;
+	int nested = pt->busy;
 	pt->busy = 1;
 	RT_COMPILER_BARRIER();
 	for (uint32_t i = pt->n; i-- > 0;) {
@@ -152,16 +167,20 @@ uint64_t rt_patch_leave(uint64_t *slot)
 			continue;
 		/* entries above it are frames that never returned */
 		while (pt->n > i + 1) {
-			pt->n--;
-			if (pt->e[pt->n].restored)
+			uint64_t fn = pt->e[pt->n - 1].fn;
+			if (pt->e[pt->n - 1].restored)
 				pt->nrestored--;
-			rt_patch_exit_event(pt->e[pt->n].fn);
+			RT_COMPILER_BARRIER();
+			pt->n--;
+			RT_COMPILER_BARRIER();
+			rt_patch_exit_event(fn);
 		}
-		pt->n = i;
-		uint64_t orig = pt->e[i].orig;
-		rt_patch_exit_event(pt->e[i].fn);
+		uint64_t orig = pt->e[i].orig, fn = pt->e[i].fn;
 		RT_COMPILER_BARRIER();
-		pt->busy = was;
+		pt->n = i;
+		RT_COMPILER_BARRIER();
+		rt_patch_exit_event(fn);
+		pt->busy = nested;
 		return orig;
 	}
 	rt_patch_die("stint: lost track of a patched function's return address\n");
@@ -190,6 +209,7 @@ static void rt_patch_after_catch(void *sp)
 	struct rt_patch_thread *pt = &rt_pt;
 	if (!pt->nrestored)
 		return;
+	int nested = pt->busy;
 	pt->busy = 1;
 	RT_COMPILER_BARRIER();
 	while (pt->n && (void *)pt->e[pt->n - 1].slot < sp) {
@@ -205,7 +225,7 @@ static void rt_patch_after_catch(void *sp)
 		}
 	pt->nrestored = 0;
 	RT_COMPILER_BARRIER();
-	pt->busy = 0;
+	pt->busy = nested;
 }
 
 RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))
