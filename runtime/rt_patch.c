@@ -22,8 +22,8 @@
  * and entries above it (frames a longjmp skipped) are closed on the way.
  * A C++ exception must unwind through real return addresses: __cxa_throw,
  * __cxa_rethrow, std::rethrow_exception and pthread_exit put them back
- * first, and __cxa_end_catch closes the frames that were unwound and swaps
- * the live ones again.  Nothing else ever writes a return address.
+ * first, and __cxa_end_catch, once no exception is in flight, closes the
+ * frames that were unwound and swaps the live ones again.  Nothing else ever writes a return address.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -260,15 +260,29 @@ RT_API void _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *p)
 	__builtin_unreachable();
 }
 
+/* libstdc++'s per-thread exception state (the Itanium C++ ABI's) */
+struct rt_cxa_eh_globals {
+	void *caught;
+	unsigned int uncaught;
+};
+
 RT_API void __cxa_end_catch(void)
 {
 	static void (*real)(void);
-	if (!real)
+	static struct rt_cxa_eh_globals *(*globals)(void);
+	if (!real) {
+		globals = (struct rt_cxa_eh_globals * (*)(void)) dlsym(RTLD_NEXT, "__cxa_get_globals");
 		real = (void (*)(void))dlsym(RTLD_NEXT, "__cxa_end_catch");
-	/* everything below our caller's frame is gone */
-	rt_patch_after_catch((char *)__builtin_frame_address(0) + 16);
+	}
 	if (real)
 		real();
+	/* A catch block left by a rethrow (its cleanup calls this), or a
+	 * handler inside a destructor run by the unwinder: an exception is
+	 * still in flight and needs the real return addresses.  Otherwise
+	 * everything below our caller's frame is gone. */
+	struct rt_cxa_eh_globals *g = globals ? globals() : NULL;
+	if (!g || g->uncaught == 0)
+		rt_patch_after_catch((char *)__builtin_frame_address(0) + 16);
 }
 
 RT_API void pthread_exit(void *ret)
@@ -431,8 +445,17 @@ static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* A fork child has one thread: the lock may have been held by another. */
+static void rt_patch_fork_child(void)
+{
+	pthread_mutex_init(&rt_patch_lock, NULL);
+}
+
 void rt_patch_init(void)
 {
+	static int once;
+	if (!__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		pthread_atfork(NULL, NULL, rt_patch_fork_child);
 	pthread_mutex_lock(&rt_patch_lock);
 	dl_iterate_phdr(rt_patch_visit, NULL);
 	pthread_mutex_unlock(&rt_patch_lock);

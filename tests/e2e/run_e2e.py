@@ -758,6 +758,36 @@ def test_patched_cxx_exceptions(c):
         expect_calls(rep, {"alloc_huge(int)": 5, "after_catch()": 2, "main": 1})
 
 
+def defined_functions(path):
+    """The demangled names of the functions defined in an ELF file (nm -C)."""
+    out = subprocess.run(["nm", "-C", "--defined-only", path], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    return {l.split(" ", 2)[2] for l in out.splitlines() if len(l.split(" ", 2)) == 3 and l.split(" ")[1] in "tTwW"}
+
+
+@test
+def test_patched_cxx_rethrow(c):
+    """A rethrow from a catch block, a destructor catching its own exception while another
+    unwinds through it, std::rethrow_exception, through patched frames: the same output as
+    the -finstrument-functions build, and its calls for every function not inlined."""
+    ref = c.prog("e2e_patch_cxx")
+    alone = c.run([ref], expect=0).stdout
+    check("caught 12" in alone, "e2e_patch_cxx printed %r" % alone)
+    _, data = c.record([ref])
+    want = program_counts(c.report_json(data), "e2e_patch_cxx")
+    for v in PATCH_VARIANTS:
+        name = "e2e_patch_cxx_" + v
+        prog = c.prog(name)
+        rec, data = c.record([prog], data=os.path.join(c.tmp, v + ".data"))
+        check(rec.stdout == alone, "%s under stint printed\n%s\ninstead of\n%s" % (name, rec.stdout, alone))
+        got = program_counts(c.report_json(data), name)
+        defined = defined_functions(prog)
+        expected = {k: n for k, n in want.items() if k in defined}
+        check(len(expected) >= 8, "%s: only %s of the reference's functions are defined in it" % (name, sorted(expected)))
+        check(got == expected, "%s: calls %s\n  the -finstrument-functions build's (not inlined here): %s" % (
+            name, sorted(got.items()), sorted(expected.items())))
+
+
 @test
 def test_patched_fork_exec(c):
     """fork + exec, both programs instrumented through patch sites: each process its calls."""
