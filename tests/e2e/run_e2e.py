@@ -682,7 +682,8 @@ def program_counts(rep, module):
 @test
 def test_patched_same_output_and_counts(c):
     """patch_mix (register classes, tail calls, recursion, longjmp, a signal handler, threads,
-    fork) built with -pg -mfentry and with -fpatchable-function-entry=5: under stint it prints
+    fork) built with -pg -mfentry (also with -fcf-protection, and -mnop-mcount) and with
+    -fpatchable-function-entry=5 (and =8 with -fcf-protection): under stint it prints
     what it prints alone, and every function has the calls of the -finstrument-functions build."""
     ref = c.prog("e2e_patch_mix")
     alone = c.run([ref], expect=0).stdout
@@ -690,7 +691,8 @@ def test_patched_same_output_and_counts(c):
     rec, data = c.record([ref])
     want = program_counts(c.report_json(data), "e2e_patch_mix")
     check(want.get("fib", 0) > 1000 and want.get("on_signal") == 3, "reference counts %s" % want)
-    for v in PATCH_VARIANTS:
+    # also: endbr64 before the sites, NOP sites of -mnop-mcount, 8 NOPs
+    for v in PATCH_VARIANTS + ("fentry_cet", "nop", "patch8"):
         name = "e2e_patch_mix_" + v
         prog = c.prog(name)
         out = c.run([prog], expect=0).stdout
