@@ -19,7 +19,9 @@
  * exit by swapping the function's return address for rt_patch_return.  The
  * original return addresses live on a per-thread shadow stack, each with
  * the stack slot it was taken from: a return finds its entry by that slot,
- * and entries above it (frames a longjmp skipped) are closed on the way.
+ * and entries above it (frames a longjmp skipped) are closed on the way;
+ * a new entry closes those at or below its own slot on the same stack (the
+ * thread's, or its sigaltstack, which is watched).
  * A C++ exception must unwind through real return addresses: __cxa_throw,
  * __cxa_rethrow, std::rethrow_exception and pthread_exit put them back
  * first, and __cxa_end_catch, once no exception is in flight, closes the
@@ -31,6 +33,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -63,6 +66,15 @@ struct rt_patch_thread {
 };
 
 static __thread struct rt_patch_thread rt_pt __attribute__((tls_model("initial-exec")));
+/* The thread's signal stack (sigaltstack), where a handler's frames lie
+ * apart from the interrupted ones: a slot there says nothing about the
+ * frames on the thread's stack, nor the other way round. */
+static __thread uintptr_t rt_alt_lo, rt_alt_hi __attribute__((tls_model("initial-exec")));
+
+static int rt_patch_same_stack(uintptr_t a, uintptr_t b)
+{
+	return (a - rt_alt_lo < rt_alt_hi - rt_alt_lo) == (b - rt_alt_lo < rt_alt_hi - rt_alt_lo);
+}
 
 #define RT_COMPILER_BARRIER() __asm__ volatile("" ::: "memory")
 
@@ -120,7 +132,8 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 	int tail = orig == (uint64_t)(uintptr_t)rt_patch_return;
 	while (!nested && pt->n) {
 		struct rt_patch_ent *e = &pt->e[pt->n - 1];
-		if (e->slot > slot || (uintptr_t)slot - (uintptr_t)e->slot >= RT_PATCH_STALE)
+		if (e->slot > slot || (uintptr_t)slot - (uintptr_t)e->slot >= RT_PATCH_STALE ||
+		    !rt_patch_same_stack((uintptr_t)slot, (uintptr_t)e->slot))
 			break;
 		uint64_t fn = e->fn;
 		if (e->slot == slot && tail) {
@@ -283,6 +296,20 @@ RT_API void __cxa_end_catch(void)
 	struct rt_cxa_eh_globals *g = globals ? globals() : NULL;
 	if (!g || g->uncaught == 0)
 		rt_patch_after_catch((char *)__builtin_frame_address(0) + 16);
+}
+
+RT_API int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	static int (*real)(const stack_t *, stack_t *);
+	if (!real)
+		real = (int (*)(const stack_t *, stack_t *))dlsym(RTLD_NEXT, "sigaltstack");
+	int r = real(ss, old);
+	if (r == 0 && ss) {
+		int off = ss->ss_flags & SS_DISABLE;
+		rt_alt_lo = off ? 0 : (uintptr_t)ss->ss_sp;
+		rt_alt_hi = off ? 0 : (uintptr_t)ss->ss_sp + ss->ss_size;
+	}
+	return r;
 }
 
 RT_API void pthread_exit(void *ret)

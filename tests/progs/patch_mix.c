@@ -8,7 +8,8 @@
  * return values in every register class (integers, doubles, long double
  * in x87, a struct in memory, varargs), tail calls between patched
  * functions, recursion, function pointers, longjmp out of patched frames,
- * a signal handler that calls patched functions, threads and fork.
+ * a signal handler that calls patched functions (also on a signal stack
+ * above the interrupted frames), threads and fork.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -73,6 +74,17 @@ static volatile long handled;
 E2E_FN void on_signal_work(int sig) { handled += sig; }
 E2E_FN void on_signal(int sig) { on_signal_work(sig); }
 
+/* a handler on a signal stack that lies above the interrupted patched
+ * frames (inside main's frame): its frames must not end theirs */
+E2E_FN long alt_work(long x) { return x * 7; }
+E2E_FN void on_alt_signal(int sig) { handled += alt_work(sig); }
+E2E_FN long alt_inner(long x)
+{
+	raise(SIGUSR2);
+	return x + 1;
+}
+E2E_FN long alt_outer(long x) { return alt_inner(x) * 2; }
+
 E2E_FN void *thread_body(void *arg)
 {
 	long n = (long)(intptr_t)arg;
@@ -95,6 +107,18 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		raise(SIGUSR1);
 	printf("handled %ld\n", handled);
+	static char alt_fallback[1];
+	char alt[65536];
+	stack_t ss = {.ss_sp = alt, .ss_size = sizeof(alt), .ss_flags = 0};
+	struct sigaction sa = {.sa_handler = on_alt_signal, .sa_flags = SA_ONSTACK};
+	sigemptyset(&sa.sa_mask);
+	if (sigaltstack(&ss, NULL) == 0 && sigaction(SIGUSR2, &sa, NULL) == 0) {
+		long r = alt_outer(4);
+		printf("alt %ld handled %ld\n", r, handled);
+	}
+	ss.ss_flags = SS_DISABLE;
+	ss.ss_sp = alt_fallback;
+	sigaltstack(&ss, NULL);
 	pthread_t t[3];
 	for (long i = 0; i < 3; i++)
 		pthread_create(&t[i], NULL, thread_body, (void *)(intptr_t)(10 + i));
