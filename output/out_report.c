@@ -324,11 +324,17 @@ static void print_patched(FILE *f, const char *notes)
 	u += 11;
 	int len = (int)(strchrnul(u, ' ') - u);
 	fputs("# not instrumented (no patch site): ", f);
-	int col = 37;
-	for (int i = 0; i < len;) {
+	int col = 37, shown = 0, total = 1;
+	for (int i = 0; i < len; i++)
+		total += u[i] == ',';
+	for (int i = 0; i < len; shown++) {
 		int e = i;
 		while (e < len && u[e] != ',')
 			e++;
+		if (shown == 40) { /* a long list: the first ones, then a count */
+			fprintf(f, " and %d more", total - shown);
+			break;
+		}
 		if (i && col + (e - i) > 110) {
 			fputs(",\n#   ", f);
 			col = 4;
