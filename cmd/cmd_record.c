@@ -151,6 +151,30 @@ static char *preload_obstacle(const char *path, const char *shown)
 }
 
 /* One line for "nothing was recorded", with the likely reasons. */
+/*
+ * The data file's notes for a program instrumented through its patch sites:
+ * "patched=N/M" and the functions left out, "unpatched=a,b" (symbol names,
+ * which hold no space and no comma once commas are replaced).
+ */
+static void patch_notes(struct fmt_data *d, const struct rec_patch_info *p, int plt)
+{
+	size_t len = 64;
+	for (size_t i = 0; i < p->nmissing; i++)
+		len += strlen(p->missing[i]) + 1;
+	char *s = xmalloc(len), *w = s;
+	w += sprintf(w, "%spatched=%zu/%zu", plt ? "libcalls " : "", p->patched, p->functions);
+	for (size_t i = 0; i < p->nmissing; i++) {
+		*w++ = i ? ',' : ' ';
+		if (!i)
+			w += sprintf(w, "unpatched=");
+		for (const char *c = p->missing[i]; *c; c++)
+			*w++ = *c == ' ' || *c == ',' ? '_' : *c;
+	}
+	*w = 0;
+	free(d->notes);
+	d->notes = s;
+}
+
 static void explain_nothing(const char *prog)
 {
 	warn("nothing was recorded: '%s' never started stint's runtime (a set-user-ID or statically "
@@ -511,10 +535,22 @@ int cmd_record(int argc, char **argv)
 		die("cannot find program '%s'%s", pargv[0],
 		    strchr(pargv[0], '/') ? "" : " in PATH");
 	int inst = rec_is_instrumented(path);
-	if (inst == 0)
-		die("'%s' was not built with -finstrument-functions: rebuild it with "
-		    "'gcc -g -finstrument-functions ...' (no other change), or use -m sample",
-		    pargv[0]);
+	struct rec_patch_info pinfo;
+	memset(&pinfo, 0, sizeof(pinfo));
+	if (inst == 0) {
+		/* not built for instrumentation: patch sites the compiler left? */
+		rec_patch_scan(path, &pinfo);
+		if (!pinfo.patched && pinfo.mcount)
+			die("'%s' was built with -pg without -mfentry: its mcount calls come after the "
+			    "prologue and cannot be used; rebuild it with 'gcc -pg -mfentry', "
+			    "'-fpatchable-function-entry=5' or '-finstrument-functions', or use -m sample",
+			    pargv[0]);
+		if (!pinfo.patched)
+			die("'%s' was not built with -finstrument-functions: rebuild it with "
+			    "'gcc -g -finstrument-functions ...' (no other change; '-pg -mfentry' or "
+			    "'-fpatchable-function-entry=5' work too), or use -m sample",
+			    pargv[0]);
+	}
 	if (inst < 0 && !quiet)
 		warn("'%s' is not an ELF file: recording the instrumented programs it runs", pargv[0]);
 	char *rt = find_runtime("libstint-rt.so");
@@ -556,7 +592,11 @@ int cmd_record(int argc, char **argv)
 	d.command = join_args(pargv);
 	d.wall_start = util_wall_ns();
 	d.clock = xstrdup(use_tsc ? "tsc" : "monotonic");
-	d.notes = xstrdup(plt ? "libcalls" : "");
+	/* the session file's notes are read back 255 bytes at most: the list
+	 * of functions left out goes only into the data file, below */
+	d.notes = pinfo.functions ? xasprintf("%spatched=%zu/%zu", plt ? "libcalls " : "", pinfo.patched,
+					      pinfo.functions)
+				  : xstrdup(plt ? "libcalls" : "");
 	d.os = xstrdup("");
 	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
 	if (use_tsc) {
@@ -593,6 +633,8 @@ int cmd_record(int argc, char **argv)
 	fmt_data_free(&d);
 	if (rec_spool_convert(spool, sp.shown, &d, NULL, err, sizeof(err)) < 0)
 		die("%s (the raw recording is kept in '%s')", err, sp.shown);
+	if (pinfo.functions)
+		patch_notes(&d, &pinfo, plt);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d.nthreads; i++)
 		bytes += d.threads[i].ev_len;
@@ -628,6 +670,7 @@ int cmd_record(int argc, char **argv)
 		     (double)bytes / 1e6, output);
 	}
 	fmt_data_free(&d);
+	rec_patch_free(&pinfo);
 	for (int i = 0; i < ne; i++)
 		free(env[i]);
 	free(outcopy);

@@ -274,6 +274,53 @@ static void print_csv(FILE *f, const struct an_result *r, const struct out_opts 
 	}
 }
 
+/*
+ * A program instrumented through its patch sites (not built with
+ * -finstrument-functions): how many of its functions have one, and the
+ * others by name ("patched=N/M unpatched=a,b" in the session notes).
+ */
+static void print_patched(FILE *f, const char *notes)
+{
+	const char *p = notes ? strstr(notes, "patched=") : NULL;
+	while (p && p != notes && p[-1] != ' ')
+		p = strstr(p + 1, "patched=");
+	if (!p)
+		return;
+	unsigned long long n = 0, m = 0;
+	if (sscanf(p + 8, "%llu/%llu", &n, &m) != 2)
+		return;
+	fprintf(f, "# instrumented: %llu of %llu functions of the program, through the patch sites its "
+		   "compiler left (-pg -mfentry, -fpatchable-function-entry)\n", n, m);
+	const char *u = strstr(notes, " unpatched=");
+	if (!u)
+		return;
+	u += 11;
+	int len = (int)(strchrnul(u, ' ') - u);
+	fputs("# not instrumented (no patch site): ", f);
+	int col = 37, shown = 0, total = 1;
+	for (int i = 0; i < len; i++)
+		total += u[i] == ',';
+	for (int i = 0; i < len; shown++) {
+		int e = i;
+		while (e < len && u[e] != ',')
+			e++;
+		if (shown == 40) { /* a long list: the first ones, then a count */
+			fprintf(f, " and %d more", total - shown);
+			break;
+		}
+		if (i && col + (e - i) > 110) {
+			fputs(",\n#   ", f);
+			col = 4;
+		} else if (i) {
+			fputs(", ", f);
+		}
+		fprintf(f, "%.*s", e - i, u + i);
+		col += e - i + 2;
+		i = e + 1;
+	}
+	fputc('\n', f);
+}
+
 static void print_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
 			 const struct out_opts *o)
 {
@@ -301,6 +348,7 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 		fprintf(f, "# compensation: %.1f ns per event subtracted, %s in all (--no-compensation turns it off)\n",
 			r->cost_ns, comp);
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
+	print_patched(f, d->notes);
 	if (r->lost)
 		fprintf(f, "# lost events: %" PRIu64 "\n", r->lost);
 	if (d->damage)

@@ -18,6 +18,20 @@ char *rec_find_program(const char *name);
  * 0 no, -1 not an ELF file. */
 int rec_is_instrumented(const char *path);
 
+/* What the runtime can instrument at load in a program built without
+ * -finstrument-functions (rec_patch.c): its functions with a patch site. */
+struct rec_patch_info {
+	size_t functions;  /* defined functions (one per address) */
+	size_t patched;    /* of them, with a patch site */
+	char **missing;    /* names of the others */
+	size_t nmissing;
+	int fentry;        /* calls __fentry__ (-pg -mfentry) */
+	int patchable;     /* lists NOP sites (-fpatchable-function-entry, __mcount_loc) */
+	int mcount;        /* calls mcount after the prologue (-pg alone) */
+};
+int rec_patch_scan(const char *path, struct rec_patch_info *out);
+void rec_patch_free(struct rec_patch_info *p);
+
 /* Whether the ELF executable at path has no program interpreter (a static
  * program, which LD_PRELOAD cannot reach): 1 yes, 0 no, -1 not ELF. */
 int rec_is_static(const char *path);

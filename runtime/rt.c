@@ -952,6 +952,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		rt_calibrate(t);
 	rt_save_info();
 	rt_plt_init(); /* with --no-libcalls (rt_g.plt 0) only vfork is taken over */
+	rt_patch_init();
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -987,6 +988,7 @@ RT_API void *dlopen(const char *file, int mode)
 	if (h && rt_g.enabled) {
 		rt_save_maps_epoch(before);
 		rt_plt_after_dlopen();
+		rt_patch_init();
 	}
 	return h;
 }

@@ -104,5 +104,7 @@ void rt_plt_fork_child(void);
 void rt_plt_save_names(void);
 void rt_vfork_child(void); /* rt.c, for rt_plt.c's vfork */
 void rt_save_maps(void);
+/* rt_patch.c: rewrite the NOP patch sites of the modules not seen yet */
+void rt_patch_init(void);
 
 #endif

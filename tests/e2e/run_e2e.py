@@ -930,6 +930,151 @@ def test_cxx_exception_from_library(c):
           "operator new EI %s > EI of its caller alloc_huge %s" % (ms(new["elapsed_inclusive"]), ms(alloc["elapsed_inclusive"])))
 
 
+# --- programs not built for instrumentation: their patch sites ---------------
+# Each program also built as NAME_fentry (-pg -mfentry) and NAME_patch
+# (-fpatchable-function-entry=5), at -O2 (tests/CMakeLists.txt).
+
+PATCH_VARIANTS = ("fentry", "patch")
+
+
+def program_counts(rep, module):
+    """{function: calls} of the functions of one module."""
+    return {r["name"]: r["calls"] for r in rep["functions"] if r["module"] == module}
+
+
+@test
+def test_patched_same_output_and_counts(c):
+    """patch_mix (register classes, tail calls, recursion, longjmp, a signal handler, threads,
+    fork) built with -pg -mfentry (also with -fcf-protection, and -mnop-mcount) and with
+    -fpatchable-function-entry=5 (and =8 with -fcf-protection): under stint it prints
+    what it prints alone, and every function has the calls of the -finstrument-functions build."""
+    ref = c.prog("e2e_patch_mix")
+    alone = c.run([ref], expect=0).stdout
+    check("child status 0" in alone, "e2e_patch_mix printed %r" % alone)
+    rec, data = c.record([ref])
+    want = program_counts(c.report_json(data), "e2e_patch_mix")
+    check(want.get("fib", 0) > 1000 and want.get("on_signal") == 3, "reference counts %s" % want)
+    # also: endbr64 before the sites, NOP sites of -mnop-mcount, 8 NOPs
+    for v in PATCH_VARIANTS + ("fentry_cet", "nop", "patch8"):
+        name = "e2e_patch_mix_" + v
+        prog = c.prog(name)
+        out = c.run([prog], expect=0).stdout
+        check(out == alone, "%s alone printed\n%s\nnot what the -finstrument-functions build printed:\n%s" % (
+            name, out, alone))
+        rec, data = c.record([prog], data=os.path.join(c.tmp, v + ".data"))
+        check(rec.stdout == alone, "%s under stint printed\n%s\ninstead of\n%s" % (name, rec.stdout, alone))
+        got = program_counts(c.report_json(data), name)
+        check(got == want, "%s: calls %s\n  the -finstrument-functions build's: %s" % (
+            name, sorted(got.items()), sorted(want.items())))
+        text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+        m = re.search(r"# instrumented: (\d+) of (\d+) functions", text)
+        check(m, "%s: the report header does not say how many functions are instrumented:\n%s" % (
+            name, text[:1500]))
+        check(int(m.group(1)) == len(want) and int(m.group(2)) > int(m.group(1)),
+              "%s: header says %s of %s functions, expected %d of more" % (name, m.group(1), m.group(2), len(want)))
+        check("# not instrumented (no patch site): " in text and "_start" in text,
+              "%s: the header does not name the functions left out (_start):\n%s" % (name, text[:1500]))
+
+
+@test
+def test_patched_threads_and_signals(c):
+    """Threads, 40 short-lived threads and a signal handler, through patch sites: exact calls."""
+    for v in PATCH_VARIANTS:
+        _, rep = c.record_and_report([c.prog("e2e_threads_" + v)])
+        expect_calls(rep, {"alpha_step": 100, "beta_step": 200, "gamma_step": 300, "main_step": 7,
+                           "alpha_main": 1, "beta_main": 1, "gamma_main": 1, "main": 1})
+        check(len(rep["threads"]) == 4, "%s: expected 4 thread rows, got %d" % (v, len(rep["threads"])))
+        _, rep = c.record_and_report([c.prog("e2e_many_threads_" + v)])
+        expect_calls(rep, {"worker_body": 40, "worker_step": 1000, "main": 1})
+        rec, rep = c.record_and_report([c.prog("e2e_signal_handler_" + v)])
+        m = re.search(r"alarms=(\d+) steps=(\d+)", rec.stdout)
+        check(m, "the program's output line 'alarms=N steps=M' is missing: %r" % rec.stdout)
+        expect_calls(rep, {"on_alarm": int(m.group(1)), "busy_step": int(m.group(2)), "main": 1})
+
+
+@test
+def test_patched_longjmp(c):
+    """longjmp skipping 3 patched frames 10 times: exact calls, the skipped frames closed."""
+    for v in PATCH_VARIANTS:
+        _, rep = c.record_and_report([c.prog("e2e_longjmp_skip_" + v)])
+        expect_calls(rep, {"jump_driver": 1, "outer": 10, "middle": 10, "inner": 10, "after_jump": 3, "main": 1})
+        after, inner = func(rep, "after_jump"), func(rep, "inner")
+        check(inner["elapsed_inclusive"] < 0.5 * after["elapsed_inclusive"],
+              "%s: inner EI %s includes after_jump's time (%s): frames skipped by longjmp not closed" % (
+                  v, ms(inner["elapsed_inclusive"]), ms(after["elapsed_inclusive"])))
+
+
+@test
+def test_patched_cxx_exceptions(c):
+    """C++ through patch sites: names; exceptions thrown through 3 patched frames (the unwinder
+    meets real return addresses) and from inside libstdc++: calls exact, unwound frames closed."""
+    for v in PATCH_VARIANTS:
+        prog = c.prog("e2e_cxx_names_" + v)
+        _, rep = c.record_and_report([prog, "names"])
+        expect_calls(rep, {"Foo::bar(int)": 10, "Foo::Foo(int)": 1, "int twice<int>(int)": 4,
+                           "double twice<double>(double)": 2, "geometry::area(double, double)": 3, "main": 1})
+        _, rep = c.record_and_report([prog, "exceptions"])
+        expect_calls(rep, {"level_a(int)": 5, "level_b(int)": 5, "level_c(int)": 5, "after_catch()": 2, "main": 1})
+        after, lc = func(rep, "after_catch()"), func(rep, "level_c(int)")
+        check(lc["elapsed_inclusive"] < 0.5 * after["elapsed_inclusive"],
+              "%s: level_c EI %s includes after_catch's time %s: unwound frames not closed" % (
+                  v, ms(lc["elapsed_inclusive"]), ms(after["elapsed_inclusive"])))
+        _, rep = c.record_and_report([prog, "libthrow"])
+        expect_calls(rep, {"alloc_huge(int)": 5, "after_catch()": 2, "main": 1})
+
+
+def defined_functions(path):
+    """The demangled names of the functions defined in an ELF file (nm -C)."""
+    out = subprocess.run(["nm", "-C", "--defined-only", path], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    return {l.split(" ", 2)[2] for l in out.splitlines() if len(l.split(" ", 2)) == 3 and l.split(" ")[1] in "tTwW"}
+
+
+@test
+def test_patched_cxx_rethrow(c):
+    """A rethrow from a catch block, a destructor catching its own exception while another
+    unwinds through it, std::rethrow_exception, through patched frames: the same output as
+    the -finstrument-functions build, and its calls for every function not inlined."""
+    ref = c.prog("e2e_patch_cxx")
+    alone = c.run([ref], expect=0).stdout
+    check("caught 12" in alone, "e2e_patch_cxx printed %r" % alone)
+    _, data = c.record([ref])
+    want = program_counts(c.report_json(data), "e2e_patch_cxx")
+    for v in PATCH_VARIANTS:
+        name = "e2e_patch_cxx_" + v
+        prog = c.prog(name)
+        rec, data = c.record([prog], data=os.path.join(c.tmp, v + ".data"))
+        check(rec.stdout == alone, "%s under stint printed\n%s\ninstead of\n%s" % (name, rec.stdout, alone))
+        got = program_counts(c.report_json(data), name)
+        defined = defined_functions(prog)
+        expected = {k: n for k, n in want.items() if k in defined}
+        check(len(expected) >= 8, "%s: only %s of the reference's functions are defined in it" % (name, sorted(expected)))
+        check(got == expected, "%s: calls %s\n  the -finstrument-functions build's (not inlined here): %s" % (
+            name, sorted(got.items()), sorted(expected.items())))
+
+
+@test
+def test_patched_fork_exec(c):
+    """fork + exec, both programs instrumented through patch sites: each process its calls."""
+    for v in PATCH_VARIANTS:
+        target = c.prog("e2e_exec_target_" + v)
+        _, rep = c.record_and_report([c.prog("e2e_fork_exec_" + v), target])
+        expect_calls(rep, {"launcher_step": 3, "child_before_exec": 1, "main": 1}, module="e2e_fork_exec_" + v)
+        expect_calls(rep, {"exec_target_work": 40, "main": 1}, module="e2e_exec_target_" + v)
+        check(len(rep["processes"]) == 3, "%s: expected 3 process rows, got %d" % (v, len(rep["processes"])))
+
+
+@test
+def test_patched_dlopen(c):
+    """A library with patch sites loaded with dlopen: its functions patched before they run."""
+    for v in PATCH_VARIANTS:
+        plugin = os.path.join(c.progs, "libe2e_plugin_%s.so" % v)
+        check(os.path.exists(plugin), "%s is missing (build the tests first)" % plugin)
+        _, rep = c.record_and_report([c.prog("e2e_dlopen_host_" + v), plugin])
+        expect_calls(rep, {"host_step": 2, "main": 1}, module="e2e_dlopen_host_" + v)
+        expect_calls(rep, {"plugin_entry": 1, "plugin_step": 12}, module="libe2e_plugin_%s.so" % v)
+
+
 # --- error cases -------------------------------------------------------------
 
 @test
@@ -1260,7 +1405,16 @@ def test_err_missing_program(c):
 def test_err_not_instrumented(c):
     """record -m instrument of a program built without -finstrument-functions."""
     p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_prog")])
-    one_line_error(p, ["-finstrument-functions"], "record of an uninstrumented program")
+    one_line_error(p, ["-finstrument-functions", "-pg -mfentry", "-fpatchable-function-entry=5"],
+                   "record of an uninstrumented program")
+    check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
+
+
+@test
+def test_err_pg_without_mfentry(c):
+    """record -m instrument of a program built with -pg alone (mcount after the prologue)."""
+    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_pg")])
+    one_line_error(p, ["-mfentry", "-pg"], "record of a -pg program")
     check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
 
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""
+bench_patch.py - the measuring half of bench/bench-patch.sh.
+
+Variants, each run RUNS times round-robin (the order rotating per round),
+wall clock of the whole command, stdout discarded:
+
+  alone          the binary by itself (fentry: glibc's __fentry__; patch: NOPs)
+  stint          stint record -m instrument -o FILE -- BINARY
+  uftrace        uftrace record -d DIR BINARY (fentry), uftrace record -P . (patch)
+
+for BINARY = fib-fentry (-pg -mfentry) and fib-patch
+(-fpatchable-function-entry=5), plus stint on fib-inst
+(-finstrument-functions) for reference.  added = median(tool) -
+median(alone of that binary); the headline is added(stint) / added(uftrace).
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(cmd, cwd):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit("bench: '%s' failed: %s" % (" ".join(cmd), p.stderr.decode(errors="replace")[-1500:]))
+    return dt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stint", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--fib-n", type=int, default=34)
+    a = ap.parse_args()
+    out = a.out
+    n = str(a.fib_n)
+    data, udir = os.path.join(out, "patch.data"), os.path.join(out, "patch.uftrace")
+
+    def clean():
+        for p in (data,):
+            if os.path.exists(p):
+                os.unlink(p)
+        shutil.rmtree(udir, ignore_errors=True)
+        subprocess.run(["sync"])
+
+    variants = [
+        ("fentry", "alone", ["./fib-fentry", "fib", n]),
+        ("fentry", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-fentry", "fib", n]),
+        ("fentry", "uftrace", ["uftrace", "record", "-d", udir, "./fib-fentry", "fib", n]),
+        ("patch", "alone", ["./fib-patch", "fib", n]),
+        ("patch", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-patch", "fib", n]),
+        ("patch", "uftrace", ["uftrace", "record", "-P", ".", "-d", udir, "./fib-patch", "fib", n]),
+        ("inst", "alone", ["./fib-inst", "fib", n]),
+        ("inst", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-inst", "fib", n]),
+    ]
+    times = {(b, t): [] for b, t, _ in variants}
+    for _, _, cmd in variants:  # warm-up, untimed
+        clean()
+        run(cmd, out)
+    for r in range(a.runs):
+        k = r % len(variants)
+        for b, t, cmd in variants[k:] + variants[:k]:
+            clean()
+            times[(b, t)].append(run(cmd, out))
+    clean()
+    med = {k: statistics.median(v) for k, v in times.items()}
+    calls = 0
+    f0, f1 = 1, 1
+    for _ in range(a.fib_n):
+        f0, f1 = f1, f0 + f1
+    calls = 2 * f0 - 1 + 1  # fib's calls, and main
+    lines = ["# stint vs uftrace on binaries not built with -finstrument-functions",
+             "", "fib(%s): %d calls, %d events; %d runs, medians (min..max) of the whole command" % (
+                 n, calls, 2 * calls, a.runs), "",
+             "| build | alone | stint | uftrace | stint added | uftrace added | stint ÷ uftrace (added) | stint ns/event |",
+             "|---|---|---|---|---|---|---|---|"]
+    for b, label in (("fentry", "-pg -mfentry"), ("patch", "-fpatchable-function-entry=5"),
+                     ("inst", "-finstrument-functions (reference)")):
+        al, st = med[(b, "alone")], med[(b, "stint")]
+        uf = med.get((b, "uftrace"))
+        sa = st - al
+        ua = uf - al if uf is not None else None
+        span = lambda k: "%.3f s (%.3f..%.3f)" % (med[k], min(times[k]), max(times[k]))
+        lines.append("| %s | %s | %s | %s | %.3f s | %s | %s | %.1f |" % (
+            label, span((b, "alone")), span((b, "stint")), span((b, "uftrace")) if uf is not None else "-",
+            sa, "%.3f s" % ua if ua is not None else "-",
+            "**%.2f**" % (sa / ua) if ua else "-", sa * 1e9 / (2 * calls)))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(os.path.join(out, "patch-summary.md"), "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,489 @@
+/*
+ * rt_patch.c - probes for programs built without -finstrument-functions,
+ * through the patch sites compilers leave on purpose.
+ *
+ * Two kinds of site start a function:
+ *  - -pg -mfentry: "call *__fentry__@GOTPCREL(%rip)" (or a call to its PLT
+ *    stub).  This library exports __fentry__ (rt_patch_entry), and being
+ *    preloaded it is the one the dynamic linker binds: such calls reach the
+ *    probe with no rewriting at all, also in a dlopen'ed library's
+ *    constructors.  Sites the compiler left as NOPs (-mnop-mcount, listed in
+ *    __mcount_loc) are rewritten as below.
+ *  - -fpatchable-function-entry=N (N >= 5, no NOPs before the entry): the
+ *    NOPs listed in __patchable_function_entries become "call island", the
+ *    island being "jmp *rt_patch_entry" in a page mapped within reach of a
+ *    32-bit displacement of the module.  Rewritten at start-up (from this
+ *    library's constructor, before main) and after each dlopen.
+ *
+ * rt_patch_entry (rt_patch_x86_64.S) records the function's entry, and its
+ * exit by swapping the function's return address for rt_patch_return.  The
+ * original return addresses live on a per-thread shadow stack, each with
+ * the stack slot it was taken from: a return finds its entry by that slot,
+ * and entries above it (frames a longjmp skipped) are closed on the way;
+ * a new entry closes those at or below its own slot on the same stack (the
+ * thread's, or its sigaltstack, which is watched).
+ * A C++ exception must unwind through real return addresses: __cxa_throw,
+ * __cxa_rethrow, std::rethrow_exception and pthread_exit put them back
+ * first, and __cxa_end_catch, once no exception is in flight, closes the
+ * frames that were unwound and swaps the live ones again.  Nothing else ever writes a return address.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_int.h"
+
+extern void rt_patch_entry(void);
+extern void rt_patch_return(void);
+void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot) __attribute__((visibility("hidden")));
+uint64_t rt_patch_leave(uint64_t *slot) __attribute__((visibility("hidden")));
+
+#define RT_PATCH_DEPTH 1024          /* swapped return addresses per thread */
+#define RT_PATCH_STALE (16u << 20)   /* how far below a new frame a stale one may lie */
+
+struct rt_patch_ent {
+	uint64_t *slot; /* where the return address lives on the stack */
+	uint64_t orig;  /* the caller's return address */
+	uint64_t fn;    /* the function entered */
+	int restored;   /* *slot holds orig again (an exception is unwinding) */
+};
+
+struct rt_patch_thread {
+	uint32_t n;       /* entries in use */
+	int busy;         /* inside the shadow-stack code: a signal handler's
+			   * patched calls then run unrecorded (and unswapped) */
+	int nrestored;    /* entries with restored set */
+	struct rt_patch_ent e[RT_PATCH_DEPTH];
+};
+
+static __thread struct rt_patch_thread rt_pt __attribute__((tls_model("initial-exec")));
+/* The thread's signal stack (sigaltstack), where a handler's frames lie
+ * apart from the interrupted ones: a slot there says nothing about the
+ * frames on the thread's stack, nor the other way round. */
+static __thread uintptr_t rt_alt_lo, rt_alt_hi __attribute__((tls_model("initial-exec")));
+
+static int rt_patch_same_stack(uintptr_t a, uintptr_t b)
+{
+	return (a - rt_alt_lo < rt_alt_hi - rt_alt_lo) == (b - rt_alt_lo < rt_alt_hi - rt_alt_lo);
+}
+
+#define RT_COMPILER_BARRIER() __asm__ volatile("" ::: "memory")
+
+static void rt_patch_die(const char *msg)
+{
+	ssize_t w = write(2, msg, strlen(msg));
+	(void)w;
+	abort();
+}
+
+/* The function whose patch site returns to r (see the site kinds above). */
+static uint64_t rt_patch_fn_of(uint64_t r)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)r;
+	uint64_t site = r - 5;          /* call rel32 */
+	if (p[-5] != 0xe8 && p[-6] == 0xff && p[-5] == 0x15)
+		site = r - 6;           /* call *disp32(%rip) */
+	uint32_t endbr;
+	memcpy(&endbr, (const void *)(uintptr_t)(site - 4), 4);
+	return endbr == 0xfa1e0ff3u ? site - 4 : site; /* endbr64 first */
+}
+
+/* rt.c's probes, with their lean path (the same events as an
+ * -finstrument-functions build's) */
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+static void rt_patch_exit_event(uint64_t fn)
+{
+	if (rt_self.state == RT_ACTIVE)
+		__cyg_profile_func_exit((void *)(uintptr_t)fn, NULL);
+}
+
+/*
+ * A patched function was entered; slot holds its return address.  Frames
+ * whose slot lies at or below it are gone (a longjmp or an exception went
+ * past them): they are closed first.  A slot that already holds
+ * rt_patch_return is a tail call from a patched function, which ends it.
+ */
+void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
+{
+	struct rt_patch_thread *pt = &rt_pt;
+	struct rt_thread *t = &rt_self;
+	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+		return;
+	/* A signal handler that interrupted the shadow-stack code of this
+	 * thread (nested set) only pushes on top and pops its own entries,
+	 * which it does before the interrupted code goes on: every step
+	 * below leaves n consistent, and an entry is claimed before it is
+	 * filled. */
+	int nested = pt->busy;
+	pt->busy = 1;
+	RT_COMPILER_BARRIER();
+	uint64_t orig = *slot;
+	int tail = orig == (uint64_t)(uintptr_t)rt_patch_return;
+	while (!nested && pt->n) {
+		struct rt_patch_ent *e = &pt->e[pt->n - 1];
+		if (e->slot > slot || (uintptr_t)slot - (uintptr_t)e->slot >= RT_PATCH_STALE ||
+		    !rt_patch_same_stack((uintptr_t)slot, (uintptr_t)e->slot))
+			break;
+		uint64_t fn = e->fn;
+		if (e->slot == slot && tail) {
+			orig = e->orig;
+			tail = 0;
+		}
+		if (e->restored)
+			pt->nrestored--;
+		RT_COMPILER_BARRIER();
+		pt->n--;
+		RT_COMPILER_BARRIER();
+		rt_patch_exit_event(fn);
+	}
+	uint32_t i = pt->n;
+	if (tail || i == RT_PATCH_DEPTH) { /* no entry to pair an exit with */
+		RT_COMPILER_BARRIER();
+		pt->busy = nested;
+		return;
+	}
+	pt->n = i + 1;
+	RT_COMPILER_BARRIER();
+	struct rt_patch_ent *e = &pt->e[i];
+	uint64_t fn = rt_patch_fn_of(ret_into_fn);
+	e->slot = slot;
+	e->orig = orig;
+	e->fn = fn;
+	e->restored = 0;
+	RT_COMPILER_BARRIER();
+	*slot = (uint64_t)(uintptr_t)rt_patch_return;
+	RT_COMPILER_BARRIER();
+	pt->busy = nested;
+	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
+}
+
+/* A patched function returned through slot: its caller's address. */
+uint64_t rt_patch_leave(uint64_t *slot)
+{
+	struct rt_patch_thread *pt = &rt_pt;
+	int nested = pt->busy;
+	pt->busy = 1;
+	RT_COMPILER_BARRIER();
+	for (uint32_t i = pt->n; i-- > 0;) {
+		if (pt->e[i].slot != slot)
+			continue;
+		/* entries above it are frames that never returned */
+		while (pt->n > i + 1) {
+			uint64_t fn = pt->e[pt->n - 1].fn;
+			if (pt->e[pt->n - 1].restored)
+				pt->nrestored--;
+			RT_COMPILER_BARRIER();
+			pt->n--;
+			RT_COMPILER_BARRIER();
+			rt_patch_exit_event(fn);
+		}
+		uint64_t orig = pt->e[i].orig, fn = pt->e[i].fn;
+		RT_COMPILER_BARRIER();
+		pt->n = i;
+		RT_COMPILER_BARRIER();
+		rt_patch_exit_event(fn);
+		pt->busy = nested;
+		return orig;
+	}
+	rt_patch_die("stint: lost track of a patched function's return address\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Exceptions and thread exit: unwinders must see the real return addresses
+ * --------------------------------------------------------------------- */
+
+static void rt_patch_restore_all(void)
+{
+	struct rt_patch_thread *pt = &rt_pt;
+	for (uint32_t i = 0; i < pt->n; i++)
+		if (!pt->e[i].restored) {
+			*pt->e[i].slot = pt->e[i].orig;
+			pt->e[i].restored = 1;
+			pt->nrestored++;
+		}
+}
+
+/* A handler finished below sp: frames under it were unwound, the others
+ * are live and get their swapped return addresses back. */
+static void rt_patch_after_catch(void *sp)
+{
+	struct rt_patch_thread *pt = &rt_pt;
+	if (!pt->nrestored)
+		return;
+	int nested = pt->busy;
+	pt->busy = 1;
+	RT_COMPILER_BARRIER();
+	while (pt->n && (void *)pt->e[pt->n - 1].slot < sp) {
+		pt->n--;
+		if (pt->e[pt->n].restored)
+			pt->nrestored--;
+		rt_patch_exit_event(pt->e[pt->n].fn);
+	}
+	for (uint32_t i = 0; i < pt->n; i++)
+		if (pt->e[i].restored) {
+			*pt->e[i].slot = (uint64_t)(uintptr_t)rt_patch_return;
+			pt->e[i].restored = 0;
+		}
+	pt->nrestored = 0;
+	RT_COMPILER_BARRIER();
+	pt->busy = nested;
+}
+
+RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))
+{
+	static void (*real)(void *, void *, void (*)(void *));
+	if (!real)
+		real = (void (*)(void *, void *, void (*)(void *)))dlsym(RTLD_NEXT, "__cxa_throw");
+	rt_patch_restore_all();
+	real(obj, type, dtor);
+	__builtin_unreachable();
+}
+
+RT_API void __cxa_rethrow(void)
+{
+	static void (*real)(void);
+	if (!real)
+		real = (void (*)(void))dlsym(RTLD_NEXT, "__cxa_rethrow");
+	rt_patch_restore_all();
+	real();
+	__builtin_unreachable();
+}
+
+/* std::rethrow_exception(std::exception_ptr): one pointer, passed by value */
+RT_API void _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *p)
+{
+	static void (*real)(void *);
+	if (!real)
+		real = (void (*)(void *))dlsym(RTLD_NEXT,
+					       "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE");
+	rt_patch_restore_all();
+	real(p);
+	__builtin_unreachable();
+}
+
+/* libstdc++'s per-thread exception state (the Itanium C++ ABI's) */
+struct rt_cxa_eh_globals {
+	void *caught;
+	unsigned int uncaught;
+};
+
+RT_API void __cxa_end_catch(void)
+{
+	static void (*real)(void);
+	static struct rt_cxa_eh_globals *(*globals)(void);
+	if (!real) {
+		globals = (struct rt_cxa_eh_globals * (*)(void)) dlsym(RTLD_NEXT, "__cxa_get_globals");
+		real = (void (*)(void))dlsym(RTLD_NEXT, "__cxa_end_catch");
+	}
+	if (real)
+		real();
+	/* A catch block left by a rethrow (its cleanup calls this), or a
+	 * handler inside a destructor run by the unwinder: an exception is
+	 * still in flight and needs the real return addresses.  Otherwise
+	 * everything below our caller's frame is gone. */
+	struct rt_cxa_eh_globals *g = globals ? globals() : NULL;
+	if (!g || g->uncaught == 0)
+		rt_patch_after_catch((char *)__builtin_frame_address(0) + 16);
+}
+
+RT_API int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	static int (*real)(const stack_t *, stack_t *);
+	if (!real)
+		real = (int (*)(const stack_t *, stack_t *))dlsym(RTLD_NEXT, "sigaltstack");
+	int r = real(ss, old);
+	if (r == 0 && ss) {
+		int off = ss->ss_flags & SS_DISABLE;
+		rt_alt_lo = off ? 0 : (uintptr_t)ss->ss_sp;
+		rt_alt_hi = off ? 0 : (uintptr_t)ss->ss_sp + ss->ss_size;
+	}
+	return r;
+}
+
+RT_API void pthread_exit(void *ret)
+{
+	static void (*real)(void *);
+	if (!real)
+		real = (void (*)(void *))dlsym(RTLD_NEXT, "pthread_exit");
+	rt_patch_restore_all(); /* it unwinds the thread's stack */
+	real(ret);
+	__builtin_unreachable();
+}
+
+/* ------------------------------------------------------------------------
+ * Rewriting NOP sites
+ * --------------------------------------------------------------------- */
+
+static uintptr_t rt_patch_done[1024]; /* load bases of the modules handled */
+static unsigned rt_patch_ndone;
+static pthread_mutex_t rt_patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* An island "jmp *0(%rip); .quad rt_patch_entry" within reach of [lo, hi). */
+static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	for (int dir = 0; dir < 2; dir++)
+		for (uintptr_t k = 1; k < 1024; k++) {
+			uintptr_t at = dir == 0 ? ((hi + page - 1) & ~(page - 1)) + k * (1u << 20)
+						: (lo & ~(page - 1)) - k * (1u << 20);
+			if (dir == 1 && lo < k * (1u << 20) + page)
+				break;
+			void *m = mmap((void *)at, page, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (m == MAP_FAILED)
+				continue;
+			if ((uintptr_t)m != at) { /* an old kernel took it as a hint */
+				munmap(m, page);
+				continue;
+			}
+			uint8_t *p = m;
+			uint64_t target = (uint64_t)(uintptr_t)rt_patch_entry;
+			memset(p, 0xcc, page);
+			p[0] = 0xff;
+			p[1] = 0x25;
+			memset(p + 2, 0, 4);
+			memcpy(p + 6, &target, 8);
+			mprotect(p, page, PROT_READ | PROT_EXEC);
+			return p;
+		}
+	return NULL;
+}
+
+static int rt_patch_is_nop5(const uint8_t *p)
+{
+	static const uint8_t nopl[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	return memcmp(p, nopl, 5) == 0 ||
+	       (p[0] == 0x90 && p[1] == 0x90 && p[2] == 0x90 && p[3] == 0x90 && p[4] == 0x90);
+}
+
+/* The executable PT_LOAD segment holding addr, as [lo, hi) and its flags. */
+static int rt_patch_segment(const struct dl_phdr_info *info, uintptr_t addr, uintptr_t *lo,
+			    uintptr_t *hi)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (addr >= a && addr + 5 <= a + ph->p_memsz) {
+			*lo = a;
+			*hi = a + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Patch the NOP sites listed in one module's __patchable_function_entries
+ * and __mcount_loc sections, found through the section headers of its
+ * file (they are not in the program headers) and read from memory, where
+ * the dynamic linker relocated them.
+ */
+static void rt_patch_module(const struct dl_phdr_info *info)
+{
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	const uint8_t *f = map;
+	size_t fsz = (size_t)st.st_size;
+	const ElfW(Ehdr) *eh = map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz || eh->e_shstrndx >= eh->e_shnum) {
+		munmap(map, fsz);
+		return;
+	}
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
+	uint8_t *island = NULL;
+	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		if (sh[s].sh_name >= strs->sh_size || strs->sh_offset + strs->sh_size > fsz)
+			continue;
+		const char *nm = (const char *)f + strs->sh_offset + sh[s].sh_name;
+		if (strcmp(nm, "__patchable_function_entries") != 0 && strcmp(nm, "__mcount_loc") != 0)
+			continue;
+		if (!(sh[s].sh_flags & SHF_ALLOC) || sh[s].sh_type != SHT_PROGBITS)
+			continue;
+		const uint64_t *sites = (const uint64_t *)(info->dlpi_addr + sh[s].sh_addr);
+		size_t n = sh[s].sh_size / 8;
+		for (size_t i = 0; i < n; i++) {
+			uintptr_t site = (uintptr_t)sites[i];
+			uintptr_t lo, hi;
+			if (!rt_patch_segment(info, site, &lo, &hi) || !rt_patch_is_nop5((uint8_t *)site))
+				continue;
+			if (!island || (intptr_t)((uintptr_t)island - (site + 5)) != (int32_t)((uintptr_t)island - (site + 5))) {
+				island = rt_patch_island(lo, hi);
+				if (!island)
+					break;
+			}
+			size_t page = (size_t)sysconf(_SC_PAGESIZE);
+			uintptr_t pg = site & ~(page - 1);
+			size_t len = ((site + 5 + page - 1) & ~(page - 1)) - pg;
+			int rwx = mprotect((void *)pg, len, PROT_READ | PROT_WRITE | PROT_EXEC) == 0;
+			if (!rwx && mprotect((void *)pg, len, PROT_READ | PROT_WRITE) < 0)
+				continue;
+			uint8_t call[5];
+			int32_t rel = (int32_t)((uintptr_t)island - (site + 5));
+			call[0] = 0xe8;
+			memcpy(call + 1, &rel, 4);
+			memcpy((void *)site, call, 5);
+			mprotect((void *)pg, len, PROT_READ | PROT_EXEC);
+		}
+	}
+	munmap(map, fsz);
+}
+
+static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	for (unsigned i = 0; i < rt_patch_ndone; i++)
+		if (rt_patch_done[i] == info->dlpi_addr)
+			return 0;
+	if (rt_patch_ndone < sizeof(rt_patch_done) / sizeof(rt_patch_done[0]))
+		rt_patch_done[rt_patch_ndone++] = info->dlpi_addr;
+	Dl_info self;
+	if (dladdr((void *)rt_patch_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr)
+		return 0;
+	if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
+		return 0;
+	rt_patch_module(info);
+	return 0;
+}
+
+/* A fork child has one thread: the lock may have been held by another. */
+static void rt_patch_fork_child(void)
+{
+	pthread_mutex_init(&rt_patch_lock, NULL);
+}
+
+void rt_patch_init(void)
+{
+	static int once;
+	if (!__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		pthread_atfork(NULL, NULL, rt_patch_fork_child);
+	pthread_mutex_lock(&rt_patch_lock);
+	dl_iterate_phdr(rt_patch_visit, NULL);
+	pthread_mutex_unlock(&rt_patch_lock);
+}
