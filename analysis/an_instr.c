@@ -67,7 +67,11 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	while ((rc = fmt_decode(&dec, &rec)) > 0) {
 		at->events++;
 		uint64_t len = rec.delta << 10;
-		uint64_t sub = len < cost ? len : cost;
+		/* a probe's record carries one probe's cost; the profiler's own
+		 * time (OVERHEAD) is removed whole; other records add no probe */
+		uint64_t sub = rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD ? (cost ? len : 0)
+			       : rec.kind != FMT_K_EXT || rec.ext == FMT_X_EXIT_FN ? (len < cost ? len : cost)
+										 : 0;
 		len -= sub;
 		comp += sub;
 		e += len;

@@ -69,6 +69,67 @@ __attribute__((noinline)) static uint64_t rt_rusage_switches(void)
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
+/* The thread's context-switch count, as the detector in use sees it. */
+static inline uint64_t rt_switches(struct rt_thread *t)
+{
+	if (RT_LIKELY(t->lock != NULL))
+		return *t->lock;
+	if (rt_g.os_mode == RT_OS_RUSAGE)
+		return rt_rusage_switches();
+	return 0;
+}
+
+/*
+ * The time of an event and the switch count that goes with it.  Read as
+ * counter, clock, counter, until both counter reads agree: a switch that
+ * lands between the clock read and a single counter read would flag the
+ * interval before the event (which ran on the CPU) and leave the off-CPU
+ * time in the interval after it unflagged.  With the two reads agreeing,
+ * the clock was read while the thread held the CPU with exactly that
+ * count, so the off-CPU time lies in the interval the count flags.  The
+ * compiler keeps the order: the TSC read and the loads are volatile.
+ */
+static inline __attribute__((always_inline)) uint64_t rt_stamp(struct rt_thread *t, uint64_t *sw)
+{
+	uint64_t s0 = rt_switches(t), now, s1;
+	for (;;) {
+		now = rt_clock();
+		s1 = rt_switches(t);
+		if (RT_LIKELY(s1 == s0))
+			break;
+		s0 = s1;
+	}
+	*sw = s1;
+	return now;
+}
+
+
+/*
+ * Close the interval up to now with a record of subtype sub: a TICK (a
+ * timestamp only) or, for the profiler's own time, an OVERHEAD record, which compensation removes whole and which, without it, stays
+ * where it happened (SPEC: no time is dropped silently).  For the work
+ * done inside the program outside a probe record: a chunk switch, noting
+ * new functions, starting a thread, calibrating, reading the modules.
+ */
+static void rt_mark(struct rt_thread *t, unsigned sub)
+{
+	if (t->state != RT_ACTIVE || t->pos >= t->end_limit + FMT_MAX_RECORD - 16)
+		return;
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
+	int os = sw != t->last_switches;
+	t->last_switches = sw;
+	if (now < t->last_t)
+		now = t->last_t;
+	t->pos = fmt_put_ext(t->pos, sub, os, now - t->last_t, NULL, 0);
+	t->last_t = now;
+}
+
+static void rt_mark_overhead(struct rt_thread *t)
+{
+	rt_mark(t, FMT_X_OVERHEAD);
+}
+
 /*
  * A perf event opened on the thread itself has its user page's lock word
  * advanced by the kernel at every schedule in and out; nothing else moves
@@ -201,9 +262,8 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 /*
  * The chunk is full: close it with a PAD record and map the next one,
  * populated at once (one system call instead of a page fault every 4 KiB
- * of events).  The time this takes is the profiler's, not the program's:
- * the next interval starts after it, and the switches it causes are not
- * charged to the program as OS events.
+ * of events).  The time this takes is the profiler's: the new chunk
+ * starts with an OVERHEAD record covering it (the thread's clock goes on).
  */
 __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 {
@@ -225,11 +285,7 @@ __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 		rt_stop_thread(t, FMT_SPOOL_NOSPACE);
 		return -1;
 	}
-	t->last_t = rt_clock();
-	if (t->lock)
-		t->last_switches = *t->lock;
-	else if (rt_g.os_mode == RT_OS_RUSAGE)
-		t->last_switches = rt_rusage_switches();
+	rt_mark_overhead(t);
 	return 0;
 }
 
@@ -271,6 +327,8 @@ int rt_thread_start(struct rt_thread *t)
 		return 0;
 	}
 	t->busy = 1;
+	/* the thread's clock starts now: setting up is the first overhead */
+	uint64_t t0 = rt_clock();
 	t->tid = (pid_t)syscall(SYS_gettid);
 	char path[4096];
 	rt_thread_path(t, "buf", path, sizeof(path));
@@ -312,10 +370,7 @@ int rt_thread_start(struct rt_thread *t)
 		if (!t->lock) /* not permitted: this thread falls back */
 			rt_g.os_mode = RT_OS_RUSAGE;
 	}
-	if (t->lock)
-		t->last_switches = *t->lock;
-	else if (rt_g.os_mode == RT_OS_RUSAGE)
-		t->last_switches = rt_rusage_switches();
+	rt_stamp(t, &t->last_switches);
 	memcpy(t->hdr->magic, FMT_SPOOL_MAGIC, 8);
 	t->hdr->version = FMT_SPOOL_VERSION;
 	t->hdr->hdr_size = FMT_SPOOL_HDR_SIZE;
@@ -323,10 +378,11 @@ int rt_thread_start(struct rt_thread *t)
 	t->hdr->tid = (int32_t)t->tid;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	t->hdr->calib_ticks = rt_g.calib_ticks;
-	t->last_t = rt_clock();
-	t->hdr->start_time = t->last_t;
+	t->last_t = t0;
+	t->hdr->start_time = t0;
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
+	rt_mark_overhead(t);
 	t->fast = rt_g.use_tsc && t->lock != NULL;
 	t->busy = 0;
 	return 1;
@@ -340,28 +396,18 @@ fail:
  * Recording
  * --------------------------------------------------------------------- */
 
-/* The thread's context-switch count, as the detector in use sees it. */
-static inline uint64_t rt_switches(struct rt_thread *t)
-{
-	if (RT_LIKELY(t->lock != NULL))
-		return *t->lock;
-	if (rt_g.os_mode == RT_OS_RUSAGE)
-		return rt_rusage_switches();
-	return 0;
-}
-
 /*
  * Tell the recorder about a function address the first time this thread
  * names it, so it need not decode the events to find what to symbolize.
  * Only reached on the slow path of the address cache.
  */
-__attribute__((noinline, cold)) static void rt_note_fn(struct rt_thread *t, uint64_t fn)
+__attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint64_t fn)
 {
 	if (t->seen) {
 		uint32_t s = (uint32_t)((fn * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEEN - 1);
 		for (int probe = 0; probe < 16; probe++, s = (s + 1) & (RT_SEEN - 1)) {
 			if (t->seen[s] == fn)
-				return;
+				return 0;
 			if (!t->seen[s]) {
 				t->seen[s] = fn;
 				break;
@@ -372,10 +418,11 @@ __attribute__((noinline, cold)) static void rt_note_fn(struct rt_thread *t, uint
 	rt_thread_path(t, "fns", path, sizeof(path));
 	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return 1;
 	ssize_t w = write(fd, &fn, sizeof(fn));
 	(void)w;
 	close(fd);
+	return 1;
 }
 
 /*
@@ -446,15 +493,18 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 	int was = t->busy;
 	t->busy = 1;
 	for (;;) {
-		if (t->nnotes) {
-			uint32_t n = t->nnotes > RT_NOTES ? RT_NOTES : t->nnotes;
-			for (uint32_t i = 0; i < n; i++)
-				rt_note_fn(t, t->notes[i]);
-			t->nnotes = 0;
-		}
 		t->limit = t->end_limit;
 		if (t->state == RT_ACTIVE && t->pos >= t->end_limit)
-			rt_next_chunk(t);
+			rt_next_chunk(t); /* first: the chunk may have no room left */
+		if (t->nnotes) {
+			uint32_t n = t->nnotes > RT_NOTES ? RT_NOTES : t->nnotes;
+			int wrote = 0;
+			for (uint32_t i = 0; i < n; i++)
+				wrote |= rt_note_fn(t, t->notes[i]);
+			t->nnotes = 0;
+			if (wrote) /* a file write; a lookup alone is a probe's cost */
+				rt_mark_overhead(t);
+		}
 		if (t->npend)
 			rt_flush(t);
 		else
@@ -511,15 +561,10 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
  * handlers that arrive while busy is set are queued and appended right
  * after this record, which is older.
  */
-/*
- * One probe: an entry or exit of fn on thread t, now.  Events of signal
- * handlers that arrive while busy is set are queued and appended right
- * after this record, which is older.
- */
 void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 {
-	uint64_t now = rt_clock();
-	uint64_t sw = rt_switches(t);
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
 	if (RT_UNLIKELY(t->busy)) {
 		rt_defer(t, is_exit, fn, now, sw);
 		return;
@@ -552,8 +597,11 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		rt_probe_slow(t, is_exit, fn);
 		return;
 	}
-	uint64_t now = __rdtsc();
-	uint64_t sw = *t->lock;
+	volatile uint32_t *lock = t->lock;
+	uint32_t sw = *lock, again; /* counter, clock, counter: rt_stamp() */
+	uint64_t now;
+	while (RT_UNLIKELY((now = __rdtsc(), again = *lock) != sw))
+		sw = again;
 	t->busy = 1;
 	rt_emit(t, is_exit, fn, now, sw);
 	t->busy = 0;
@@ -584,8 +632,9 @@ static void rt_finish_thread(struct rt_thread *t)
 	t->busy = 1;
 	if (t->npend)
 		rt_flush(t);
-	uint64_t now = rt_clock();
-	int os = rt_switches(t) != t->last_switches;
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
+	int os = sw != t->last_switches;
 	if (t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
@@ -623,6 +672,7 @@ static void rt_calibrate(struct rt_thread *t)
 	uint64_t cache0[FMT_CACHE_SLOTS];
 	memcpy(cache0, t->cache, sizeof(cache0));
 	uint32_t depth0 = t->depth;
+	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
 	for (int b = 0, tries = 0; b < BATCHES; tries++) {
 		uint64_t sw0 = rt_switches(t);
 		uint64_t plain = rt_calib_loop(0, CALLS);
@@ -651,7 +701,9 @@ static void rt_calibrate(struct rt_thread *t)
 		}
 	memcpy(t->cache, cache0, sizeof(cache0));
 	t->pos = start;
-	t->last_t = rt_clock();
+	/* the calibration's time goes into the constructor's overhead */
+	t->last_t = last_t0;
+	t->last_switches = last_sw0;
 	rt_g.calib_ticks = cost[BATCHES / 2];
 	t->hdr->calib_ticks = rt_g.calib_ticks;
 }
@@ -715,8 +767,9 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 		t->busy = 1;
 		if (t->npend)
 			rt_flush(t);
-		uint64_t now = rt_clock();
-		int os = rt_switches(t) != t->last_switches;
+		uint64_t sw;
+		uint64_t now = rt_stamp(t, &sw);
+		int os = sw != t->last_switches;
 		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 			t->pos = fmt_put_ext(t->pos, FMT_X_TICK, os, now - t->last_t, NULL, 0);
 		t->last_t = now;
@@ -763,6 +816,9 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_save_info();
 	if (rt_g.plt)
 		rt_plt_init();
+	t->busy = 1;
+	rt_mark_overhead(t); /* calibrating and reading the modules */
+	t->busy = 0;
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -793,9 +849,21 @@ RT_API void *dlopen(const char *file, int mode)
 		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	void *h = real(file, mode);
 	if (h && rt_g.enabled) {
+		/* the program's time ends here, the runtime's bookkeeping is
+		 * overhead */
+		struct rt_thread *t = &rt_self;
+		int mark = t->state == RT_ACTIVE && !t->busy;
+		if (mark) {
+			t->busy = 1;
+			rt_mark(t, FMT_X_TICK);
+		}
 		rt_save_maps();
 		if (rt_g.plt)
 			rt_plt_after_dlopen();
+		if (mark) {
+			rt_mark_overhead(t);
+			t->busy = 0;
+		}
 	}
 	return h;
 }

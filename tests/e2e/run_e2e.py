@@ -665,6 +665,88 @@ def test_cxx_exception_from_library(c):
 
 # --- error cases -------------------------------------------------------------
 
+def preempted_tiny_calls(c, calls, options):
+    """Shared by the perf and rusage variants: see test_preempted_tiny_calls."""
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = str(cpus[-1])
+    if not shutil.which("taskset"):
+        print("SKIP: no taskset (util-linux) to pin a CPU hog")
+        return
+    hog = subprocess.Popen(["taskset", "-c", cpu, c.prog("e2e_preempt_tiny"), "hog"])
+    try:
+        data = os.path.join(c.tmp, "stint.data")
+        argv = ["taskset", "-c", cpu, c.stint, "record", "-m", "instrument", "-o", data] + list(options) + [
+            "--", c.prog("e2e_preempt_tiny"), str(calls)]
+        p = c.run(argv, expect=0, timeout=60)
+    finally:
+        hog.kill()
+        hog.wait()
+    m = re.search(r"cpu_ns=(\d+) switches=(\d+)", p.stdout)
+    check(m is not None, "the program printed no cpu_ns: %r" % p.stdout)
+    cpu_ns, switches = float(m.group(1)), int(m.group(2))
+    check(switches >= 5, "the hog on CPU %s preempted the program only %d times: nothing tested" % (cpu, switches))
+    raw = c.report_json(data, options=["--no-compensation"])
+    rep = c.report_json(data)
+    expect_calls(rep, {"one_line": calls, "driver": 1})
+    # An interval without an OS event ran on the CPU the whole time, so the
+    # Application time of the session cannot exceed the CPU time the thread
+    # had (plus the runtime's start-up in its constructor and the little
+    # after main returns; the slack also covers hypervisor steal time, which
+    # the TSC sees and the thread's CPU time does not).  Before the switch
+    # counter was read around the clock, a preemption inside a probe left
+    # the off-CPU time unflagged: 3-5 times the CPU time.
+    ai = raw["session"]["application_inclusive"]
+    check(ai <= 1.25 * cpu_ns + 30e6,
+          "raw session AI %s is more than the thread's CPU time %s (getrusage, %d switches): "
+          "off-CPU time counted as Application time" % (ms(ai), ms(cpu_ns), switches))
+    # a call of a one-line function is a few ns: an Application Exclusive
+    # of a millisecond can only be an off-CPU time slice left unflagged
+    worst = func(rep, "one_line")["application_exclusive_max"]
+    check(worst <= 1e6, "one_line: a call with AE %s (max per call); %d switches" % (ms(worst), switches))
+    # (without compensation a call may hold a chunk switch, the profiler's
+    # time reported where it occurred: not checked there)
+
+
+@test
+def test_preempted_tiny_calls(c):
+    """A one-line function called 15 M times while a CPU hog shares the CPU:
+    the thread is preempted hundreds of times, often inside a probe, and
+    every switch must flag the interval that holds the off-CPU time.  Checks
+    what holds on any machine: session AI within the thread's own CPU time
+    (getrusage, printed by the program), no one-line call with AE > 1 ms."""
+    preempted_tiny_calls(c, 15000000, [])
+
+
+@test
+def test_preempted_tiny_calls_rusage(c):
+    """The same with --os-events rusage (two getrusage calls per probe, so
+    fewer calls)."""
+    preempted_tiny_calls(c, 1000000, ["--os-events", "rusage"])
+
+
+@test
+def test_raw_time_is_wall_time(c):
+    """main loops for 1.5 s by CLOCK_MONOTONIC with enough events to fill
+    several spool chunks: without compensation, EI of main is the time the
+    program measured itself (SPEC: the profiler's time inside the program is
+    reported where it occurred, none dropped).  Before, each chunk switch
+    restarted the thread's clock and 10-15% of the time vanished."""
+    rec, data = c.record([c.prog("e2e_wall_loop"), "1500"])
+    m = re.search(r"main_ns=(\d+) calls=(\d+)", rec.stdout)
+    check(m is not None, "the program printed no main_ns: %r" % rec.stdout)
+    own, n = float(m.group(1)), int(m.group(2))
+    raw = c.report_json(data, options=["--no-compensation"])
+    expect_calls(raw, {"step": n, "main": 1})
+    check(raw["events"] * 3 > 2 * (256 << 10) + (512 << 10),
+          "only %d events: not enough to cross several spool chunks" % raw["events"])
+    ei = func(raw, "main")["elapsed_inclusive"]
+    check(abs(ei - own) <= 0.01 * own,
+          "raw EI of main %s, but the program measured %s (%.2f%% off)" % (ms(ei), ms(own), 100.0 * (ei - own) / own))
+    # with compensation the profiler's own time goes, and the report says how much
+    comp = c.report_json(data)
+    check(func(comp, "main")["elapsed_inclusive"] < ei, "compensation removed nothing from main")
+
+
 @test
 def test_compensation_close_to_plain(c):
     """A parent calling a small function 3 million times: with the probe cost
