@@ -193,9 +193,10 @@ static void rt_save_info(void)
 	char buf[512];
 	const char *os = rt_g.os_mode == RT_OS_PERF ? "perf" : rt_g.os_mode == RT_OS_RUSAGE ? "rusage" : "off";
 	int n = snprintf(buf, sizeof(buf),
-			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\n", (int)getpid(),
-			 (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
-			 (unsigned long long)rt_g.calib_ticks);
+			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\ncalib_tail %llu\nlib_cost %llu\n",
+			 (int)getpid(), (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
+			 (unsigned long long)rt_g.calib_ticks, (unsigned long long)rt_g.calib_tail,
+			 (unsigned long long)rt_g.calib_lib);
 	rt_write_file(".info", buf, (size_t)n);
 }
 
@@ -270,6 +271,8 @@ __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
 	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
 	t->hdr->nused = t->chunk + 1;
+	t->hdr->tail_sum = t->tail_sum;
+	t->hdr->tail_n = t->tail_n;
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
 	if (t->chunk + 1 >= FMT_SPOOL_MAX_CHUNKS) {
 		munmap(t->chunk_base, size);
@@ -378,6 +381,8 @@ int rt_thread_start(struct rt_thread *t)
 	t->hdr->tid = (int32_t)t->tid;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	t->hdr->calib_ticks = rt_g.calib_ticks;
+	t->sample_left = RT_SAMPLE_EVERY;
+	t->tail_sum = t->tail_n = 0;
 	t->last_t = t0;
 	t->hdr->start_time = t0;
 	pthread_setspecific(rt_thread_key, t);
@@ -585,6 +590,25 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
 }
 
 /*
+ * The calibration measures the probes in a tight loop, with their code and
+ * data in the caches and their branches learnt; in a real program they
+ * cost more (a Lua interpreter: 20-50 ticks more per event).  So every
+ * RT_SAMPLE_EVERY-th probe also times its own tail, from its clock read to
+ * here; the calibration's probes do the same, and the recorder adds the
+ * difference of the two averages to the calibrated cost.  A tail in which
+ * the thread was switched out or interrupted at length is not counted.
+ */
+__attribute__((noinline, cold)) static void rt_sample_tail(struct rt_thread *t, uint64_t now, uint32_t sw)
+{
+	uint64_t end = __rdtsc();
+	t->sample_left = RT_SAMPLE_EVERY;
+	if (*t->lock == sw && end >= now && end - now < RT_SAMPLE_MAX) {
+		t->tail_sum += end - now;
+		t->tail_n++;
+	}
+}
+
+/*
  * The hot path: no call but the tail ones, so the compiler saves no
  * register.  A signal landing between the busy test and its store finds
  * busy clear and records normally; this record then comes after it, with
@@ -605,6 +629,8 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	t->busy = 1;
 	rt_emit(t, is_exit, fn, now, sw);
 	t->busy = 0;
+	if (RT_UNLIKELY(--t->sample_left == 0))
+		rt_sample_tail(t, now, sw);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
@@ -639,6 +665,8 @@ static void rt_finish_thread(struct rt_thread *t)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	t->hdr->tail_sum = t->tail_sum;
+	t->hdr->tail_n = t->tail_n;
 	t->hdr->used[t->chunk] = (uint32_t)(t->pos - t->chunk_base);
 	t->hdr->nused = t->chunk + 1;
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
@@ -660,31 +688,31 @@ static void rt_thread_end(void *arg)
  * per call is what the analysis subtracts from each interval.  The buffer
  * lines are flushed first, as in a real run each new line is a cache miss.
  * Batches in which the thread was switched out are measured again, and the
- * median of the rest resists interrupts.
+ * median of the rest resists interrupts.  With stub (a library-call stub
+ * of rt_plt.c) the loop calls an instrumented function that calls through
+ * it: 4 events a call, 2 of them a library call's, whose cost is then
+ * what is left after the 2 function events' known cost.
  */
-uint64_t rt_calib_loop(int probed, int n);
+uint64_t rt_calib_loop(int probed, int n, void (*stub)(void));
 
-static void rt_calibrate(struct rt_thread *t)
+static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
 {
 	enum { BATCHES = 9, CALLS = 2000 };
 	uint64_t cost[BATCHES];
-	uint8_t *start = t->pos;
-	uint64_t cache0[FMT_CACHE_SLOTS];
-	memcpy(cache0, t->cache, sizeof(cache0));
+	unsigned events = stub ? 4 : 2;
 	uint32_t depth0 = t->depth;
-	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
 	for (int b = 0, tries = 0; b < BATCHES; tries++) {
 		uint64_t sw0 = rt_switches(t);
-		uint64_t plain = rt_calib_loop(0, CALLS);
+		uint64_t plain = rt_calib_loop(0, CALLS, stub);
 		uint8_t *p0 = t->pos;
 		/* in a real run the buffer lines are cold: each new one is a miss */
-		for (uint8_t *p = p0; p < p0 + CALLS * 2 * 4 && p < t->end_limit; p += 64)
+		for (uint8_t *p = p0; p < p0 + CALLS * events * 4 && p < t->end_limit; p += 64)
 			_mm_clflush(p);
 		_mm_mfence();
-		uint64_t probed = rt_calib_loop(1, CALLS);
-		cost[b] = probed > plain ? ((probed - plain) << 10) / (2 * CALLS) : 0;
+		uint64_t probed = rt_calib_loop(1, CALLS, stub);
+		cost[b] = probed > plain ? ((probed - plain) << 10) / (events * CALLS) : 0;
 		if (t->state != RT_ACTIVE)
-			return;
+			return 0;
 		memset(p0, 0, (size_t)(t->pos - p0));
 		t->pos = p0;
 		t->depth = depth0;
@@ -699,13 +727,36 @@ static void rt_calibrate(struct rt_thread *t)
 			cost[j] = cost[j - 1];
 			cost[j - 1] = x;
 		}
+	return cost[BATCHES / 2];
+}
+
+/* Calibrate the probes' costs; the records written meanwhile are wiped. */
+static void rt_calibrate(struct rt_thread *t, int lib)
+{
+	uint8_t *start = t->pos;
+	uint64_t cache0[FMT_CACHE_SLOTS];
+	memcpy(cache0, t->cache, sizeof(cache0));
+	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
+	t->tail_sum = t->tail_n = 0;
+	if (!lib) {
+		rt_g.calib_ticks = rt_calibrate_loop(t, NULL);
+		/* the calibration's tails, to compare with the run's (rt_sample_tail) */
+		rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
+		t->hdr->calib_ticks = rt_g.calib_ticks;
+	} else {
+		void (*stub)(void) = rt_plt_calib_stub();
+		uint64_t both = stub ? rt_calibrate_loop(t, stub) : 0;
+		/* both = (function + library event costs) / 2 */
+		rt_g.calib_lib = 2 * both > rt_g.calib_ticks ? 2 * both - rt_g.calib_ticks : 0;
+	}
+	t->tail_sum = t->tail_n = 0;
+	if (t->state != RT_ACTIVE)
+		return;
 	memcpy(t->cache, cache0, sizeof(cache0));
 	t->pos = start;
 	/* the calibration's time goes into the constructor's overhead */
 	t->last_t = last_t0;
 	t->last_switches = last_sw0;
-	rt_g.calib_ticks = cost[BATCHES / 2];
-	t->hdr->calib_ticks = rt_g.calib_ticks;
 }
 
 static void rt_atfork_child(void)
@@ -811,11 +862,14 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
 		rt_thread_start(t);
-	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
-		rt_calibrate(t);
-	rt_save_info();
+	int calibrate = t->state == RT_ACTIVE && !rt_g.calib_ticks;
+	if (calibrate)
+		rt_calibrate(t, 0);
 	if (rt_g.plt)
 		rt_plt_init();
+	if (calibrate && rt_g.plt && rt_g.calib_ticks)
+		rt_calibrate(t, 1);
+	rt_save_info();
 	t->busy = 1;
 	rt_mark_overhead(t); /* calibrating and reading the modules */
 	t->busy = 0;

@@ -25,6 +25,8 @@
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
+#define RT_SAMPLE_EVERY 61   /* one probe in so many times its own tail (odd: entries and exits) */
+#define RT_SAMPLE_MAX 4096   /* ticks: a longer tail was interrupted, not counted */
 
 /* An event of a signal handler that interrupted a probe. */
 struct rt_pend {
@@ -68,6 +70,8 @@ struct rt_thread {
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */
 	struct rt_pend pend[RT_PEND];
+	uint32_t sample_left;     /* probes until the next one times its tail */
+	uint64_t tail_sum, tail_n;/* those tails: ticks, and how many */
 	uint32_t nrets;           /* library calls in flight */
 	struct rt_ret rets[RT_RETS];
 };
@@ -81,6 +85,8 @@ struct rt_global {
 	char spool[3072];     /* the spool directory */
 	char key[64];         /* this process's key, "p<pid>-<ns>" */
 	uint64_t calib_ticks; /* probe cost, in 1/1024 tick units */
+	uint64_t calib_tail;  /* a probe's tail in calibration, 1/1024 ticks (0: none) */
+	uint64_t calib_lib;   /* a library-call event's cost, 1/1024 ticks (0: unknown) */
 };
 
 extern struct rt_global rt_g;
@@ -94,6 +100,9 @@ void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);
 void rt_plt_fork_child(void);
+/* A stub through which calls of an internal empty function are probed as
+ * library calls, for the calibration; NULL if none can be made. */
+void (*rt_plt_calib_stub(void))(void);
 void rt_save_maps(void);
 
 #endif

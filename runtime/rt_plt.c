@@ -244,6 +244,30 @@ void rt_plt_after_dlopen(void)
 		rt_plt_init();
 }
 
+void rt_calib_plain(void);
+
+void (*rt_plt_calib_stub(void))(void)
+{
+	static uint8_t *stub;
+	if (stub)
+		return (void (*)(void))(void *)stub;
+	pthread_mutex_lock(&rt_plt_lock);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (rt_plt_targets && rt_plt_nslots < RT_PLT_MAX_SLOTS) {
+		uint8_t *m = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED) {
+			uint32_t idx = rt_plt_nslots;
+			rt_plt_targets[idx] = (uint64_t)(uintptr_t)rt_calib_plain;
+			__atomic_store_n(&rt_plt_nslots, idx + 1, __ATOMIC_RELEASE);
+			rt_plt_write_stub(m, idx);
+			if (mprotect(m, page, PROT_READ | PROT_EXEC) == 0)
+				stub = m;
+		}
+	}
+	pthread_mutex_unlock(&rt_plt_lock);
+	return stub ? (void (*)(void))(void *)stub : NULL;
+}
+
 /* In a fork child, which has a key of its own: no lock, one thread. */
 void rt_plt_fork_child(void)
 {
