@@ -598,11 +598,14 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
  * difference of the two averages to the calibrated cost.  A tail in which
  * the thread was switched out or interrupted at length is not counted.
  */
-__attribute__((noinline, cold)) static void rt_sample_tail(struct rt_thread *t, uint64_t now, uint32_t sw)
+__attribute__((noinline, cold)) static void rt_sample_tail(struct rt_thread *t)
 {
 	uint64_t end = __rdtsc();
+	/* the probe's clock read and switch count, as rt_emit() left them
+	 * (passing them would cost the hot path a saved register) */
+	uint64_t now = t->last_t;
 	t->sample_left = RT_SAMPLE_EVERY;
-	if (*t->lock == sw && end >= now && end - now < RT_SAMPLE_MAX) {
+	if (*t->lock == (uint32_t)t->last_switches && end >= now && end - now < RT_SAMPLE_MAX) {
 		t->tail_sum += end - now;
 		t->tail_n++;
 	}
@@ -630,7 +633,7 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	rt_emit(t, is_exit, fn, now, sw);
 	t->busy = 0;
 	if (RT_UNLIKELY(--t->sample_left == 0))
-		rt_sample_tail(t, now, sw);
+		rt_sample_tail(t);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
