@@ -381,7 +381,6 @@ int rt_thread_start(struct rt_thread *t)
 	t->hdr->tid = (int32_t)t->tid;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	t->hdr->calib_ticks = rt_g.calib_ticks;
-	t->sample_left = RT_SAMPLE_EVERY;
 	t->tail_sum = t->tail_n = 0;
 	t->last_t = t0;
 	t->hdr->start_time = t0;
@@ -592,9 +591,10 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
 /*
  * The calibration measures the probes in a tight loop, with their code and
  * data in the caches and their branches learnt; in a real program they
- * cost more (a Lua interpreter: 20-50 ticks more per event).  So every
- * RT_SAMPLE_EVERY-th probe also times its own tail, from its clock read to
- * here; the calibration's probes do the same, and the recorder adds the
+ * cost more (a Lua interpreter: 20-50 ticks more per event).  So a probe
+ * whose record ends in the first 3 bytes of a 256-byte block (one in ~100,
+ * tested on the pointer the probe holds anyway) also times its own tail,
+ * from its clock read to here; the calibration's probes do the same, and the recorder adds the
  * difference of the two averages to the calibrated cost.  A tail in which
  * the thread was switched out or interrupted at length is not counted.
  */
@@ -604,7 +604,6 @@ __attribute__((noinline, cold)) static void rt_sample_tail(struct rt_thread *t)
 	/* the probe's clock read and switch count, as rt_emit() left them
 	 * (passing them would cost the hot path a saved register) */
 	uint64_t now = t->last_t;
-	t->sample_left = RT_SAMPLE_EVERY;
 	if (*t->lock == (uint32_t)t->last_switches && end >= now && end - now < RT_SAMPLE_MAX) {
 		t->tail_sum += end - now;
 		t->tail_n++;
@@ -632,7 +631,7 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	t->busy = 1;
 	rt_emit(t, is_exit, fn, now, sw);
 	t->busy = 0;
-	if (RT_UNLIKELY(--t->sample_left == 0))
+	if (RT_UNLIKELY(((uintptr_t)t->pos & RT_SAMPLE_MASK) < 3)) /* no counter to keep */
 		rt_sample_tail(t);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);

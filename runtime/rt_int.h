@@ -25,7 +25,7 @@
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
-#define RT_SAMPLE_EVERY 61   /* one probe in so many times its own tail (odd: entries and exits) */
+#define RT_SAMPLE_MASK 255   /* a record ending at offset < 3 of a block this big: a tail sample */
 #define RT_SAMPLE_MAX 4096   /* ticks: a longer tail was interrupted, not counted */
 
 /* An event of a signal handler that interrupted a probe. */
@@ -70,7 +70,6 @@ struct rt_thread {
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */
 	struct rt_pend pend[RT_PEND];
-	uint32_t sample_left;     /* probes until the next one times its tail */
 	uint64_t tail_sum, tail_n;/* those tails: ticks, and how many */
 	uint32_t nrets;           /* library calls in flight */
 	struct rt_ret rets[RT_RETS];
