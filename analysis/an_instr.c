@@ -21,9 +21,58 @@
 #include "analysis.h"
 #include "../format/fmt_event.h"
 
+/*
+ * Compensation.  A probe's cost falls partly before its clock read and
+ * partly after it, so the interval between two probes holds the second
+ * half of one and the first half of the other: half of each probe's cost
+ * is subtracted from each interval it borders.  Probes of instrumented
+ * functions and of library calls cost differently (the runtime calibrates
+ * both); an interval next to a record that is no probe (thread start and
+ * end, TICK) gets only its probe's half, and an OVERHEAD interval, the
+ * profiler's own time, is removed whole.
+ */
+enum ev_kind { EV_NONE = 0, EV_FUNC = 1, EV_LIB = 2 };
+
+/* Whether functions are library functions probed at their calls, by index. */
+struct lib_kinds {
+	uint8_t *k; /* 0 unknown, else enum ev_kind */
+	uint32_t cap;
+};
+
+static int is_lib_addr(const struct fmt_process *p, uint64_t a)
+{
+	uint32_t lo = 0, hi = p->nlib_fns;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->lib_fns[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nlib_fns && p->lib_fns[lo] == a;
+}
+
+static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr)
+{
+	if (fn >= lk->cap) {
+		uint32_t cap = lk->cap ? lk->cap : 256;
+		while (cap <= fn)
+			cap *= 2;
+		lk->k = realloc(lk->k, cap);
+		if (!lk->k)
+			abort();
+		memset(lk->k + lk->cap, 0, cap - lk->cap);
+		lk->cap = cap;
+	}
+	if (!lk->k[fn])
+		lk->k[fn] = is_lib_addr(p, addr) ? EV_LIB : EV_FUNC;
+	return lk->k[fn];
+}
+
 struct frame {
 	uint32_t node;
 	uint32_t fn;
+	unsigned kind; /* enum ev_kind of its entry and exit */
 	int counted; /* entered in this thread (not inherited across fork) */
 	uint64_t e0, a0;       /* thread totals at entry */
 	uint64_t self_e, self_a;
@@ -45,7 +94,7 @@ static void close_frame(struct cct *t, const struct frame *f, uint64_t e, uint64
 }
 
 static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t ti,
-		       struct an_addr_map *m, const struct an_opts *o)
+		       struct an_addr_map *m, const struct an_opts *o, struct lib_kinds *lk)
 {
 	const struct fmt_thread *th = &d->threads[ti];
 	const struct fmt_process *p = &d->procs[th->proc];
@@ -54,7 +103,12 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	at->index = ti;
 	cct_init(&at->tree);
 	struct cct *t = &at->tree;
-	uint64_t cost = o->no_compensation ? 0 : p->cost;
+	/* (even, so that the halves add up exactly) */
+	uint64_t costs[3] = {0, p->cost & ~1ull, (p->lib_cost ? p->lib_cost : p->cost) & ~1ull};
+	if (o->no_compensation)
+		costs[EV_FUNC] = costs[EV_LIB] = 0;
+	unsigned prev = EV_NONE;
+	uint64_t unsub = 0, overhead = 0;
 	uint32_t cap = 256, depth = 0;
 	struct frame *st = malloc(cap * sizeof(*st));
 	/* how often each function is open: an exit naming a function that is
@@ -72,7 +126,31 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 		at->events++;
 		ticks += rec.delta;
 		uint64_t len = rec.delta << 10;
-		uint64_t sub = len < cost ? len : cost;
+		uint32_t fn = ~0u;
+		unsigned cur = EV_NONE;
+		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
+		    (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN)) {
+			fn = an_resolve_at(r, p, m, rec.addr, ticks);
+			cur = fn_kind(lk, p, fn, rec.addr);
+		} else if (rec.kind == FMT_K_EXIT) {
+			cur = depth ? st[depth - 1].kind : EV_FUNC;
+		}
+		uint64_t sub;
+		if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD) {
+			/* removed whole, the previous probe's second half with it */
+			overhead += len;
+			sub = o->no_compensation ? 0 : len;
+			unsub += costs[prev] / 2;
+		} else {
+			uint64_t want = costs[prev] / 2 + costs[cur] / 2;
+			sub = len < want ? len : want;
+			unsub += want - sub;
+		}
+		if (cur == EV_LIB)
+			at->lib_events++;
+		else if (cur == EV_FUNC)
+			at->probe_events++;
+		prev = cur;
 		len -= sub;
 		comp += sub;
 		e += len;
@@ -87,7 +165,8 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 		case FMT_K_ENTER:
 		case FMT_K_ENTER_NEW:
 		push: {
-			uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
+			if (fn == ~0u)
+				fn = an_resolve_at(r, p, m, rec.addr, ticks);
 			if (depth == cap) {
 				cap *= 2;
 				st = realloc(st, cap * sizeof(*st));
@@ -109,6 +188,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			struct frame *f = &st[depth++];
 			f->node = cct_child(t, parent, fn);
 			f->fn = fn;
+			f->kind = fn_kind(lk, p, fn, rec.addr);
 			f->counted = rec.kind != FMT_K_EXT;
 			f->e0 = e;
 			f->a0 = a;
@@ -129,7 +209,6 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			if (rec.ext == FMT_X_LOST)
 				at->lost += rec.count;
 			if (rec.ext == FMT_X_EXIT_FN) {
-				uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
 				uint32_t i = fn < oncap && on[fn] ? depth : 0;
 				while (i > 0 && st[i - 1].fn != fn)
 					i--;
@@ -142,6 +221,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			break;
 		}
 	}
+	unsub += costs[prev] / 2; /* the last probe's second half has no interval */
 	if (rc < 0 || (th->flags & FMT_THR_DAMAGED))
 		at->damaged = 1;
 	while (depth) /* frames left open close at the thread's last timestamp */
@@ -151,6 +231,8 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	at->total_e = e;
 	at->total_a = a;
 	at->compensated = comp;
+	at->overhead = overhead;
+	at->unsubtracted = o->no_compensation ? 0 : unsub;
 }
 
 /* ------------------------------------------------------------------------
@@ -182,21 +264,31 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	struct an_addr_map *maps = calloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
 	if (!r->threads || !maps)
 		return -1;
-	uint64_t comp = 0, cost_sum = 0;
+	uint64_t comp = 0, cost_sum = 0, lib_cost_sum = 0, overhead = 0, unsub = 0;
+	struct lib_kinds lk = {NULL, 0};
 	for (uint32_t i = 0; i < d->nthreads; i++) {
-		run_thread(r, d, i, &maps[d->threads[i].proc], o);
+		run_thread(r, d, i, &maps[d->threads[i].proc], o, &lk);
 		comp += r->threads[i].compensated;
+		overhead += r->threads[i].overhead;
+		unsub += r->threads[i].unsubtracted;
+		r->probe_events += r->threads[i].probe_events;
+		r->lib_events += r->threads[i].lib_events;
 		r->events += r->threads[i].events;
 		r->lost += r->threads[i].lost;
 		r->damaged_threads += r->threads[i].damaged;
 	}
+	free(lk.k);
 	for (uint32_t i = 0; i < d->nprocs; i++) {
-		cost_sum += d->procs[i].cost;
+		cost_sum += d->procs[i].cost & ~1ull; /* as run_thread() uses them */
+		lib_cost_sum += (d->procs[i].lib_cost ? d->procs[i].lib_cost : d->procs[i].cost) & ~1ull;
 		an_addr_map_free(&maps[i]);
 	}
 	free(maps);
 	r->compensated_ns = (double)comp * r->fixed_to_ns;
+	r->overhead_ns = (double)overhead * r->fixed_to_ns;
+	r->unsubtracted_ns = (double)unsub * r->fixed_to_ns;
 	r->cost_ns = d->nprocs && !o->no_compensation ? (double)cost_sum / d->nprocs * r->fixed_to_ns : 0;
+	r->lib_cost_ns = d->nprocs && !o->no_compensation ? (double)lib_cost_sum / d->nprocs * r->fixed_to_ns : 0;
 
 	struct an_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
 	struct an_acc *ma = calloc(r->nmods + 1, sizeof(*ma));

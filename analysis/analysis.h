@@ -73,6 +73,15 @@ struct an_thread {
 	struct cct tree;
 	uint64_t total_e, total_a; /* fixed ticks: EI and AI of the thread */
 	uint64_t compensated;      /* fixed ticks subtracted */
+	uint64_t probe_events;     /* records of probes of instrumented functions */
+	uint64_t lib_events;       /* records of library-call probes */
+	uint64_t overhead;         /* fixed ticks of OVERHEAD intervals */
+	uint64_t unsubtracted;     /* fixed ticks of probe cost not subtracted:
+				    * intervals shorter than it, a probe's half
+				    * inside an OVERHEAD interval or after the
+				    * thread's last record.  So compensated =
+				    * probe_events x cost + lib_events x lib cost
+				    * + overhead - unsubtracted, exactly */
 	uint64_t events, lost;
 	int damaged;               /* events unreadable past some point */
 };
@@ -91,7 +100,11 @@ struct an_result {
 	uint32_t nthreads;
 	double fixed_to_ns;     /* multiply fixed ticks by this for ns */
 	double cost_ns;         /* mean probe cost per event, ns */
+	double lib_cost_ns;     /* mean cost per library-call event, ns */
 	double compensated_ns;  /* total subtracted */
+	double overhead_ns;     /* of it, the profiler's own time (OVERHEAD records) */
+	double unsubtracted_ns; /* probe cost not subtracted (an_thread) */
+	uint64_t probe_events, lib_events;
 	uint64_t events, lost;
 	uint32_t damaged_threads;
 	/* rows, filled by an_finish() */

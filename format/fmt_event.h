@@ -49,7 +49,10 @@ enum fmt_ext {
 	FMT_X_END = 3,     /* the thread ended (no payload) */
 	FMT_X_INHERIT = 4, /* payload: 8-byte address: a frame open at fork() */
 	FMT_X_LOST = 5,    /* payload: varint count of events not recorded */
-	FMT_X_TICK = 6,    /* a timestamp only: a fatal signal arrived (no payload) */
+	FMT_X_TICK = 6,    /* a timestamp only: a fatal signal arrived, or the
+			    * program's time ends where overhead starts (no payload) */
+	FMT_X_OVERHEAD = 7,/* the interval ending here was the profiler's own
+			    * time: a chunk switch, noting functions (no payload) */
 };
 
 #define FMT_OS_BIT 0x20u
@@ -250,6 +253,7 @@ static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r)
 	case FMT_X_PAD:
 	case FMT_X_END:
 	case FMT_X_TICK:
+	case FMT_X_OVERHEAD:
 		break;
 	case FMT_X_EXIT_FN:
 	case FMT_X_INHERIT:

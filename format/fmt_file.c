@@ -231,6 +231,10 @@ static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_
 		buf_str(&b, p->exe);
 		buf_u64(&b, p->cost);
 		buf_str(&b, p->os);
+		buf_u64(&b, p->lib_cost);
+		buf_u32(&b, p->nlib_fns);
+		for (uint32_t k = 0; k < p->nlib_fns; k++)
+			buf_u64(&b, p->lib_fns[k]);
 		out_chunk(&o, FMT_PROC, &b);
 		buf_u32(&b, i);
 		buf_u32(&b, p->nmods);
@@ -680,6 +684,18 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 		p->exe = in_str(&in);
 		p->cost = in_u64(&in);
 		p->os = in_str(&in);
+		if (!in.bad && in.p < in.end) { /* written by a newer stint */
+			p->lib_cost = in_u64(&in);
+			uint32_t nl = in_u32(&in);
+			if (in.bad || nl > (size_t)(in.end - in.p) / 8)
+				return "counts more library functions than it holds";
+			p->lib_fns = malloc((nl ? nl : 1) * sizeof(*p->lib_fns));
+			if (!p->lib_fns)
+				return "does not fit in memory";
+			for (uint32_t k = 0; k < nl; k++)
+				p->lib_fns[k] = in_u64(&in);
+			p->nlib_fns = nl;
+		}
 		break;
 	}
 	case FMT_MODS: {
@@ -1168,6 +1184,7 @@ void fmt_data_free(struct fmt_data *d)
 		free(p->command);
 		free(p->exe);
 		free(p->os);
+		free(p->lib_fns);
 		for (uint32_t m = 0; m < p->nmods; m++) {
 			free(p->mods[m].path);
 			free(p->mods[m].build_id);

@@ -73,7 +73,12 @@ struct fmt_spool_hdr {
 	uint64_t calib_ticks;    /* measured probe cost of this thread, 0 = unknown */
 	volatile uint32_t nused; /* chunks whose used[] entry is final */
 	volatile uint32_t used[FMT_SPOOL_MAX_CHUNKS]; /* bytes of records per chunk */
+	/* probe-cost check in the run: every RT sample-th probe times its own
+	 * tail (clock read to end); the sum of those ticks and their number,
+	 * updated at chunk switches and at the thread's end (0: none) */
+	uint64_t tail_sum, tail_n;
 };
+_Static_assert(sizeof(struct fmt_spool_hdr) <= FMT_SPOOL_HDR_SIZE, "spool header page");
 
 /* Size of chunk number i (0-based). */
 static inline uint64_t fmt_spool_chunk_size(unsigned i)

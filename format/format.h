@@ -39,7 +39,10 @@
  *         status (as the shell reports it), u32 flags (FMT_SESS_*), u64
  *         sample period or frequency (sampling; 0 otherwise), str notes
  *   PROC  u32 process index, u32 pid, u32 ppid, str command line, str exe,
- *         u64 probe cost (1/1024 ticks per event), str os detector
+ *         u64 probe cost (1/1024 ticks per event), str os detector; then,
+ *         optional (older writers end here): u64 cost of a library-call
+ *         event (1/1024 ticks, 0 = as the probe cost), u32 n, n x u64 the
+ *         addresses of the library functions probed at their calls (sorted)
  *   MODS  u32 process index, u32 n, n x (u64 start, u64 end, u64 file
  *         offset, str path, str build-id in hex)
  *   MODT  u32 process index, u32 n (= its MODS n), n x (u64 load ticks,
@@ -181,6 +184,9 @@ struct fmt_process {
 	char *command;
 	char *exe;
 	uint64_t cost;       /* probe cost, 1/1024 ticks per event */
+	uint64_t lib_cost;   /* cost of a library-call event, 1/1024 ticks, 0 = cost */
+	uint64_t *lib_fns;   /* library functions probed at their calls, sorted */
+	uint32_t nlib_fns;
 	char *os;
 	struct fmt_module *mods;
 	uint32_t nmods;

@@ -208,8 +208,14 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64 ",\n\"os_event_detector\":", d->exit_status,
 		d->duration_ns);
 	out_json_str(f, d->os);
-	fprintf(f, ",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.3f,\"subtracted_ns\":%.0f}",
-		o->no_compensation ? "false" : "true", r->cost_ns, r->compensated_ns);
+	/* subtracted = probe_events x cost_per_event + library_events x
+	 * cost_per_library_event + overhead - unsubtracted (analysis.h) */
+	fprintf(f,
+		",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.6f,"
+		"\"cost_per_library_event_ns\":%.6f,\"probe_events\":%" PRIu64 ",\"library_events\":%" PRIu64
+		",\"overhead_ns\":%.0f,\"unsubtracted_ns\":%.0f,\"subtracted_ns\":%.0f}",
+		o->no_compensation ? "false" : "true", r->cost_ns, r->lib_cost_ns, r->probe_events, r->lib_events,
+		r->overhead_ns, o->no_compensation ? 0.0 : r->unsubtracted_ns, r->compensated_ns);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		bytes += d->threads[i].ev_len;
@@ -345,8 +351,14 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	if (o->no_compensation)
 		fprintf(f, "# compensation: off (raw times, probe cost included)\n");
 	else
-		fprintf(f, "# compensation: %.1f ns per event subtracted, %s in all (--no-compensation turns it off)\n",
-			r->cost_ns, comp);
+	{
+		char ovh[32];
+		out_fmt_time(ovh, sizeof(ovh), r->overhead_ns);
+		fprintf(f,
+			"# compensation: %.1f ns per event (library calls %.1f ns) subtracted, %s in all, of it %s "
+			"the profiler's own (--no-compensation turns it off)\n",
+			r->cost_ns, r->lib_cost_ns, comp, ovh);
+	}
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
 	print_patched(f, d->notes);
 	if (r->lost)

@@ -148,6 +148,47 @@ static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, siz
 	free(data);
 }
 
+/*
+ * The calibrated probe cost, corrected by what the probes cost in this
+ * run: the runtime timed the tails of a sample of the run's probes and of
+ * the calibration's (runtime/rt.c, rt_sample_tail), and the difference of
+ * the averages is what the program's cache and branch state added to each
+ * probe.  All in 1/1024 ticks; never below half the calibrated cost.
+ */
+static uint64_t adjusted_cost(uint64_t cost, uint64_t calib_tail, uint64_t tail_sum, uint64_t tail_n)
+{
+	if (!cost || !calib_tail || tail_n < 64)
+		return cost;
+	int64_t c = (int64_t)cost + (int64_t)((tail_sum << 10) / tail_n) - (int64_t)calib_tail;
+	return c < (int64_t)(cost / 2) ? cost / 2 : (uint64_t)c;
+}
+
+/* The addresses of the "addr name" lines of the hooked library functions. */
+static void plt_addresses(const char *plt, struct fmt_process *p)
+{
+	size_t cap = 0;
+	for (const char *q = plt; q && *q;) {
+		char *end;
+		uint64_t a = strtoull(q, &end, 16);
+		if (end != q && *end == ' ') {
+			if (p->nlib_fns == cap) {
+				cap = cap ? 2 * cap : 256;
+				p->lib_fns = xrealloc(p->lib_fns, cap * sizeof(*p->lib_fns));
+			}
+			p->lib_fns[p->nlib_fns++] = a;
+		}
+		q = strchr(q, '\n');
+		if (q)
+			q++;
+	}
+	util_sort_u64(p->lib_fns, p->nlib_fns);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < p->nlib_fns; i++)
+		if (!n || p->lib_fns[i] != p->lib_fns[n - 1])
+			p->lib_fns[n++] = p->lib_fns[i];
+	p->nlib_fns = n;
+}
+
 /* "addr name" lines of the hooked library functions. */
 static const char *plt_name(const char *plt, uint64_t addr, char *buf, size_t n)
 {
@@ -468,6 +509,8 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			p->command = xstrdup("");
 		}
 		p->exe = xstrdup("");
+		uint64_t calib_tail = info && info_get(info, "calib_tail", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		uint64_t tail_sum = 0, tail_n = 0;
 		uint64_t *addrs = NULL;
 		size_t naddrs = 0, capaddrs = 0;
 		uint32_t first_thread = d->nthreads;
@@ -502,11 +545,16 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 				t->flags |= FMT_THR_ENDED;
 			if (!p->cost && h->calib_ticks)
 				p->cost = h->calib_ticks;
+			tail_sum += h->tail_sum;
+			tail_n += h->tail_n;
 			event_segments(fd, (uint64_t)st.st_size, h, t);
 			t->spool_path = xasprintf("%s/%s", dir, sp->bufs[b]);
 			free(h);
 			read_fns(dir, sp->bufs[b], &addrs, &naddrs, &capaddrs);
 		}
+		p->cost = adjusted_cost(p->cost, calib_tail, tail_sum, tail_n);
+		p->lib_cost = info && info_get(info, "lib_cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		plt_addresses(plt, p);
 		/* main thread (tid == pid) first, then by tid */
 		for (uint32_t a = first_thread; a < d->nthreads; a++)
 			for (uint32_t b = a + 1; b < d->nthreads; b++) {

@@ -130,6 +130,67 @@ static const char *rt_getenv(const char *name)
 	return NULL;
 }
 
+/* The thread's context-switch count, as the detector in use sees it. */
+static inline uint64_t rt_switches(struct rt_thread *t)
+{
+	if (RT_LIKELY(t->lock != NULL))
+		return *t->lock;
+	if (rt_g.os_mode == RT_OS_RUSAGE)
+		return rt_rusage_switches();
+	return 0;
+}
+
+/*
+ * The time of an event and the switch count that goes with it.  Read as
+ * counter, clock, counter, until both counter reads agree: a switch that
+ * lands between the clock read and a single counter read would flag the
+ * interval before the event (which ran on the CPU) and leave the off-CPU
+ * time in the interval after it unflagged.  With the two reads agreeing,
+ * the clock was read while the thread held the CPU with exactly that
+ * count, so the off-CPU time lies in the interval the count flags.  The
+ * compiler keeps the order: the TSC read and the loads are volatile.
+ */
+static inline __attribute__((always_inline)) uint64_t rt_stamp(struct rt_thread *t, uint64_t *sw)
+{
+	uint64_t s0 = rt_switches(t), now, s1;
+	for (;;) {
+		now = rt_clock();
+		s1 = rt_switches(t);
+		if (RT_LIKELY(s1 == s0))
+			break;
+		s0 = s1;
+	}
+	*sw = s1;
+	return now;
+}
+
+
+/*
+ * Close the interval up to now with a record of subtype sub: a TICK (a
+ * timestamp only) or, for the profiler's own time, an OVERHEAD record, which compensation removes whole and which, without it, stays
+ * where it happened (SPEC: no time is dropped silently).  For the work
+ * done inside the program outside a probe record: a chunk switch, noting
+ * new functions, starting a thread, calibrating, reading the modules.
+ */
+static void rt_mark(struct rt_thread *t, unsigned sub)
+{
+	if (t->state != RT_ACTIVE || t->pos >= t->end_limit + FMT_MAX_RECORD - 16)
+		return;
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
+	int os = sw != t->last_switches;
+	t->last_switches = sw;
+	if (now < t->last_t)
+		now = t->last_t;
+	t->pos = fmt_put_ext(t->pos, sub, os, now - t->last_t, NULL, 0);
+	t->last_t = now;
+}
+
+static void rt_mark_overhead(struct rt_thread *t)
+{
+	rt_mark(t, FMT_X_OVERHEAD);
+}
+
 /*
  * A perf event opened on the thread itself has its user page's lock word
  * advanced by the kernel at every schedule in and out; nothing else moves
@@ -215,9 +276,10 @@ static void rt_save_info(void)
 	char buf[512];
 	const char *os = rt_g.os_mode == RT_OS_PERF ? "perf" : rt_g.os_mode == RT_OS_RUSAGE ? "rusage" : "off";
 	int n = snprintf(buf, sizeof(buf),
-			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\n", (int)getpid(),
-			 (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
-			 (unsigned long long)rt_g.calib_ticks);
+			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\ncalib_tail %llu\nlib_cost %llu\n",
+			 (int)getpid(), (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
+			 (unsigned long long)rt_g.calib_ticks, (unsigned long long)rt_g.calib_tail,
+			 (unsigned long long)rt_g.calib_lib);
 	rt_write_file(".info", buf, (size_t)n);
 }
 
@@ -307,14 +369,15 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 /*
  * The chunk is full: close it with a PAD record and map the next one,
  * populated at once (one system call instead of a page fault every 4 KiB
- * of events).  The time this takes is the profiler's, not the program's:
- * the next interval starts after it, and the switches it causes are not
- * charged to the program as OS events.
+ * of events).  The time this takes is the profiler's: the new chunk
+ * starts with an OVERHEAD record covering it (the thread's clock goes on).
  */
 __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 {
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
 	rt_note_chunk_used(t);
+	t->hdr->tail_sum = t->tail_sum;
+	t->hdr->tail_n = t->tail_n;
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
 	munmap(t->chunk_base, size);
 	if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
@@ -332,13 +395,7 @@ __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 		rt_stop_thread(t, FMT_SPOOL_NOSPACE);
 		return -1;
 	}
-	uint64_t now = rt_clock();
-	t->dropped += now - t->last_t;
-	t->last_t = now;
-	if (t->lock)
-		t->last_switches = *t->lock;
-	else if (rt_g.os_mode == RT_OS_RUSAGE)
-		t->last_switches = rt_rusage_switches();
+	rt_mark_overhead(t);
 	return 0;
 }
 
@@ -388,6 +445,8 @@ int rt_thread_start(struct rt_thread *t)
 		return 0;
 	}
 	t->busy = 1;
+	/* the thread's clock starts now: setting up is the first overhead */
+	uint64_t t0 = rt_clock();
 	t->tid = (pid_t)syscall(SYS_gettid);
 	char path[4096];
 	rt_thread_path(t, "buf", path, sizeof(path));
@@ -429,10 +488,7 @@ int rt_thread_start(struct rt_thread *t)
 		if (!t->lock) /* not permitted: this thread falls back */
 			rt_g.os_mode = RT_OS_RUSAGE;
 	}
-	if (t->lock)
-		t->last_switches = *t->lock;
-	else if (rt_g.os_mode == RT_OS_RUSAGE)
-		t->last_switches = rt_rusage_switches();
+	rt_stamp(t, &t->last_switches);
 	memcpy(t->hdr->magic, FMT_SPOOL_MAGIC, 8);
 	t->hdr->version = FMT_SPOOL_VERSION;
 	t->hdr->hdr_size = FMT_SPOOL_HDR_SIZE;
@@ -440,10 +496,12 @@ int rt_thread_start(struct rt_thread *t)
 	t->hdr->tid = (int32_t)t->tid;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	t->hdr->calib_ticks = rt_g.calib_ticks;
-	t->last_t = rt_clock();
-	t->hdr->start_time = t->last_t;
+	t->tail_sum = t->tail_n = 0;
+	t->last_t = t0;
+	t->hdr->start_time = t0;
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
+	rt_mark_overhead(t);
 	t->fast = rt_g.use_tsc && t->lock != NULL;
 	t->busy = 0;
 	return 1;
@@ -457,28 +515,18 @@ fail:
  * Recording
  * --------------------------------------------------------------------- */
 
-/* The thread's context-switch count, as the detector in use sees it. */
-static inline uint64_t rt_switches(struct rt_thread *t)
-{
-	if (RT_LIKELY(t->lock != NULL))
-		return *t->lock;
-	if (rt_g.os_mode == RT_OS_RUSAGE)
-		return rt_rusage_switches();
-	return 0;
-}
-
 /*
  * Tell the recorder about a function address the first time this thread
  * names it, so it need not decode the events to find what to symbolize.
  * Only reached on the slow path of the address cache.
  */
-__attribute__((noinline, cold)) static void rt_note_fn(struct rt_thread *t, uint64_t fn)
+__attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint64_t fn)
 {
 	if (t->seen) {
 		uint32_t s = (uint32_t)((fn * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEEN - 1);
 		for (int probe = 0; probe < 16; probe++, s = (s + 1) & (RT_SEEN - 1)) {
 			if (t->seen[s] == fn)
-				return;
+				return 0;
 			if (!t->seen[s]) {
 				t->seen[s] = fn;
 				break;
@@ -489,10 +537,11 @@ __attribute__((noinline, cold)) static void rt_note_fn(struct rt_thread *t, uint
 	rt_thread_path(t, "fns", path, sizeof(path));
 	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return 1;
 	ssize_t w = write(fd, &fn, sizeof(fn));
 	(void)w;
 	close(fd);
+	return 1;
 }
 
 /*
@@ -563,15 +612,18 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 	int was = t->busy;
 	t->busy = 1;
 	for (;;) {
-		if (t->nnotes) {
-			uint32_t n = t->nnotes > RT_NOTES ? RT_NOTES : t->nnotes;
-			for (uint32_t i = 0; i < n; i++)
-				rt_note_fn(t, t->notes[i]);
-			t->nnotes = 0;
-		}
 		t->limit = t->end_limit;
 		if (t->state == RT_ACTIVE && t->pos >= t->end_limit)
-			rt_next_chunk(t);
+			rt_next_chunk(t); /* first: the chunk may have no room left */
+		if (t->nnotes) {
+			uint32_t n = t->nnotes > RT_NOTES ? RT_NOTES : t->nnotes;
+			int wrote = 0;
+			for (uint32_t i = 0; i < n; i++)
+				wrote |= rt_note_fn(t, t->notes[i]);
+			t->nnotes = 0;
+			if (wrote) /* a file write; a lookup alone is a probe's cost */
+				rt_mark_overhead(t);
+		}
 		if (t->npend)
 			rt_flush(t);
 		else
@@ -628,15 +680,10 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
  * handlers that arrive while busy is set are queued and appended right
  * after this record, which is older.
  */
-/*
- * One probe: an entry or exit of fn on thread t, now.  Events of signal
- * handlers that arrive while busy is set are queued and appended right
- * after this record, which is older.
- */
 void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 {
-	uint64_t now = rt_clock();
-	uint64_t sw = rt_switches(t);
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
 	if (RT_UNLIKELY(t->busy)) {
 		rt_defer(t, is_exit, fn, now, sw);
 		return;
@@ -657,6 +704,28 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
 }
 
 /*
+ * The calibration measures the probes in a tight loop, with their code and
+ * data in the caches and their branches learnt; in a real program they
+ * cost more (a Lua interpreter: 20-50 ticks more per event).  So a probe
+ * whose record ends in the first 3 bytes of a 256-byte block (one in ~100,
+ * tested on the pointer the probe holds anyway) also times its own tail,
+ * from its clock read to here; the calibration's probes do the same, and the recorder adds the
+ * difference of the two averages to the calibrated cost.  A tail in which
+ * the thread was switched out or interrupted at length is not counted.
+ */
+__attribute__((noinline, cold)) static void rt_sample_tail(struct rt_thread *t)
+{
+	uint64_t end = __rdtsc();
+	/* the probe's clock read and switch count, as rt_emit() left them
+	 * (passing them would cost the hot path a saved register) */
+	uint64_t now = t->last_t;
+	if (*t->lock == (uint32_t)t->last_switches && end >= now && end - now < RT_SAMPLE_MAX) {
+		t->tail_sum += end - now;
+		t->tail_n++;
+	}
+}
+
+/*
  * The hot path: no call but the tail ones, so the compiler saves no
  * register.  A signal landing between the busy test and its store finds
  * busy clear and records normally; this record then comes after it, with
@@ -669,11 +738,16 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		rt_probe_slow(t, is_exit, fn);
 		return;
 	}
-	uint64_t now = __rdtsc();
-	uint64_t sw = *t->lock;
+	volatile uint32_t *lock = t->lock;
+	uint32_t sw = *lock, again; /* counter, clock, counter: rt_stamp() */
+	uint64_t now;
+	while (RT_UNLIKELY((now = __rdtsc(), again = *lock) != sw))
+		sw = again;
 	t->busy = 1;
 	rt_emit(t, is_exit, fn, now, sw);
 	t->busy = 0;
+	if (RT_UNLIKELY(((uintptr_t)t->pos & RT_SAMPLE_MASK) < 3)) /* no counter to keep */
+		rt_sample_tail(t);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
@@ -701,13 +775,16 @@ static void rt_finish_thread(struct rt_thread *t)
 	t->busy = 1;
 	if (t->npend)
 		rt_flush(t);
-	uint64_t now = rt_clock();
-	int os = rt_switches(t) != t->last_switches;
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
+	int os = sw != t->last_switches;
 	if (t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	rt_note_chunk_used(t);
+	t->hdr->tail_sum = t->tail_sum;
+	t->hdr->tail_n = t->tail_n;
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
@@ -740,31 +817,31 @@ static void rt_thread_end(void *arg)
  * per call is what the analysis subtracts from each interval.  The buffer
  * lines are flushed first, as in a real run each new line is a cache miss.
  * Batches in which the thread was switched out are measured again, and the
- * median of the rest resists interrupts.
+ * median of the rest resists interrupts.  With stub (a library-call stub
+ * of rt_plt.c) the loop calls an instrumented function that calls through
+ * it: 4 events a call, 2 of them a library call's, whose cost is then
+ * what is left after the 2 function events' known cost.
  */
-uint64_t rt_calib_loop(int probed, int n);
+uint64_t rt_calib_loop(int probed, int n, void (*stub)(void));
 
-static void rt_calibrate(struct rt_thread *t)
+static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
 {
 	enum { BATCHES = 9, CALLS = 2000 };
 	uint64_t cost[BATCHES];
-	uint8_t *start = t->pos;
-	uint64_t last0 = t->last_t; /* the time of the last record kept */
-	uint64_t cache0[FMT_CACHE_SLOTS];
-	memcpy(cache0, t->cache, sizeof(cache0));
+	unsigned events = stub ? 4 : 2;
 	uint32_t depth0 = t->depth;
 	for (int b = 0, tries = 0; b < BATCHES; tries++) {
 		uint64_t sw0 = rt_switches(t);
-		uint64_t plain = rt_calib_loop(0, CALLS);
+		uint64_t plain = rt_calib_loop(0, CALLS, stub);
 		uint8_t *p0 = t->pos;
 		/* in a real run the buffer lines are cold: each new one is a miss */
-		for (uint8_t *p = p0; p < p0 + CALLS * 2 * 4 && p < t->end_limit; p += 64)
+		for (uint8_t *p = p0; p < p0 + CALLS * events * 4 && p < t->end_limit; p += 64)
 			_mm_clflush(p);
 		_mm_mfence();
-		uint64_t probed = rt_calib_loop(1, CALLS);
-		cost[b] = probed > plain ? ((probed - plain) << 10) / (2 * CALLS) : 0;
+		uint64_t probed = rt_calib_loop(1, CALLS, stub);
+		cost[b] = probed > plain ? ((probed - plain) << 10) / (events * CALLS) : 0;
 		if (t->state != RT_ACTIVE)
-			return;
+			return 0;
 		memset(p0, 0, (size_t)(t->pos - p0));
 		t->pos = p0;
 		t->depth = depth0;
@@ -779,13 +856,36 @@ static void rt_calibrate(struct rt_thread *t)
 			cost[j] = cost[j - 1];
 			cost[j - 1] = x;
 		}
+	return cost[BATCHES / 2];
+}
+
+/* Calibrate the probes' costs; the records written meanwhile are wiped. */
+static void rt_calibrate(struct rt_thread *t, int lib)
+{
+	uint8_t *start = t->pos;
+	uint64_t cache0[FMT_CACHE_SLOTS];
+	memcpy(cache0, t->cache, sizeof(cache0));
+	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
+	t->tail_sum = t->tail_n = 0;
+	if (!lib) {
+		rt_g.calib_ticks = rt_calibrate_loop(t, NULL);
+		/* the calibration's tails, to compare with the run's (rt_sample_tail) */
+		rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
+		t->hdr->calib_ticks = rt_g.calib_ticks;
+	} else {
+		void (*stub)(void) = rt_plt_calib_stub();
+		uint64_t both = stub ? rt_calibrate_loop(t, stub) : 0;
+		/* both = (function + library event costs) / 2 */
+		rt_g.calib_lib = 2 * both > rt_g.calib_ticks ? 2 * both - rt_g.calib_ticks : 0;
+	}
+	t->tail_sum = t->tail_n = 0;
+	if (t->state != RT_ACTIVE)
+		return;
 	memcpy(t->cache, cache0, sizeof(cache0));
 	t->pos = start;
-	uint64_t now = rt_clock();
-	t->dropped += now - last0;
-	t->last_t = now;
-	rt_g.calib_ticks = cost[BATCHES / 2];
-	t->hdr->calib_ticks = rt_g.calib_ticks;
+	/* the calibration's time goes into the constructor's overhead */
+	t->last_t = last_t0;
+	t->last_switches = last_sw0;
 }
 
 static void rt_atfork_child(void)
@@ -898,8 +998,9 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 		t->busy = 1;
 		if (t->npend)
 			rt_flush(t);
-		uint64_t now = rt_clock();
-		int os = rt_switches(t) != t->last_switches;
+		uint64_t sw;
+		uint64_t now = rt_stamp(t, &sw);
+		int os = sw != t->last_switches;
 		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 			t->pos = fmt_put_ext(t->pos, FMT_X_TICK, os, now - t->last_t, NULL, 0);
 		t->last_t = now;
@@ -948,11 +1049,17 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
 		rt_thread_start(t);
-	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
-		rt_calibrate(t);
-	rt_save_info();
+	int calibrate = t->state == RT_ACTIVE && !rt_g.calib_ticks;
+	if (calibrate)
+		rt_calibrate(t, 0);
 	rt_plt_init(); /* with --no-libcalls (rt_g.plt 0) only vfork is taken over */
+	if (calibrate && rt_g.plt && rt_g.calib_ticks)
+		rt_calibrate(t, 1);
+	rt_save_info();
 	rt_patch_init();
+	t->busy = 1;
+	rt_mark_overhead(t); /* calibrating and reading the modules */
+	t->busy = 0;
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -986,9 +1093,21 @@ RT_API void *dlopen(const char *file, int mode)
 	uint64_t before = rt_g.enabled ? rt_clock() : 0;
 	void *h = real(file, mode);
 	if (h && rt_g.enabled) {
+		/* the program's time ends here, the runtime's bookkeeping is
+		 * overhead */
+		struct rt_thread *t = &rt_self;
+		int mark = t->state == RT_ACTIVE && !t->busy;
+		if (mark) {
+			t->busy = 1;
+			rt_mark(t, FMT_X_TICK);
+		}
 		rt_save_maps_epoch(before);
 		rt_plt_after_dlopen();
 		rt_patch_init();
+		if (mark) {
+			rt_mark_overhead(t);
+			t->busy = 0;
+		}
 	}
 	return h;
 }

@@ -18,9 +18,35 @@ __attribute__((noinline, no_instrument_function, visibility("hidden"))) void rt_
 	__asm__ volatile("");
 }
 
-/* Ticks taken by n calls of one of the two. */
-__attribute__((no_instrument_function, visibility("hidden"))) uint64_t rt_calib_loop(int probed, int n)
+/* An instrumented function that calls fn, and the same without probes:
+ * with fn a library-call stub (rt_plt.c), the yardstick of library calls. */
+__attribute__((noinline, visibility("hidden"))) void rt_calib_lib_probed(void (*fn)(void))
 {
+	fn();
+}
+
+__attribute__((noinline, no_instrument_function, visibility("hidden"))) void rt_calib_lib_plain(void (*fn)(void))
+{
+	fn();
+}
+
+/*
+ * Ticks taken by n calls of one of the two: of rt_calib_probed (2 events
+ * a call) or rt_calib_plain when stub is NULL, else of rt_calib_lib_probed
+ * through stub (4 events a call: 2 of them a library call's) or of
+ * rt_calib_lib_plain calling rt_calib_plain directly.
+ */
+__attribute__((no_instrument_function, visibility("hidden"))) uint64_t rt_calib_loop(int probed, int n,
+										   void (*stub)(void))
+{
+	if (stub) {
+		void (*volatile w)(void (*)(void)) = probed ? rt_calib_lib_probed : rt_calib_lib_plain;
+		void (*target)(void) = probed ? stub : rt_calib_plain;
+		uint64_t t0 = rt_now();
+		for (int i = 0; i < n; i++)
+			w(target);
+		return rt_now() - t0;
+	}
 	void (*volatile fn)(void) = probed ? rt_calib_probed : rt_calib_plain;
 	uint64_t t0 = rt_now();
 	for (int i = 0; i < n; i++)

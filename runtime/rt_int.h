@@ -25,6 +25,8 @@
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
+#define RT_SAMPLE_MASK 255   /* a record ending at offset < 3 of a block this big: a tail sample */
+#define RT_SAMPLE_MAX 4096   /* ticks: a longer tail was interrupted, not counted */
 
 /* An event of a signal handler that interrupted a probe. */
 struct rt_pend {
@@ -74,6 +76,7 @@ struct rt_thread {
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */
 	struct rt_pend pend[RT_PEND];
+	uint64_t tail_sum, tail_n;/* those tails: ticks, and how many */
 	uint32_t nrets;           /* library calls in flight */
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
 	struct rt_ret rets[RT_RETS];
@@ -88,6 +91,8 @@ struct rt_global {
 	char spool[3072];     /* the spool directory */
 	char key[64];         /* this process's key, "p<pid>-<ns>" */
 	uint64_t calib_ticks; /* probe cost, in 1/1024 tick units */
+	uint64_t calib_tail;  /* a probe's tail in calibration, 1/1024 ticks (0: none) */
+	uint64_t calib_lib;   /* a library-call event's cost, 1/1024 ticks (0: unknown) */
 };
 
 extern struct rt_global rt_g;
@@ -103,6 +108,9 @@ void rt_plt_after_dlopen(void);
 void rt_plt_fork_child(void);
 void rt_plt_save_names(void);
 void rt_vfork_child(void); /* rt.c, for rt_plt.c's vfork */
+/* A stub through which calls of an internal empty function are probed as
+ * library calls, for the calibration; NULL if none can be made. */
+void (*rt_plt_calib_stub(void))(void);
 void rt_save_maps(void);
 /* rt_patch.c: rewrite the NOP patch sites of the modules not seen yet */
 void rt_patch_init(void);

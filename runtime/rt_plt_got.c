@@ -629,6 +629,40 @@ void rt_plt_after_dlopen(void)
 	rt_plt_init();
 }
 
+void rt_calib_plain(void);
+
+/*
+ * A stub of its own through which calls of rt_calib_plain (an empty
+ * function) go the way of a probed library call: the yardstick of the
+ * library-call probes' cost (rt_calibrate in rt.c).  Made once.
+ */
+void (*rt_plt_calib_stub(void))(void)
+{
+	static uint8_t *stub;
+	if (stub)
+		return (void (*)(void))(void *)stub;
+	pthread_mutex_lock(&rt_plt_lock);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (rt_plt_slots && rt_plt_nslots < RT_PLT_MAX_SLOTS) {
+		uint8_t *m = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED) {
+			uint32_t idx = rt_plt_nslots;
+			struct rt_plt_slot *sl = &rt_plt_slots[idx];
+			sl->target = sl->fn = (uint64_t)(uintptr_t)rt_calib_plain;
+			sl->kind = RT_PLT_CALL;
+			sl->last = 0;
+			rt_plt_write_stub(m, idx);
+			__atomic_store_n(&rt_plt_nslots, idx + 1, __ATOMIC_RELEASE);
+			if (mprotect(m, page, PROT_READ | PROT_EXEC) == 0)
+				stub = m;
+			else
+				munmap(m, page);
+		}
+	}
+	pthread_mutex_unlock(&rt_plt_lock);
+	return stub ? (void (*)(void))(void *)stub : NULL;
+}
+
 /* The hooked functions' names, for a new process key. */
 void rt_plt_save_names(void)
 {

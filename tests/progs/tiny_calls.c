@@ -1,10 +1,9 @@
 /*
- * tiny_calls.c - e2e target for the probe-cost compensation (test
- * e2e.compensation_close_to_plain): parent() calls a small function 3
- * million times and prints how long the loop took by the program's own
- * clock.  Built twice, with and without -finstrument-functions: stint's
- * compensated inclusive time of parent() should be close to what the
- * uninstrumented build measures of itself.
+ * tiny_calls.c - e2e target with many events in little time (test
+ * e2e.disk_full_then_recover): parent() calls a small function 3 million
+ * times and prints how long the loop took by the program's own clock.
+ * (How close compensation comes to an uninstrumented run is measured by
+ * bench/bench-compensation.sh, on bench/tiny_calls.c.)
  */
 #include <stdio.h>
 #include <time.h>
