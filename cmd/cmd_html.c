@@ -72,8 +72,7 @@ int cmd_html(int argc, char **argv)
 
 	struct fmt_data d;
 	struct an_result r;
-	cmd_load(input, &d, &r, o.no_compensation);
-	cmd_filter_check(&d, &flt, input);
+	cmd_load(input, &d, &r, o.no_compensation, &flt);
 	struct an_view v;
 	if (an_view_build(&d, &r, &flt, &v) < 0)
 		die("out of memory");
