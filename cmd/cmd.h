@@ -51,6 +51,9 @@ enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OP
  */
 void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v);
 
+/* The filter in words ("pid 12 function poly"), malloc'd; NULL for none. */
+char *cmd_filter_describe(const struct an_filter *f);
+
 /* Die with one line if --pid/--tid select no thread of d. */
 void cmd_filter_check(const struct fmt_data *d, const struct an_filter *f, const char *input);
 

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -99,4 +100,20 @@ void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struc
 	an_view_modules(v, &r->modules, &r->nmodules);
 	for (int k = 0; k < AN_NVALUES; k++)
 		r->session.v[k] = v->total[k];
+}
+
+char *cmd_filter_describe(const struct an_filter *f)
+{
+	if (!an_filter_active(f) && !f->just_my_code)
+		return NULL;
+	char pid[32] = "", tid[32] = "";
+	if (f->pid)
+		snprintf(pid, sizeof(pid), " pid %u", f->pid);
+	if (f->tid)
+		snprintf(tid, sizeof(tid), " tid %u", f->tid);
+	char *s = xasprintf("%s%s%s%s%s%s%s", pid, tid, f->module ? " module " : "", f->module ? f->module : "",
+			    f->function ? " function " : "", f->function ? f->function : "",
+			    f->just_my_code ? " just-my-code" : "");
+	memmove(s, s + 1, strlen(s)); /* the leading space */
+	return s;
 }

@@ -129,8 +129,9 @@ int cmd_report(int argc, char **argv)
 		if (pager)
 			out_pager_start();
 	}
-	int filtered = flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code;
-	if (tree || filtered) {
+	char *selection = cmd_filter_describe(&flt);
+	o.selection = selection;
+	if (tree || selection) {
 		struct an_view v;
 		if (an_view_build(&d, &r, &flt, &v) < 0)
 			die("out of memory");
@@ -143,6 +144,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!tree && out_report(stdout, &d, &r, &o) < 0)
 		die("report: sort key '%s' does not apply to %s data", o.sort ? o.sort : "", d.method);
+	free(selection);
 	an_result_free(&r);
 	fmt_data_free(&d);
 	if (fflush(stdout) != 0)
