@@ -1,7 +1,9 @@
 /*
- * an_view.c - merged, filtered calling-context trees for the views (see
- * an_view.h): the call tree, callers/callees, filtered function tables and
- * the exports all read this one structure.
+ * an_view.c - merged calling-context trees for the views (see an_view.h):
+ * the call tree, callers/callees, just-my-code function tables and the
+ * exports all read this one structure.  The filter itself is applied by
+ * the analyses (the trees hold the selection only); here are its matching
+ * helpers, which they share.
  */
 #define _GNU_SOURCE
 #include <fnmatch.h>
