@@ -201,7 +201,8 @@ static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t 
  * one byte back), so that a sample costs no string formatting.
  */
 struct frame_keys {
-	uint64_t pc;     /* << 1 | leaf; 0: an empty slot */
+	uint64_t pc;     /* << 1 | leaf (0 for a caller at address 0: a hostile file) */
+	uint8_t used;    /* 0: an empty slot */
 	uint32_t line;   /* lines row of its own line, ~0u if none */
 	uint32_t addr;   /* addresses row */
 	uint32_t calls, ncalls; /* lines rows of the inlined call sites: pool[calls..] */
@@ -224,7 +225,7 @@ static void key_cache_free(struct key_cache *c)
 static struct frame_keys *key_slot(struct key_cache *c, uint64_t key)
 {
 	uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (c->cap - 1);
-	while (c->slot[s].pc && c->slot[s].pc != key)
+	while (c->slot[s].used && c->slot[s].pc != key)
 		s = (s + 1) & (c->cap - 1);
 	return &c->slot[s];
 }
@@ -236,7 +237,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	uint64_t key = pc << 1 | (leaf ? 1 : 0);
 	if (c->cap) {
 		struct frame_keys *f = key_slot(c, key);
-		if (f->pc == key)
+		if (f->used)
 			return f;
 	}
 	if ((c->len + 1) * 2 > c->cap) {
@@ -246,7 +247,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 		if (!n.slot)
 			abort();
 		for (uint32_t i = 0; i < c->cap; i++)
-			if (c->slot[i].pc)
+			if (c->slot[i].used)
 				*key_slot(&n, c->slot[i].pc) = c->slot[i];
 		free(c->slot);
 		*c = n;
@@ -254,6 +255,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	struct frame_keys *f = key_slot(c, key);
 	c->len++;
 	f->pc = key;
+	f->used = 1;
 	f->line = ~0u;
 	char k[4200];
 	uint64_t a = leaf ? pc : pc - 1;

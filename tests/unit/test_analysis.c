@@ -584,6 +584,29 @@ static void test_filter_sampling(void **state)
 	fmt_data_free(&d);
 }
 
+/* A hostile file's caller at address 0 (found by fuzz.run): its address row
+ * is made like any other, not taken for an empty cache slot. */
+static void test_sampling_caller_at_zero(void **state)
+{
+	(void)state;
+	struct fmt_data d;
+	sample_filter_data(&d);
+	static const uint64_t zero[] = {0x1020, 0};
+	uint8_t *buf = malloc(64), *e = fmt_put_sample(buf, 1000, zero, 2, 0);
+	free(d.threads[1].ev_owned);
+	d.threads[1].ev = d.threads[1].ev_owned = buf;
+	d.threads[1].ev_len = (size_t)(e - buf);
+	d.threads[1].nevents = 1;
+	struct an_filter t = {.tid = 101};
+	struct an_result r;
+	run_filtered(&d, &t, &r);
+	assert_float_equal(r.session.v[AN_EI], 1, 1e-9);
+	assert_int_equal(r.naddresses, 2);
+	check_selection_sums(&d, &r, &t);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_filter_instr_function),
 		cmocka_unit_test(test_filter_instr_thread),
 		cmocka_unit_test(test_filter_sampling),
+		cmocka_unit_test(test_sampling_caller_at_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
