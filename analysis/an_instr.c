@@ -14,6 +14,12 @@
  * function that have no ancestor of the same function (the outermost
  * activations), which contain every interval of the inner ones.  Modules
  * are treated the same way with "no ancestor in the same module".
+ *
+ * A filter selects intervals (analysis.h): those of the threads it names
+ * and, for a function or module pattern, those with a matching function on
+ * their stack.  Only selected intervals are added, to the thread totals
+ * and to frames, so every value is the selection's; an activation counts
+ * as a call when it holds a selected interval or runs inside a match.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,13 +80,23 @@ struct frame {
 	uint32_t fn;
 	unsigned kind; /* enum ev_kind of its entry and exit */
 	int counted; /* entered in this thread (not inherited across fork) */
-	uint64_t e0, a0;       /* thread totals at entry */
+	int match;   /* the function matches the filter's function/module part */
+	int inside;  /* a matching function is on the stack, this one included */
+	uint64_t e0, a0;       /* thread totals (of selected intervals) at entry */
+	uint64_t n0;           /* selected intervals before entry */
 	uint64_t self_e, self_a;
 };
 
-static void close_frame(struct cct *t, const struct frame *f, uint64_t e, uint64_t a)
+/* Close f at selected totals e, a after n selected intervals; all: every
+ * interval of the thread is selected. */
+static void close_frame(struct cct *t, const struct frame *f, uint64_t e, uint64_t a, uint64_t n_sel, int all)
 {
 	struct cct_node *n = &t->n[f->node];
+	if (!all && !f->inside && n_sel == f->n0)
+		return; /* no selected interval in this activation */
+	n->selected = 1;
+	if (f->counted)
+		n->calls++;
 	uint64_t v[AN_NVALUES] = {e - f->e0, f->self_e, a - f->a0, f->self_a};
 	for (int k = 0; k < AN_NVALUES; k++) {
 		n->v[k] += v[k];
@@ -94,7 +110,8 @@ static void close_frame(struct cct *t, const struct frame *f, uint64_t e, uint64
 }
 
 static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t ti,
-		       struct an_addr_map *m, const struct an_opts *o, struct lib_kinds *lk)
+		       struct an_addr_map *m, const struct an_opts *o, struct lib_kinds *lk,
+		       struct an_match_cache *mc)
 {
 	const struct fmt_thread *th = &d->threads[ti];
 	const struct fmt_process *p = &d->procs[th->proc];
@@ -117,6 +134,13 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	if (!st || !on)
 		abort();
 	uint64_t e = 0, a = 0, comp = 0;
+	/* the filter: whether the thread is selected, whether intervals must
+	 * also have a matching function on their stack (nmatch of them) */
+	const struct an_filter *flt = o->filter;
+	at->selected = an_filter_thread(d, flt, ti);
+	int by_fn = flt && (flt->function || flt->module);
+	int all = at->selected && !by_fn;
+	uint64_t nmatch = 0, n_sel = 0;
 	struct fmt_decoder dec;
 	struct fmt_rec rec;
 	fmt_thread_decoder(th, &dec);
@@ -153,13 +177,19 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 		prev = cur;
 		len -= sub;
 		comp += sub;
-		e += len;
+		at->whole_e += len;
 		if (!rec.os)
-			a += len;
-		if (depth) {
-			st[depth - 1].self_e += len;
+			at->whole_a += len;
+		if (all || (at->selected && nmatch)) { /* a selected interval */
+			n_sel++;
+			e += len;
 			if (!rec.os)
-				st[depth - 1].self_a += len;
+				a += len;
+			if (depth) {
+				st[depth - 1].self_e += len;
+				if (!rec.os)
+					st[depth - 1].self_a += len;
+			}
 		}
 		switch (rec.kind) {
 		case FMT_K_ENTER:
@@ -190,17 +220,20 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			f->fn = fn;
 			f->kind = fn_kind(lk, p, fn, rec.addr);
 			f->counted = rec.kind != FMT_K_EXT;
+			f->match = by_fn && an_filter_match_cached(r, flt, mc, fn);
+			nmatch += (uint64_t)f->match;
+			f->inside = at->selected && nmatch > 0;
 			f->e0 = e;
 			f->a0 = a;
+			f->n0 = n_sel;
 			f->self_e = f->self_a = 0;
-			if (f->counted)
-				t->n[f->node].calls++;
 			break;
 		}
 		case FMT_K_EXIT:
 			if (depth) {
-				close_frame(t, &st[--depth], e, a);
+				close_frame(t, &st[--depth], e, a, n_sel, all);
 				on[st[depth].fn]--;
+				nmatch -= (uint64_t)st[depth].match;
 			}
 			break;
 		case FMT_K_EXT:
@@ -214,8 +247,9 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 					i--;
 				if (i > 0) /* close the frames skipped by longjmp, then fn's */
 					while (depth >= i) {
-						close_frame(t, &st[--depth], e, a);
+						close_frame(t, &st[--depth], e, a, n_sel, all);
 						on[st[depth].fn]--;
+						nmatch -= (uint64_t)st[depth].match;
 					}
 			}
 			break;
@@ -225,11 +259,13 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	if (rc < 0 || (th->flags & FMT_THR_DAMAGED))
 		at->damaged = 1;
 	while (depth) /* frames left open close at the thread's last timestamp */
-		close_frame(t, &st[--depth], e, a);
+		close_frame(t, &st[--depth], e, a, n_sel, all);
+	an_select_ancestors(t);
 	free(st);
 	free(on);
 	at->total_e = e;
 	at->total_a = a;
+	at->nsel = n_sel;
 	at->compensated = comp;
 	at->overhead = overhead;
 	at->unsubtracted = o->no_compensation ? 0 : unsub;
@@ -266,8 +302,12 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 		return -1;
 	uint64_t comp = 0, cost_sum = 0, lib_cost_sum = 0, overhead = 0, unsub = 0;
 	struct lib_kinds lk = {NULL, 0};
+	struct an_match_cache mc = {0};
+	r->filtered = an_filter_active(o->filter);
 	for (uint32_t i = 0; i < d->nthreads; i++) {
-		run_thread(r, d, i, &maps[d->threads[i].proc], o, &lk);
+		run_thread(r, d, i, &maps[d->threads[i].proc], o, &lk, &mc);
+		r->whole[AN_EI] += (double)r->threads[i].whole_e * r->fixed_to_ns;
+		r->whole[AN_AI] += (double)r->threads[i].whole_a * r->fixed_to_ns;
 		comp += r->threads[i].compensated;
 		overhead += r->threads[i].overhead;
 		unsub += r->threads[i].unsubtracted;
@@ -278,6 +318,9 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 		r->damaged_threads += r->threads[i].damaged;
 	}
 	free(lk.k);
+	an_match_cache_free(&mc);
+	r->whole[AN_EE] = r->whole[AN_EI];
+	r->whole[AN_AE] = r->whole[AN_AI];
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		cost_sum += d->procs[i].cost & ~1ull; /* as run_thread() uses them */
 		lib_cost_sum += (d->procs[i].lib_cost ? d->procs[i].lib_cost : d->procs[i].cost) & ~1ull;
@@ -308,7 +351,10 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	r->processes = calloc(d->nprocs + 1, sizeof(*r->processes));
 	if (!r->functions || !r->modules || !r->thread_rows || !r->processes)
 		return -1;
+	/* under a filter, only what the selection holds has a row */
 	for (uint32_t i = 0; i < r->nfuncs; i++) {
+		if (r->filtered && !fa[i].seen)
+			continue;
 		struct an_row *row = &r->functions[r->nfunctions++];
 		acc_to_row(r, &fa[i], row);
 		row->name = r->funcs[i].name;
@@ -316,6 +362,8 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 		row->func = i;
 	}
 	for (uint32_t i = 0; i < r->nmods; i++) {
+		if (r->filtered && !ma[i].seen)
+			continue;
 		struct an_row *row = &r->modules[r->nmodules++];
 		acc_to_row(r, &ma[i], row);
 		row->name = row->module = r->mods[i].base;
@@ -324,9 +372,15 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	if (!pe || !pa)
 		return -1;
 	uint64_t se = 0, sa = 0;
+	uint8_t *pshow = calloc(d->nprocs + 1, 1);
+	if (!pshow)
+		return -1;
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		const struct an_thread *at = &r->threads[i];
 		const struct fmt_thread *th = &d->threads[i];
+		if (r->filtered && !(at->selected && at->nsel))
+			continue;
+		pshow[th->proc] = 1;
 		struct an_row *row = &r->thread_rows[r->nthread_rows++];
 		totals_row(r, at->total_e, at->total_a, row);
 		row->tid = th->tid;
@@ -339,6 +393,8 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 		sa += at->total_a;
 	}
 	for (uint32_t i = 0; i < d->nprocs; i++) {
+		if (r->filtered && !pshow[i])
+			continue;
 		struct an_row *row = &r->processes[r->nprocesses++];
 		totals_row(r, pe[i], pa[i], row);
 		row->pid = d->procs[i].pid;
@@ -350,6 +406,7 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	r->session.module = "";
 	free(pe);
 	free(pa);
+	free(pshow);
 	free(fa);
 	free(ma);
 	free(fn_on);

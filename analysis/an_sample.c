@@ -14,6 +14,11 @@
  * data file with its source line): the stack is expanded, per address, to
  * the function holding the code, then each function inlined there,
  * innermost on top, and each inlined call site's line counts inclusively.
+ *
+ * A filter selects samples (analysis.h): those of the threads it names
+ * and, for a function or module pattern, those with a matching function
+ * on the expanded stack.  Only selected samples are counted, in every
+ * table (functions, modules, threads, processes, lines, addresses).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -292,9 +297,23 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	return f;
 }
 
-int an_sample_run(const struct fmt_data *d, struct an_result *r)
+/* Whether the expanded stack fns[0..n) has a function matching f. */
+static int stack_matches(const struct an_result *r, const struct an_filter *f, struct an_match_cache *mc,
+			 const uint32_t *fns, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (an_filter_match_cached(r, f, mc, fns[i]))
+			return 1;
+	return 0;
+}
+
+int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
+	const struct an_filter *flt = o ? o->filter : NULL;
+	int by_fn = flt && (flt->function || flt->module);
+	struct an_match_cache mc = {0};
+	r->filtered = an_filter_active(flt);
 	r->sampling = 1;
 	r->fixed_to_ns = 1;
 	r->nthreads = d->nthreads;
@@ -318,6 +337,7 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 		struct an_thread *at = &r->threads[ti];
 		at->proc = th->proc;
 		at->index = ti;
+		at->selected = an_filter_thread(d, flt, ti);
 		cct_init(&at->tree);
 		const uint8_t *q = th->ev, *end = q ? q + th->ev_len : q;
 		uint64_t dt;
@@ -328,12 +348,18 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 				continue;
 			at->events++;
 			r->cut_stacks += (uint64_t)cut;
+			if (!at->selected)
+				continue;
 			/* each address: the inline chain there, then the function holding the code */
 			size_t ne = an_sample_frames(r, p, &maps[th->proc], &inl[th->proc], pcs, n, outer, &fns, &fcap);
+			if (by_fn && !stack_matches(r, flt, &mc, fns, ne))
+				continue; /* not in the selection */
+			at->nsel++;
 			uint32_t node = 0;
 			for (size_t i = ne; i-- > 0;) {
 				node = cct_child(&at->tree, node, fns[i]);
 				at->tree.n[node].v[AN_EI]++;
+				at->tree.n[node].selected = 1;
 			}
 			at->tree.n[node].v[AN_EE]++;
 			/* lines and addresses: the leaf exactly, callers one byte back;
@@ -351,7 +377,9 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 		}
 		if (rc < 0)
 			at->damaged = 1;
-		at->total_e = at->events;
+		at->tree.n[0].selected = 1;
+		at->total_e = at->nsel;
+		at->whole_e = at->events;
 		r->samples += at->events;
 		r->damaged_threads += at->damaged;
 	}
@@ -366,6 +394,7 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 	free(kc);
 	free(maps);
 	free(inl);
+	an_match_cache_free(&mc);
 
 	struct an_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
 	struct an_acc *ma = calloc(r->nmods + 1, sizeof(*ma));
@@ -380,7 +409,10 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 		return -1;
 	for (uint32_t i = 0; i < r->nthreads; i++)
 		an_fold_tree(r, &r->threads[i].tree, fa, ma, fn_on, mod_on);
+	/* under a filter, only what the selection holds has a row */
 	for (uint32_t i = 0; i < r->nfuncs; i++) {
+		if (r->filtered && !fa[i].seen)
+			continue;
 		struct an_row *row = &r->functions[r->nfunctions++];
 		row->v[AN_EI] = (double)fa[i].v[AN_EI];
 		row->v[AN_EE] = (double)fa[i].v[AN_EE];
@@ -389,31 +421,45 @@ int an_sample_run(const struct fmt_data *d, struct an_result *r)
 		row->func = i;
 	}
 	for (uint32_t i = 0; i < r->nmods; i++) {
+		if (r->filtered && !ma[i].seen)
+			continue;
 		struct an_row *row = &r->modules[r->nmodules++];
 		row->v[AN_EI] = (double)ma[i].v[AN_EI];
 		row->v[AN_EE] = (double)ma[i].v[AN_EE];
 		row->name = row->module = r->mods[i].base;
 	}
+	uint64_t nsel = 0;
+	uint8_t *pshow = calloc(d->nprocs + 1, 1);
+	if (!pshow)
+		return -1;
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		const struct fmt_thread *th = &d->threads[i];
+		nsel += r->threads[i].nsel;
+		if (r->filtered && !r->threads[i].nsel)
+			continue;
+		pshow[th->proc] = 1;
 		struct an_row *row = &r->thread_rows[r->nthread_rows++];
-		row->v[AN_EI] = row->v[AN_EE] = (double)r->threads[i].events;
+		row->v[AN_EI] = row->v[AN_EE] = (double)r->threads[i].nsel;
 		row->tid = th->tid;
 		row->pid = d->procs[th->proc].pid;
 		row->name = row->extra = th->name;
 		row->module = "";
 	}
 	for (uint32_t pi = 0; pi < d->nprocs; pi++) {
+		if (r->filtered && !pshow[pi])
+			continue;
 		struct an_row *row = &r->processes[r->nprocesses++];
 		for (uint32_t i = 0; i < r->nthreads; i++)
 			if (d->threads[i].proc == pi)
-				row->v[AN_EI] += (double)r->threads[i].events;
+				row->v[AN_EI] += (double)r->threads[i].nsel;
 		row->v[AN_EE] = row->v[AN_EI];
 		row->pid = d->procs[pi].pid;
 		row->name = row->extra = d->procs[pi].command;
 		row->module = "";
 	}
-	r->session.v[AN_EI] = r->session.v[AN_EE] = (double)r->samples;
+	free(pshow);
+	r->session.v[AN_EI] = r->session.v[AN_EE] = (double)nsel;
+	r->whole[AN_EI] = r->whole[AN_EE] = (double)r->samples;
 	r->session.name = "session";
 	r->session.module = "";
 	tab_rows(r, &lines, &r->lines, &r->nlines);

@@ -1,7 +1,9 @@
 /*
- * an_view.c - merged, filtered calling-context trees for the views (see
- * an_view.h): the call tree, callers/callees, filtered function tables and
- * the exports all read this one structure.
+ * an_view.c - merged calling-context trees for the views (see an_view.h):
+ * the call tree, callers/callees, just-my-code function tables and the
+ * exports all read this one structure.  The filter itself is applied by
+ * the analyses (the trees hold the selection only); here are its matching
+ * helpers, which they share.
  */
 #define _GNU_SOURCE
 #include <fnmatch.h>
@@ -119,7 +121,47 @@ int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32
 	return 1;
 }
 
-/* Add one thread's tree to the view. */
+int an_filter_active(const struct an_filter *f)
+{
+	return f && (f->pid || f->tid || f->module || f->function);
+}
+
+int an_filter_thread(const struct fmt_data *d, const struct an_filter *f, uint32_t ti)
+{
+	const struct fmt_thread *th = &d->threads[ti];
+	if (!f)
+		return 1;
+	if (f->pid && (th->proc >= d->nprocs || d->procs[th->proc].pid != f->pid))
+		return 0;
+	return !f->tid || th->tid == f->tid;
+}
+
+int an_filter_match_cached(const struct an_result *r, const struct an_filter *f, struct an_match_cache *c,
+			   uint32_t fn)
+{
+	if (fn >= c->cap) {
+		uint32_t cap = c->cap ? c->cap : 256;
+		while (cap <= fn)
+			cap *= 2;
+		uint8_t *k = realloc(c->k, cap);
+		if (!k)
+			abort();
+		memset(k + c->cap, 0, cap - c->cap);
+		c->k = k;
+		c->cap = cap;
+	}
+	if (!c->k[fn])
+		c->k[fn] = an_filter_match(r, f, fn) ? 2 : 1;
+	return c->k[fn] == 2;
+}
+
+void an_match_cache_free(struct an_match_cache *c)
+{
+	free(c->k);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Add one thread's tree to the view: its selected nodes only. */
 static void add_thread(struct an_view *v, const struct an_result *r, const struct cct *t,
 		       const struct an_filter *f, double scale)
 {
@@ -134,6 +176,8 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 	while (sp) {
 		uint32_t i = stack[--sp];
 		const struct cct_node *n = &t->n[i];
+		if (!n->selected)
+			continue; /* nor is any node below it */
 		uint32_t into = map[n->parent];
 		int fold = f->just_my_code && an_is_system_module(r->mods[r->funcs[n->fn].module].path);
 		if (fold) {
@@ -164,73 +208,25 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 	free(stack);
 }
 
-/* Keep only the paths through a function that passes the filter. */
-static void prune(struct an_view *v, const struct an_filter *f)
-{
-	uint8_t *keep = calloc(v->len, 1), *hit = calloc(v->len, 1);
-	if (!keep || !hit)
-		abort();
-	/* nodes are created after their parents: one forward pass marks
-	 * matches and their descendants, one backward pass their ancestors */
-	for (uint32_t i = 1; i < v->len; i++) {
-		hit[i] = an_filter_match(v->r, f, v->n[i].fn) || (v->n[i].parent && hit[v->n[i].parent]);
-		keep[i] = hit[i];
-	}
-	for (uint32_t i = v->len; i-- > 1;)
-		if (keep[i])
-			keep[v->n[i].parent] = 1;
-	keep[0] = 1;
-	struct an_view w;
-	view_init(&w, v->r);
-	w.sampling = v->sampling;
-	memcpy(w.total, v->total, sizeof(w.total));
-	uint32_t *map = malloc(v->len * sizeof(*map));
-	if (!map)
-		abort();
-	map[0] = 0;
-	for (uint32_t i = 1; i < v->len; i++) {
-		if (!keep[i])
-			continue;
-		map[i] = view_child(&w, map[v->n[i].parent], v->n[i].fn);
-		struct view_node *d = &w.n[map[i]], *s = &v->n[i];
-		d->calls = s->calls;
-		memcpy(d->v, s->v, sizeof(d->v));
-		memcpy(d->vmin, s->vmin, sizeof(d->vmin));
-		memcpy(d->vmax, s->vmax, sizeof(d->vmax));
-	}
-	memcpy(w.n[0].v, v->n[0].v, sizeof(w.n[0].v));
-	free(map);
-	free(keep);
-	free(hit);
-	an_view_release(v);
-	*v = w;
-}
-
 int an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
 		  struct an_view *v)
 {
+	(void)d;
 	view_init(v, r);
 	double scale = r->sampling ? 1.0 : r->fixed_to_ns;
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		const struct an_thread *at = &r->threads[i];
-		const struct fmt_thread *th = &d->threads[at->index];
-		if (f->pid && d->procs[th->proc].pid != f->pid)
-			continue;
-		if (f->tid && th->tid != f->tid)
+		if (!at->selected)
 			continue;
 		add_thread(v, r, &at->tree, f, scale);
-		if (r->sampling) {
-			v->total[AN_EI] += (double)at->events;
-			v->total[AN_EE] += (double)at->events;
-		} else {
-			v->total[AN_EI] += (double)at->total_e * scale;
-			v->total[AN_EE] += (double)at->total_e * scale;
+		/* the selection's totals: the trees hold nothing else */
+		v->total[AN_EI] += (double)at->total_e * scale;
+		v->total[AN_EE] += (double)at->total_e * scale;
+		if (!r->sampling) {
 			v->total[AN_AI] += (double)at->total_a * scale;
 			v->total[AN_AE] += (double)at->total_a * scale;
 		}
 	}
-	if (f->module || f->function)
-		prune(v, f);
 	return 0;
 }
 

@@ -12,14 +12,6 @@
 #include <stdint.h>
 #include "analysis.h"
 
-struct an_filter {
-	uint32_t pid;           /* 0: every process */
-	uint32_t tid;           /* 0: every thread */
-	const char *module;     /* NULL, or a module's base name (fnmatch pattern) */
-	const char *function;   /* NULL, or a function-name pattern (fnmatch) */
-	int just_my_code;       /* fold system-library frames into their callers */
-};
-
 /* One node of the merged tree: one distinct call path. */
 struct view_node {
 	uint32_t fn;                /* an_func index; ~0u for the root */
@@ -42,14 +34,11 @@ struct an_view {
 /* Whether module path is a system library (for just-my-code). */
 int an_is_system_module(const char *path);
 
-/* Whether function f passes the module and function parts of the filter. */
-int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32_t fn);
-
 /*
- * Build the view of r (the analysis of d) for filter f.  The pid and tid
- * parts select threads; the module and function parts keep the call paths
- * that pass through a matching function (its ancestors and descendants).
- * Returns 0, -1 on OOM.
+ * Build the view of r (the analysis of d, run with filter f: its trees hold
+ * the selection's values only, see analysis.h) with f's just-my-code
+ * folding.  Only the selected call paths are in the view; its totals are
+ * the selection's.  Returns 0, -1 on OOM.
  */
 int an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
 		  struct an_view *v);

@@ -16,6 +16,8 @@
 
 enum an_value { AN_EI = 0, AN_EE = 1, AN_AI = 2, AN_AE = 3, AN_NVALUES = 4 };
 
+struct an_result;
+
 /* A function, identified across processes by (module, name). */
 struct an_func {
 	char *name;
@@ -42,6 +44,9 @@ struct cct_node {
 	uint64_t calls;
 	uint64_t v[AN_NVALUES];
 	uint64_t vmin[AN_NVALUES], vmax[AN_NVALUES];
+	uint8_t selected;   /* some activation (sample) on this path is in the
+			     * filter's selection; the selected nodes form a
+			     * subtree holding the root (an_select_ancestors) */
 };
 
 struct cct {
@@ -71,7 +76,11 @@ struct an_row {
 struct an_thread {
 	uint32_t proc, index;  /* fmt_data indices */
 	struct cct tree;
-	uint64_t total_e, total_a; /* fixed ticks: EI and AI of the thread */
+	uint64_t total_e, total_a; /* fixed ticks (sampling: samples): EI and AI of
+				    * the thread's selected intervals (samples) */
+	int selected;              /* the thread passes the filter's pid and tid */
+	uint64_t nsel;             /* its selected intervals (samples) */
+	uint64_t whole_e, whole_a; /* EI and AI of all its intervals (samples) */
 	uint64_t compensated;      /* fixed ticks subtracted */
 	uint64_t probe_events;     /* records of probes of instrumented functions */
 	uint64_t lib_events;       /* records of library-call probes */
@@ -86,8 +95,44 @@ struct an_thread {
 	int damaged;               /* events unreadable past some point */
 };
 
+/*
+ * A filter selects samples (sampling) or intervals (instrumentation): those
+ * of the threads that pass pid and tid and, when module or function is
+ * set, those with a matching function on their stack.  Every value and
+ * every percentage is then computed from the selection only.
+ */
+struct an_filter {
+	uint32_t pid;           /* 0: every process */
+	uint32_t tid;           /* 0: every thread */
+	const char *module;     /* NULL, or a module's base name (fnmatch pattern) */
+	const char *function;   /* NULL, or a function-name pattern (fnmatch) */
+	int just_my_code;       /* views fold system-library frames into their callers */
+};
+
+/* Whether the filter selects anything less than the whole run. */
+int an_filter_active(const struct an_filter *f);
+
+/* Whether function fn passes the module and function parts of the filter. */
+int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32_t fn);
+
+/* Whether thread ti of d passes the pid and tid parts of the filter. */
+int an_filter_thread(const struct fmt_data *d, const struct an_filter *f, uint32_t ti);
+
+/* an_filter_match() remembered per function (the analyses ask per event). */
+struct an_match_cache {
+	uint8_t *k; /* per function: 0 not asked yet, 1 no, 2 yes */
+	uint32_t cap;
+};
+int an_filter_match_cached(const struct an_result *r, const struct an_filter *f, struct an_match_cache *c,
+			   uint32_t fn);
+void an_match_cache_free(struct an_match_cache *c);
+
+/* Mark the ancestors of every selected node of t as selected. */
+void an_select_ancestors(struct cct *t);
+
 struct an_opts {
 	int no_compensation;
+	const struct an_filter *filter; /* NULL: the whole run */
 };
 
 struct an_result {
@@ -107,6 +152,9 @@ struct an_result {
 	uint64_t probe_events, lib_events;
 	uint64_t events, lost;
 	uint32_t damaged_threads;
+	int filtered;           /* a filter selected part of the run */
+	double whole[AN_NVALUES]; /* the whole run's session totals (the selection's
+				   * are in session) */
 	/* rows, filled by an_finish() */
 	struct an_row session;
 	struct an_row *functions, *modules, *thread_rows, *processes;
@@ -161,23 +209,26 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 
 /* Per function or module sums over trees. */
 struct an_acc {
+	int seen; /* some selected node of this function (module) */
 	uint64_t calls;
 	uint64_t v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES];
 };
 
 /*
- * Add a tree to per-function (fa) and per-module (ma) sums.  Exclusive
- * values (EE, AE) are summed over all nodes; inclusive ones (EI, AI) only
+ * Add a tree's selected nodes to per-function (fa) and per-module (ma) sums.
+ * Exclusive values (EE, AE) are summed over all nodes; inclusive ones (EI, AI) only
  * over nodes with no ancestor of the same function (module), so recursion
  * counts once.  fn_on/mod_on: zeroed scratch, one per function/module.
  */
 void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa, struct an_acc *ma,
 		  uint32_t *fn_on, uint32_t *mod_on);
 
-/* Run the instrumentation analysis of d into r.  Returns 0, -1 on OOM. */
+/* Run the instrumentation analysis of d into r, of o->filter's selection.
+ * Returns 0, -1 on OOM. */
 int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
-/* Run the sampling analysis of d into r (SPEC.md section 2). */
-int an_sample_run(const struct fmt_data *d, struct an_result *r);
+/* Run the sampling analysis of d into r (SPEC.md section 2), of the
+ * selection of o->filter (o may be NULL: the whole run). */
+int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
 
 void an_result_free(struct an_result *r);
 

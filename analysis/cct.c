@@ -348,8 +348,19 @@ uint32_t an_resolve_at(struct an_result *r, const struct fmt_process *p, struct 
  * Folding trees into functions and modules
  * --------------------------------------------------------------------- */
 
+void an_select_ancestors(struct cct *t)
+{
+	/* nodes are created after their parents: one backward pass */
+	for (uint32_t i = t->len; i-- > 1;)
+		if (t->n[i].selected)
+			t->n[t->n[i].parent].selected = 1;
+	if (t->len)
+		t->n[0].selected = 1;
+}
+
 /*
- * Add one thread's tree to the per-function and per-module accumulators.
+ * Add one thread's tree to the per-function and per-module accumulators
+ * (its selected nodes: an unselected node has no selected one below it).
  * An iterative depth-first walk keeps how often each function and module
  * is on the current path.
  */
@@ -362,7 +373,8 @@ void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa,
 		abort();
 	uint32_t sp = 0;
 	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
-		stack[sp++] = c;
+		if (t->n[c].selected)
+			stack[sp++] = c;
 	while (sp) {
 		uint32_t i = stack[sp - 1];
 		const struct cct_node *n = &t->n[i];
@@ -375,6 +387,7 @@ void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa,
 		}
 		leaving[i] = 1;
 		struct an_acc *f = &fa[n->fn], *mm = &ma[mod];
+		f->seen = mm->seen = 1;
 		f->calls += n->calls;
 		mm->calls += n->calls;
 		f->v[AN_EE] += n->v[AN_EE];
@@ -398,7 +411,8 @@ void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa,
 		fn_on[n->fn]++;
 		mod_on[mod]++;
 		for (uint32_t c = n->child; c; c = t->n[c].next)
-			stack[sp++] = c;
+			if (t->n[c].selected)
+				stack[sp++] = c;
 	}
 	free(stack);
 	free(leaving);

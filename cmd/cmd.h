@@ -21,13 +21,15 @@ int cmd_diff(int argc, char **argv);
 int cmd_callees(int argc, char **argv);
 
 /*
- * Read input and analyse it into d and r, or die with one line (exit 2).
+ * Read input and analyse it into d and r, of the selection of filter f (NULL:
+ * the whole run; --pid/--tid naming no thread die), or die with one line (exit 2).
  * A damaged file is read as far as it can be, with one warning line, and
  * sets cmd_damaged: the command then exits CMD_EXIT_DAMAGED when it is done.
  */
 #define CMD_EXIT_DAMAGED 3
 extern int cmd_damaged;
-void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation);
+void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
+	      const struct an_filter *f);
 
 /* The filter options every view takes (getopt_long values). */
 enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OPT_JMC };
@@ -43,11 +45,14 @@ enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OP
 	"      --just-my-code   hide system-library frames, charging their time to the caller\n"
 
 /*
- * Restrict r's rows to the selection of view v: functions and modules
- * folded from the view, the selected threads, processes summed from them,
- * and the session's totals (the percentages' denominators) of the selection.
+ * With just-my-code, r's function and module rows as view v folds them
+ * (system-library frames charged to their callers).  Everything else in r
+ * is already the filter's selection: cmd_load() ran the analysis with it.
  */
 void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v);
+
+/* The filter in words ("pid 12 function poly"), malloc'd; NULL for none. */
+char *cmd_filter_describe(const struct an_filter *f);
 
 /* Die with one line if --pid/--tid select no thread of d. */
 void cmd_filter_check(const struct fmt_data *d, const struct an_filter *f, const char *input);

@@ -57,7 +57,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 	const char *want = argv[optind];
 	struct fmt_data d;
 	struct an_result r;
-	cmd_load(input, &d, &r, nocomp);
+	cmd_load(input, &d, &r, nocomp, &flt);
 	uint32_t found[16];
 	uint32_t n = an_find_functions(&r, want, found, 16);
 	if (n == 0)
@@ -68,7 +68,6 @@ static int butterfly(int argc, char **argv, int callees_first)
 			fprintf(stderr, "  %s [%s]\n", r.funcs[found[i]].name, r.mods[r.funcs[found[i]].module].base);
 		die("name the function exactly");
 	}
-	cmd_filter_check(&d, &flt, input);
 	struct an_view v;
 	if (an_view_build(&d, &r, &flt, &v) < 0)
 		die("out of memory");

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -12,7 +13,8 @@
 
 int cmd_damaged;
 
-void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation)
+void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
+	      const struct an_filter *f)
 {
 	char err[1024];
 	if (fmt_read(input, d, err, sizeof(err)) < 0)
@@ -20,8 +22,12 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 	int sampling = strcmp(d->method, "sampling") == 0;
 	if (!sampling && strcmp(d->method, "instrumentation") != 0)
 		die("'%s' holds '%s' data, which this stint cannot report", input, d->method);
-	struct an_opts ao = {.no_compensation = no_compensation};
-	if ((sampling ? an_sample_run(d, r) : an_instr_run(d, &ao, r)) < 0)
+	if (f)
+		cmd_filter_check(d, f, input);
+	/* the filter selects samples or intervals in the analysis itself, so
+	 * that every view is computed from the selection */
+	struct an_opts ao = {.no_compensation = no_compensation, .filter = f};
+	if ((sampling ? an_sample_run(d, &ao, r) : an_instr_run(d, &ao, r)) < 0)
 		die("out of memory");
 	/* one line, whatever is damaged */
 	if (d->damage)
@@ -84,32 +90,30 @@ void cmd_filter_check(const struct fmt_data *d, const struct an_filter *f, const
 
 void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v)
 {
+	/* the analysis already holds only the selection (threads, processes,
+	 * lines, addresses, session); just-my-code is the view's folding */
+	if (!f->just_my_code)
+		return;
 	free(r->functions);
 	free(r->modules);
 	an_view_functions(v, &r->functions, &r->nfunctions);
 	an_view_modules(v, &r->modules, &r->nmodules);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < r->nthread_rows; i++)
-		if ((!f->pid || r->thread_rows[i].pid == f->pid) && (!f->tid || r->thread_rows[i].tid == f->tid))
-			r->thread_rows[n++] = r->thread_rows[i];
-	r->nthread_rows = n;
-	/* a process's values: those of its selected threads */
-	n = 0;
-	for (uint32_t i = 0; i < r->nprocesses; i++) {
-		struct an_row p = r->processes[i];
-		int any = 0;
-		memset(p.v, 0, sizeof(p.v));
-		for (uint32_t t = 0; t < r->nthread_rows; t++)
-			if (r->thread_rows[t].pid == p.pid) {
-				any = 1;
-				for (int k = 0; k < AN_NVALUES; k++)
-					p.v[k] += r->thread_rows[t].v[k];
-			}
-		if (any)
-			r->processes[n++] = p;
-	}
-	r->nprocesses = n;
-	/* percentages are of the selection */
 	for (int k = 0; k < AN_NVALUES; k++)
 		r->session.v[k] = v->total[k];
+}
+
+char *cmd_filter_describe(const struct an_filter *f)
+{
+	if (!an_filter_active(f) && !f->just_my_code)
+		return NULL;
+	char pid[32] = "", tid[32] = "";
+	if (f->pid)
+		snprintf(pid, sizeof(pid), " pid %u", f->pid);
+	if (f->tid)
+		snprintf(tid, sizeof(tid), " tid %u", f->tid);
+	char *s = xasprintf("%s%s%s%s%s%s%s", pid, tid, f->module ? " module " : "", f->module ? f->module : "",
+			    f->function ? " function " : "", f->function ? f->function : "",
+			    f->just_my_code ? " just-my-code" : "");
+	memmove(s, s + 1, strlen(s)); /* the leading space */
+	return s;
 }

@@ -73,7 +73,7 @@ static int is_exe(const struct fmt_data *d, const char *module)
 static void load_rows(const char *path, struct fmt_data *d, struct an_result *r, const struct an_filter *f,
 		      struct an_row **rows, uint32_t *n)
 {
-	cmd_load(path, d, r, 0);
+	cmd_load(path, d, r, 0, f);
 	struct an_view v;
 	if (an_view_build(d, r, f, &v) < 0)
 		die("out of memory");

@@ -109,8 +109,7 @@ int cmd_export(int argc, char **argv)
 
 	struct fmt_data d;
 	struct an_result r;
-	cmd_load(input, &d, &r, nocomp);
-	cmd_filter_check(&d, &flt, input);
+	cmd_load(input, &d, &r, nocomp, &flt);
 
 	/* write a new file and rename it over the output when whole, so a
 	 * failure or Ctrl-C leaves no half file (util_out) */

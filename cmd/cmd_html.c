@@ -72,23 +72,14 @@ int cmd_html(int argc, char **argv)
 
 	struct fmt_data d;
 	struct an_result r;
-	cmd_load(input, &d, &r, o.no_compensation);
-	cmd_filter_check(&d, &flt, input);
+	cmd_load(input, &d, &r, o.no_compensation, &flt);
 	struct an_view v;
 	if (an_view_build(&d, &r, &flt, &v) < 0)
 		die("out of memory");
-	char *filter = NULL;
-	if (flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code) {
+	char *filter = cmd_filter_describe(&flt);
+	if (filter) {
 		cmd_filter_rows(&r, &flt, &v);
-		char pid[32] = "", tid[32] = "";
-		if (flt.pid)
-			snprintf(pid, sizeof(pid), " pid %u", flt.pid);
-		if (flt.tid)
-			snprintf(tid, sizeof(tid), " tid %u", flt.tid);
-		filter = xasprintf("%s%s%s%s%s%s%s", pid, tid, flt.module ? " module " : "",
-				   flt.module ? flt.module : "", flt.function ? " function " : "",
-				   flt.function ? flt.function : "", flt.just_my_code ? " just-my-code" : "");
-		o.filter = filter + 1;
+		o.filter = filter;
 	}
 
 	int to_stdout = strcmp(output, "-") == 0;

@@ -119,7 +119,7 @@ int cmd_report(int argc, char **argv)
 		die("report: unknown sort key '%s'", o.sort);
 	struct fmt_data d;
 	struct an_result r;
-	cmd_load(input, &d, &r, o.no_compensation);
+	cmd_load(input, &d, &r, o.no_compensation, &flt);
 	if (!r.sampling && (o.by == OUT_BY_LINE || o.by == OUT_BY_ADDRESS))
 		die("report: --by line and --by address need sampling data (stint record -m sample)");
 	if (o.format == OUT_TABLE) {
@@ -129,9 +129,9 @@ int cmd_report(int argc, char **argv)
 		if (pager)
 			out_pager_start();
 	}
-	cmd_filter_check(&d, &flt, input);
-	int filtered = flt.pid || flt.tid || flt.module || flt.function || flt.just_my_code;
-	if (tree || filtered) {
+	char *selection = cmd_filter_describe(&flt);
+	o.selection = selection;
+	if (tree || selection) {
 		struct an_view v;
 		if (an_view_build(&d, &r, &flt, &v) < 0)
 			die("out of memory");
@@ -144,6 +144,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!tree && out_report(stdout, &d, &r, &o) < 0)
 		die("report: sort key '%s' does not apply to %s data", o.sort ? o.sort : "", d.method);
+	free(selection);
 	an_result_free(&r);
 	fmt_data_free(&d);
 	if (fflush(stdout) != 0)

@@ -159,6 +159,41 @@ static double denom(const struct an_result *r, int k)
 	return (k == AN_EI || k == AN_EE) ? r->session.v[AN_EI] : r->session.v[AN_AI];
 }
 
+/* The filter's selection and its share of the run (percentages are of the selection). */
+static void print_selection(FILE *f, const struct an_result *r, const struct out_opts *o)
+{
+	if (!o->selection)
+		return;
+	if (!r->filtered) {
+		fprintf(f, "# selection:   %s (system-library frames charged to their callers)\n", o->selection);
+		return;
+	}
+	if (r->sampling) {
+		fprintf(f, "# selection:   %s: %.0f of %.0f samples (%.1f%%); percentages are of the selection\n",
+			o->selection, r->session.v[AN_EI], r->whole[AN_EI], out_pct(r->session.v[AN_EI], r->whole[AN_EI]));
+		return;
+	}
+	char sel[32], whole[32];
+	out_fmt_time(sel, sizeof(sel), r->session.v[AN_EI]);
+	out_fmt_time(whole, sizeof(whole), r->whole[AN_EI]);
+	fprintf(f, "# selection:   %s: EI %s of %s (%.1f%%); percentages are of the selection\n", o->selection, sel,
+		whole, out_pct(r->session.v[AN_EI], r->whole[AN_EI]));
+}
+
+/* The same in JSON: the filter and the whole run's totals. */
+static void json_selection(FILE *f, const struct an_result *r, const struct out_opts *o)
+{
+	if (!o->selection)
+		return;
+	fputs(",\n\"selection\":{\"filter\":", f);
+	out_json_str(f, o->selection);
+	if (r->sampling)
+		fprintf(f, ",\"run_samples\":%.0f}", r->whole[AN_EI]);
+	else
+		fprintf(f, ",\"run_elapsed_inclusive\":%.0f,\"run_application_inclusive\":%.0f}", r->whole[AN_EI],
+			r->whole[AN_AI]);
+}
+
 static void json_row(FILE *f, const struct an_result *r, const struct an_row *row, int kind)
 {
 	fputs("{\"name\":", f);
@@ -225,6 +260,7 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 		fputs(",\n\"damage\":", f);
 		out_json_str(f, d->damage);
 	}
+	json_selection(f, r, o);
 	fputs(",\n\"session\":", f);
 	json_row(f, r, &r->session, -1);
 	json_rows(f, r, "functions", rows[0], n[0], OUT_BY_FUNCTION, o->by == OUT_BY_FUNCTION ? o->limit : 0);
@@ -361,6 +397,7 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	}
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
 	print_patched(f, d->notes);
+	print_selection(f, r, o);
 	if (r->lost)
 		fprintf(f, "# lost events: %" PRIu64 "\n", r->lost);
 	if (d->damage)
@@ -527,7 +564,8 @@ static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an
 	out_json_str(f, d->clock);
 	fprintf(f, ",\n\"frequency_hz\":%" PRIu64 ",\n\"unwinding\":", d->rate);
 	out_json_str(f, d->os);
-	fprintf(f, ",\n\"samples\":%" PRIu64, r->samples);
+	/* the samples the percentages are of: the selection's under a filter */
+	fprintf(f, ",\n\"samples\":%" PRIu64, r->filtered ? (uint64_t)r->session.v[AN_EI] : r->samples);
 	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
 	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
 	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
@@ -545,6 +583,7 @@ static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an
 		fputs(",\n\"damage\":", f);
 		out_json_str(f, d->damage);
 	}
+	json_selection(f, r, o);
 	fputs(",\n\"session\":", f);
 	json_sample_row(f, r, &r->session, -1);
 	static const char *const keys[6] = {"functions", "modules", "threads", "processes", "lines", "addresses"};
@@ -646,6 +685,7 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 			strcmp(d->clock, "task-clock") == 0 ? " of CPU time" : "", unw);
 	fprintf(f, "# samples:     %" PRIu64 " kept, %s lost, %" PRIu64 " stacks cut short\n", r->samples,
 		note_get(d->notes, "lost", b2, sizeof(b2)), r->cut_stacks);
+	print_selection(f, r, o);
 	if (strcmp(note_get(d->notes, "stackout", b2, sizeof(b2)), "0") != 0)
 		fprintf(f, "# cut short:   %s stacks because the %s-byte copy of the user stack ran out: "
 			"record with a larger --stack-size (at most 65000)\n", b2, b1);

@@ -21,6 +21,7 @@ struct out_opts {
 	int no_compensation;
 	int width;         /* table: shorten names to this many columns; 0 for no limit */
 	int color;         /* table: colour the percentages of hot rows */
+	const char *selection; /* the filter in words, NULL for none */
 };
 
 /* Terminal conventions (out_term.c). */

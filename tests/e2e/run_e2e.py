@@ -1383,6 +1383,70 @@ def test_view_filters_just_my_code(c):
           "--tid alpha: functions of other threads remain")
 
 
+@test
+def test_view_filters_selection(c):
+    """A filter selects intervals and every view is computed from them (issue 8 item 2): with
+    --function cmp_ints each ancestor (main, use_libc, qsort) has exactly the intervals through
+    cmp_ints, one call each; every table's exclusive column, the folded export and callers add up
+    to the selection; --tid selects one thread's intervals in every view."""
+    rec, data = c.record([c.prog("e2e_libcalls")])
+    rep = c.report_json(data)
+    sel = c.report_json(data, options=["--function", "cmp_ints"])
+    cmp = func(sel, "cmp_ints")
+    check(abs(cmp["elapsed_inclusive"] - func(rep, "cmp_ints")["elapsed_inclusive"]) <= 1,
+          "cmp_ints EI %s under its own filter, %s without" % (cmp["elapsed_inclusive"],
+                                                                func(rep, "cmp_ints")["elapsed_inclusive"]))
+    check(abs(sel["session"]["elapsed_inclusive"] - cmp["elapsed_inclusive"]) <= 1,
+          "--function cmp_ints: the selection's EI %s is not cmp_ints' %s" % (
+              sel["session"]["elapsed_inclusive"], cmp["elapsed_inclusive"]))
+    for anc in ("main", "use_libc", "qsort"):
+        a = func(sel, anc)
+        for k in ("elapsed_inclusive", "application_inclusive"):
+            check(abs(a[k] - cmp[k]) <= 1, "--function cmp_ints: ancestor %s has %s %s, cmp_ints %s" % (
+                anc, k, a[k], cmp[k]))
+        check(a["calls"] == 1 and abs(a["elapsed_inclusive_pct"] - 100) < 0.01,
+              "--function cmp_ints: ancestor %s %s" % (anc, a))
+    check(not function_rows(sel, "usleep") and not function_rows(sel, "malloc"),
+          "--function cmp_ints kept functions off its paths: %s" % function_list(sel))
+    check(sel["selection"]["run_elapsed_inclusive"] == rep["session"]["elapsed_inclusive"],
+          "selection object %s, run EI %s" % (sel["selection"], rep["session"]["elapsed_inclusive"]))
+
+    def sums(r, what, empty_stacks=False):
+        # (a thread's intervals with an empty stack, before its first entry, belong to no function)
+        for kind in ("functions", "modules", "threads", "processes"):
+            for k, tot in (("elapsed_exclusive", "elapsed_inclusive"), ("application_exclusive", "application_inclusive")):
+                s = sum(x[k] for x in r[kind])
+                want = r["session"][tot]
+                if empty_stacks and kind in ("functions", "modules") and 0.9 * want <= s <= want:
+                    continue
+                check(abs(s - want) <= len(r[kind]) + 1,
+                      "%s: %s of the %s add up to %s, the selection has %s" % (what, k, kind, s, r["session"][tot]))
+
+    for flt in (["--function", "cmp_ints"], ["--function", "usleep"], ["--module", "libc*"],
+                ["--function", "cmp_ints", "--just-my-code"]):
+        r = c.report_json(data, options=flt)
+        sums(r, " ".join(flt))
+        p = c.run([c.stint, "export", "-i", data, "--format", "folded"] + flt, expect=0)
+        folded = sum(int(l.rsplit(" ", 1)[1]) for l in p.stdout.splitlines() if l.strip())
+        check(abs(folded - r["session"]["elapsed_inclusive"]) <= 0.001 * r["session"]["elapsed_inclusive"] + 100,
+              "%s: the folded export holds %s ns, the selection %s" % (" ".join(flt), folded,
+                                                                      r["session"]["elapsed_inclusive"]))
+    p = c.run([c.stint, "callers", "-i", data, "--format", "json", "--function", "cmp_ints", "use_libc"], expect=0)
+    b = json.loads(p.stdout)
+    check(abs(b["function"]["elapsed_inclusive"] - cmp["elapsed_inclusive"]) <= 1,
+          "callers use_libc --function cmp_ints: %s, cmp_ints has %s" % (b["function"], cmp["elapsed_inclusive"]))
+    # threads: one thread's intervals, in every view
+    rec, data = c.record([c.prog("e2e_threads")])
+    rep = c.report_json(data)
+    alpha = [t for t in rep["threads"] if t["name"] == "alpha"][0]
+    sel = c.report_json(data, options=["--tid", str(alpha["tid"])])
+    check(sel["session"]["elapsed_inclusive"] == alpha["elapsed_inclusive"],
+          "--tid alpha: selection %s, the thread %s" % (sel["session"], alpha))
+    sums(sel, "--tid alpha", empty_stacks=True)
+    check(calls(sel, "alpha_step") == 100 and not function_rows(sel, "beta_step"),
+          "--tid alpha: functions of other threads remain")
+
+
 DEEP_TIMEOUT = 600  # a hang guard for the views of 200,000-deep recursion, not a timing check
 
 

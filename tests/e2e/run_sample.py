@@ -473,6 +473,49 @@ def test_fork_child(c):
 
 
 @test
+def test_filters_every_view(c):
+    """A filter selects samples and every view is computed from them (issue 8 item 2): under
+    --pid, --tid, --function and --module, each view's exclusive column adds up to 100% of the
+    selection; --by line/--by address under --pid count only that process; ancestors of the
+    --function get only the samples through it."""
+    rec, data, rep = c.record_and_report([c.prog("s_fork")], min_samples=200)
+    child = int(re.search(r"child (\d+)", rec.stdout).group(1))
+    procs = {p["pid"]: p["exclusive_samples"] for p in rep["processes"]}
+    cw = func(rep, "child_work")["inclusive_samples"]
+    keys = {"function": "functions", "module": "modules", "thread": "threads", "process": "processes",
+            "line": "lines", "address": "addresses"}
+    filters = [["--pid", str(child)], ["--tid", str(child)], ["--function", "child_work"],
+               ["--module", "libc*"], ["--function", "child_work", "--just-my-code"]]
+    for flt in filters:
+        for by, key in keys.items():
+            sel = c.report_json(data, ["--by", by] + flt)
+            n = sel["samples"]
+            check(sel.get("selection", {}).get("run_samples") == rep["samples"],
+                  "%s: selection %s, expected run_samples %d" % (flt, sel.get("selection"), rep["samples"]))
+            total = sum(r["exclusive_samples"] for r in sel[key])
+            pcts = sum(r["exclusive_pct"] for r in sel[key])
+            check(total == n and abs(pcts - 100.0) < 0.1,
+                  "%s --by %s: exclusive column adds up to %d samples (%.1f%%), the selection has %d" % (
+                      " ".join(flt), by, total, pcts, n))
+            if flt[0] in ("--pid", "--tid"):
+                check(n == procs[child], "%s: %d samples selected, the child process has %d" % (flt, n, procs[child]))
+            if flt[0] == "--function":
+                check(n == cw, "--function child_work selects %d samples, child_work has %d" % (n, cw))
+    sel = c.report_json(data, ["--function", "child_work"])
+    for r in sel["functions"]:
+        check(r["inclusive_samples"] <= cw,
+              "--function child_work: %s has %d inclusive samples, more than the %d through child_work" % (
+                  r["name"], r["inclusive_samples"], cw))
+    check("parent_work" not in [r["name"] for r in sel["functions"]], "--function child_work kept parent_work")
+    m = func(sel, "main")
+    check(m["inclusive_samples"] >= 0.9 * cw, "main has %d inclusive samples of the %d through child_work" % (
+        m["inclusive_samples"], cw))
+    p = c.run([c.stint, "report", "-i", data, "--function", "child_work", "--no-pager"], expect=0)
+    check("# selection:   function child_work: %d of %d samples" % (cw, rep["samples"]) in p.stdout,
+          "the table does not say what the filter selected:\n%s" % p.stdout[:1500])
+
+
+@test
 def test_shared_libs(c):
     """lib_work in libs_work.so (linked) and plugin_work in libs_plugin.so (dlopen'ed, then closed)."""
     plugin = c.prog("libs_plugin.so")

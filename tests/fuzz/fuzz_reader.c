@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct an_result r;
 	struct an_opts ao = {0};
-	if ((sampling ? an_sample_run(&d, &r) : an_instr_run(&d, &ao, &r)) < 0)
+	if ((sampling ? an_sample_run(&d, NULL, &r) : an_instr_run(&d, &ao, &r)) < 0)
 		abort();
 	struct an_filter all = {0}, some = {.just_my_code = 1, .function = "*a*", .module = "*"};
 	struct out_chrome_opts co = {.filter = &all, .max_events = 100};

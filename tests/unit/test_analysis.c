@@ -1,7 +1,8 @@
 /*
  * test_analysis.c - the instrumentation values of SPEC.md section 1 on
  * synthetic event streams, exact to the tick; and the sampling counts of
- * section 2 for inlined functions on synthetic samples.
+ * section 2 for inlined functions on synthetic samples; and filters: every
+ * view computed from the selected intervals or samples only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include "evbuild.h"
 #include "../../format/fmt_sample.h"
 #include "../../analysis/analysis.h"
+#include "../../analysis/an_view.h"
 
 static const struct an_row *find(const struct an_row *rows, uint32_t n, const char *name)
 {
@@ -298,7 +300,7 @@ static void test_sampling_inlined(void **state)
 	d.threads[0] = (struct fmt_thread){.tid = 100, .name = strdup("t"), .nevents = 5, .ev = buf,
 					   .ev_len = (size_t)(e - buf), .ev_owned = buf};
 	struct an_result r;
-	assert_int_equal(an_sample_run(&d, &r), 0);
+	assert_int_equal(an_sample_run(&d, NULL, &r), 0);
 	assert_int_equal(r.samples, 5);
 	sample_row(find(r.functions, r.nfunctions, "main"), 5, 0);
 	sample_row(find(r.functions, r.nfunctions, "outer"), 5, 0);
@@ -317,6 +319,294 @@ static void test_sampling_inlined(void **state)
 	fmt_data_free(&d);
 }
 
+/* ------------------------------------------------------------------------
+ * Filters: a filter selects intervals (samples), every view is computed
+ * from them, and percentages are of the selection.
+ * --------------------------------------------------------------------- */
+
+static double sum_excl(const struct an_row *rows, uint32_t n)
+{
+	double s = 0;
+	for (uint32_t i = 0; i < n; i++)
+		s += rows[i].v[AN_EE];
+	return s;
+}
+
+static int has_row(const struct an_row *rows, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(rows[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every table's exclusive column, the view's functions and modules, and the
+ * tree's top level add up to the selection (the session's totals). */
+static void check_selection_sums(const struct fmt_data *d, struct an_result *r, const struct an_filter *f)
+{
+	double tot = r->session.v[AN_EI];
+	assert_float_equal(sum_excl(r->functions, r->nfunctions), tot, 1e-6);
+	assert_float_equal(sum_excl(r->modules, r->nmodules), tot, 1e-6);
+	assert_float_equal(sum_excl(r->thread_rows, r->nthread_rows), tot, 1e-6);
+	assert_float_equal(sum_excl(r->processes, r->nprocesses), tot, 1e-6);
+	if (r->sampling) {
+		assert_float_equal(sum_excl(r->addresses, r->naddresses), tot, 1e-6);
+		assert_float_equal(sum_excl(r->lines, r->nlines), tot, 1e-6);
+	}
+	struct an_view v;
+	assert_int_equal(an_view_build(d, r, f, &v), 0);
+	assert_float_equal(v.total[AN_EI], tot, 1e-6);
+	struct an_row *rows;
+	uint32_t n;
+	an_view_functions(&v, &rows, &n);
+	assert_float_equal(sum_excl(rows, n), tot, 1e-6);
+	free(rows);
+	an_view_modules(&v, &rows, &n);
+	assert_float_equal(sum_excl(rows, n), tot, 1e-6);
+	free(rows);
+	double top = 0;
+	for (uint32_t c = v.n[0].child; c; c = v.n[c].next)
+		top += v.n[c].v[AN_EI];
+	if (!f->function && !f->module) /* (a function filter leaves out empty-stack time) */
+		assert_float_equal(top, tot, 1e-6);
+	an_view_release(&v);
+}
+
+static void run_filtered(struct fmt_data *d, const struct an_filter *f, struct an_result *r)
+{
+	struct an_opts o = {.filter = f};
+	if (strcmp(d->method, "sampling") == 0)
+		assert_int_equal(an_sample_run(d, &o, r), 0);
+	else
+		assert_int_equal(an_instr_run(d, &o, r), 0);
+}
+
+/*
+ * Instrumentation, thread 100: main calls driver twice; the first driver
+ * calls poly [10,20] and other [20,50], the second only other [60,90].
+ * Thread 101: other [0,40], of which [0,10] off the CPU.
+ */
+static void instr_filter_data(struct fmt_data *d)
+{
+	static const char *const names[] = {"main", "driver", "poly", "other", "lib:memcpy"};
+	struct evb b;
+	evb_data(d, names, 5);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x1000, 0);  /* main */
+	evb_enter(&b, 5, 0x2000, 0);  /* driver */
+	evb_enter(&b, 10, 0x3000, 0); /* poly */
+	evb_enter(&b, 14, 0x84000, 0); /* memcpy, in poly */
+	evb_exit(&b, 16, 0);
+	evb_exit(&b, 20, 1); /* poly: [16,20] off the CPU */
+	evb_enter(&b, 20, 0x4000, 0); /* other */
+	evb_exit(&b, 50, 0);
+	evb_exit(&b, 55, 0); /* driver */
+	evb_enter(&b, 58, 0x2000, 0); /* driver again, without poly */
+	evb_enter(&b, 60, 0x4000, 0);
+	evb_exit(&b, 90, 0);
+	evb_exit(&b, 92, 0);
+	evb_exit(&b, 100, 0); /* main */
+	evb_add_thread(d, &b, 100);
+	evb_init(&b);
+	evb_enter(&b, 0, 0x4000, 0);
+	evb_exit(&b, 40, 0);
+	evb_add_thread(d, &b, 101);
+	d->threads[1].tid = 101;
+}
+
+static void test_filter_instr_function(void **state)
+{
+	(void)state;
+	struct fmt_data d;
+	instr_filter_data(&d);
+	struct an_filter f = {.function = "poly"};
+	struct an_result r;
+	run_filtered(&d, &f, &r);
+	/* the selection: the intervals with poly on the stack, [10,20] */
+	assert_float_equal(r.session.v[AN_EI], 10000, 1e-6);
+	assert_float_equal(r.session.v[AN_AI], 6000, 1e-6);
+	assert_float_equal(r.whole[AN_EI], 140000, 1e-6);
+	/* ancestors: only the intervals through poly, one call each */
+	check(find(r.functions, r.nfunctions, "main"), 1, 10, 0, 6, 0);
+	check(find(r.functions, r.nfunctions, "driver"), 1, 10, 0, 6, 0);
+	check(find(r.functions, r.nfunctions, "poly"), 1, 10, 8, 6, 4);
+	check(find(r.functions, r.nfunctions, "memcpy"), 1, 2, 2, 2, 2);
+	const struct an_row *dr = find(r.functions, r.nfunctions, "driver");
+	assert_float_equal(dr->vmax[AN_EI], 10000, 1e-6); /* per call: the selection's */
+	assert_false(has_row(r.functions, r.nfunctions, "other"));
+	/* threads: 101 never runs poly */
+	assert_int_equal(r.nthread_rows, 1);
+	assert_int_equal(r.thread_rows[0].tid, 100);
+	check_selection_sums(&d, &r, &f);
+	an_result_free(&r);
+
+	/* a module: the intervals with a function of libx.so on the stack */
+	struct an_filter m = {.module = "libx*"};
+	run_filtered(&d, &m, &r);
+	assert_float_equal(r.session.v[AN_EI], 2000, 1e-6);
+	check(find(r.functions, r.nfunctions, "driver"), 1, 2, 0, 2, 0);
+	check_selection_sums(&d, &r, &m);
+	an_result_free(&r);
+
+	/* just my code on top of a function filter: memcpy's time goes to poly */
+	struct an_filter j = {.function = "poly", .just_my_code = 1};
+	run_filtered(&d, &j, &r);
+	check_selection_sums(&d, &r, &j);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+static void test_filter_instr_thread(void **state)
+{
+	(void)state;
+	struct fmt_data d;
+	instr_filter_data(&d);
+	struct an_filter f = {.tid = 101};
+	struct an_result r;
+	run_filtered(&d, &f, &r);
+	assert_float_equal(r.session.v[AN_EI], 40000, 1e-6);
+	check(find(r.functions, r.nfunctions, "other"), 1, 40, 40, 40, 40);
+	assert_false(has_row(r.functions, r.nfunctions, "main"));
+	assert_int_equal(r.nthread_rows, 1);
+	check_selection_sums(&d, &r, &f);
+	an_result_free(&r);
+	/* the whole run, and a pid that holds both threads */
+	struct an_filter all = {0}, pid = {.pid = 100};
+	run_filtered(&d, &all, &r);
+	assert_float_equal(r.session.v[AN_EI], 140000, 1e-6);
+	check(find(r.functions, r.nfunctions, "driver"), 2, 84, 14, 80, 14);
+	check_selection_sums(&d, &r, &all);
+	an_result_free(&r);
+	run_filtered(&d, &pid, &r);
+	assert_float_equal(r.session.v[AN_EI], 140000, 1e-6);
+	check_selection_sums(&d, &r, &pid);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/*
+ * Sampling, thread 100: main>driver>poly x2, main>driver>other x6, main x2;
+ * thread 101: main>other x5.  Each sampled address has a source line.
+ */
+static void sample_filter_data(struct fmt_data *d)
+{
+	static const char *const names[] = {"main", "driver", "poly", "other"};
+	evb_data(d, names, 4);
+	free(d->method);
+	d->method = strdup("sampling");
+	struct fmt_process *p = &d->procs[0];
+	/* a line per address sampled (callers: one byte back), sorted */
+	static const uint64_t at[] = {0x1010, 0x1020, 0x1030, 0x2010, 0x2020, 0x3010, 0x4010, 0x4020};
+	static const uint32_t line[] = {10, 11, 12, 20, 21, 30, 40, 41};
+	p->nlines = 8;
+	p->lines = calloc(8, sizeof(*p->lines));
+	for (uint32_t i = 0; i < 8; i++)
+		p->lines[i] = (struct fmt_line){at[i], strdup("f.c"), line[i], NULL, 0};
+	static const uint64_t poly[] = {0x3010, 0x2011, 0x1011}, other[] = {0x4010, 0x2021, 0x1011},
+			      mainonly[] = {0x1020}, other2[] = {0x4020, 0x1031};
+	d->nthreads = 2;
+	d->threads = calloc(2, sizeof(*d->threads));
+	for (uint32_t t = 0; t < 2; t++) {
+		uint8_t *buf = malloc(4096), *e = buf;
+		uint32_t n = 0;
+		if (t == 0) {
+			for (int i = 0; i < 2; i++, n++)
+				e = fmt_put_sample(e, 1000, poly, 3, 0);
+			for (int i = 0; i < 6; i++, n++)
+				e = fmt_put_sample(e, 1000, other, 3, 0);
+			for (int i = 0; i < 2; i++, n++)
+				e = fmt_put_sample(e, 1000, mainonly, 1, 0);
+		} else {
+			for (int i = 0; i < 5; i++, n++)
+				e = fmt_put_sample(e, 1000, other2, 2, 0);
+		}
+		d->threads[t] = (struct fmt_thread){.tid = 100 + t, .name = strdup("t"), .nevents = n, .ev = buf,
+						    .ev_len = (size_t)(e - buf), .ev_owned = buf};
+	}
+}
+
+static void test_filter_sampling(void **state)
+{
+	(void)state;
+	struct fmt_data d;
+	sample_filter_data(&d);
+	struct an_result r;
+	/* the whole run */
+	struct an_filter all = {0};
+	run_filtered(&d, &all, &r);
+	assert_float_equal(r.session.v[AN_EI], 15, 1e-9);
+	sample_row(find(r.functions, r.nfunctions, "driver"), 8, 0);
+	check_selection_sums(&d, &r, &all);
+	an_result_free(&r);
+
+	/* --function poly: 2 samples; driver and main are on all of them */
+	struct an_filter f = {.function = "poly"};
+	run_filtered(&d, &f, &r);
+	assert_int_equal(r.samples, 15);
+	assert_float_equal(r.whole[AN_EI], 15, 1e-9);
+	assert_float_equal(r.session.v[AN_EI], 2, 1e-9);
+	sample_row(find(r.functions, r.nfunctions, "main"), 2, 0);
+	sample_row(find(r.functions, r.nfunctions, "driver"), 2, 0);
+	sample_row(find(r.functions, r.nfunctions, "poly"), 2, 2);
+	assert_false(has_row(r.functions, r.nfunctions, "other"));
+	sample_row(find(r.lines, r.nlines, "f.c:30"), 2, 2);
+	sample_row(find(r.lines, r.nlines, "f.c:20"), 2, 0);
+	assert_false(has_row(r.lines, r.nlines, "f.c:40"));
+	assert_int_equal(r.naddresses, 3);
+	check_selection_sums(&d, &r, &f);
+	an_result_free(&r);
+
+	/* --tid 101: lines and addresses of that thread only */
+	struct an_filter t = {.tid = 101};
+	run_filtered(&d, &t, &r);
+	assert_float_equal(r.session.v[AN_EI], 5, 1e-9);
+	sample_row(find(r.lines, r.nlines, "f.c:41"), 5, 5);
+	sample_row(find(r.lines, r.nlines, "f.c:12"), 5, 0);
+	assert_false(has_row(r.lines, r.nlines, "f.c:20"));
+	assert_false(has_row(r.lines, r.nlines, "f.c:10"));
+	assert_int_equal(r.naddresses, 2);
+	assert_false(has_row(r.functions, r.nfunctions, "driver"));
+	check_selection_sums(&d, &r, &t);
+	an_result_free(&r);
+
+	/* --pid 100 --function other: 11 samples of both threads */
+	struct an_filter po = {.pid = 100, .function = "oth*"};
+	run_filtered(&d, &po, &r);
+	assert_float_equal(r.session.v[AN_EI], 11, 1e-9);
+	sample_row(find(r.functions, r.nfunctions, "driver"), 6, 0);
+	sample_row(find(r.functions, r.nfunctions, "main"), 11, 0);
+	sample_row(find(r.lines, r.nlines, "f.c:40"), 6, 6);
+	sample_row(find(r.lines, r.nlines, "f.c:41"), 5, 5);
+	sample_row(find(r.lines, r.nlines, "f.c:21"), 6, 0);
+	assert_false(has_row(r.lines, r.nlines, "f.c:11"));
+	check_selection_sums(&d, &r, &po);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
+/* A hostile file's caller at address 0 (found by fuzz.run): its address row
+ * is made like any other, not taken for an empty cache slot. */
+static void test_sampling_caller_at_zero(void **state)
+{
+	(void)state;
+	struct fmt_data d;
+	sample_filter_data(&d);
+	static const uint64_t zero[] = {0x1020, 0};
+	uint8_t *buf = malloc(64), *e = fmt_put_sample(buf, 1000, zero, 2, 0);
+	free(d.threads[1].ev_owned);
+	d.threads[1].ev = d.threads[1].ev_owned = buf;
+	d.threads[1].ev_len = (size_t)(e - buf);
+	d.threads[1].nevents = 1;
+	struct an_filter t = {.tid = 101};
+	struct an_result r;
+	run_filtered(&d, &t, &r);
+	assert_float_equal(r.session.v[AN_EI], 1, 1e-9);
+	assert_int_equal(r.naddresses, 2);
+	check_selection_sums(&d, &r, &t);
+	an_result_free(&r);
+	fmt_data_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +618,10 @@ int main(void)
 		cmocka_unit_test(test_compensation),
 		cmocka_unit_test(test_inherited_frames),
 		cmocka_unit_test(test_sampling_inlined),
+		cmocka_unit_test(test_filter_instr_function),
+		cmocka_unit_test(test_filter_instr_thread),
+		cmocka_unit_test(test_filter_sampling),
+		cmocka_unit_test(test_sampling_caller_at_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
