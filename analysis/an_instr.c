@@ -1,5 +1,5 @@
 /*
- * an_instr.c - the instrumentation analysis of SPEC.md section 1.
+ * an_instr.c - the instrumentation analysis of doc/numbers.md (instrumentation).
  *
  * One pass over each thread's events.  Every record closes an interval:
  * its length (less the probe cost, never below zero) is added to the

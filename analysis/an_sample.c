@@ -1,5 +1,5 @@
 /*
- * an_sample.c - the sampling analysis of SPEC.md section 2.
+ * an_sample.c - the sampling analysis of doc/numbers.md (sampling).
  *
  * Every kept sample is one call stack.  Its innermost function gets an
  * exclusive sample; each distinct function on it an inclusive one.  Stacks

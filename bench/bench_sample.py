@@ -162,7 +162,7 @@ def hot_samples(v, path, a):
     if v.tool == "stint":
         # the samples whose address is in the symbol hot_X, as perf's Self
         # counts them (stint's function rows give them to spin, inlined
-        # into each hot_X: SPEC.md section 2)
+        # into each hot_X: doc/numbers.md (sampling))
         js = json.loads(output_of([a.stint, "report", "-i", path, "--format", "json", "--by", "address"],
                                   a.out))
         res["_total"] = js["samples"]

@@ -3,7 +3,7 @@
  * the samples of each line (inclusive: samples with the line anywhere on
  * the stack, once each; exclusive: samples that hit it), or its
  * disassembly with samples per address where the source cannot be found.
- * Inlined functions count as SPEC.md section 2 says: a function that had
+ * Inlined functions count as doc/numbers.md (sampling) says: a function that had
  * others inlined into it is at their call sites' lines (inclusive only),
  * and an inlined function can be annotated by its name.
  */

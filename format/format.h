@@ -138,7 +138,7 @@ struct fmt_symbol {
 
 /*
  * One function the compiler inlined at an address: it stands on the stack
- * above the function holding the code (SPEC.md section 2, inlined
+ * above the function holding the code (doc/numbers.md (sampling), inlined
  * functions).
  */
 struct fmt_inline {

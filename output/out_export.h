@@ -21,7 +21,7 @@
  * whole paths (folded, pprof): a call to a function already on the path
  * continues at that earlier frame, so a path holds each function at most
  * once.  Direct recursion (f;f;f) becomes one frame, whose width is f's
- * inclusive value counted once (SPEC's recursion-once rule); in indirect
+ * inclusive value counted once (the recursion-once rule of doc/numbers.md); in indirect
  * recursion (a;b;a) the inner a's own time is drawn under the outer a.
  * The output then grows with the data, not with the square of the
  * recursion's depth.  x[node] holds the exclusive values (EE, AE) and calls

@@ -45,7 +45,7 @@ static void hj_key_str(FILE *f, const char *key, const char *s)
 static const char *const hj_value_keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive",
 						      "application_inclusive", "application_exclusive"};
 
-/* The percentage denominator of value k (SPEC.md sections 1 and 2). */
+/* The percentage denominator of value k (doc/numbers.md sections 1 and 2). */
 static double hj_denom(const struct an_view *v, int k)
 {
 	if (v->sampling)

@@ -1,6 +1,6 @@
 /*
  * out_report.c - the function, module, thread and process views as a
- * table, CSV or JSON (SPEC.md section 3 fixes the JSON keys).
+ * table, CSV or JSON (doc/numbers.md (the interface) fixes the JSON keys).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -153,7 +153,7 @@ void out_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The session totals used as denominators (SPEC.md section 1). */
+/* The session totals used as denominators (doc/numbers.md (instrumentation)). */
 static double denom(const struct an_result *r, int k)
 {
 	return (k == AN_EI || k == AN_EE) ? r->session.v[AN_EI] : r->session.v[AN_AI];

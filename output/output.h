@@ -1,6 +1,6 @@
 /*
  * output.h - report views of an analysis: the table a person reads, CSV
- * and the JSON object of SPEC.md section 3.
+ * and the JSON object of doc/numbers.md (the interface).
  */
 #ifndef STINT_OUTPUT_H
 #define STINT_OUTPUT_H

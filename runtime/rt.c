@@ -168,7 +168,7 @@ static inline __attribute__((always_inline)) uint64_t rt_stamp(struct rt_thread 
 /*
  * Close the interval up to now with a record of subtype sub: a TICK (a
  * timestamp only) or, for the profiler's own time, an OVERHEAD record, which compensation removes whole and which, without it, stays
- * where it happened (SPEC: no time is dropped silently).  For the work
+ * where it happened (doc/numbers.md: no time is dropped silently).  For the work
  * done inside the program outside a probe record: a chunk switch, noting
  * new functions, starting a thread, calibrating, reading the modules.
  */

@@ -2,7 +2,7 @@
  * rt_plt.c - probes around calls into shared libraries: what a call does
  * at run time once rt_plt_got.c rewrote its GOT entry.
  *
- * SPEC.md wants "before and after each call" an instrumented function makes,
+ * doc/numbers.md wants "before and after each call" an instrumented function makes,
  * also into libraries that were not instrumented, so that time in read,
  * malloc or usleep shows as those functions of libc.so.6.  Chosen by
  * measurement over rtld-audit (la_pltenter/la_pltexit copy a stack frame per

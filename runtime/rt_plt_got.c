@@ -6,7 +6,7 @@
  * rewritten once, at start-up and after each dlopen, to point to a
  * per-entry stub (`mov $slot, %r11d; jmp *rt_plt_entry`).  Only entries
  * that lead into modules NOT built with -finstrument-functions are
- * rewritten: an instrumented library has probes of its own (SPEC.md).
+ * rewritten: an instrumented library has probes of its own (doc/numbers.md).
  *
  * Which entries: every R_X86_64_JUMP_SLOT (calls through the PLT), and the
  * R_X86_64_GLOB_DAT entries of functions that the module's code uses only

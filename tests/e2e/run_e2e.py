@@ -3,7 +3,7 @@
 
 Each test records one of the small programs of tests/progs with the real
 `stint record -m instrument`, reads `stint report --format json` and checks
-it against what the program is known to do (SPEC.md, /work/shared/SPEC.md):
+it against what the program is known to do (doc/numbers.md, doc/numbers.md):
 exact call counts, times within tolerances wide enough for a noisy shared
 machine, exit statuses, thread and process rows, demangled C++ names, and
 the error messages of the usual mistakes.
@@ -169,7 +169,7 @@ def ratio(row, num, den):
 
 
 def check_report_invariants(rep):
-    """What holds for every instrumentation report (SPEC.md section 1)."""
+    """What holds for every instrumentation report (doc/numbers.md (instrumentation))."""
     for key in ("method", "session", "functions", "modules", "threads", "processes"):
         check(key in rep, "report JSON has no %r key" % key)
     check(rep["method"] == "instrumentation", "method is %r" % rep["method"])
@@ -1142,7 +1142,7 @@ def test_preempted_tiny_calls_rusage(c):
 def test_raw_time_is_wall_time(c):
     """main loops for 0.8 s by CLOCK_MONOTONIC with enough events to fill
     several spool chunks: without compensation, EI of main is the time the
-    program measured itself (SPEC: the profiler's time inside the program is
+    program measured itself (doc/numbers.md: the profiler's time inside the program is
     reported where it occurred, none dropped).  Before, each chunk switch
     restarted the thread's clock and 10-15% of the time vanished."""
     rec, data = c.record([c.prog("e2e_wall_loop"), "800"])

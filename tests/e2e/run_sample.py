@@ -4,8 +4,8 @@
 Each test records one of the small programs tests/progs/s_*.c with the real
 `stint record -m sample`, reads `stint report --format json` (and, for some,
 the table, `--by line`, `--by address` and `stint annotate`) and checks it
-against what the program is known to do (SPEC.md section 2, in
-/work/shared/SPEC.md): CPU shares of functions, whole call stacks with and
+against what the program is known to do (doc/numbers.md (sampling), in
+doc/numbers.md): CPU shares of functions, whole call stacks with and
 without frame pointers, recursion counted once, thread, process and module
 rows, source lines, the in-process fallback sampler, crashes, errors and
 attaching to a running process.  The programs burn CPU by iteration counts,
@@ -206,7 +206,7 @@ def near(value, want, tol):
 
 
 def check_report_invariants(rep):
-    """What holds for every sampling report (SPEC.md section 2 and 3)."""
+    """What holds for every sampling report (doc/numbers.md (sampling and the interface))."""
     for key in ("method", "samples", "lost_samples", "cut_stacks", "session", "functions", "modules",
                 "threads", "processes", "lines", "addresses", "unwinding", "cut_stack_copy", "attached"):
         check(key in rep, "report JSON has no %r key" % key)
@@ -1000,7 +1000,7 @@ def perf_inline_children(perf, perf_data):
 
 @test
 def test_inline_functions(c):
-    """Static functions inlined at -O2 (s_inline): each is on the stack (SPEC §2); exclusive samples
+    """Static functions inlined at -O2 (s_inline): each is on the stack (doc/numbers.md (sampling)); exclusive samples
     go to the innermost inlined function (checked against addr2line -i of the sampled addresses),
     inclusive % within 2 points of `perf report --inline --children` on the same run; --by line and
     annotate credit the inlined call sites' lines."""

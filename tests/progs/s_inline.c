@@ -6,7 +6,7 @@
  * sure of it): main -> hash_values (inlined) -> mix_round (inlined, twice
  * deeper), and main -> sort_values (inlined) -> swap_down (inlined).  None
  * of them has a symbol or a frame of its own: their samples are found only
- * through the DWARF inline scopes (SPEC.md section 2, inlined functions).
+ * through the DWARF inline scopes (doc/numbers.md (sampling), inlined functions).
  * Iteration counts set the shares: about half of the CPU time under
  * hash_values, 35-40% under sort_values, the rest in finish (S_FN, a real
  * function: the control, an ordinary frame).

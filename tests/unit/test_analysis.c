@@ -1,5 +1,5 @@
 /*
- * test_analysis.c - the instrumentation values of SPEC.md section 1 on
+ * test_analysis.c - the instrumentation values of doc/numbers.md (instrumentation) on
  * synthetic event streams, exact to the tick; and the sampling counts of
  * section 2 for inlined functions on synthetic samples; and filters: every
  * view computed from the selected intervals or samples only.
@@ -41,7 +41,7 @@ static void run(struct fmt_data *d, struct an_result *r)
 	assert_int_equal(an_instr_run(d, &o, r), 0);
 }
 
-/* SPEC.md section 1, worked example */
+/* doc/numbers.md (instrumentation), worked example */
 static void test_spec_example(void **state)
 {
 	(void)state;
@@ -265,7 +265,7 @@ static void sample_row(const struct an_row *r, double incl, double excl)
 }
 
 /*
- * SPEC.md section 2, inlined functions: main calls outer (0x2000); inl_a
+ * doc/numbers.md (sampling), inlined functions: main calls outer (0x2000); inl_a
  * is inlined into outer at x.c:20 and x.c:21, inl_b into inl_a at x.c:6,
  * and at 0x2030 inl_a into itself (recursion, once per sample).
  */
