@@ -198,7 +198,7 @@ void an_inline_cache_free(struct an_inline_cache *c);
 
 /*
  * One sampled stack (pcs innermost first; callers are return addresses) as
- * functions, innermost first (doc/numbers.md (sampling)): each address gives the
+ * functions, innermost first (doc/numbers.md, sampling): each address gives the
  * functions inlined there, innermost on top, then the function holding the
  * code.  Fills (*fns)[], grown as needed (capacity *cap), and if outer is
  * not NULL outer[i], the function holding pcs[i]; returns how many.
@@ -226,7 +226,7 @@ void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa, s
 /* Run the instrumentation analysis of d into r, of o->filter's selection.
  * Returns 0, -1 on OOM. */
 int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
-/* Run the sampling analysis of d into r (doc/numbers.md (sampling)), of the
+/* Run the sampling analysis of d into r (doc/numbers.md, sampling), of the
  * selection of o->filter (o may be NULL: the whole run). */
 int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
 

@@ -153,7 +153,7 @@ void out_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The session totals used as denominators (doc/numbers.md (instrumentation)). */
+/* The session totals used as denominators (doc/numbers.md, instrumentation). */
 static double denom(const struct an_result *r, int k)
 {
 	return (k == AN_EI || k == AN_EE) ? r->session.v[AN_EI] : r->session.v[AN_AI];

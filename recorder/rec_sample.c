@@ -472,7 +472,7 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 			l->addr = a;
 			l->file = xstrdup(file);
 			l->line = line;
-			/* the functions inlined here stand on the stack too (doc/numbers.md (sampling)) */
+			/* the functions inlined here stand on the stack too (doc/numbers.md, sampling) */
 			struct sym_inline *inl;
 			uint32_t ni = sym_proc_inlines(sp, a, &inl);
 			if (ni) {

@@ -169,7 +169,7 @@ def ratio(row, num, den):
 
 
 def check_report_invariants(rep):
-    """What holds for every instrumentation report (doc/numbers.md (instrumentation))."""
+    """What holds for every instrumentation report (doc/numbers.md, instrumentation)."""
     for key in ("method", "session", "functions", "modules", "threads", "processes"):
         check(key in rep, "report JSON has no %r key" % key)
     check(rep["method"] == "instrumentation", "method is %r" % rep["method"])

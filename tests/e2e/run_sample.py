@@ -206,7 +206,7 @@ def near(value, want, tol):
 
 
 def check_report_invariants(rep):
-    """What holds for every sampling report (doc/numbers.md (sampling and the interface))."""
+    """What holds for every sampling report (doc/numbers.md, sampling and the interface)."""
     for key in ("method", "samples", "lost_samples", "cut_stacks", "session", "functions", "modules",
                 "threads", "processes", "lines", "addresses", "unwinding", "cut_stack_copy", "attached"):
         check(key in rep, "report JSON has no %r key" % key)
@@ -1000,7 +1000,7 @@ def perf_inline_children(perf, perf_data):
 
 @test
 def test_inline_functions(c):
-    """Static functions inlined at -O2 (s_inline): each is on the stack (doc/numbers.md (sampling)); exclusive samples
+    """Static functions inlined at -O2 (s_inline): each is on the stack (doc/numbers.md, sampling); exclusive samples
     go to the innermost inlined function (checked against addr2line -i of the sampled addresses),
     inclusive % within 2 points of `perf report --inline --children` on the same run; --by line and
     annotate credit the inlined call sites' lines."""
