@@ -133,7 +133,7 @@ int cmd_export(int argc, char **argv)
 			rc = out_callgrind(f, &v, &d);
 		else {
 			fflush(f);
-			rc = out_pprof(fileno(f), &v, &d);
+			rc = out_pprof(fileno(f), &v, &d, &r, &flt);
 		}
 		an_view_release(&v);
 	}

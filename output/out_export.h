@@ -52,12 +52,17 @@ int out_folded(FILE *f, const struct an_view *v, int value);
 int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d);
 
 /*
- * pprof: the view as a gzipped perftools.profiles.Profile written to fd
- * (which stays open).  One sample per call path (recursion folded,
- * out_fold_paths); locations and functions
- * per stint function, mappings per module.  Returns 0, -1 on error.
+ * pprof: a gzipped perftools.profiles.Profile written to fd (which stays
+ * open).  Instrumentation: the view, one sample per call path (recursion
+ * folded, out_fold_paths), one location per function.  Sampling: the
+ * samples that filter f keeps (as the view keeps them), one sample per
+ * distinct stack, one location per sampled address with its source line
+ * and inlined functions, one mapping per module of each process.  rw is
+ * v->r, writable (sampled addresses are resolved through its caches).
+ * Returns 0, -1 on error.
  */
-int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d);
+int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+	      const struct an_filter *f);
 
 /* Options of the Chrome trace. */
 struct out_chrome_opts {

@@ -77,6 +77,7 @@ class Ctx:
         "instr_threads": ("instrument", "e2e_threads"),
         "sample_split": ("sample", "s_split"),
         "sample_recurse": ("sample", "s_recurse"),
+        "sample_inline": ("sample", "s_inline"),
     }
 
     def data(self, name):
@@ -259,18 +260,26 @@ def decode_profile(gz):
     for fb in p[5]:
         f = pb_fields(fb)
         funcs[f[1][0]] = strings[f[2][0]] if f[2] else ""
-    locs = {}
+    maps = {}
+    for mb in p[3]:
+        f = pb_fields(mb)
+        maps[f[1][0]] = (strings[f[5][0]] if f[5] else "", strings[f[6][0]] if f[6] else "",
+                         f[2][0] if f[2] else 0, f[3][0] if f[3] else 0)
+    locs, where = {}, {}
     for lb in p[4]:
         f = pb_fields(lb)
         lines = [pb_fields(x) for x in f[4]]
         check(lines, "location %d has no line" % f[1][0])
-        locs[f[1][0]] = funcs[lines[0][1][0]]
-        check(f[2] and f[2][0] in [pb_fields(m)[1][0] for m in p[3]], "location %d has no mapping" % f[1][0])
+        # one frame per Line: the inlined functions innermost first, then the holder
+        locs[f[1][0]] = [funcs[ln[1][0]] for ln in lines]
+        check(f[2] and f[2][0] in maps, "location %d has no mapping" % f[1][0])
+        where[f[1][0]] = (f[3][0] if f[3] else 0, maps[f[2][0]], [ln[2][0] if ln[2] else 0 for ln in lines])
     samples = []
     for sb in p[2]:
         f = pb_fields(sb)
-        samples.append(([locs[x] for x in pb_ints(f[1])], pb_ints(f[2])))
+        samples.append(([fn for x in pb_ints(f[1]) for fn in locs[x]], pb_ints(f[2])))
     default = strings[p[14][0]] if p[14] else ""
+    decode_profile.where = where  # per location: (address, mapping, lines), for the line test
     return types, samples, default
 
 
@@ -358,6 +367,79 @@ def test_pprof_sampling(c):
     check(top["recurse"] == (r["exclusive_samples"], r["inclusive_samples"]),
           "pprof recurse %s, report %d/%d" % (top["recurse"], r["exclusive_samples"], r["inclusive_samples"]))
     print("pprof (sampling): %s reads it; recurse counted once" % tool)
+
+
+def pprof_line_rows(c, tool, path, *extra):
+    """file:line -> [flat, cum] from `pprof -top -lines` in samples (functions of one line summed)."""
+    p = c.run([tool, "-top", "-lines", "-nodecount=100000", "-nodefraction=0", "-sample_index=samples"] +
+              list(extra) + [path])
+    out = {}
+    for line in p.stdout.decode().splitlines():
+        m = re.match(r"^\s*(\d+)\s+\S+%\s+\S+%\s+(\d+)\s+\S+%\s+\S+ (\S+:\d+)( \(inline\))?$", line)
+        if m:
+            row = out.setdefault(m.group(3), [0, 0])
+            row[0] += int(m.group(1))
+            row[1] += int(m.group(2))
+    check(out, "pprof -top -lines printed no line rows:\n%s" % p.stdout.decode()[:2000])
+    return out
+
+
+def test_pprof_lines(c):
+    """Sampling pprof carries addresses, lines and inline frames: pprof -lines and -list agree
+    with `stint report --by line` (s_inline: code inlined two deep, no frame of its own)."""
+    data = c.data("sample_inline")
+    rep = c.report(data)
+    gz, path = c.export(data, "pprof", binary=True)
+    _, samples, _ = decode_profile(gz)
+    where = decode_profile.where
+    check(all(a for a, _, _ in where.values()), "a location without an address")
+    check(len({a for a, _, _ in where.values()}) > 10, "too few distinct addresses: %d" % len(where))
+    exe = [m for _, m, _ in where.values() if m[0].endswith("/s_inline")]
+    check(exe and exe[0][1] and exe[0][2] < exe[0][3], "the executable's mapping lacks build-id or range: %s" % exe[:1])
+    check(any(len(ls) >= 3 for _, _, ls in where.values()), "no location with two inlined functions")
+    # the decoded stacks give the inlined functions their samples, as the report
+    flat, cum = pprof_sums(samples, 0)
+    for name, r in func_rows(rep).items():
+        check(flat.get(name, 0) == r["exclusive_samples"], "decoded flat of %s" % name)
+        check(cum.get(name, 0) == r["inclusive_samples"], "decoded cum of %s" % name)
+    tool = c.pprof_tool()
+    if not tool:
+        raise Skip("no Go pprof; the decoded profile was checked")
+    rows = pprof_line_rows(c, tool, path)
+    lines = {r["name"]: r for r in rep["lines"]}
+    for key, r in lines.items():
+        got = rows.get(key, [0, 0])
+        check(got[0] == r["exclusive_samples"], "%s: pprof flat %d, report exclusive %d" % (
+            key, got[0], r["exclusive_samples"]))
+        check(got[1] == r["inclusive_samples"], "%s: pprof cum %d, report inclusive %d" % (
+            key, got[1], r["inclusive_samples"]))
+    hot = [k for k, r in lines.items() if r["exclusive_samples"] and "s_inline.c" in k]
+    check(len(hot) >= 4, "samples on %d lines of s_inline.c only" % len(hot))
+    # -list: the source annotated per line, the inlined mix_round's lines included
+    # run from /: pprof trims a source path's prefix shared with its working directory
+    p = c.run([tool, "-list", "^mix_round$", "-sample_index=samples", path], cwd="/")
+    text = p.stdout.decode()
+    listed = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\d+|\.)\s+(\d+|\.)\s+(\d+):", line)
+        if m and m.group(1) != ".":
+            listed[int(m.group(3))] = int(m.group(1))
+    src = [r for r in rep["lines"] if r["exclusive_samples"] and r["name"].rsplit(":", 1)[1].isdigit()
+           and int(r["name"].rsplit(":", 1)[1]) in listed and "s_inline.c" in r["name"]]
+    check(len(listed) >= 2, "pprof -list mix_round shows samples on %d lines:\n%s" % (len(listed), text[:2000]))
+    for r in src:
+        ln = int(r["name"].rsplit(":", 1)[1])
+        check(listed[ln] == r["exclusive_samples"], "-list line %d: %d, report %d" % (
+            ln, listed[ln], r["exclusive_samples"]))
+    check(sum(listed.values()) == func_rows(rep)["mix_round"]["exclusive_samples"], "-list mix_round total")
+    # a filter selects the same samples as the report's
+    frep = c.report(data, "--function", "sort_values")
+    gz, fpath = c.export(data, "pprof", "--function", "sort_values", binary=True)
+    _, fs, _ = decode_profile(gz)
+    check(sum(v[0] for _, v in fs) == func_rows(frep)["sort_values"]["inclusive_samples"],
+          "--function sort_values: %d samples, report %d" % (sum(v[0] for _, v in fs),
+                                                          func_rows(frep)["sort_values"]["inclusive_samples"]))
+    print("pprof (lines): %d lines agree with report --by line (flat and cum), -list mix_round per line" % len(lines))
 
 
 # ---------------------------------------------------------------------------
