@@ -130,7 +130,7 @@ int cmd_export(int argc, char **argv)
 		if (fmt == EXP_FOLDED)
 			rc = out_folded(f, &v, value);
 		else if (fmt == EXP_CALLGRIND)
-			rc = out_callgrind(f, &v, &d);
+			rc = out_callgrind(f, &v, &d, &r, &flt);
 		else {
 			fflush(f);
 			rc = out_pprof(fileno(f), &v, &d, &r, &flt);

@@ -11,6 +11,7 @@
 
 #include "out_export.h"
 #include "output.h"
+#include "../analysis/an_walk.h"
 #include "../format/fmt_event.h"
 #include "../format/fmt_sample.h"
 
@@ -245,8 +246,290 @@ static uint32_t cg_line(const struct an_view *v, uint32_t id)
 	return fn < v->r->nfuncs ? v->r->funcs[fn].line : 0;
 }
 
-int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d)
+/*
+ * Sampling: costs per source line, from the samples themselves
+ * (an_walk_samples).  A sample gives its leaf frame one self sample at the
+ * leaf's line, and each caller frame one sample on the call to the frame
+ * below it, at the line of its call (for an inlined function, the line
+ * where the next one was inlined).  Recursion levels are split as in the
+ * tree export: the first frame of a function in a sample is "fn", deeper
+ * ones "fn'2", so that fn's inclusive cost counts each sample once.
+ *
+ * callgrind_annotate names a function by the file of its cost lines
+ * ("file:fn"), so a function is written under one file only: its own, or
+ * for one without (no debug information for its symbol) the file of its
+ * first line seen.  A line in another file (code from a macro or header
+ * that was not inlined as a function) is charged to the function's first
+ * line, so no function appears twice under two names.
+ */
+struct cg_cost {
+	uint32_t from, file, line, to; /* to: ~0u for the self cost */
+	uint64_t n;
+};
+
+struct cg_samp {
+	const struct an_result *r;
+	struct cg_cost *c;
+	uint32_t n, cap;
+	uint32_t *hash, hcap;
+	/* file names, interned (the file numbers of fl=/cfi=) */
+	const char **files;
+	uint32_t nfiles, capfiles;
+	uint32_t *fhash, fhcap;
+	uint32_t *fn_file;  /* per function: its file number, ~0u until known */
+	uint32_t *stamp;    /* per function: the last sample it was seen in, + 1 */
+	uint32_t nfn, sample;
+	uint32_t *ids;      /* per frame of the current sample: its callgrind id */
+	size_t capids;
+	uint64_t total;
+};
+
+static uint64_t cg_hash_str(const char *s)
 {
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint32_t cg_file_num(struct cg_samp *cs, const char *name)
+{
+	if ((cs->nfiles + 1) * 2 > cs->fhcap) {
+		uint32_t ncap = cs->fhcap ? cs->fhcap * 2 : 256;
+		uint32_t *nh = malloc(ncap * sizeof(*nh));
+		if (!nh)
+			abort();
+		memset(nh, 0xff, ncap * sizeof(*nh));
+		for (uint32_t i = 0; i < cs->nfiles; i++) {
+			uint32_t k = (uint32_t)cg_hash_str(cs->files[i]) & (ncap - 1);
+			while (nh[k] != ~0u)
+				k = (k + 1) & (ncap - 1);
+			nh[k] = i;
+		}
+		free(cs->fhash);
+		cs->fhash = nh;
+		cs->fhcap = ncap;
+	}
+	uint32_t k = (uint32_t)cg_hash_str(name) & (cs->fhcap - 1);
+	while (cs->fhash[k] != ~0u) {
+		if (strcmp(cs->files[cs->fhash[k]], name) == 0)
+			return cs->fhash[k];
+		k = (k + 1) & (cs->fhcap - 1);
+	}
+	if (cs->nfiles == cs->capfiles) {
+		cs->capfiles = cs->capfiles ? cs->capfiles * 2 : 256;
+		cs->files = realloc(cs->files, cs->capfiles * sizeof(*cs->files));
+		if (!cs->files)
+			abort();
+	}
+	cs->files[cs->nfiles] = name; /* the data file's and r's strings outlive the export */
+	cs->fhash[k] = cs->nfiles;
+	return cs->nfiles++;
+}
+
+static void cg_grow_fn(struct cg_samp *cs, uint32_t fn)
+{
+	if (fn < cs->nfn)
+		return;
+	uint32_t ncap = cs->nfn ? cs->nfn : 256;
+	while (ncap <= fn)
+		ncap *= 2;
+	cs->fn_file = realloc(cs->fn_file, ncap * sizeof(*cs->fn_file));
+	cs->stamp = realloc(cs->stamp, ncap * sizeof(*cs->stamp));
+	if (!cs->fn_file || !cs->stamp)
+		abort();
+	memset(cs->fn_file + cs->nfn, 0xff, (ncap - cs->nfn) * sizeof(*cs->fn_file));
+	memset(cs->stamp + cs->nfn, 0, (ncap - cs->nfn) * sizeof(*cs->stamp));
+	cs->nfn = ncap;
+}
+
+/* The file and line a frame's cost goes to: its function's file only. */
+static void cg_place_line(struct cg_samp *cs, uint32_t fn, const char *file, uint32_t line, uint32_t *ofile,
+			  uint32_t *oline)
+{
+	const struct an_func *af = fn < cs->r->nfuncs ? &cs->r->funcs[fn] : NULL;
+	if (cs->fn_file[fn] == ~0u)
+		cs->fn_file[fn] = cg_file_num(cs, af && af->file[0] ? af->file : file ? file : "???");
+	*ofile = cs->fn_file[fn];
+	if (file && cg_file_num(cs, file) == *ofile)
+		*oline = line;
+	else
+		*oline = af && af->file[0] ? af->line : 0;
+}
+
+static uint64_t cg_cost_key(uint32_t from, uint32_t line, uint32_t to)
+{
+	uint64_t h = ((uint64_t)from << 32 | line) * 0x9E3779B97F4A7C15ull;
+	h ^= (h >> 29) + to * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
+}
+
+static void cg_add(struct cg_samp *cs, uint32_t from, uint32_t file, uint32_t line, uint32_t to)
+{
+	if ((cs->n + 1) * 2 > cs->hcap) {
+		uint32_t ncap = cs->hcap ? cs->hcap * 2 : 1024;
+		uint32_t *nh = malloc(ncap * sizeof(*nh));
+		if (!nh)
+			abort();
+		memset(nh, 0xff, ncap * sizeof(*nh));
+		for (uint32_t i = 0; i < cs->n; i++) {
+			uint32_t k = (uint32_t)cg_cost_key(cs->c[i].from, cs->c[i].line, cs->c[i].to) & (ncap - 1);
+			while (nh[k] != ~0u)
+				k = (k + 1) & (ncap - 1);
+			nh[k] = i;
+		}
+		free(cs->hash);
+		cs->hash = nh;
+		cs->hcap = ncap;
+	}
+	/* a function's lines are all in its one file: (from, line, to) is the key */
+	uint32_t k = (uint32_t)cg_cost_key(from, line, to) & (cs->hcap - 1);
+	while (cs->hash[k] != ~0u) {
+		struct cg_cost *c = &cs->c[cs->hash[k]];
+		if (c->from == from && c->line == line && c->to == to) {
+			c->n++;
+			return;
+		}
+		k = (k + 1) & (cs->hcap - 1);
+	}
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? cs->cap * 2 : 1024;
+		cs->c = realloc(cs->c, cs->cap * sizeof(*cs->c));
+		if (!cs->c)
+			abort();
+	}
+	cs->c[cs->n] = (struct cg_cost){from, file, line, to, 1};
+	cs->hash[k] = cs->n++;
+}
+
+static void cg_add_sample(void *ctx, const struct an_walk_sample *s)
+{
+	struct cg_samp *cs = ctx;
+	if (s->nframes > cs->capids) {
+		cs->capids = s->nframes * 2;
+		cs->ids = realloc(cs->ids, cs->capids * sizeof(*cs->ids));
+		if (!cs->ids)
+			abort();
+	}
+	uint32_t stamp = ++cs->sample;
+	for (size_t j = s->nframes; j-- > 0;) { /* outermost first: the first of a function is level 1 */
+		uint32_t fn = s->fn[j];
+		cg_grow_fn(cs, fn);
+		cs->ids[j] = fn * 2 + (cs->stamp[fn] == stamp ? 1 : 0);
+		cs->stamp[fn] = stamp;
+	}
+	for (size_t j = s->nframes; j-- > 0;) {
+		uint32_t file, line;
+		cg_place_line(cs, s->fn[j], s->file[j], s->line[j], &file, &line);
+		cg_add(cs, cs->ids[j], file, line, j ? cs->ids[j - 1] : ~0u);
+	}
+	cs->total++;
+}
+
+static int cg_cost_cmp(const void *a, const void *b)
+{
+	const struct cg_cost *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->to != y->to) /* the self cost (~0u) after the calls of its line */
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+static void cg_name_ref(FILE *f, const char *key, uint8_t *done, uint32_t id, const char *name, const char *suffix)
+{
+	if (done[id]) {
+		fprintf(f, "%s=(%u)\n", key, id + 1);
+		return;
+	}
+	done[id] = 1;
+	fprintf(f, "%s=(%u) ", key, id + 1);
+	folded_name(f, name);
+	fprintf(f, "%s\n", suffix);
+}
+
+static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const double *total, int nev);
+
+static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data *d, const struct an_filter *flt)
+{
+	struct cg_samp cs = {.r = r};
+	an_walk_samples(d, r, flt, cg_add_sample, &cs);
+	qsort(cs.c, cs.n, sizeof(*cs.c), cg_cost_cmp);
+	double total = (double)cs.total;
+	cg_header(f, d, 1, &total, 1);
+	uint8_t *fn_done = calloc((size_t)cs.nfn * 2 + 2, 1), *fl_done = calloc(cs.nfiles + 1, 1);
+	uint8_t *ob_done = calloc(r->nmods + 1, 1);
+	if (!fn_done || !fl_done || !ob_done)
+		abort();
+	for (uint32_t i = 0; i < cs.n;) {
+		uint32_t id = cs.c[i].from, fn = id / 2;
+		const struct an_module *m = fn_module(r, fn);
+		if (m)
+			cg_name_ref(f, "ob", ob_done, r->funcs[fn].module, m->path, "");
+		cg_name_ref(f, "fl", fl_done, cs.fn_file[fn], cs.files[cs.fn_file[fn]], "");
+		cg_name_ref(f, "fn", fn_done, id, fn_name(r, fn), id & 1 ? "'2" : "");
+		for (; i < cs.n && cs.c[i].from == id; i++) {
+			const struct cg_cost *c = &cs.c[i];
+			if (c->to != ~0u) {
+				uint32_t cfn = c->to / 2;
+				const struct an_module *cm = fn_module(r, cfn);
+				if (cm)
+					cg_name_ref(f, "cob", ob_done, r->funcs[cfn].module, cm->path, "");
+				/* the callee's one file (it has one: it is a frame of this sample) */
+				uint32_t cfile = cfn < cs.nfn && cs.fn_file[cfn] != ~0u ? cs.fn_file[cfn] : cg_file_num(&cs, "???");
+				cg_name_ref(f, "cfi", fl_done, cfile, cs.files[cfile], "");
+				cg_name_ref(f, "cfn", fn_done, c->to, fn_name(r, cfn), c->to & 1 ? "'2" : "");
+				/* sampling cannot count calls: one per call site and callee */
+				fprintf(f, "calls=1 %u\n", cfn < r->nfuncs && r->funcs[cfn].file[0] ? r->funcs[cfn].line : 0);
+			}
+			fprintf(f, "%u %" PRIu64 "\n", c->line, c->n);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "totals: %" PRIu64 "\n", cs.total);
+	free(fn_done);
+	free(fl_done);
+	free(ob_done);
+	free(cs.c);
+	free(cs.hash);
+	free(cs.files);
+	free(cs.fhash);
+	free(cs.fn_file);
+	free(cs.stamp);
+	free(cs.ids);
+	return ferror(f) ? -1 : 0;
+}
+
+static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const double *total, int nev)
+{
+	fputs("# callgrind format\nversion: 1\ncreator: stint\n", f);
+	if (d->nprocs == 1)
+		fprintf(f, "pid: %u\n", d->procs[0].pid);
+	fputs("cmd: ", f);
+	folded_name(f, d->command ? d->command : "");
+	fputs("\npart: 1\n\npositions: line\n", f);
+	if (sampling)
+		fputs("event: Samples : samples (exclusive: the function was executing)\nevents: Samples\n", f);
+	else
+		fputs("event: Elapsed : elapsed time (ns)\n"
+		      "event: Application : application time (ns), intervals without an OS event\n"
+		      "events: Elapsed Application\n",
+		      f);
+	fputs("summary:", f);
+	for (int e = 0; e < nev; e++)
+		fprintf(f, " %.0f", total[e]);
+	fputs("\n\n", f);
+}
+
+int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+		  const struct an_filter *flt)
+{
+	if (v->sampling)
+		return cg_write_sampling(f, rw, d, flt);
 	const struct an_result *r = v->r;
 	int nev = v->sampling ? 1 : 2;
 	/* exclusive and inclusive value columns of the events */
@@ -298,23 +581,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d)
 	}
 	ne = m;
 
-	fputs("# callgrind format\nversion: 1\ncreator: stint\n", f);
-	if (d->nprocs == 1)
-		fprintf(f, "pid: %u\n", d->procs[0].pid);
-	fputs("cmd: ", f);
-	folded_name(f, d->command ? d->command : "");
-	fputs("\npart: 1\n\npositions: line\n", f);
-	if (v->sampling)
-		fputs("event: Samples : samples (exclusive: the function was executing)\nevents: Samples\n", f);
-	else
-		fputs("event: Elapsed : elapsed time (ns)\n"
-		      "event: Application : application time (ns), intervals without an OS event\n"
-		      "events: Elapsed Application\n",
-		      f);
-	fputs("summary:", f);
-	for (int e = 0; e < nev; e++)
-		fprintf(f, " %.0f", total[e]);
-	fputs("\n\n", f);
+	cg_header(f, d, v->sampling, total, nev);
 
 	uint32_t ei = 0;
 	for (uint32_t id = 0; id < nids; id++) {

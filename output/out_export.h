@@ -43,13 +43,19 @@ void out_paths_release(struct out_paths *fp);
 int out_folded(FILE *f, const struct an_view *v, int value);
 
 /*
- * Callgrind format: one cost line per function (its self cost), one
- * calls=/cost pair per call edge (the inclusive cost along the edge).
- * Recursive activations are named "fn'2" as callgrind's --separate-recs
- * does, so that the inclusive cost of "fn" counts every interval once.
- * Returns 0, -1 on a write error.
+ * Callgrind format.  Instrumentation (from the view): one cost line per
+ * function at its first line (its self cost; the events carry no line
+ * table), one calls=/cost pair per call edge (the inclusive cost along the
+ * edge).  Sampling (from the samples f keeps, rw = v->r writable): self
+ * samples per source line, and per call site line the samples of each
+ * call made there, so callgrind_annotate annotates the source per line.
+ * Each function is written under one file only.  Recursive activations are
+ * named "fn'2" as callgrind's --separate-recs does, so that the inclusive
+ * cost of "fn" counts every interval (sample) once.  Returns 0, -1 on a
+ * write error.
  */
-int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d);
+int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+		  const struct an_filter *flt);
 
 /*
  * pprof: a gzipped perftools.profiles.Profile written to fd (which stays

@@ -504,6 +504,86 @@ def test_callgrind_sampling(c):
     print("callgrind (sampling): callgrind_annotate reads it; samples agree")
 
 
+def annotate_source(c, path, inclusive=False):
+    """callgrind_annotate --auto=yes: (functions listed as [(file, fn)], {file: {line: cost}})."""
+    tool = shutil.which("callgrind_annotate")
+    if not tool:
+        raise Skip("no callgrind_annotate (Debian's valgrind)")
+    p = c.run([tool, "--auto=yes", "--threshold=100", "--inclusive=" + ("yes" if inclusive else "no"), path],
+              cwd="/")
+    text = p.stdout.decode()
+    check("WARNING" not in p.stderr.decode(), "callgrind_annotate warned: %s" % p.stderr.decode())
+    funcs, per_line = [], {}
+    src, ln, in_list = None, 0, False
+    for line in text.splitlines():
+        if line.startswith("-- Auto-annotated source: "):
+            src = line[len("-- Auto-annotated source: "):].strip()
+            per_line[src] = {}
+            in_list = False
+            continue
+        if re.match(r"^\S*\s*file:function$", line.strip()) or line.strip().endswith("file:function"):
+            in_list = True
+            continue
+        if in_list:
+            m = re.match(r"^\s*([\d,]+)\s.*?\s(\S+):(\S+) \[", line)
+            if m:
+                funcs.append((m.group(2), m.group(3)))
+            elif line.startswith("-- "):
+                in_list = False
+            continue
+        if src is None:
+            continue
+        m = re.match(r"^-- line (\d+) -+$", line)
+        if m:
+            ln = int(m.group(1))
+            continue
+        if line.startswith("-----") or not line.strip() or line.startswith("Samples") or line.startswith("--"):
+            continue
+        m = re.match(r"^\s*([\d,]+|\.)(?: \(\s*[\d.]+%\))?\s\s(.*)$", line)
+        if not m:
+            continue
+        if m.group(2).strip() in ("events annotated", "PROGRAM TOTALS"):
+            src = None  # the summary after the last source
+            continue
+        if m.group(2).lstrip().startswith("=> "):
+            continue  # a call's cost, under the line it is made on
+        if m.group(1) != ".":
+            per_line[src][ln] = int(m.group(1).replace(",", ""))
+        ln += 1
+    return funcs, per_line
+
+
+def test_callgrind_lines(c):
+    """Sampling callgrind carries self costs per source line and calls per call line:
+    callgrind_annotate --auto=yes annotates the source as `stint report --by line`."""
+    data = c.data("sample_inline")
+    rep = c.report(data)
+    text, path = c.export(data, "callgrind")
+    funcs, per_line = annotate_source(c, path)
+    names = [fn for _, fn in funcs]
+    check(len(names) == len(set(names)), "a function listed under two files: %s" % funcs)
+    src = [f for f in per_line if f.endswith("s_inline.c")]
+    check(src, "s_inline.c not annotated (sources: %s)" % list(per_line))
+    got = per_line[src[0]]
+    want = {}
+    for r in rep["lines"]:
+        f, _, ln = r["name"].rpartition(":")
+        if f.endswith("s_inline.c") and r["exclusive_samples"]:
+            want[int(ln)] = r["exclusive_samples"]
+    check(len(want) >= 4, "report has samples on %d lines of s_inline.c" % len(want))
+    check(got == want, "per-line self samples: callgrind_annotate %s, report %s" % (sorted(got.items()),
+                                                                                   sorted(want.items())))
+    # a call made on an inlined call site's line: main -> hash_values at its call line
+    check(re.search(r"^cfn=\(\d+\) hash_values\ncalls=\d+ \d+\n\d+ \d+$", text, re.M),
+          "no call of hash_values with its call line")
+    # instrumentation: one file per function too (lines are the functions' first lines)
+    _, ipath = c.export(c.data("instr_demo"), "callgrind")
+    ifuncs, _ = annotate_source(c, ipath)
+    inames = [fn for _, fn in ifuncs]
+    check(len(inames) == len(set(inames)), "instrumentation: a function under two files: %s" % ifuncs)
+    print("callgrind (lines): %d lines of s_inline.c agree with report --by line; one file per function" % len(want))
+
+
 # ---------------------------------------------------------------------------
 # Chrome trace events
 # ---------------------------------------------------------------------------
