@@ -79,6 +79,7 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 			e.inherited = rec.kind == FMT_K_EXT;
 			e.start = e.end = now;
 			cb(ctx, &e);
+			close_to = depth;
 		} else if (rec.kind == FMT_K_EXIT && depth) {
 			close_to = depth - 1;
 		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {

@@ -633,13 +633,14 @@ struct ch_ctx {
 	FILE *f;
 	const struct fmt_data *d;
 	struct an_result *r;
-	const struct out_chrome_opts *o;
+	struct out_chrome_opts *o;
 	int filtering;        /* a module or function part is set */
 	int printing;         /* 0: counting pass, 1: writing pass */
 	uint64_t count;       /* events the filter keeps */
 	uint64_t written;
 	double t0;            /* ns: the earliest thread start */
 	double tmax;          /* ns: the latest event seen */
+	double bin_lo;        /* ns: where the histogram starts */
 	double bin_ns;        /* width of a histogram bin */
 	uint64_t *bins;       /* events per start-time bin (histogram pass) */
 	double cutoff;        /* ns: events starting at or after it are left out */
@@ -666,10 +667,11 @@ static int ch_event(struct ch_ctx *c, double start)
 	if (start > c->tmax)
 		c->tmax = start;
 	if (c->bins) {
-		double b = (start - c->t0) / c->bin_ns;
-		c->bins[b < 0 ? 0 : b >= CH_BINS ? CH_BINS - 1 : (uint32_t)b]++;
+		double b = (start - c->bin_lo) / c->bin_ns; /* events outside it are counted elsewhere */
+		if (b >= 0 && b < CH_BINS)
+			c->bins[(uint32_t)b]++;
 	}
-	if (!c->printing || start >= c->cutoff || c->written >= c->o->max_events)
+	if (!c->printing || start >= c->cutoff || (c->o->max_events && c->written >= c->o->max_events))
 		return 0;
 	c->written++;
 	return 1;
@@ -716,94 +718,67 @@ static void ch_close(struct ch_ctx *c, const struct ch_frame *fr, uint32_t pid, 
 	ch_slice(c, fn_name(c->r, fr->fn), m ? m->base : "?", pid, tid, fr->start, end);
 }
 
-/* One thread's calls and off-CPU intervals (instrumentation). */
+/* The replay of one thread's events (an_walk_events) as slices. */
+struct ch_thread {
+	struct ch_ctx *c;
+	uint32_t pid, tid;
+	struct ch_frame *st; /* the open frames, by depth */
+	uint32_t cap, inside;
+};
+
+static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
+{
+	struct ch_thread *t = ctx;
+	struct ch_ctx *c = t->c;
+	const struct an_filter *flt = c->o->filter;
+	if (e->what == AN_WALK_INTERVAL) {
+		if (e->os && (!c->filtering || t->inside))
+			ch_slice(c, "off-CPU", "os", t->pid, t->tid, e->start, e->end);
+		return;
+	}
+	if (e->what == AN_WALK_EXIT) {
+		struct ch_frame *fr = &t->st[e->depth];
+		t->inside -= fr->match ? 1 : 0;
+		ch_close(c, fr, t->pid, t->tid, e->end);
+		return;
+	}
+	if (e->depth >= t->cap) {
+		while (t->cap <= e->depth)
+			t->cap *= 2;
+		t->st = realloc(t->st, t->cap * sizeof(*t->st));
+		if (!t->st)
+			abort();
+	}
+	struct ch_frame *fr = &t->st[e->depth];
+	const struct an_module *m = fn_module(c->r, e->fn);
+	fr->fn = e->fn;
+	fr->start = e->start;
+	fr->system = flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL);
+	fr->match = c->filtering && an_filter_match(c->r, flt, e->fn);
+	fr->inside = t->inside > 0;
+	fr->below = 0;
+	if (fr->match) {
+		t->inside++;
+		/* the callers lead to a match: keep them (their callers were
+		 * marked when they were) */
+		for (uint32_t i = e->depth; i-- > 0 && !t->st[i].below;)
+			t->st[i].below = 1;
+	}
+}
+
+/* One thread's calls and off-CPU intervals (instrumentation), times
+ * compensated as in every view (an_walk_events). */
 static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 {
 	const struct fmt_thread *th = &c->d->threads[ti];
-	const struct fmt_process *p = &c->d->procs[th->proc];
-	const struct an_filter *flt = c->o->filter;
-	uint32_t pid = p->pid, tid = th->tid;
-	uint32_t cap = 256, depth = 0, inside = 0;
-	struct ch_frame *st = malloc(cap * sizeof(*st));
-	/* open frames per function: an exit naming one not open searches nothing */
-	uint32_t oncap = 1024, *on = calloc(oncap, sizeof(*on));
-	if (!st || !on)
+	struct ch_thread t = {.c = c, .pid = c->d->procs[th->proc].pid, .tid = th->tid, .cap = 256};
+	t.st = malloc(t.cap * sizeof(*t.st));
+	if (!t.st)
 		abort();
-	double npt = c->d->ns_per_tick;
-	uint64_t ticks = th->start;
-	double now = (double)ticks * npt;
-	struct fmt_decoder dec;
-	struct fmt_rec rec;
-	fmt_thread_decoder(th, &dec);
-	while (fmt_decode(&dec, &rec) > 0) {
-		double prev = now;
-		ticks += rec.delta;
-		now = (double)ticks * npt;
-		if (rec.os && (!c->filtering || inside))
-			ch_slice(c, "off-CPU", "os", pid, tid, prev, now);
-		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
-			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
-		if (push) {
-			uint32_t fn = an_resolve_at(c->r, p, &c->maps[th->proc], rec.addr, ticks);
-			if (depth == cap) {
-				cap *= 2;
-				st = realloc(st, cap * sizeof(*st));
-				if (!st)
-					abort();
-			}
-			if (fn >= oncap) {
-				uint32_t ncap = oncap;
-				while (ncap <= fn)
-					ncap *= 2;
-				on = realloc(on, ncap * sizeof(*on));
-				if (!on)
-					abort();
-				memset(on + oncap, 0, (ncap - oncap) * sizeof(*on));
-				oncap = ncap;
-			}
-			on[fn]++;
-			struct ch_frame *fr = &st[depth++];
-			const struct an_module *m = fn_module(c->r, fn);
-			fr->fn = fn;
-			fr->start = now;
-			fr->system = flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL);
-			fr->match = c->filtering && an_filter_match(c->r, flt, fn);
-			fr->inside = inside > 0;
-			fr->below = 0;
-			if (fr->match) {
-				inside++;
-				/* the callers lead to a match: keep them (their
-				 * callers were marked when they were) */
-				for (uint32_t i = depth - 1; i-- > 0 && !st[i].below;)
-					st[i].below = 1;
-			}
-		} else if (rec.kind == FMT_K_EXIT && depth) {
-			depth--;
-			on[st[depth].fn]--;
-			inside -= st[depth].match ? 1 : 0;
-			ch_close(c, &st[depth], pid, tid, now);
-		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
-			uint32_t fn = an_resolve_at(c->r, p, &c->maps[th->proc], rec.addr, ticks);
-			uint32_t i = fn < oncap && on[fn] ? depth : 0;
-			while (i > 0 && st[i - 1].fn != fn)
-				i--;
-			if (i > 0) /* longjmp: the skipped frames end here too */
-				while (depth >= i) {
-					depth--;
-					on[st[depth].fn]--;
-					inside -= st[depth].match ? 1 : 0;
-					ch_close(c, &st[depth], pid, tid, now);
-				}
-		}
-	}
-	while (depth) { /* frames left open close at the thread's last timestamp */
-		depth--;
-		ch_close(c, &st[depth], pid, tid, now);
-	}
-	if (now > c->tmax)
-		c->tmax = now;
-	free(st);
-	free(on);
+	double end = an_walk_events(c->d, c->r, &c->maps[th->proc], ti, c->o->no_compensation, ch_instr_event, &t);
+	if (end > c->tmax)
+		c->tmax = end;
+	free(t.st);
 }
 
 /* One thread's samples: an instant event each, its stack in stackFrames. */
@@ -886,7 +861,7 @@ static void ch_pass(struct ch_ctx *c)
 		}
 }
 
-int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const struct out_chrome_opts *o)
+int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct out_chrome_opts *o)
 {
 	struct ch_ctx c = {.f = f, .d = d, .r = r, .o = o, .first = 1, .cutoff = INFINITY};
 	const struct an_filter *flt = o->filter;
@@ -906,20 +881,38 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 	c.tmax = c.t0;
 	cct_init(&c.frames);
 
-	/* how many events there are; if too many, where to cut them off */
-	ch_pass(&c);
-	uint64_t total = c.count;
-	if (total > o->max_events) {
+	/* with a cap: how many events there are, and if too many, where to
+	 * cut them off (two more passes); without, one pass writes them all
+	 * as they are read */
+	uint64_t total = 0;
+	if (o->max_events) {
+		ch_pass(&c);
+		total = c.count;
+	}
+	if (o->max_events && total > o->max_events) {
 		c.bins = calloc(CH_BINS, sizeof(*c.bins));
 		if (!c.bins)
 			abort();
-		c.bin_ns = (c.tmax - c.t0) / CH_BINS + 1e-3;
-		ch_pass(&c);
-		uint64_t sum = 0;
-		uint32_t b = 0;
-		while (b < CH_BINS && sum + c.bins[b] <= o->max_events)
-			sum += c.bins[b++];
-		c.cutoff = c.t0 + b * c.bin_ns;
+		/* the latest time before which at most max_events start: a
+		 * histogram of start times, refined in the bin where the cap
+		 * falls (a bin of a long run can hold many more events than the
+		 * cap), down to a nanosecond */
+		double lo = c.t0, width = c.tmax - c.t0 + 1;
+		uint64_t before = 0;
+		for (int round = 0; round < 6; round++) {
+			memset(c.bins, 0, CH_BINS * sizeof(*c.bins));
+			c.bin_lo = lo;
+			c.bin_ns = width / CH_BINS;
+			ch_pass(&c);
+			uint32_t b = 0;
+			while (b < CH_BINS && before + c.bins[b] <= o->max_events)
+				before += c.bins[b++];
+			lo += b * c.bin_ns;
+			width = c.bin_ns;
+			if (b == CH_BINS || width < 1)
+				break;
+		}
+		c.cutoff = lo;
 		free(c.bins);
 		c.bins = NULL;
 	}
@@ -944,7 +937,11 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 		fputs("}}", f);
 	}
 	ch_pass(&c);
+	if (!o->max_events)
+		total = c.count;
 	uint64_t left_out = total - c.written;
+	o->written = c.written;
+	o->left_out = left_out;
 	if (left_out) {
 		ch_sep(&c);
 		fputs("{\"ph\":\"i\",\"s\":\"g\",\"name\":\"stint: events left out\",\"pid\":0,\"tid\":0,\"ts\":", f);
@@ -972,7 +969,8 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 	fprintf(f, ",\"otherData\":{\"producer\":\"stint\",\"method\":\"%s\",\"events\":%" PRIu64
 		   ",\"events_left_out\":%" PRIu64 ",\"max_events\":%" PRIu64 "%s}}\n",
 		r->sampling ? "sampling" : "instrumentation", c.written, left_out, o->max_events,
-		r->sampling ? "" : ",\"times\":\"as recorded, without probe-cost compensation\"");
+		r->sampling ? "" : o->no_compensation ? ",\"times\":\"as recorded, without probe-cost compensation\""
+					       : ",\"times\":\"probe cost compensated, as in stint report\"");
 	for (uint32_t pi = 0; pi < d->nprocs; pi++) {
 		an_addr_map_free(&c.maps[pi]);
 		an_inline_cache_free(&c.inl[pi]);
