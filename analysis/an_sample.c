@@ -229,6 +229,8 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 					   uint32_t fn)
 {
 	uint64_t key = pc << 1 | (leaf ? 1 : 0);
+	if (!key) /* 0 marks an empty slot: a caller at address 0 (a hostile file) takes another key */
+		key = ~0ull;
 	if (c->cap) {
 		struct frame_keys *f = key_slot(c, key);
 		if (f->pc == key)

@@ -458,7 +458,8 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 {
 	struct cg_samp cs = {.r = r};
 	an_walk_samples(d, r, flt, cg_add_sample, &cs);
-	qsort(cs.c, cs.n, sizeof(*cs.c), cg_cost_cmp);
+	if (cs.n)
+		qsort(cs.c, cs.n, sizeof(*cs.c), cg_cost_cmp);
 	double total = (double)cs.total;
 	cg_header(f, d, 1, &total, 1);
 	uint8_t *fn_done = calloc((size_t)cs.nfn * 2 + 2, 1), *fl_done = calloc(cs.nfiles + 1, 1);
