@@ -20,6 +20,9 @@
  * there, one Line per inlined function, innermost first, as pprof expects;
  * one mapping per module of each process, with its path, build-id and
  * range.  pprof -list and -lines then show samples per source line.
+ * Each distinct stack is one sample, written as recorded (a sampled stack
+ * holds at most FMT_SAMPLE_MAX_FRAMES addresses, so memory stays
+ * proportional to the data file, recursion or not).
  *
  * Instrumentation trees hold functions, not addresses, so there each
  * function is one location (address 0, at the function's first line).
