@@ -12,8 +12,6 @@
 #include "out_export.h"
 #include "output.h"
 #include "../analysis/an_walk.h"
-#include "../format/fmt_event.h"
-#include "../format/fmt_sample.h"
 
 /* ------------------------------------------------------------------------
  * Walking a view depth first
@@ -647,7 +645,6 @@ struct ch_ctx {
 	double cutoff;        /* ns: events starting at or after it are left out */
 	struct cct frames;    /* sampling: the stackFrames, one node per path */
 	struct an_addr_map *maps;
-	struct an_inline_cache *inl; /* sampling: inlined functions, per process */
 	int first;            /* no event written yet (for the commas) */
 };
 
@@ -782,61 +779,24 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 	free(t.st);
 }
 
-/* One thread's samples: an instant event each, its stack in stackFrames. */
-static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
+/* One sample (an_walk_samples: filtered, inlined functions expanded): an
+ * instant event, its stack in stackFrames. */
+static void ch_sample(void *ctx, const struct an_walk_sample *s)
 {
-	const struct fmt_thread *th = &c->d->threads[ti];
-	const struct fmt_process *p = &c->d->procs[th->proc];
-	const struct an_filter *flt = c->o->filter;
-	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES;
-	uint32_t *fns = malloc(fcap * sizeof(*fns)), *all = malloc(fcap * sizeof(*all));
-	if (!pcs || !fns || !all)
-		abort();
-	double now = (double)th->start * c->d->ns_per_tick;
-	const uint8_t *q = th->ev, *end = q ? q + th->ev_len : q;
-	uint64_t dt;
-	unsigned n;
-	int cut;
-	while (fmt_get_sample(&q, end, &dt, pcs, &n, &cut) > 0) {
-		now += (double)dt;
-		if (!n)
-			continue;
-		unsigned kept = 0, match = !c->filtering;
-		/* with the functions inlined at each address (SPEC.md section 2) */
-		size_t ncap = fcap;
-		size_t ne = an_sample_frames(c->r, p, &c->maps[th->proc], &c->inl[th->proc], pcs, n, NULL, &all, &fcap);
-		if (fcap != ncap) {
-			fns = realloc(fns, fcap * sizeof(*fns));
-			if (!fns)
-				abort();
-		}
-		for (size_t i = ne; i-- > 0;) { /* outermost first */
-			uint32_t fn = all[i];
-			const struct an_module *m = fn_module(c->r, fn);
-			if (flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL))
-				continue;
-			if (c->filtering && an_filter_match(c->r, flt, fn))
-				match = 1;
-			fns[kept++] = fn;
-		}
-		if (!kept || !match || !ch_event(c, now))
-			continue;
-		uint32_t node = 0;
-		for (unsigned i = 0; i < kept; i++)
-			node = cct_child(&c->frames, node, fns[i]);
-		ch_sep(c);
-		fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", c->f);
-		out_json_str(c->f, fn_name(c->r, fns[kept - 1]));
-		fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", p->pid, th->tid);
-		ch_us(c->f, now - c->t0);
-		fprintf(c->f, ",\"sf\":%u}", node);
-	}
-	if (now > c->tmax)
-		c->tmax = now;
-	free(pcs);
-	free(fns);
-	free(all);
+	struct ch_ctx *c = ctx;
+	if (s->time > c->tmax)
+		c->tmax = s->time;
+	if (!ch_event(c, s->time))
+		return;
+	uint32_t node = 0;
+	for (size_t i = s->nframes; i-- > 0;) /* outermost first */
+		node = cct_child(&c->frames, node, s->fn[i]);
+	ch_sep(c);
+	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", c->f);
+	out_json_str(c->f, fn_name(c->r, s->fn[0]));
+	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", c->d->procs[s->proc].pid, c->d->threads[s->thread].tid);
+	ch_us(c->f, s->time - c->t0);
+	fprintf(c->f, ",\"sf\":%u}", node);
 }
 
 static int ch_selected(const struct ch_ctx *c, uint32_t ti)
@@ -853,13 +813,13 @@ static int ch_selected(const struct ch_ctx *c, uint32_t ti)
 static void ch_pass(struct ch_ctx *c)
 {
 	c->count = 0;
+	if (c->r->sampling) {
+		an_walk_samples(c->d, c->r, c->o->filter, ch_sample, c);
+		return;
+	}
 	for (uint32_t ti = 0; ti < c->d->nthreads; ti++)
-		if (ch_selected(c, ti)) {
-			if (c->r->sampling)
-				ch_sample_thread(c, ti);
-			else
-				ch_instr_thread(c, ti);
-		}
+		if (ch_selected(c, ti))
+			ch_instr_thread(c, ti);
 }
 
 int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct out_chrome_opts *o)
@@ -868,8 +828,7 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct ou
 	const struct an_filter *flt = o->filter;
 	c.filtering = flt && (flt->module || flt->function);
 	c.maps = calloc(d->nprocs + 1, sizeof(*c.maps));
-	c.inl = calloc(d->nprocs + 1, sizeof(*c.inl));
-	if (!c.maps || !c.inl)
+	if (!c.maps)
 		abort();
 	c.t0 = INFINITY;
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
@@ -974,10 +933,8 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct ou
 					       : ",\"times\":\"probe cost compensated, as in stint report\"");
 	for (uint32_t pi = 0; pi < d->nprocs; pi++) {
 		an_addr_map_free(&c.maps[pi]);
-		an_inline_cache_free(&c.inl[pi]);
 	}
 	free(c.maps);
-	free(c.inl);
 	cct_release(&c.frames);
 	return ferror(f) ? -1 : 0;
 }

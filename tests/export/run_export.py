@@ -369,6 +369,12 @@ def test_pprof_sampling(c):
     print("pprof (sampling): %s reads it; recurse counted once" % tool)
 
 
+def clean_line_key(key):
+    """file:line with the file cleaned as pprof prints it ("./elf/x.c" -> "elf/x.c")."""
+    f, _, ln = key.rpartition(":")
+    return "%s:%s" % (os.path.normpath(f), ln)
+
+
 def pprof_line_rows(c, tool, path, *extra):
     """file:line -> [flat, cum] from `pprof -top -lines` in samples (functions of one line summed)."""
     p = c.run([tool, "-top", "-lines", "-nodecount=100000", "-nodefraction=0", "-sample_index=samples"] +
@@ -377,7 +383,7 @@ def pprof_line_rows(c, tool, path, *extra):
     for line in p.stdout.decode().splitlines():
         m = re.match(r"^\s*(\d+)\s+\S+%\s+\S+%\s+(\d+)\s+\S+%\s+\S+ (\S+:\d+)( \(inline\))?$", line)
         if m:
-            row = out.setdefault(m.group(3), [0, 0])
+            row = out.setdefault(clean_line_key(m.group(3)), [0, 0])
             row[0] += int(m.group(1))
             row[1] += int(m.group(2))
     check(out, "pprof -top -lines printed no line rows:\n%s" % p.stdout.decode()[:2000])
@@ -406,7 +412,11 @@ def test_pprof_lines(c):
     if not tool:
         raise Skip("no Go pprof; the decoded profile was checked")
     rows = pprof_line_rows(c, tool, path)
-    lines = {r["name"]: r for r in rep["lines"]}
+    lines = {}
+    for r in rep["lines"]:  # keys as pprof prints them; lines whose names meet add up
+        row = lines.setdefault(clean_line_key(r["name"]), {"exclusive_samples": 0, "inclusive_samples": 0})
+        row["exclusive_samples"] += r["exclusive_samples"]
+        row["inclusive_samples"] += r["inclusive_samples"]
     for key, r in lines.items():
         got = rows.get(key, [0, 0])
         check(got[0] == r["exclusive_samples"], "%s: pprof flat %d, report exclusive %d" % (
