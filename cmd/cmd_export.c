@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +28,8 @@ static const char export_usage[] =
 	"  -i, --input DATA     data file (default stint.data)\n"
 	"      --value elapsed|application\n"
 	"                       folded, instrumentation: exclusive time to show (default elapsed)\n"
-	"      --max-events N   chrome: write at most N events, the earliest (default 1000000)\n"
+	"      --max-events N   chrome: write at most N events, the earliest (default: all;\n"
+	"                       a warning says how many were left out)\n"
 	"      --no-compensation  values without the probe-cost correction\n" CMD_FILTER_HELP;
 
 enum { EXP_FOLDED, EXP_PPROF, EXP_CALLGRIND, EXP_CHROME };
@@ -46,7 +48,7 @@ int cmd_export(int argc, char **argv)
 	const char *input = "stint.data", *output = NULL, *format = NULL;
 	struct an_filter flt = {0};
 	int value = AN_EE, nocomp = 0, c;
-	uint64_t max_events = 1000000;
+	uint64_t max_events = 0; /* chrome: the whole run */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:i:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -120,8 +122,13 @@ int cmd_export(int argc, char **argv)
 
 	int rc;
 	if (fmt == EXP_CHROME) {
-		struct out_chrome_opts co = {.filter = &flt, .max_events = max_events};
+		struct out_chrome_opts co = {.filter = &flt, .max_events = max_events, .no_compensation = nocomp};
 		rc = out_chrome(f, &d, &r, &co);
+		if (co.left_out)
+			fprintf(stderr,
+				"stint export: --max-events %" PRIu64 ": wrote the first %" PRIu64 " events, left out %" PRIu64
+				" (drop --max-events to write the whole run)\n",
+				max_events, co.written, co.left_out);
 	} else {
 		struct an_view v;
 		if (an_view_build(&d, &r, &flt, &v) < 0)
@@ -129,10 +136,10 @@ int cmd_export(int argc, char **argv)
 		if (fmt == EXP_FOLDED)
 			rc = out_folded(f, &v, value);
 		else if (fmt == EXP_CALLGRIND)
-			rc = out_callgrind(f, &v, &d);
+			rc = out_callgrind(f, &v, &d, &r, &flt);
 		else {
 			fflush(f);
-			rc = out_pprof(fileno(f), &v, &d);
+			rc = out_pprof(fileno(f), &v, &d, &r, &flt);
 		}
 		an_view_release(&v);
 	}

@@ -11,8 +11,7 @@
 
 #include "out_export.h"
 #include "output.h"
-#include "../format/fmt_event.h"
-#include "../format/fmt_sample.h"
+#include "../analysis/an_walk.h"
 
 /* ------------------------------------------------------------------------
  * Walking a view depth first
@@ -245,8 +244,291 @@ static uint32_t cg_line(const struct an_view *v, uint32_t id)
 	return fn < v->r->nfuncs ? v->r->funcs[fn].line : 0;
 }
 
-int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d)
+/*
+ * Sampling: costs per source line, from the samples themselves
+ * (an_walk_samples).  A sample gives its leaf frame one self sample at the
+ * leaf's line, and each caller frame one sample on the call to the frame
+ * below it, at the line of its call (for an inlined function, the line
+ * where the next one was inlined).  Recursion levels are split as in the
+ * tree export: the first frame of a function in a sample is "fn", deeper
+ * ones "fn'2", so that fn's inclusive cost counts each sample once.
+ *
+ * callgrind_annotate names a function by the file of its cost lines
+ * ("file:fn"), so a function is written under one file only: its own, or
+ * for one without (no debug information for its symbol) the file of its
+ * first line seen.  A line in another file (code from a macro or header
+ * that was not inlined as a function) is charged to the function's first
+ * line, so no function appears twice under two names.
+ */
+struct cg_cost {
+	uint32_t from, file, line, to; /* to: ~0u for the self cost */
+	uint64_t n;
+};
+
+struct cg_samp {
+	const struct an_result *r;
+	struct cg_cost *c;
+	uint32_t n, cap;
+	uint32_t *hash, hcap;
+	/* file names, interned (the file numbers of fl=/cfi=) */
+	const char **files;
+	uint32_t nfiles, capfiles;
+	uint32_t *fhash, fhcap;
+	uint32_t *fn_file;  /* per function: its file number, ~0u until known */
+	uint32_t *stamp;    /* per function: the last sample it was seen in, + 1 */
+	uint32_t nfn, sample;
+	uint32_t *ids;      /* per frame of the current sample: its callgrind id */
+	size_t capids;
+	uint64_t total;
+};
+
+static uint64_t cg_hash_str(const char *s)
 {
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint32_t cg_file_num(struct cg_samp *cs, const char *name)
+{
+	if ((cs->nfiles + 1) * 2 > cs->fhcap) {
+		uint32_t ncap = cs->fhcap ? cs->fhcap * 2 : 256;
+		uint32_t *nh = malloc(ncap * sizeof(*nh));
+		if (!nh)
+			abort();
+		memset(nh, 0xff, ncap * sizeof(*nh));
+		for (uint32_t i = 0; i < cs->nfiles; i++) {
+			uint32_t k = (uint32_t)cg_hash_str(cs->files[i]) & (ncap - 1);
+			while (nh[k] != ~0u)
+				k = (k + 1) & (ncap - 1);
+			nh[k] = i;
+		}
+		free(cs->fhash);
+		cs->fhash = nh;
+		cs->fhcap = ncap;
+	}
+	uint32_t k = (uint32_t)cg_hash_str(name) & (cs->fhcap - 1);
+	while (cs->fhash[k] != ~0u) {
+		if (strcmp(cs->files[cs->fhash[k]], name) == 0)
+			return cs->fhash[k];
+		k = (k + 1) & (cs->fhcap - 1);
+	}
+	if (cs->nfiles == cs->capfiles) {
+		cs->capfiles = cs->capfiles ? cs->capfiles * 2 : 256;
+		cs->files = realloc(cs->files, cs->capfiles * sizeof(*cs->files));
+		if (!cs->files)
+			abort();
+	}
+	cs->files[cs->nfiles] = name; /* the data file's and r's strings outlive the export */
+	cs->fhash[k] = cs->nfiles;
+	return cs->nfiles++;
+}
+
+static void cg_grow_fn(struct cg_samp *cs, uint32_t fn)
+{
+	if (fn < cs->nfn)
+		return;
+	uint32_t ncap = cs->nfn ? cs->nfn : 256;
+	while (ncap <= fn)
+		ncap *= 2;
+	cs->fn_file = realloc(cs->fn_file, ncap * sizeof(*cs->fn_file));
+	cs->stamp = realloc(cs->stamp, ncap * sizeof(*cs->stamp));
+	if (!cs->fn_file || !cs->stamp)
+		abort();
+	memset(cs->fn_file + cs->nfn, 0xff, (ncap - cs->nfn) * sizeof(*cs->fn_file));
+	memset(cs->stamp + cs->nfn, 0, (ncap - cs->nfn) * sizeof(*cs->stamp));
+	cs->nfn = ncap;
+}
+
+/* The file and line a frame's cost goes to: its function's file only. */
+static void cg_place_line(struct cg_samp *cs, uint32_t fn, const char *file, uint32_t line, uint32_t *ofile,
+			  uint32_t *oline)
+{
+	const struct an_func *af = fn < cs->r->nfuncs ? &cs->r->funcs[fn] : NULL;
+	if (cs->fn_file[fn] == ~0u)
+		cs->fn_file[fn] = cg_file_num(cs, af && af->file[0] ? af->file : file ? file : "???");
+	*ofile = cs->fn_file[fn];
+	if (file && cg_file_num(cs, file) == *ofile)
+		*oline = line;
+	else
+		*oline = af && af->file[0] ? af->line : 0;
+}
+
+static uint64_t cg_cost_key(uint32_t from, uint32_t line, uint32_t to)
+{
+	uint64_t h = ((uint64_t)from << 32 | line) * 0x9E3779B97F4A7C15ull;
+	h ^= (h >> 29) + to * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
+}
+
+static void cg_add(struct cg_samp *cs, uint32_t from, uint32_t file, uint32_t line, uint32_t to)
+{
+	if ((cs->n + 1) * 2 > cs->hcap) {
+		uint32_t ncap = cs->hcap ? cs->hcap * 2 : 1024;
+		uint32_t *nh = malloc(ncap * sizeof(*nh));
+		if (!nh)
+			abort();
+		memset(nh, 0xff, ncap * sizeof(*nh));
+		for (uint32_t i = 0; i < cs->n; i++) {
+			uint32_t k = (uint32_t)cg_cost_key(cs->c[i].from, cs->c[i].line, cs->c[i].to) & (ncap - 1);
+			while (nh[k] != ~0u)
+				k = (k + 1) & (ncap - 1);
+			nh[k] = i;
+		}
+		free(cs->hash);
+		cs->hash = nh;
+		cs->hcap = ncap;
+	}
+	/* a function's lines are all in its one file: (from, line, to) is the key */
+	uint32_t k = (uint32_t)cg_cost_key(from, line, to) & (cs->hcap - 1);
+	while (cs->hash[k] != ~0u) {
+		struct cg_cost *c = &cs->c[cs->hash[k]];
+		if (c->from == from && c->line == line && c->to == to) {
+			c->n++;
+			return;
+		}
+		k = (k + 1) & (cs->hcap - 1);
+	}
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? cs->cap * 2 : 1024;
+		cs->c = realloc(cs->c, cs->cap * sizeof(*cs->c));
+		if (!cs->c)
+			abort();
+	}
+	cs->c[cs->n] = (struct cg_cost){from, file, line, to, 1};
+	cs->hash[k] = cs->n++;
+}
+
+static void cg_add_sample(void *ctx, const struct an_walk_sample *s)
+{
+	struct cg_samp *cs = ctx;
+	if (s->nframes > cs->capids) {
+		cs->capids = s->nframes * 2;
+		cs->ids = realloc(cs->ids, cs->capids * sizeof(*cs->ids));
+		if (!cs->ids)
+			abort();
+	}
+	uint32_t stamp = ++cs->sample;
+	for (size_t j = s->nframes; j-- > 0;) { /* outermost first: the first of a function is level 1 */
+		uint32_t fn = s->fn[j];
+		cg_grow_fn(cs, fn);
+		cs->ids[j] = fn * 2 + (cs->stamp[fn] == stamp ? 1 : 0);
+		cs->stamp[fn] = stamp;
+	}
+	for (size_t j = s->nframes; j-- > 0;) {
+		uint32_t file, line;
+		cg_place_line(cs, s->fn[j], s->file[j], s->line[j], &file, &line);
+		cg_add(cs, cs->ids[j], file, line, j ? cs->ids[j - 1] : ~0u);
+	}
+	cs->total++;
+}
+
+static int cg_cost_cmp(const void *a, const void *b)
+{
+	const struct cg_cost *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->to != y->to) /* the self cost (~0u) after the calls of its line */
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+static void cg_name_ref(FILE *f, const char *key, uint8_t *done, uint32_t id, const char *name, const char *suffix)
+{
+	if (done[id]) {
+		fprintf(f, "%s=(%u)\n", key, id + 1);
+		return;
+	}
+	done[id] = 1;
+	fprintf(f, "%s=(%u) ", key, id + 1);
+	folded_name(f, name);
+	fprintf(f, "%s\n", suffix);
+}
+
+static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const double *total, int nev);
+
+static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data *d, const struct an_filter *flt)
+{
+	struct cg_samp cs = {.r = r};
+	an_walk_samples(d, r, flt, cg_add_sample, &cs);
+	if (cs.n)
+		qsort(cs.c, cs.n, sizeof(*cs.c), cg_cost_cmp);
+	double total = (double)cs.total;
+	cg_header(f, d, 1, &total, 1);
+	uint8_t *fn_done = calloc((size_t)cs.nfn * 2 + 2, 1), *fl_done = calloc(cs.nfiles + 1, 1);
+	uint8_t *ob_done = calloc(r->nmods + 1, 1);
+	if (!fn_done || !fl_done || !ob_done)
+		abort();
+	for (uint32_t i = 0; i < cs.n;) {
+		uint32_t id = cs.c[i].from, fn = id / 2;
+		const struct an_module *m = fn_module(r, fn);
+		if (m)
+			cg_name_ref(f, "ob", ob_done, r->funcs[fn].module, m->path, "");
+		cg_name_ref(f, "fl", fl_done, cs.fn_file[fn], cs.files[cs.fn_file[fn]], "");
+		cg_name_ref(f, "fn", fn_done, id, fn_name(r, fn), id & 1 ? "'2" : "");
+		for (; i < cs.n && cs.c[i].from == id; i++) {
+			const struct cg_cost *c = &cs.c[i];
+			if (c->to != ~0u) {
+				uint32_t cfn = c->to / 2;
+				const struct an_module *cm = fn_module(r, cfn);
+				if (cm)
+					cg_name_ref(f, "cob", ob_done, r->funcs[cfn].module, cm->path, "");
+				/* the callee's one file (it has one: it is a frame of this sample) */
+				uint32_t cfile = cfn < cs.nfn && cs.fn_file[cfn] != ~0u ? cs.fn_file[cfn] : cg_file_num(&cs, "???");
+				cg_name_ref(f, "cfi", fl_done, cfile, cs.files[cfile], "");
+				cg_name_ref(f, "cfn", fn_done, c->to, fn_name(r, cfn), c->to & 1 ? "'2" : "");
+				/* sampling cannot count calls: one per call site and callee */
+				fprintf(f, "calls=1 %u\n", cfn < r->nfuncs && r->funcs[cfn].file[0] ? r->funcs[cfn].line : 0);
+			}
+			fprintf(f, "%u %" PRIu64 "\n", c->line, c->n);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "totals: %" PRIu64 "\n", cs.total);
+	free(fn_done);
+	free(fl_done);
+	free(ob_done);
+	free(cs.c);
+	free(cs.hash);
+	free(cs.files);
+	free(cs.fhash);
+	free(cs.fn_file);
+	free(cs.stamp);
+	free(cs.ids);
+	return ferror(f) ? -1 : 0;
+}
+
+static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const double *total, int nev)
+{
+	fputs("# callgrind format\nversion: 1\ncreator: stint\n", f);
+	if (d->nprocs == 1)
+		fprintf(f, "pid: %u\n", d->procs[0].pid);
+	fputs("cmd: ", f);
+	folded_name(f, d->command ? d->command : "");
+	fputs("\npart: 1\n\npositions: line\n", f);
+	if (sampling)
+		fputs("event: Samples : samples (exclusive: the function was executing)\nevents: Samples\n", f);
+	else
+		fputs("event: Elapsed : elapsed time (ns)\n"
+		      "event: Application : application time (ns), intervals without an OS event\n"
+		      "events: Elapsed Application\n",
+		      f);
+	fputs("summary:", f);
+	for (int e = 0; e < nev; e++)
+		fprintf(f, " %.0f", total[e]);
+	fputs("\n\n", f);
+}
+
+int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+		  const struct an_filter *flt)
+{
+	if (v->sampling)
+		return cg_write_sampling(f, rw, d, flt);
 	const struct an_result *r = v->r;
 	int nev = v->sampling ? 1 : 2;
 	/* exclusive and inclusive value columns of the events */
@@ -298,23 +580,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d)
 	}
 	ne = m;
 
-	fputs("# callgrind format\nversion: 1\ncreator: stint\n", f);
-	if (d->nprocs == 1)
-		fprintf(f, "pid: %u\n", d->procs[0].pid);
-	fputs("cmd: ", f);
-	folded_name(f, d->command ? d->command : "");
-	fputs("\npart: 1\n\npositions: line\n", f);
-	if (v->sampling)
-		fputs("event: Samples : samples (exclusive: the function was executing)\nevents: Samples\n", f);
-	else
-		fputs("event: Elapsed : elapsed time (ns)\n"
-		      "event: Application : application time (ns), intervals without an OS event\n"
-		      "events: Elapsed Application\n",
-		      f);
-	fputs("summary:", f);
-	for (int e = 0; e < nev; e++)
-		fprintf(f, " %.0f", total[e]);
-	fputs("\n\n", f);
+	cg_header(f, d, v->sampling, total, nev);
 
 	uint32_t ei = 0;
 	for (uint32_t id = 0; id < nids; id++) {
@@ -366,19 +632,19 @@ struct ch_ctx {
 	FILE *f;
 	const struct fmt_data *d;
 	struct an_result *r;
-	const struct out_chrome_opts *o;
+	struct out_chrome_opts *o;
 	int filtering;        /* a module or function part is set */
 	int printing;         /* 0: counting pass, 1: writing pass */
 	uint64_t count;       /* events the filter keeps */
 	uint64_t written;
 	double t0;            /* ns: the earliest thread start */
 	double tmax;          /* ns: the latest event seen */
+	double bin_lo;        /* ns: where the histogram starts */
 	double bin_ns;        /* width of a histogram bin */
 	uint64_t *bins;       /* events per start-time bin (histogram pass) */
 	double cutoff;        /* ns: events starting at or after it are left out */
 	struct cct frames;    /* sampling: the stackFrames, one node per path */
 	struct an_addr_map *maps;
-	struct an_inline_cache *inl; /* sampling: inlined functions, per process */
 	int first;            /* no event written yet (for the commas) */
 };
 
@@ -399,10 +665,11 @@ static int ch_event(struct ch_ctx *c, double start)
 	if (start > c->tmax)
 		c->tmax = start;
 	if (c->bins) {
-		double b = (start - c->t0) / c->bin_ns;
-		c->bins[b < 0 ? 0 : b >= CH_BINS ? CH_BINS - 1 : (uint32_t)b]++;
+		double b = (start - c->bin_lo) / c->bin_ns; /* events outside it are counted elsewhere */
+		if (b >= 0 && b < CH_BINS)
+			c->bins[(uint32_t)b]++;
 	}
-	if (!c->printing || start >= c->cutoff || c->written >= c->o->max_events)
+	if (!c->printing || start >= c->cutoff || (c->o->max_events && c->written >= c->o->max_events))
 		return 0;
 	c->written++;
 	return 1;
@@ -449,151 +716,87 @@ static void ch_close(struct ch_ctx *c, const struct ch_frame *fr, uint32_t pid, 
 	ch_slice(c, fn_name(c->r, fr->fn), m ? m->base : "?", pid, tid, fr->start, end);
 }
 
-/* One thread's calls and off-CPU intervals (instrumentation). */
+/* The replay of one thread's events (an_walk_events) as slices. */
+struct ch_thread {
+	struct ch_ctx *c;
+	uint32_t pid, tid;
+	struct ch_frame *st; /* the open frames, by depth */
+	uint32_t cap, inside;
+};
+
+static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
+{
+	struct ch_thread *t = ctx;
+	struct ch_ctx *c = t->c;
+	const struct an_filter *flt = c->o->filter;
+	if (e->what == AN_WALK_INTERVAL) {
+		if (e->os && (!c->filtering || t->inside))
+			ch_slice(c, "off-CPU", "os", t->pid, t->tid, e->start, e->end);
+		return;
+	}
+	if (e->what == AN_WALK_EXIT) {
+		struct ch_frame *fr = &t->st[e->depth];
+		t->inside -= fr->match ? 1 : 0;
+		ch_close(c, fr, t->pid, t->tid, e->end);
+		return;
+	}
+	if (e->depth >= t->cap) {
+		while (t->cap <= e->depth)
+			t->cap *= 2;
+		t->st = realloc(t->st, t->cap * sizeof(*t->st));
+		if (!t->st)
+			abort();
+	}
+	struct ch_frame *fr = &t->st[e->depth];
+	const struct an_module *m = fn_module(c->r, e->fn);
+	fr->fn = e->fn;
+	fr->start = e->start;
+	fr->system = flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL);
+	fr->match = c->filtering && an_filter_match(c->r, flt, e->fn);
+	fr->inside = t->inside > 0;
+	fr->below = 0;
+	if (fr->match) {
+		t->inside++;
+		/* the callers lead to a match: keep them (their callers were
+		 * marked when they were) */
+		for (uint32_t i = e->depth; i-- > 0 && !t->st[i].below;)
+			t->st[i].below = 1;
+	}
+}
+
+/* One thread's calls and off-CPU intervals (instrumentation), times
+ * compensated as in every view (an_walk_events). */
 static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 {
 	const struct fmt_thread *th = &c->d->threads[ti];
-	const struct fmt_process *p = &c->d->procs[th->proc];
-	const struct an_filter *flt = c->o->filter;
-	uint32_t pid = p->pid, tid = th->tid;
-	uint32_t cap = 256, depth = 0, inside = 0;
-	struct ch_frame *st = malloc(cap * sizeof(*st));
-	/* open frames per function: an exit naming one not open searches nothing */
-	uint32_t oncap = 1024, *on = calloc(oncap, sizeof(*on));
-	if (!st || !on)
+	struct ch_thread t = {.c = c, .pid = c->d->procs[th->proc].pid, .tid = th->tid, .cap = 256};
+	t.st = malloc(t.cap * sizeof(*t.st));
+	if (!t.st)
 		abort();
-	double npt = c->d->ns_per_tick;
-	uint64_t ticks = th->start;
-	double now = (double)ticks * npt;
-	struct fmt_decoder dec;
-	struct fmt_rec rec;
-	fmt_thread_decoder(th, &dec);
-	while (fmt_decode(&dec, &rec) > 0) {
-		double prev = now;
-		ticks += rec.delta;
-		now = (double)ticks * npt;
-		if (rec.os && (!c->filtering || inside))
-			ch_slice(c, "off-CPU", "os", pid, tid, prev, now);
-		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
-			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
-		if (push) {
-			uint32_t fn = an_resolve_at(c->r, p, &c->maps[th->proc], rec.addr, ticks);
-			if (depth == cap) {
-				cap *= 2;
-				st = realloc(st, cap * sizeof(*st));
-				if (!st)
-					abort();
-			}
-			if (fn >= oncap) {
-				uint32_t ncap = oncap;
-				while (ncap <= fn)
-					ncap *= 2;
-				on = realloc(on, ncap * sizeof(*on));
-				if (!on)
-					abort();
-				memset(on + oncap, 0, (ncap - oncap) * sizeof(*on));
-				oncap = ncap;
-			}
-			on[fn]++;
-			struct ch_frame *fr = &st[depth++];
-			const struct an_module *m = fn_module(c->r, fn);
-			fr->fn = fn;
-			fr->start = now;
-			fr->system = flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL);
-			fr->match = c->filtering && an_filter_match(c->r, flt, fn);
-			fr->inside = inside > 0;
-			fr->below = 0;
-			if (fr->match) {
-				inside++;
-				/* the callers lead to a match: keep them (their
-				 * callers were marked when they were) */
-				for (uint32_t i = depth - 1; i-- > 0 && !st[i].below;)
-					st[i].below = 1;
-			}
-		} else if (rec.kind == FMT_K_EXIT && depth) {
-			depth--;
-			on[st[depth].fn]--;
-			inside -= st[depth].match ? 1 : 0;
-			ch_close(c, &st[depth], pid, tid, now);
-		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
-			uint32_t fn = an_resolve_at(c->r, p, &c->maps[th->proc], rec.addr, ticks);
-			uint32_t i = fn < oncap && on[fn] ? depth : 0;
-			while (i > 0 && st[i - 1].fn != fn)
-				i--;
-			if (i > 0) /* longjmp: the skipped frames end here too */
-				while (depth >= i) {
-					depth--;
-					on[st[depth].fn]--;
-					inside -= st[depth].match ? 1 : 0;
-					ch_close(c, &st[depth], pid, tid, now);
-				}
-		}
-	}
-	while (depth) { /* frames left open close at the thread's last timestamp */
-		depth--;
-		ch_close(c, &st[depth], pid, tid, now);
-	}
-	if (now > c->tmax)
-		c->tmax = now;
-	free(st);
-	free(on);
+	double end = an_walk_events(c->d, c->r, &c->maps[th->proc], ti, c->o->no_compensation, ch_instr_event, &t);
+	if (end > c->tmax)
+		c->tmax = end;
+	free(t.st);
 }
 
-/* One thread's samples: an instant event each, its stack in stackFrames. */
-static void ch_sample_thread(struct ch_ctx *c, uint32_t ti)
+/* One sample (an_walk_samples: filtered, inlined functions expanded): an
+ * instant event, its stack in stackFrames. */
+static void ch_sample(void *ctx, const struct an_walk_sample *s)
 {
-	const struct fmt_thread *th = &c->d->threads[ti];
-	const struct fmt_process *p = &c->d->procs[th->proc];
-	const struct an_filter *flt = c->o->filter;
-	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES;
-	uint32_t *fns = malloc(fcap * sizeof(*fns)), *all = malloc(fcap * sizeof(*all));
-	if (!pcs || !fns || !all)
-		abort();
-	double now = (double)th->start * c->d->ns_per_tick;
-	const uint8_t *q = th->ev, *end = q ? q + th->ev_len : q;
-	uint64_t dt;
-	unsigned n;
-	int cut;
-	while (fmt_get_sample(&q, end, &dt, pcs, &n, &cut) > 0) {
-		now += (double)dt;
-		if (!n)
-			continue;
-		unsigned kept = 0, match = !c->filtering;
-		/* with the functions inlined at each address (SPEC.md section 2) */
-		size_t ncap = fcap;
-		size_t ne = an_sample_frames(c->r, p, &c->maps[th->proc], &c->inl[th->proc], pcs, n, NULL, &all, &fcap);
-		if (fcap != ncap) {
-			fns = realloc(fns, fcap * sizeof(*fns));
-			if (!fns)
-				abort();
-		}
-		for (size_t i = ne; i-- > 0;) { /* outermost first */
-			uint32_t fn = all[i];
-			const struct an_module *m = fn_module(c->r, fn);
-			if (flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL))
-				continue;
-			if (c->filtering && an_filter_match(c->r, flt, fn))
-				match = 1;
-			fns[kept++] = fn;
-		}
-		if (!kept || !match || !ch_event(c, now))
-			continue;
-		uint32_t node = 0;
-		for (unsigned i = 0; i < kept; i++)
-			node = cct_child(&c->frames, node, fns[i]);
-		ch_sep(c);
-		fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", c->f);
-		out_json_str(c->f, fn_name(c->r, fns[kept - 1]));
-		fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", p->pid, th->tid);
-		ch_us(c->f, now - c->t0);
-		fprintf(c->f, ",\"sf\":%u}", node);
-	}
-	if (now > c->tmax)
-		c->tmax = now;
-	free(pcs);
-	free(fns);
-	free(all);
+	struct ch_ctx *c = ctx;
+	if (s->time > c->tmax)
+		c->tmax = s->time;
+	if (!ch_event(c, s->time))
+		return;
+	uint32_t node = 0;
+	for (size_t i = s->nframes; i-- > 0;) /* outermost first */
+		node = cct_child(&c->frames, node, s->fn[i]);
+	ch_sep(c);
+	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", c->f);
+	out_json_str(c->f, fn_name(c->r, s->fn[0]));
+	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", c->d->procs[s->proc].pid, c->d->threads[s->thread].tid);
+	ch_us(c->f, s->time - c->t0);
+	fprintf(c->f, ",\"sf\":%u}", node);
 }
 
 static int ch_selected(const struct ch_ctx *c, uint32_t ti)
@@ -610,23 +813,22 @@ static int ch_selected(const struct ch_ctx *c, uint32_t ti)
 static void ch_pass(struct ch_ctx *c)
 {
 	c->count = 0;
+	if (c->r->sampling) {
+		an_walk_samples(c->d, c->r, c->o->filter, ch_sample, c);
+		return;
+	}
 	for (uint32_t ti = 0; ti < c->d->nthreads; ti++)
-		if (ch_selected(c, ti)) {
-			if (c->r->sampling)
-				ch_sample_thread(c, ti);
-			else
-				ch_instr_thread(c, ti);
-		}
+		if (ch_selected(c, ti))
+			ch_instr_thread(c, ti);
 }
 
-int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const struct out_chrome_opts *o)
+int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct out_chrome_opts *o)
 {
 	struct ch_ctx c = {.f = f, .d = d, .r = r, .o = o, .first = 1, .cutoff = INFINITY};
 	const struct an_filter *flt = o->filter;
 	c.filtering = flt && (flt->module || flt->function);
 	c.maps = calloc(d->nprocs + 1, sizeof(*c.maps));
-	c.inl = calloc(d->nprocs + 1, sizeof(*c.inl));
-	if (!c.maps || !c.inl)
+	if (!c.maps)
 		abort();
 	c.t0 = INFINITY;
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
@@ -639,20 +841,38 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 	c.tmax = c.t0;
 	cct_init(&c.frames);
 
-	/* how many events there are; if too many, where to cut them off */
-	ch_pass(&c);
-	uint64_t total = c.count;
-	if (total > o->max_events) {
+	/* with a cap: how many events there are, and if too many, where to
+	 * cut them off (two more passes); without, one pass writes them all
+	 * as they are read */
+	uint64_t total = 0;
+	if (o->max_events) {
+		ch_pass(&c);
+		total = c.count;
+	}
+	if (o->max_events && total > o->max_events) {
 		c.bins = calloc(CH_BINS, sizeof(*c.bins));
 		if (!c.bins)
 			abort();
-		c.bin_ns = (c.tmax - c.t0) / CH_BINS + 1e-3;
-		ch_pass(&c);
-		uint64_t sum = 0;
-		uint32_t b = 0;
-		while (b < CH_BINS && sum + c.bins[b] <= o->max_events)
-			sum += c.bins[b++];
-		c.cutoff = c.t0 + b * c.bin_ns;
+		/* the latest time before which at most max_events start: a
+		 * histogram of start times, refined in the bin where the cap
+		 * falls (a bin of a long run can hold many more events than the
+		 * cap), down to a nanosecond */
+		double lo = c.t0, width = c.tmax - c.t0 + 1;
+		uint64_t before = 0;
+		for (int round = 0; round < 6; round++) {
+			memset(c.bins, 0, CH_BINS * sizeof(*c.bins));
+			c.bin_lo = lo;
+			c.bin_ns = width / CH_BINS;
+			ch_pass(&c);
+			uint32_t b = 0;
+			while (b < CH_BINS && before + c.bins[b] <= o->max_events)
+				before += c.bins[b++];
+			lo += b * c.bin_ns;
+			width = c.bin_ns;
+			if (b == CH_BINS || width < 1)
+				break;
+		}
+		c.cutoff = lo;
 		free(c.bins);
 		c.bins = NULL;
 	}
@@ -677,7 +897,11 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 		fputs("}}", f);
 	}
 	ch_pass(&c);
+	if (!o->max_events)
+		total = c.count;
 	uint64_t left_out = total - c.written;
+	o->written = c.written;
+	o->left_out = left_out;
 	if (left_out) {
 		ch_sep(&c);
 		fputs("{\"ph\":\"i\",\"s\":\"g\",\"name\":\"stint: events left out\",\"pid\":0,\"tid\":0,\"ts\":", f);
@@ -705,13 +929,12 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, const str
 	fprintf(f, ",\"otherData\":{\"producer\":\"stint\",\"method\":\"%s\",\"events\":%" PRIu64
 		   ",\"events_left_out\":%" PRIu64 ",\"max_events\":%" PRIu64 "%s}}\n",
 		r->sampling ? "sampling" : "instrumentation", c.written, left_out, o->max_events,
-		r->sampling ? "" : ",\"times\":\"as recorded, without probe-cost compensation\"");
+		r->sampling ? "" : o->no_compensation ? ",\"times\":\"as recorded, without probe-cost compensation\""
+					       : ",\"times\":\"probe cost compensated, as in stint report\"");
 	for (uint32_t pi = 0; pi < d->nprocs; pi++) {
 		an_addr_map_free(&c.maps[pi]);
-		an_inline_cache_free(&c.inl[pi]);
 	}
 	free(c.maps);
-	free(c.inl);
 	cct_release(&c.frames);
 	return ferror(f) ? -1 : 0;
 }

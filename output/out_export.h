@@ -43,38 +43,54 @@ void out_paths_release(struct out_paths *fp);
 int out_folded(FILE *f, const struct an_view *v, int value);
 
 /*
- * Callgrind format: one cost line per function (its self cost), one
- * calls=/cost pair per call edge (the inclusive cost along the edge).
- * Recursive activations are named "fn'2" as callgrind's --separate-recs
- * does, so that the inclusive cost of "fn" counts every interval once.
- * Returns 0, -1 on a write error.
+ * Callgrind format.  Instrumentation (from the view): one cost line per
+ * function at its first line (its self cost; the events carry no line
+ * table), one calls=/cost pair per call edge (the inclusive cost along the
+ * edge).  Sampling (from the samples f keeps, rw = v->r writable): self
+ * samples per source line, and per call site line the samples of each
+ * call made there, so callgrind_annotate annotates the source per line.
+ * Each function is written under one file only.  Recursive activations are
+ * named "fn'2" as callgrind's --separate-recs does, so that the inclusive
+ * cost of "fn" counts every interval (sample) once.  Returns 0, -1 on a
+ * write error.
  */
-int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d);
+int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+		  const struct an_filter *flt);
 
 /*
- * pprof: the view as a gzipped perftools.profiles.Profile written to fd
- * (which stays open).  One sample per call path (recursion folded,
- * out_fold_paths); locations and functions
- * per stint function, mappings per module.  Returns 0, -1 on error.
+ * pprof: a gzipped perftools.profiles.Profile written to fd (which stays
+ * open).  Instrumentation: the view, one sample per call path (recursion
+ * folded, out_fold_paths), one location per function.  Sampling: the
+ * samples that filter f keeps (as the view keeps them), one sample per
+ * distinct stack, one location per sampled address with its source line
+ * and inlined functions, one mapping per module of each process.  rw is
+ * v->r, writable (sampled addresses are resolved through its caches).
+ * Returns 0, -1 on error.
  */
-int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d);
+int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+	      const struct an_filter *f);
 
-/* Options of the Chrome trace. */
+/* Options of the Chrome trace, and what it wrote. */
 struct out_chrome_opts {
 	const struct an_filter *filter; /* threads, and which calls to keep */
-	uint64_t max_events;            /* slices/samples written at most */
+	uint64_t max_events;            /* slices/samples written at most; 0: all */
+	int no_compensation;            /* instrumentation: times as recorded */
+	uint64_t written, left_out;     /* set by out_chrome */
 };
 
 /*
  * Chrome trace-event JSON.  Instrumentation: one complete ("X") event per
- * call and per interval in which the thread left the CPU ("off-CPU"), times
- * uncompensated, as the clock saw them.  Sampling: one instant event per
- * sample whose "sf" names its stack in "stackFrames".  When there are more
- * than max_events, the earliest are written (a time cut-off) and a global
- * instant event plus "otherData" say how many were left out.  r is
- * extended with any function it lacks.  Returns 0, -1 on a write error.
+ * call and per interval in which the thread left the CPU ("off-CPU"), on a
+ * timeline whose intervals are compensated for the probe cost as in every
+ * view (an_walk_events; each thread starts at its recorded start), unless
+ * no_compensation.  Sampling: one instant event per sample whose "sf"
+ * names its stack in "stackFrames".  Without max_events the whole run is
+ * written in one streaming pass.  With it, when there are more, the
+ * earliest are written (a time cut-off), a global instant event plus
+ * "otherData" say how many were left out, and o->left_out tells the
+ * caller.  r is extended with any function it lacks.  Returns 0, -1 on a
+ * write error.
  */
-int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r,
-	       const struct out_chrome_opts *o);
+int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct out_chrome_opts *o);
 
 #endif

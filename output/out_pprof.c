@@ -3,7 +3,7 @@
  * (out_pprof.proto, encoded by the C that protoc-c generates from it at
  * build time), gzipped as pprof expects.
  *
- * pprof knows samples, not trees: each call path with a value becomes one
+ * Instrumentation: pprof knows samples, not trees: each call path with a value becomes one
  * sample whose locations are the path, leaf first, and whose values are
  * the path's exclusive ones.  Recursion is folded first (out_fold_paths):
  * a path of 200,000 recursive calls would otherwise be written, and held
@@ -13,10 +13,21 @@
  * exclusive and inclusive values (an inclusive value of a path is the sum
  * of the exclusive values below it).
  *
- * stint keeps functions, not addresses, in its trees, so there is one
- * location per function (address 0, its first line), one function per
- * stint function and one mapping per module, marked as already symbolized
- * so that pprof does not look for the binaries.
+ * Sampling profiles are written from the samples themselves
+ * (an_walk_samples), not from the tree: one location per sampled address
+ * (the leaf's address, a caller's return address) of each process, with
+ * the source line of that address, and where the compiler inlined code
+ * there, one Line per inlined function, innermost first, as pprof expects;
+ * one mapping per module of each process, with its path, build-id and
+ * range.  pprof -list and -lines then show samples per source line.
+ * Each distinct stack is one sample, written as recorded (a sampled stack
+ * holds at most FMT_SAMPLE_MAX_FRAMES addresses, so memory stays
+ * proportional to the data file, recursion or not).
+ *
+ * Instrumentation trees hold functions, not addresses, so there each
+ * function is one location (address 0, at the function's first line).
+ * Either way the profile is marked as symbolized, so that pprof does not
+ * look for the binaries.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -26,6 +37,7 @@
 #include <zlib.h>
 
 #include "out_export.h"
+#include "../analysis/an_walk.h"
 #include "out_pprof.pb-c.h"
 
 /* The string table, with a hash for interning. */
@@ -110,7 +122,382 @@ static int64_t pp_round(double x)
 	return (int64_t)floor(x + 0.5);
 }
 
-int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d)
+/* Encode prof and write it gzipped to fd (which stays open).  Returns 0, -1 on error. */
+static int pp_pack_write(int fd, const StintPprof__Profile *prof)
+{
+	int rc = -1;
+	size_t len = stint_pprof__profile__get_packed_size(prof);
+	uint8_t *buf = malloc(len + 1);
+	if (!buf)
+		abort();
+	stint_pprof__profile__pack(prof, buf);
+	int fd2 = dup(fd); /* gzclose closes its descriptor; the caller keeps fd */
+	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb") : NULL;
+	if (gz) {
+		size_t off = 0;
+		rc = 0;
+		while (off < len) {
+			unsigned chunk = len - off > (1u << 30) ? 1u << 30 : (unsigned)(len - off);
+			if (gzwrite(gz, buf + off, chunk) != (int)chunk) {
+				rc = -1;
+				break;
+			}
+			off += chunk;
+		}
+		if (gzclose(gz) != Z_OK)
+			rc = -1;
+	} else if (fd2 >= 0)
+		close(fd2);
+	free(buf);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Sampling: locations per address, samples per distinct stack
+ * --------------------------------------------------------------------- */
+
+struct pp_loc {
+	uint32_t proc, line0, nline; /* lines: pp_samp.lfn/lline[line0..] */
+	uint64_t pc, mapping;
+	int leaf;
+};
+
+struct pp_samp {
+	struct an_result *r;
+	const struct fmt_data *d;
+	uint32_t *map_base;          /* per process: first mapping id - 1 */
+	uint8_t *map_used;           /* per mapping id */
+	uint8_t *fn_used;            /* per function, grown with r */
+	uint32_t fn_cap;
+	struct pp_loc *loc;          /* location id i + 1 */
+	uint32_t nloc, caploc;
+	uint32_t *loc_hash, loc_hcap;
+	uint32_t *lfn, *lline;       /* Line entries of the locations */
+	uint32_t nl, capl;
+	uint64_t *ids;               /* the distinct stacks' location ids, leaf first */
+	size_t nids, capids;
+	size_t *stk_at;              /* per distinct stack: offset into ids */
+	uint32_t *stk_len;
+	uint64_t *stk_count;
+	uint32_t nstk, capstk;
+	uint32_t *stk_hash, stk_hcap;
+	uint64_t *cur;               /* the stack being added */
+	size_t capcur;
+};
+
+static uint64_t pp_mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t pp_loc_key(uint32_t proc, uint64_t pc, int leaf)
+{
+	return pp_mix(pp_mix(proc, pc), (uint64_t)leaf);
+}
+
+static int pp_loc_eq(const struct pp_loc *l, uint32_t proc, uint64_t pc, int leaf)
+{
+	return l->proc == proc && l->pc == pc && l->leaf == leaf;
+}
+
+/* Grow an open-addressing table of indices (~0u empty) to hold n + 1 entries. */
+static void pp_grow_hash(uint32_t **hash, uint32_t *hcap, uint32_t n, uint64_t (*key)(void *, uint32_t),
+			 void *ctx)
+{
+	if ((n + 1) * 2 <= *hcap)
+		return;
+	uint32_t ncap = *hcap ? *hcap * 2 : 1024;
+	uint32_t *nh = malloc(ncap * sizeof(*nh));
+	if (!nh)
+		abort();
+	memset(nh, 0xff, ncap * sizeof(*nh));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = (uint32_t)key(ctx, i) & (ncap - 1);
+		while (nh[k] != ~0u)
+			k = (k + 1) & (ncap - 1);
+		nh[k] = i;
+	}
+	free(*hash);
+	*hash = nh;
+	*hcap = ncap;
+}
+
+static uint64_t pp_loc_rekey(void *ctx, uint32_t i)
+{
+	const struct pp_loc *l = &((struct pp_samp *)ctx)->loc[i];
+	return pp_loc_key(l->proc, l->pc, l->leaf);
+}
+
+static uint64_t pp_stk_key(const uint64_t *ids, uint32_t n)
+{
+	uint64_t h = n;
+	for (uint32_t i = 0; i < n; i++)
+		h = pp_mix(h, ids[i]);
+	return h;
+}
+
+static uint64_t pp_stk_rekey(void *ctx, uint32_t i)
+{
+	const struct pp_samp *ps = ctx;
+	return pp_stk_key(ps->ids + ps->stk_at[i], ps->stk_len[i]);
+}
+
+/* The mapping (id) of the module of process proc holding pc, 0 if none. */
+static uint64_t pp_mapping_of(struct pp_samp *ps, uint32_t proc, uint64_t pc)
+{
+	const struct fmt_process *p = &ps->d->procs[proc];
+	for (uint32_t i = 0; i < p->nmods; i++)
+		if (pc >= p->mods[i].start && pc < p->mods[i].end) {
+			uint32_t id = ps->map_base[proc] + i + 1;
+			ps->map_used[id] = 1;
+			return id;
+		}
+	return 0;
+}
+
+static void pp_use_fn(struct pp_samp *ps, uint32_t fn)
+{
+	if (fn >= ps->fn_cap) {
+		uint32_t ncap = ps->fn_cap ? ps->fn_cap : 256;
+		while (ncap <= fn)
+			ncap *= 2;
+		ps->fn_used = realloc(ps->fn_used, ncap);
+		if (!ps->fn_used)
+			abort();
+		memset(ps->fn_used + ps->fn_cap, 0, ncap - ps->fn_cap);
+		ps->fn_cap = ncap;
+	}
+	ps->fn_used[fn] = 1;
+}
+
+/* The location id of frames[k..k+n) (one address of the sample). */
+static uint64_t pp_location(struct pp_samp *ps, const struct an_walk_sample *s, size_t k, size_t n)
+{
+	uint32_t pi = s->pc_index[k];
+	uint64_t pc = s->pcs[pi];
+	int leaf = pi == 0;
+	pp_grow_hash(&ps->loc_hash, &ps->loc_hcap, ps->nloc, pp_loc_rekey, ps);
+	uint32_t h = (uint32_t)pp_loc_key(s->proc, pc, leaf) & (ps->loc_hcap - 1);
+	while (ps->loc_hash[h] != ~0u) {
+		if (pp_loc_eq(&ps->loc[ps->loc_hash[h]], s->proc, pc, leaf))
+			return ps->loc_hash[h] + 1;
+		h = (h + 1) & (ps->loc_hcap - 1);
+	}
+	if (ps->nloc == ps->caploc) {
+		ps->caploc = ps->caploc ? ps->caploc * 2 : 256;
+		ps->loc = realloc(ps->loc, ps->caploc * sizeof(*ps->loc));
+		if (!ps->loc)
+			abort();
+	}
+	if (ps->nl + n > ps->capl) {
+		ps->capl = (ps->nl + n) * 2 + 256;
+		ps->lfn = realloc(ps->lfn, ps->capl * sizeof(*ps->lfn));
+		ps->lline = realloc(ps->lline, ps->capl * sizeof(*ps->lline));
+		if (!ps->lfn || !ps->lline)
+			abort();
+	}
+	struct pp_loc *l = &ps->loc[ps->nloc];
+	l->proc = s->proc;
+	l->pc = pc;
+	l->leaf = leaf;
+	l->mapping = pp_mapping_of(ps, s->proc, pc);
+	l->line0 = ps->nl;
+	l->nline = (uint32_t)n;
+	for (size_t j = 0; j < n; j++) { /* innermost inlined function first, as pprof wants */
+		ps->lfn[ps->nl] = s->fn[k + j];
+		ps->lline[ps->nl++] = s->line[k + j];
+		pp_use_fn(ps, s->fn[k + j]);
+	}
+	ps->loc_hash[h] = ps->nloc;
+	return ++ps->nloc;
+}
+
+static void pp_add_sample(void *ctx, const struct an_walk_sample *s)
+{
+	struct pp_samp *ps = ctx;
+	if (s->nframes > ps->capcur) {
+		ps->capcur = s->nframes * 2;
+		ps->cur = realloc(ps->cur, ps->capcur * sizeof(*ps->cur));
+		if (!ps->cur)
+			abort();
+	}
+	uint32_t n = 0;
+	for (size_t k = 0; k < s->nframes;) { /* frames of one address make one location */
+		size_t e = k + 1;
+		while (e < s->nframes && s->pc_index[e] == s->pc_index[k])
+			e++;
+		ps->cur[n++] = pp_location(ps, s, k, e - k);
+		k = e;
+	}
+	pp_grow_hash(&ps->stk_hash, &ps->stk_hcap, ps->nstk, pp_stk_rekey, ps);
+	uint32_t h = (uint32_t)pp_stk_key(ps->cur, n) & (ps->stk_hcap - 1);
+	while (ps->stk_hash[h] != ~0u) {
+		uint32_t i = ps->stk_hash[h];
+		if (ps->stk_len[i] == n && memcmp(ps->ids + ps->stk_at[i], ps->cur, n * sizeof(*ps->cur)) == 0) {
+			ps->stk_count[i]++;
+			return;
+		}
+		h = (h + 1) & (ps->stk_hcap - 1);
+	}
+	if (ps->nstk == ps->capstk) {
+		ps->capstk = ps->capstk ? ps->capstk * 2 : 256;
+		ps->stk_at = realloc(ps->stk_at, ps->capstk * sizeof(*ps->stk_at));
+		ps->stk_len = realloc(ps->stk_len, ps->capstk * sizeof(*ps->stk_len));
+		ps->stk_count = realloc(ps->stk_count, ps->capstk * sizeof(*ps->stk_count));
+		if (!ps->stk_at || !ps->stk_len || !ps->stk_count)
+			abort();
+	}
+	if (ps->nids + n > ps->capids) {
+		ps->capids = (ps->nids + n) * 2 + 1024;
+		ps->ids = realloc(ps->ids, ps->capids * sizeof(*ps->ids));
+		if (!ps->ids)
+			abort();
+	}
+	memcpy(ps->ids + ps->nids, ps->cur, n * sizeof(*ps->cur));
+	ps->stk_at[ps->nstk] = ps->nids;
+	ps->stk_len[ps->nstk] = n;
+	ps->stk_count[ps->nstk] = 1;
+	ps->nids += n;
+	ps->stk_hash[h] = ps->nstk++;
+}
+
+static void pp_samp_free(struct pp_samp *ps)
+{
+	free(ps->map_base);
+	free(ps->map_used);
+	free(ps->fn_used);
+	free(ps->loc);
+	free(ps->loc_hash);
+	free(ps->lfn);
+	free(ps->lline);
+	free(ps->ids);
+	free(ps->stk_at);
+	free(ps->stk_len);
+	free(ps->stk_count);
+	free(ps->stk_hash);
+	free(ps->cur);
+}
+
+/*
+ * Fill prof's mappings, functions, locations and samples from the samples
+ * of d that filter f keeps, and write it.  Returns 0, -1 on error.
+ */
+static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_data *d,
+			     struct an_result *r, const struct an_filter *f, double period_ns)
+{
+	struct pp_samp ps = {.r = r, .d = d};
+	uint32_t nmaps = 0;
+	ps.map_base = calloc(d->nprocs + 1, sizeof(*ps.map_base));
+	if (!ps.map_base)
+		abort();
+	for (uint32_t p = 0; p < d->nprocs; p++) {
+		ps.map_base[p] = nmaps;
+		nmaps += d->procs[p].nmods;
+	}
+	ps.map_used = calloc(nmaps + 1, 1);
+	if (!ps.map_used)
+		abort();
+	an_walk_samples(d, r, f, pp_add_sample, &ps);
+
+	StintPprof__Mapping *maps = calloc(nmaps + 1, sizeof(*maps));
+	StintPprof__Mapping **map_ptrs = calloc(nmaps + 1, sizeof(*map_ptrs));
+	uint32_t nf = r->nfuncs < ps.fn_cap ? r->nfuncs : ps.fn_cap;
+	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
+	StintPprof__Function **fn_ptrs = calloc(nf + 1, sizeof(*fn_ptrs));
+	StintPprof__Location *locs = calloc(ps.nloc + 1, sizeof(*locs));
+	StintPprof__Location **loc_ptrs = calloc(ps.nloc + 1, sizeof(*loc_ptrs));
+	StintPprof__Line *lines = calloc(ps.nl + 1, sizeof(*lines));
+	StintPprof__Line **line_ptrs = calloc(ps.nl + 1, sizeof(*line_ptrs));
+	StintPprof__Sample *smp = calloc(ps.nstk + 1, sizeof(*smp));
+	StintPprof__Sample **smp_ptrs = calloc(ps.nstk + 1, sizeof(*smp_ptrs));
+	int64_t *vals = calloc((size_t)(ps.nstk + 1) * 2, sizeof(*vals));
+	if (!maps || !map_ptrs || !fns || !fn_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs || !smp ||
+	    !smp_ptrs || !vals)
+		abort();
+	for (uint32_t p = 0; p < d->nprocs; p++)
+		for (uint32_t i = 0; i < d->procs[p].nmods; i++) {
+			uint32_t id = ps.map_base[p] + i + 1;
+			if (!ps.map_used[id])
+				continue;
+			const struct fmt_module *fm = &d->procs[p].mods[i];
+			StintPprof__Mapping *mp = &maps[prof->n_mapping];
+			stint_pprof__mapping__init(mp);
+			mp->id = id;
+			mp->filename = pp_str(st, fm->path);
+			mp->build_id = pp_str(st, fm->build_id);
+			mp->memory_start = fm->start;
+			mp->memory_limit = fm->end;
+			mp->file_offset = fm->offset;
+			mp->has_functions = mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = 1;
+			map_ptrs[prof->n_mapping++] = mp;
+		}
+	for (uint32_t fi = 0; fi < nf; fi++) {
+		if (!ps.fn_used[fi])
+			continue;
+		const struct an_func *af = &r->funcs[fi];
+		StintPprof__Function *fp = &fns[prof->n_function];
+		stint_pprof__function__init(fp);
+		fp->id = fi + 1;
+		fp->name = fp->system_name = pp_str(st, af->name);
+		fp->filename = pp_str(st, af->file);
+		fp->start_line = af->line;
+		fn_ptrs[prof->n_function++] = fp;
+	}
+	for (uint32_t i = 0; i < ps.nloc; i++) {
+		const struct pp_loc *pl = &ps.loc[i];
+		StintPprof__Location *lp = &locs[i];
+		stint_pprof__location__init(lp);
+		lp->id = i + 1;
+		lp->mapping_id = pl->mapping;
+		lp->address = pl->pc;
+		lp->n_line = pl->nline;
+		lp->line = &line_ptrs[pl->line0];
+		for (uint32_t k = pl->line0; k < pl->line0 + pl->nline; k++) {
+			stint_pprof__line__init(&lines[k]);
+			lines[k].function_id = ps.lfn[k] + 1;
+			lines[k].line = ps.lline[k];
+			line_ptrs[k] = &lines[k];
+		}
+		loc_ptrs[i] = lp;
+	}
+	prof->n_location = ps.nloc;
+	for (uint32_t i = 0; i < ps.nstk; i++) {
+		StintPprof__Sample *s = &smp[i];
+		stint_pprof__sample__init(s);
+		s->value = &vals[(size_t)i * 2];
+		s->value[0] = (int64_t)ps.stk_count[i];
+		s->value[1] = pp_round((double)ps.stk_count[i] * period_ns);
+		s->n_value = 2;
+		s->location_id = ps.ids + ps.stk_at[i];
+		s->n_location_id = ps.stk_len[i];
+		smp_ptrs[i] = s;
+	}
+	prof->n_sample = ps.nstk;
+	prof->mapping = map_ptrs;
+	prof->function = fn_ptrs;
+	prof->location = loc_ptrs;
+	prof->sample = smp_ptrs;
+	prof->string_table = st->s;
+	prof->n_string_table = st->n;
+	int rc = pp_pack_write(fd, prof);
+	free(maps);
+	free(map_ptrs);
+	free(fns);
+	free(fn_ptrs);
+	free(locs);
+	free(loc_ptrs);
+	free(lines);
+	free(line_ptrs);
+	free(smp);
+	free(smp_ptrs);
+	free(vals);
+	pp_samp_free(&ps);
+	return rc;
+}
+
+int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+	       const struct an_filter *flt)
 {
 	const struct an_result *r = v->r;
 	struct pp_strings st = {0};
@@ -152,8 +539,15 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d)
 						"probe cost compensated as in stint report");
 	prof.comment = comments;
 	prof.n_comment = 2;
+	if (v->sampling) {
+		int src = pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns);
+		free(st.s);
+		free(st.hash);
+		free(note);
+		return src;
+	}
 
-	/* functions, locations and mappings: one per stint function or module used */
+	/* instrumentation: functions, locations and mappings: one per stint function or module used */
 	uint32_t nf = r->nfuncs, nm = r->nmods;
 	uint8_t *fn_used = calloc(nf + 1, 1), *mod_used = calloc(nm + 1, 1);
 	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
@@ -265,30 +659,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d)
 	prof.string_table = st.s;
 	prof.n_string_table = st.n;
 
-	int rc = -1;
-	size_t len = stint_pprof__profile__get_packed_size(&prof);
-	uint8_t *buf = malloc(len + 1);
-	if (!buf)
-		abort();
-	stint_pprof__profile__pack(&prof, buf);
-	int fd2 = dup(fd); /* gzclose closes its descriptor; the caller keeps fd */
-	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb") : NULL;
-	if (gz) {
-		size_t off = 0;
-		rc = 0;
-		while (off < len) {
-			unsigned chunk = len - off > (1u << 30) ? 1u << 30 : (unsigned)(len - off);
-			if (gzwrite(gz, buf + off, chunk) != (int)chunk) {
-				rc = -1;
-				break;
-			}
-			off += chunk;
-		}
-		if (gzclose(gz) != Z_OK)
-			rc = -1;
-	} else if (fd2 >= 0)
-		close(fd2);
-	free(buf);
+	int rc = pp_pack_write(fd, &prof);
 	free(ids);
 	free(vals);
 	free(smp);

@@ -142,6 +142,11 @@ static void fill_build_ids(struct sym_proc *sp)
 		const unsigned char *bits;
 		GElf_Addr vaddr;
 		int n = m ? dwfl_module_build_id(m, &bits, &vaddr) : -1;
+		if (n == 0) { /* reported from the maps: the id is read with the ELF file */
+			GElf_Addr bias;
+			if (dwfl_module_getelf(m, &bias))
+				n = dwfl_module_build_id(m, &bits, &vaddr);
+		}
 		if (n <= 0)
 			continue;
 		char *hex = malloc((size_t)n * 2 + 1);

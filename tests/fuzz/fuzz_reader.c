@@ -46,9 +46,9 @@ static void views(const struct fmt_data *d, struct an_result *r, const struct an
 	}
 	out_folded(sink, &v, AN_EE);
 	out_folded(sink, &v, AN_AE);
-	out_callgrind(sink, &v, d);
+	out_callgrind(sink, &v, d, r, f);
 	fflush(sink);
-	out_pprof(fileno(sink), &v, d);
+	out_pprof(fileno(sink), &v, d, r, f);
 	an_view_release(&v);
 }
 

@@ -1,0 +1,246 @@
+/*
+ * an_walk.c - replays of raw events and samples for the exports that need
+ * a timeline, addresses or source lines (an_walk.h).  The stack rules and
+ * the compensation are those of an_instr.c; the stack expansion that of
+ * an_sample_frames.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_walk.h"
+#include "../format/fmt_event.h"
+#include "../format/fmt_sample.h"
+
+struct walk_frame {
+	uint32_t fn;
+	double start;
+};
+
+double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_addr_map *m, uint32_t ti,
+		      int no_compensation, an_walk_event_fn cb, void *ctx)
+{
+	const struct fmt_thread *th = &d->threads[ti];
+	const struct fmt_process *p = &d->procs[th->proc];
+	uint64_t cost = no_compensation ? 0 : p->cost; /* fixed ticks (1/1024) per event */
+	double fixed_ns = d->ns_per_tick / 1024.0;
+	uint32_t cap = 256, depth = 0;
+	struct walk_frame *st = malloc(cap * sizeof(*st));
+	/* how often each function is open: an exit naming a function that is
+	 * not open must not search the whole stack */
+	uint32_t oncap = 1024, *on = calloc(oncap, sizeof(*on));
+	if (!st || !on)
+		abort();
+	uint64_t ticks = th->start, fixed = 0; /* raw time (names modules), compensated time */
+	double t0 = (double)th->start * d->ns_per_tick, now = t0;
+	struct an_walk_ev e;
+	struct fmt_decoder dec;
+	struct fmt_rec rec;
+	fmt_thread_decoder(th, &dec);
+	while (fmt_decode(&dec, &rec) > 0) {
+		ticks += rec.delta;
+		uint64_t len = rec.delta << 10;
+		fixed += len > cost ? len - cost : 0;
+		memset(&e, 0, sizeof(e));
+		e.what = AN_WALK_INTERVAL;
+		e.start = now;
+		now = t0 + (double)fixed * fixed_ns;
+		e.end = now;
+		e.os = rec.os;
+		e.depth = depth;
+		cb(ctx, &e);
+		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
+			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
+		uint32_t close_to = depth; /* frames at or above this index close */
+		if (push) {
+			uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
+			if (depth == cap) {
+				cap *= 2;
+				st = realloc(st, cap * sizeof(*st));
+				if (!st)
+					abort();
+			}
+			if (fn >= oncap) {
+				uint32_t ncap = oncap;
+				while (ncap <= fn)
+					ncap *= 2;
+				on = realloc(on, ncap * sizeof(*on));
+				if (!on)
+					abort();
+				memset(on + oncap, 0, (ncap - oncap) * sizeof(*on));
+				oncap = ncap;
+			}
+			on[fn]++;
+			st[depth].fn = fn;
+			st[depth].start = now;
+			memset(&e, 0, sizeof(e));
+			e.what = AN_WALK_ENTER;
+			e.fn = fn;
+			e.depth = depth++;
+			e.inherited = rec.kind == FMT_K_EXT;
+			e.start = e.end = now;
+			cb(ctx, &e);
+			close_to = depth;
+		} else if (rec.kind == FMT_K_EXIT && depth) {
+			close_to = depth - 1;
+		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
+			uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
+			uint32_t i = fn < oncap && on[fn] ? depth : 0;
+			while (i > 0 && st[i - 1].fn != fn)
+				i--;
+			if (i > 0) /* longjmp: the skipped frames end here too */
+				close_to = i - 1;
+		}
+		while (depth > close_to) {
+			depth--;
+			on[st[depth].fn]--;
+			memset(&e, 0, sizeof(e));
+			e.what = AN_WALK_EXIT;
+			e.fn = st[depth].fn;
+			e.depth = depth;
+			e.start = st[depth].start;
+			e.end = now;
+			cb(ctx, &e);
+		}
+	}
+	while (depth) { /* frames left open close at the thread's last timestamp */
+		depth--;
+		memset(&e, 0, sizeof(e));
+		e.what = AN_WALK_EXIT;
+		e.fn = st[depth].fn;
+		e.depth = depth;
+		e.start = st[depth].start;
+		e.end = now;
+		cb(ctx, &e);
+	}
+	free(st);
+	free(on);
+	return now;
+}
+
+/* The line and file of each frame of one address's expansion (an_sample_frames' order). */
+static size_t frame_lines(const struct fmt_process *p, const struct an_result *r, uint64_t a, uint32_t holder,
+			  const char **file, uint32_t *line)
+{
+	const struct fmt_line *l = fmt_line_at(p, a);
+	if (!l) {
+		/* no line recorded (no debug information): the function's own */
+		file[0] = holder < r->nfuncs && r->funcs[holder].file[0] ? r->funcs[holder].file : NULL;
+		line[0] = file[0] ? r->funcs[holder].line : 0;
+		return 1;
+	}
+	/* innermost first: the innermost inlined function runs the address's
+	 * line; each outer one (and last the holder) is at the call site of
+	 * the function inlined into it */
+	size_t n = 0;
+	const char *f = l->file;
+	uint32_t ln = l->line;
+	for (uint32_t k = l->ninl; k-- > 0;) {
+		file[n] = f;
+		line[n++] = ln;
+		f = l->inl[k].call_file;
+		ln = l->inl[k].call_line;
+	}
+	file[n] = f && *f ? f : NULL;
+	line[n++] = ln;
+	return n;
+}
+
+void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct an_filter *f,
+		     an_walk_sample_fn cb, void *ctx)
+{
+	int filtering = f && (f->module || f->function);
+	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
+	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
+	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	uint32_t *outer = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
+	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES, kcap = fcap;
+	uint32_t *all = malloc(fcap * sizeof(*all));
+	uint32_t *fns = malloc(kcap * sizeof(*fns)), *pci = malloc(kcap * sizeof(*pci));
+	uint32_t *lines = malloc(kcap * sizeof(*lines));
+	const char **files = malloc(kcap * sizeof(*files));
+	/* per address: at most its inline chain and the holder */
+	size_t lcap = 1024;
+	const char **lf = malloc(lcap * sizeof(*lf));
+	uint32_t *ll = malloc(lcap * sizeof(*ll));
+	if (!maps || !inl || !pcs || !outer || !all || !fns || !pci || !lines || !files || !lf || !ll)
+		abort();
+	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
+		const struct fmt_thread *th = &d->threads[ti];
+		const struct fmt_process *p = &d->procs[th->proc];
+		if (f && f->pid && p->pid != f->pid)
+			continue;
+		if (f && f->tid && th->tid != f->tid)
+			continue;
+		double now = (double)th->start * d->ns_per_tick;
+		const uint8_t *q = th->ev, *end = q ? q + th->ev_len : q;
+		uint64_t dt;
+		unsigned n;
+		int cut;
+		while (fmt_get_sample(&q, end, &dt, pcs, &n, &cut) > 0) {
+			now += (double)dt;
+			if (!n)
+				continue;
+			size_t ne = an_sample_frames(r, p, &maps[th->proc], &inl[th->proc], pcs, n, outer, &all, &fcap);
+			if (ne > kcap) {
+				kcap = fcap;
+				fns = realloc(fns, kcap * sizeof(*fns));
+				pci = realloc(pci, kcap * sizeof(*pci));
+				lines = realloc(lines, kcap * sizeof(*lines));
+				files = realloc(files, kcap * sizeof(*files));
+				if (!fns || !pci || !lines || !files)
+					abort();
+			}
+			size_t kept = 0, at = 0;
+			int match = !filtering;
+			for (unsigned i = 0; i < n && at < ne; i++) {
+				uint64_t a = i ? pcs[i] - 1 : pcs[i];
+				const struct fmt_line *l = fmt_line_at(p, a);
+				size_t want = 1 + (l ? l->ninl : 0);
+				if (want > lcap) {
+					lcap = want * 2;
+					lf = realloc(lf, lcap * sizeof(*lf));
+					ll = realloc(ll, lcap * sizeof(*ll));
+					if (!lf || !ll)
+						abort();
+				}
+				size_t nl = frame_lines(p, r, a, outer[i], lf, ll);
+				uint32_t holder = outer[i];
+				const struct an_module *m =
+					holder < r->nfuncs && r->funcs[holder].module < r->nmods
+						? &r->mods[r->funcs[holder].module] : NULL;
+				int system = f && f->just_my_code && an_is_system_module(m ? m->path : NULL);
+				for (size_t k = 0; k < nl && at < ne; k++, at++) {
+					if (system)
+						continue;
+					if (filtering && !match && an_filter_match(r, f, all[at]))
+						match = 1;
+					fns[kept] = all[at];
+					pci[kept] = i;
+					files[kept] = lf[k];
+					lines[kept++] = ll[k];
+				}
+			}
+			if (!kept || !match)
+				continue;
+			struct an_walk_sample s = {.thread = ti, .proc = th->proc, .time = now, .pcs = pcs, .npcs = n,
+						   .nframes = kept, .fn = fns, .pc_index = pci, .file = files,
+						   .line = lines};
+			cb(ctx, &s);
+		}
+	}
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		an_addr_map_free(&maps[i]);
+		an_inline_cache_free(&inl[i]);
+	}
+	free(maps);
+	free(inl);
+	free(pcs);
+	free(outer);
+	free(all);
+	free(fns);
+	free(pci);
+	free(lines);
+	free(files);
+	free(lf);
+	free(ll);
+}
