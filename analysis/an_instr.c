@@ -37,13 +37,8 @@
  * end, TICK) gets only its probe's half, and an OVERHEAD interval, the
  * profiler's own time, is removed whole.
  */
-enum ev_kind { EV_NONE = 0, EV_FUNC = 1, EV_LIB = 2 };
-
-/* Whether functions are library functions probed at their calls, by index. */
-struct lib_kinds {
-	uint8_t *k; /* 0 unknown, else enum ev_kind */
-	uint32_t cap;
-};
+enum ev_kind { EV_NONE = AN_EV_NONE, EV_FUNC = AN_EV_FUNC, EV_LIB = AN_EV_LIB };
+#define lib_kinds an_lib_kinds
 
 static int is_lib_addr(const struct fmt_process *p, uint64_t a)
 {
@@ -58,7 +53,7 @@ static int is_lib_addr(const struct fmt_process *p, uint64_t a)
 	return lo < p->nlib_fns && p->lib_fns[lo] == a;
 }
 
-static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr)
+unsigned an_fn_kind(struct an_lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr)
 {
 	if (fn >= lk->cap) {
 		uint32_t cap = lk->cap ? lk->cap : 256;
@@ -73,6 +68,28 @@ static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint3
 	if (!lk->k[fn])
 		lk->k[fn] = is_lib_addr(p, addr) ? EV_LIB : EV_FUNC;
 	return lk->k[fn];
+}
+
+void an_comp_costs(const struct fmt_process *p, int no_compensation, uint64_t costs[3])
+{
+	/* (even, so that the halves add up exactly) */
+	costs[AN_EV_NONE] = 0;
+	costs[AN_EV_FUNC] = no_compensation ? 0 : p->cost & ~1ull;
+	costs[AN_EV_LIB] = no_compensation ? 0 : (p->lib_cost ? p->lib_cost : p->cost) & ~1ull;
+}
+
+uint64_t an_comp_sub(const uint64_t costs[3], unsigned prev, unsigned cur, uint64_t len, int overhead,
+		     int no_compensation, uint64_t *unsub)
+{
+	if (overhead) {
+		/* removed whole, the previous probe's second half with it */
+		*unsub += costs[prev] / 2;
+		return no_compensation ? 0 : len;
+	}
+	uint64_t want = costs[prev] / 2 + costs[cur] / 2;
+	uint64_t sub = len < want ? len : want;
+	*unsub += want - sub;
+	return sub;
 }
 
 struct frame {
@@ -121,9 +138,8 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	cct_init(&at->tree);
 	struct cct *t = &at->tree;
 	/* (even, so that the halves add up exactly) */
-	uint64_t costs[3] = {0, p->cost & ~1ull, (p->lib_cost ? p->lib_cost : p->cost) & ~1ull};
-	if (o->no_compensation)
-		costs[EV_FUNC] = costs[EV_LIB] = 0;
+	uint64_t costs[3];
+	an_comp_costs(p, o->no_compensation, costs);
 	unsigned prev = EV_NONE;
 	uint64_t unsub = 0, overhead = 0;
 	uint32_t cap = 256, depth = 0;
@@ -155,21 +171,14 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
 		    (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN)) {
 			fn = an_resolve_at(r, p, m, rec.addr, ticks);
-			cur = fn_kind(lk, p, fn, rec.addr);
+			cur = an_fn_kind(lk, p, fn, rec.addr);
 		} else if (rec.kind == FMT_K_EXIT) {
 			cur = depth ? st[depth - 1].kind : EV_FUNC;
 		}
-		uint64_t sub;
-		if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD) {
-			/* removed whole, the previous probe's second half with it */
+		int is_overhead = rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD;
+		if (is_overhead)
 			overhead += len;
-			sub = o->no_compensation ? 0 : len;
-			unsub += costs[prev] / 2;
-		} else {
-			uint64_t want = costs[prev] / 2 + costs[cur] / 2;
-			sub = len < want ? len : want;
-			unsub += want - sub;
-		}
+		uint64_t sub = an_comp_sub(costs, prev, cur, len, is_overhead, o->no_compensation, &unsub);
 		if (cur == EV_LIB)
 			at->lib_events++;
 		else if (cur == EV_FUNC)
@@ -218,7 +227,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 			struct frame *f = &st[depth++];
 			f->node = cct_child(t, parent, fn);
 			f->fn = fn;
-			f->kind = fn_kind(lk, p, fn, rec.addr);
+			f->kind = an_fn_kind(lk, p, fn, rec.addr);
 			f->counted = rec.kind != FMT_K_EXT;
 			f->match = by_fn && an_filter_match_cached(r, flt, mc, fn);
 			nmatch += (uint64_t)f->match;

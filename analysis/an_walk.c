@@ -13,6 +13,7 @@
 
 struct walk_frame {
 	uint32_t fn;
+	unsigned kind; /* AN_EV_FUNC or AN_EV_LIB: the cost of its probes */
 	double start;
 };
 
@@ -21,7 +22,10 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 {
 	const struct fmt_thread *th = &d->threads[ti];
 	const struct fmt_process *p = &d->procs[th->proc];
-	uint64_t cost = no_compensation ? 0 : p->cost; /* fixed ticks (1/1024) per event */
+	uint64_t costs[3], unsub = 0; /* fixed ticks (1/1024) per probe, by kind */
+	an_comp_costs(p, no_compensation, costs);
+	struct an_lib_kinds lk = {NULL, 0};
+	unsigned prev = AN_EV_NONE;
 	double fixed_ns = d->ns_per_tick / 1024.0;
 	uint32_t cap = 256, depth = 0;
 	struct walk_frame *st = malloc(cap * sizeof(*st));
@@ -39,7 +43,19 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 	while (fmt_decode(&dec, &rec) > 0) {
 		ticks += rec.delta;
 		uint64_t len = rec.delta << 10;
-		fixed += len > cost ? len - cost : 0;
+		/* the compensation of an_instr.c, to the tick */
+		uint32_t rfn = ~0u;
+		unsigned cur = AN_EV_NONE;
+		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
+		    (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN)) {
+			rfn = an_resolve_at(r, p, m, rec.addr, ticks);
+			cur = an_fn_kind(&lk, p, rfn, rec.addr);
+		} else if (rec.kind == FMT_K_EXIT) {
+			cur = depth ? st[depth - 1].kind : AN_EV_FUNC;
+		}
+		int overhead = rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD;
+		fixed += len - an_comp_sub(costs, prev, cur, len, overhead, no_compensation, &unsub);
+		prev = cur;
 		memset(&e, 0, sizeof(e));
 		e.what = AN_WALK_INTERVAL;
 		e.start = now;
@@ -71,6 +87,7 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 			}
 			on[fn]++;
 			st[depth].fn = fn;
+			st[depth].kind = an_fn_kind(&lk, p, fn, rec.addr);
 			st[depth].start = now;
 			memset(&e, 0, sizeof(e));
 			e.what = AN_WALK_ENTER;
@@ -114,6 +131,7 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 	}
 	free(st);
 	free(on);
+	free(lk.k);
 	return now;
 }
 

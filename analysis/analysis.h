@@ -130,6 +130,23 @@ void an_match_cache_free(struct an_match_cache *c);
 /* Mark the ancestors of every selected node of t as selected. */
 void an_select_ancestors(struct cct *t);
 
+/*
+ * Probe-cost compensation, one rule for every walk of events (an_instr.c,
+ * an_walk.c): half of each bordering probe's cost comes off an interval
+ * (functions' and library calls' probes cost differently), an OVERHEAD
+ * interval (the profiler's own time) comes off whole.  Costs and lengths in
+ * 1/1024 ticks.
+ */
+enum { AN_EV_NONE = 0, AN_EV_FUNC = 1, AN_EV_LIB = 2 };
+struct an_lib_kinds {
+	uint8_t *k; /* by function index: 0 unknown, else AN_EV_FUNC or AN_EV_LIB */
+	uint32_t cap;
+};
+unsigned an_fn_kind(struct an_lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr);
+void an_comp_costs(const struct fmt_process *p, int no_compensation, uint64_t costs[3]);
+uint64_t an_comp_sub(const uint64_t costs[3], unsigned prev, unsigned cur, uint64_t len, int overhead,
+		     int no_compensation, uint64_t *unsub);
+
 struct an_opts {
 	int no_compensation;
 	const struct an_filter *filter; /* NULL: the whole run */
