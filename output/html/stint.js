@@ -24,7 +24,7 @@ function add(p) { for (var i = 1; i < arguments.length; i++) if (arguments[i]) p
 
 function fmtTime(ns) {
   if (ns < 1e3) return ns.toFixed(0) + ' ns';
-  if (ns < 1e6) return (ns / 1e3).toFixed(2) + ' \u00b5s';
+  if (ns < 1e6) return (ns / 1e3).toFixed(2) + ' us';
   if (ns < 1e9) return (ns / 1e6).toFixed(2) + ' ms';
   return (ns / 1e9).toFixed(3) + ' s';
 }
