@@ -1083,8 +1083,7 @@ def preempted_tiny_calls(c, calls, options):
     cpus = sorted(os.sched_getaffinity(0))
     cpu = str(cpus[-1])
     if not shutil.which("taskset"):
-        print("SKIP: no taskset (util-linux) to pin a CPU hog")
-        return
+        raise TestSkip("no taskset (util-linux) to pin a CPU hog")
     hog = subprocess.Popen(["taskset", "-c", cpu, c.prog("e2e_preempt_tiny"), "hog"])
     try:
         data = os.path.join(c.tmp, "stint.data")
