@@ -339,19 +339,22 @@ void an_view_modules(const struct an_view *v, struct an_row **rows, uint32_t *n)
  * --------------------------------------------------------------------- */
 
 /*
- * Per node: whether its function is on the path above it (recursion).  One
- * depth-first walk with how often each function is on the current path:
- * asking each node's ancestors instead would take depth x nodes steps, and
- * a recursion 200,000 deep has that many of both.
+ * Depth-first order of v's nodes (the root excluded) with, per node, how
+ * many ancestors share its function (recursion).  One walk with an explicit
+ * stack and how often each function is on the current path: asking each
+ * node's ancestors instead would take depth x nodes steps, and a recursion
+ * 200,000 deep has that many of both.
  */
-static uint8_t *same_above(const struct an_view *v)
+uint32_t an_view_preorder(const struct an_view *v, uint32_t **order, uint32_t **same)
 {
-	uint8_t *same = calloc(v->len + 1, 1);
-	uint32_t *on = calloc(v->r->nfuncs + 1, sizeof(*on));
-	uint32_t *st = malloc((v->len + 1) * sizeof(*st)), *kid = malloc((v->len + 1) * sizeof(*kid));
-	if (!same || !on || !st || !kid)
+	uint32_t *ord = malloc((v->len + 1) * sizeof(*ord));
+	uint32_t *sm = calloc(v->len + 1, sizeof(*sm));
+	uint32_t *st = malloc((v->len + 1) * sizeof(*st));
+	uint32_t *kid = malloc((v->len + 1) * sizeof(*kid));
+	uint32_t *onpath = calloc(v->r->nfuncs + 1, sizeof(*onpath));
+	if (!ord || !sm || !st || !kid || !onpath)
 		abort();
-	uint32_t sp = 0;
+	uint32_t n = 0, sp = 0;
 	st[sp] = 0;
 	kid[sp++] = v->n[0].child;
 	while (sp) {
@@ -359,19 +362,31 @@ static uint8_t *same_above(const struct an_view *v)
 		if (!c) {
 			uint32_t done = st[--sp];
 			if (done && v->n[done].fn < v->r->nfuncs)
-				on[v->n[done].fn]--;
+				onpath[v->n[done].fn]--;
 			continue;
 		}
 		kid[sp - 1] = v->n[c].next;
 		uint32_t fn = v->n[c].fn;
 		if (fn < v->r->nfuncs)
-			same[c] = on[fn]++ > 0;
+			sm[c] = onpath[fn]++;
+		ord[n++] = c;
 		st[sp] = c;
 		kid[sp++] = v->n[c].child;
 	}
-	free(on);
 	free(st);
 	free(kid);
+	free(onpath);
+	*order = ord;
+	*same = sm;
+	return n;
+}
+
+/* Per node: how many ancestors share its function (0: not recursive there). */
+static uint32_t *same_above(const struct an_view *v)
+{
+	uint32_t *order, *same;
+	an_view_preorder(v, &order, &same);
+	free(order);
 	return same;
 }
 
@@ -435,7 +450,7 @@ void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows,
 	self->name = v->r->funcs[fn].name;
 	self->module = v->r->mods[v->r->funcs[fn].module].base;
 	uint32_t *slot = row_slots(v);
-	uint8_t *same = same_above(v);
+	uint32_t *same = same_above(v);
 	for (uint32_t i = 1; i < v->len; i++) {
 		if (v->n[i].fn != fn)
 			continue;
@@ -455,7 +470,7 @@ void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows,
 	*rows = NULL;
 	*n = 0;
 	uint32_t *slot = row_slots(v);
-	uint8_t *same = same_above(v);
+	uint32_t *same = same_above(v);
 	for (uint32_t i = 1; i < v->len; i++) {
 		if (v->n[i].fn != fn)
 			continue;

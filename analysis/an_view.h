@@ -62,6 +62,13 @@ void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows,
 		     struct an_row *self);
 void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows, uint32_t *n);
 
+/*
+ * Depth-first order of v's nodes (root excluded) into *order, and per node
+ * in *same how many of its ancestors share its function; both malloc'd, v->len
+ * long.  Returns the number of nodes in *order.
+ */
+uint32_t an_view_preorder(const struct an_view *v, uint32_t **order, uint32_t **same);
+
 /* Functions whose name matches pattern (exact first, else fnmatch/substring). */
 uint32_t an_find_functions(const struct an_result *r, const char *pattern, uint32_t *out, uint32_t max);
 

@@ -13,51 +13,6 @@
 #include "output.h"
 #include "../analysis/an_walk.h"
 
-/* ------------------------------------------------------------------------
- * Walking a view depth first
- * --------------------------------------------------------------------- */
-
-/*
- * Depth-first order of v's nodes (the root excluded) with, per node, how
- * many ancestors share its function; both arrays malloc'd, v->len long.
- * Explicit stack: recursion in the profiled program makes deep trees.
- */
-static uint32_t view_preorder(const struct an_view *v, uint32_t **order, uint32_t **same)
-{
-	uint32_t *ord = malloc((v->len + 1) * sizeof(*ord));
-	uint32_t *sm = calloc(v->len + 1, sizeof(*sm));
-	uint32_t *st = malloc((v->len + 1) * sizeof(*st));
-	uint32_t *kid = malloc((v->len + 1) * sizeof(*kid));
-	uint32_t *onpath = calloc(v->r->nfuncs + 1, sizeof(*onpath));
-	if (!ord || !sm || !st || !kid || !onpath)
-		abort();
-	uint32_t n = 0, sp = 0;
-	st[sp] = 0;
-	kid[sp++] = v->n[0].child;
-	while (sp) {
-		uint32_t c = kid[sp - 1];
-		if (!c) {
-			uint32_t done = st[--sp];
-			if (done && v->n[done].fn < v->r->nfuncs)
-				onpath[v->n[done].fn]--;
-			continue;
-		}
-		kid[sp - 1] = v->n[c].next;
-		uint32_t fn = v->n[c].fn;
-		if (fn < v->r->nfuncs)
-			sm[c] = onpath[fn]++;
-		ord[n++] = c;
-		st[sp] = c;
-		kid[sp++] = v->n[c].child;
-	}
-	free(st);
-	free(kid);
-	free(onpath);
-	*order = ord;
-	*same = sm;
-	return n;
-}
-
 static const char *fn_name(const struct an_result *r, uint32_t fn)
 {
 	return fn < r->nfuncs ? r->funcs[fn].name : "[unknown]";
@@ -534,7 +489,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 	/* exclusive and inclusive value columns of the events */
 	int self_k[2] = {AN_EE, AN_AE}, incl_k[2] = {AN_EI, AN_AI};
 	uint32_t *order, *same;
-	uint32_t n = view_preorder(v, &order, &same);
+	uint32_t n = an_view_preorder(v, &order, &same);
 	uint32_t nids = r->nfuncs * 2 + 2;
 	double *self = calloc((size_t)nids * 2, sizeof(*self));
 	uint8_t *used = calloc(nids, 1);
