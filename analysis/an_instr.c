@@ -212,17 +212,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 				if (!st)
 					abort();
 			}
-			if (fn >= oncap) {
-				uint32_t ncap = oncap;
-				while (ncap <= fn)
-					ncap *= 2;
-				on = realloc(on, ncap * sizeof(*on));
-				if (!on)
-					abort();
-				memset(on + oncap, 0, (ncap - oncap) * sizeof(*on));
-				oncap = ncap;
-			}
-			on[fn]++;
+			an_open_count_add(&on, &oncap, fn);
 			uint32_t parent = depth ? st[depth - 1].node : 0;
 			struct frame *f = &st[depth++];
 			f->node = cct_child(t, parent, fn);

@@ -68,24 +68,15 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
 		uint32_t close_to = depth; /* frames at or above this index close */
 		if (push) {
-			uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
+			/* entries were resolved above; an inherited frame is not */
+			uint32_t fn = rfn != ~0u ? rfn : an_resolve_at(r, p, m, rec.addr, ticks);
 			if (depth == cap) {
 				cap *= 2;
 				st = realloc(st, cap * sizeof(*st));
 				if (!st)
 					abort();
 			}
-			if (fn >= oncap) {
-				uint32_t ncap = oncap;
-				while (ncap <= fn)
-					ncap *= 2;
-				on = realloc(on, ncap * sizeof(*on));
-				if (!on)
-					abort();
-				memset(on + oncap, 0, (ncap - oncap) * sizeof(*on));
-				oncap = ncap;
-			}
-			on[fn]++;
+			an_open_count_add(&on, &oncap, fn);
 			st[depth].fn = fn;
 			st[depth].kind = an_fn_kind(&lk, p, fn, rec.addr);
 			st[depth].start = now;
@@ -100,7 +91,7 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 		} else if (rec.kind == FMT_K_EXIT && depth) {
 			close_to = depth - 1;
 		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
-			uint32_t fn = an_resolve_at(r, p, m, rec.addr, ticks);
+			uint32_t fn = rfn;
 			uint32_t i = fn < oncap && on[fn] ? depth : 0;
 			while (i > 0 && st[i - 1].fn != fn)
 				i--;

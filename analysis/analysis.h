@@ -12,6 +12,8 @@
 #define STINT_ANALYSIS_H
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "../format/format.h"
 
 enum an_value { AN_EI = 0, AN_EE = 1, AN_AI = 2, AN_AE = 3, AN_NVALUES = 4 };
@@ -146,6 +148,27 @@ unsigned an_fn_kind(struct an_lib_kinds *lk, const struct fmt_process *p, uint32
 void an_comp_costs(const struct fmt_process *p, int no_compensation, uint64_t costs[3]);
 uint64_t an_comp_sub(const uint64_t costs[3], unsigned prev, unsigned cur, uint64_t len, int overhead,
 		     int no_compensation, uint64_t *unsub);
+
+/*
+ * How often each function is open on a walk's stack, by function index
+ * (*on grows to hold fn): an exit naming a function that is not open must
+ * not search a stack 200,000 frames deep.
+ */
+static inline void an_open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn)
+{
+	if (fn >= *cap) {
+		uint32_t ncap = *cap;
+		while (ncap <= fn)
+			ncap *= 2;
+		uint32_t *grown = realloc(*on, ncap * sizeof(**on));
+		if (!grown)
+			abort();
+		memset(grown + *cap, 0, (ncap - *cap) * sizeof(*grown));
+		*on = grown;
+		*cap = ncap;
+	}
+	(*on)[fn]++;
+}
 
 struct an_opts {
 	int no_compensation;
