@@ -1078,6 +1078,22 @@ def test_patched_dlopen(c):
 
 # --- error cases -------------------------------------------------------------
 
+def cpu_time_no_switch_shows(cpu):
+    """Nanoseconds CPU cpu spent so far in interrupts, soft interrupts and
+    hypervisor steal (/proc/stat): time a thread loses without being
+    switched out.  0 where /proc/stat does not say."""
+    try:
+        with open("/proc/stat") as f:
+            for line in f:
+                fields = line.split()
+                if fields and fields[0] == "cpu" + cpu:
+                    ticks = sum(int(x) for x in fields[6:9])  # irq, softirq, steal
+                    return ticks * 1e9 / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
 def preempted_tiny_calls(c, calls, options):
     """Shared by the perf and rusage variants: see test_preempted_tiny_calls."""
     cpus = sorted(os.sched_getaffinity(0))
@@ -1085,12 +1101,14 @@ def preempted_tiny_calls(c, calls, options):
     if not shutil.which("taskset"):
         raise TestSkip("no taskset (util-linux) to pin a CPU hog")
     hog = subprocess.Popen(["taskset", "-c", cpu, c.prog("e2e_preempt_tiny"), "hog"])
+    unseen0 = cpu_time_no_switch_shows(cpu)
     try:
         data = os.path.join(c.tmp, "stint.data")
         argv = ["taskset", "-c", cpu, c.stint, "record", "-m", "instrument", "-o", data] + list(options) + [
             "--", c.prog("e2e_preempt_tiny"), str(calls)]
         p = c.run(argv, expect=0, timeout=60)
     finally:
+        unseen = cpu_time_no_switch_shows(cpu) - unseen0
         hog.kill()
         hog.wait()
     m = re.search(r"cpu_ns=(\d+) switches=(\d+)", p.stdout)
@@ -1114,8 +1132,12 @@ def preempted_tiny_calls(c, calls, options):
           "off-CPU time counted as Application time" % (ms(ai), ms(cpu_ns), switches))
     # a call of a one-line function is a few ns: an Application Exclusive
     # of a millisecond can only be an off-CPU time slice left unflagged
+    # -- unless the CPU itself was taken away without a context switch of the
+    # thread (a hypervisor's steal time, interrupts): no counter the thread
+    # can read sees that, so such time the pinned CPU had is allowed on top.
     worst = func(rep, "one_line")["application_exclusive_max"]
-    check(worst <= 1e6, "one_line: a call with AE %s (max per call); %d switches" % (ms(worst), switches))
+    check(worst <= 1e6 + unseen, "one_line: a call with AE %s (max per call); %d switches; %s of steal and "
+          "interrupt time on CPU %s" % (ms(worst), switches, ms(unseen), cpu))
     # (without compensation a call may hold a chunk switch, the profiler's
     # time reported where it occurred: not checked there)
 
