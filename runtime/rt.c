@@ -444,7 +444,7 @@ int rt_thread_start(struct rt_thread *t)
 		t->state = RT_DONE;
 		return 0;
 	}
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	/* the thread's clock starts now: setting up is the first overhead */
 	uint64_t t0 = rt_clock();
 	t->tid = (pid_t)syscall(SYS_gettid);
@@ -503,11 +503,11 @@ int rt_thread_start(struct rt_thread *t)
 	t->state = RT_ACTIVE;
 	rt_mark_overhead(t);
 	t->fast = rt_g.use_tsc && t->lock != NULL;
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	return 1;
 fail:
 	t->state = RT_DONE;
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	return 0;
 }
 
@@ -610,7 +610,7 @@ static void rt_flush(struct rt_thread *t);
 __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 {
 	int was = t->busy;
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	for (;;) {
 		t->limit = t->end_limit;
 		if (t->state == RT_ACTIVE && t->pos >= t->end_limit)
@@ -629,7 +629,7 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 		else
 			break;
 	}
-	t->busy = was;
+	RT_GUARD(t->busy, was);
 }
 
 /*
@@ -688,9 +688,9 @@ void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 		rt_defer(t, is_exit, fn, now, sw);
 		return;
 	}
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
@@ -743,9 +743,9 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	uint64_t now;
 	while (RT_UNLIKELY((now = __rdtsc(), again = *lock) != sw))
 		sw = again;
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_emit(t, is_exit, fn, now, sw);
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	if (RT_UNLIKELY(((uintptr_t)t->pos & RT_SAMPLE_MASK) < 3)) /* no counter to keep */
 		rt_sample_tail(t);
 	if (RT_UNLIKELY(t->pos >= t->limit))
@@ -772,7 +772,7 @@ static void rt_finish_thread(struct rt_thread *t)
 {
 	if (t->state != RT_ACTIVE)
 		return;
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	if (t->npend)
 		rt_flush(t);
 	uint64_t sw;
@@ -788,7 +788,7 @@ static void rt_finish_thread(struct rt_thread *t)
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 }
 
 /*
@@ -995,7 +995,7 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_ACTIVE && !t->busy) {
-		t->busy = 1;
+		RT_GUARD(t->busy, 1);
 		if (t->npend)
 			rt_flush(t);
 		uint64_t sw;
@@ -1004,7 +1004,7 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 			t->pos = fmt_put_ext(t->pos, FMT_X_TICK, os, now - t->last_t, NULL, 0);
 		t->last_t = now;
-		t->busy = 0;
+		RT_GUARD(t->busy, 0);
 	}
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
@@ -1057,9 +1057,9 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		rt_calibrate(t, 1);
 	rt_save_info();
 	rt_patch_init();
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_mark_overhead(t); /* calibrating and reading the modules */
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -1098,7 +1098,7 @@ RT_API void *dlopen(const char *file, int mode)
 		struct rt_thread *t = &rt_self;
 		int mark = t->state == RT_ACTIVE && !t->busy;
 		if (mark) {
-			t->busy = 1;
+			RT_GUARD(t->busy, 1);
 			rt_mark(t, FMT_X_TICK);
 		}
 		rt_save_maps_epoch(before);
@@ -1106,7 +1106,7 @@ RT_API void *dlopen(const char *file, int mode)
 		rt_patch_init();
 		if (mark) {
 			rt_mark_overhead(t);
-			t->busy = 0;
+			RT_GUARD(t->busy, 0);
 		}
 	}
 	return h;
