@@ -54,9 +54,9 @@ static const char record_usage[] =
 static char *find_runtime(const char *name)
 {
 	const char *dir = util_self_dir();
-	const char *cands[] = {"%s/%s", "%s/../lib/stint/%s", "%s/../lib/%s"};
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
-		char *p = xasprintf(cands[i], dir, name);
+	const char *subdirs[] = {"", "/../lib/stint", "/../lib"};
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		char *p = xasprintf("%s%s/%s", dir, subdirs[i], name);
 		char *real = realpath(p, NULL);
 		free(p);
 		if (real && access(real, R_OK) == 0)
@@ -191,6 +191,11 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 			 const char *why)
 {
 	char err[512];
+	if (!STINT_HAVE_INPROC)
+		die("record: %sthis stint was built without libunwind, so it has no in-process sampler%s "
+		    "(Debian: libunwind-dev, then rebuild)",
+		    strncmp(why, "perf", 4) == 0 ? "perf events are not permitted here, and " : "",
+		    strncmp(why, "perf", 4) == 0 ? " to fall back on" : "");
 	char *lib = find_runtime("libstint-sampler.so");
 	if (!lib)
 		die("cannot find libstint-sampler.so next to '%s'", util_self_dir());
@@ -512,7 +517,7 @@ int cmd_record(int argc, char **argv)
 	if (!sampling && sample_only)
 		die("record: %s is an option of sampling (-m sample); instrumentation records every call",
 		    sample_only);
-	if (duration && !attach)
+	if (duration != 0 && !attach)
 		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
 	keep_old_output(output, force);
 	if (sampling)
