@@ -163,9 +163,7 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 {
 	size_t ne = 0;
 	for (unsigned i = 0; i < n; i++) {
-		/* a caller's return address may be past its function's end: the
-		 * call instruction, one byte back, is inside it */
-		uint64_t a = i ? pcs[i] - 1 : pcs[i];
+		uint64_t a = fmt_caller_pc(pcs[i], i == 0);
 		uint32_t fn = an_resolve(r, p, m, a);
 		if (outer)
 			outer[i] = fn;
@@ -260,7 +258,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	f->used = 1;
 	f->line = ~0u;
 	char k[4200];
-	uint64_t a = leaf ? pc : pc - 1;
+	uint64_t a = fmt_caller_pc(pc, leaf);
 	const struct fmt_module *m = module_of(p, pc);
 	uint32_t mod = an_module_intern(r, m ? m->path : NULL);
 	const struct fmt_line *l = fmt_line_at(p, a);
@@ -396,19 +394,16 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	free(inl);
 	an_match_cache_free(&mc);
 
-	struct an_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
-	struct an_acc *ma = calloc(r->nmods + 1, sizeof(*ma));
-	uint32_t *fn_on = calloc(r->nfuncs + 1, sizeof(*fn_on));
-	uint32_t *mod_on = calloc(r->nmods + 1, sizeof(*mod_on));
+	struct an_acc *fa = an_acc_new(r->nfuncs), *ma = an_acc_new(r->nmods);
 	r->functions = calloc(r->nfuncs + 1, sizeof(*r->functions));
 	r->modules = calloc(r->nmods + 1, sizeof(*r->modules));
 	r->thread_rows = calloc(r->nthreads + 1, sizeof(*r->thread_rows));
 	r->processes = calloc(d->nprocs + 1, sizeof(*r->processes));
-	if (!fa || !ma || !fn_on || !mod_on || !r->functions || !r->modules || !r->thread_rows ||
+	if (!r->functions || !r->modules || !r->thread_rows ||
 	    !r->processes)
 		return -1;
 	for (uint32_t i = 0; i < r->nthreads; i++)
-		an_fold_tree(r, &r->threads[i].tree, fa, ma, fn_on, mod_on);
+		an_fold_tree(r, &r->threads[i].tree, fa, ma);
 	/* under a filter, only what the selection holds has a row */
 	for (uint32_t i = 0; i < r->nfuncs; i++) {
 		if (r->filtered && !fa[i].seen)
@@ -466,7 +461,5 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	tab_rows(r, &addrs, &r->addresses, &r->naddresses);
 	free(fa);
 	free(ma);
-	free(fn_on);
-	free(mod_on);
 	return 0;
 }

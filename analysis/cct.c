@@ -97,7 +97,7 @@ uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
 	n->fn = fn;
 	n->parent = parent;
 	for (int k = 0; k < AN_NVALUES; k++)
-		n->vmin[k] = UINT64_MAX;
+		n->vmin[k] = -1; /* no call yet */
 	n->next = t->n[parent].child;
 	t->n[parent].child = i;
 	t->hash[s] = i;
@@ -358,63 +358,93 @@ void an_select_ancestors(struct cct *t)
 		t->n[0].selected = 1;
 }
 
-/*
- * Add one thread's tree to the per-function and per-module accumulators
- * (its selected nodes: an unselected node has no selected one below it).
- * An iterative depth-first walk keeps how often each function and module
- * is on the current path.
- */
-void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa,
-		     struct an_acc *ma, uint32_t *fn_on, uint32_t *mod_on)
+uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_module, uint32_t **order,
+		      uint32_t **same)
 {
-	uint32_t *stack = malloc((t->len + 1) * sizeof(*stack));
-	uint8_t *leaving = calloc(t->len + 1, 1);
-	if (!stack || !leaving)
+	/* one walk with an explicit stack and how often each key is on the
+	 * current path: asking each node's ancestors instead would take depth
+	 * x nodes steps, and a recursion 200,000 deep has that many of both */
+	uint32_t nkeys = by_module ? r->nmods : r->nfuncs;
+	uint32_t *ord = malloc((t->len + 1) * sizeof(*ord));
+	uint32_t *sm = calloc(t->len + 1, sizeof(*sm));
+	uint32_t *st = malloc((t->len + 1) * sizeof(*st));
+	uint32_t *kid = malloc((t->len + 1) * sizeof(*kid));
+	uint32_t *onpath = calloc(nkeys + 1, sizeof(*onpath));
+	if (!ord || !sm || !st || !kid || !onpath)
 		abort();
-	uint32_t sp = 0;
-	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
-		if (t->n[c].selected)
-			stack[sp++] = c;
+	uint32_t n = 0, sp = 0;
+	st[sp] = 0;
+	kid[sp++] = t->n[0].child;
 	while (sp) {
-		uint32_t i = stack[sp - 1];
-		const struct cct_node *n = &t->n[i];
-		uint32_t mod = r->funcs[n->fn].module;
-		if (leaving[i]) {
-			sp--;
-			fn_on[n->fn]--;
-			mod_on[mod]--;
+		uint32_t c = kid[sp - 1];
+		if (!c) {
+			uint32_t done = st[--sp];
+			uint32_t fn = t->n[done].fn;
+			if (done && fn < r->nfuncs)
+				onpath[by_module ? r->funcs[fn].module : fn]--;
 			continue;
 		}
-		leaving[i] = 1;
-		struct an_acc *f = &fa[n->fn], *mm = &ma[mod];
-		f->seen = mm->seen = 1;
-		f->calls += n->calls;
-		mm->calls += n->calls;
-		f->v[AN_EE] += n->v[AN_EE];
-		f->v[AN_AE] += n->v[AN_AE];
-		mm->v[AN_EE] += n->v[AN_EE];
-		mm->v[AN_AE] += n->v[AN_AE];
-		if (!fn_on[n->fn]) {
-			f->v[AN_EI] += n->v[AN_EI];
-			f->v[AN_AI] += n->v[AN_AI];
-		}
-		if (!mod_on[mod]) {
-			mm->v[AN_EI] += n->v[AN_EI];
-			mm->v[AN_AI] += n->v[AN_AI];
-		}
-		for (int k = 0; k < AN_NVALUES; k++) {
-			if (n->vmin[k] < f->vmin[k])
-				f->vmin[k] = n->vmin[k];
-			if (n->vmax[k] > f->vmax[k])
-				f->vmax[k] = n->vmax[k];
-		}
-		fn_on[n->fn]++;
-		mod_on[mod]++;
-		for (uint32_t c = n->child; c; c = t->n[c].next)
-			if (t->n[c].selected)
-				stack[sp++] = c;
+		kid[sp - 1] = t->n[c].next;
+		uint32_t fn = t->n[c].fn;
+		if (fn < r->nfuncs)
+			sm[c] = onpath[by_module ? r->funcs[fn].module : fn]++;
+		ord[n++] = c;
+		st[sp] = c;
+		kid[sp++] = t->n[c].child;
 	}
-	free(stack);
-	free(leaving);
+	free(st);
+	free(kid);
+	free(onpath);
+	*order = ord;
+	*same = sm;
+	return n;
 }
 
+struct an_acc *an_acc_new(uint32_t n)
+{
+	struct an_acc *acc = calloc(n + 1, sizeof(*acc));
+	if (!acc)
+		abort();
+	for (uint32_t i = 0; i <= n; i++)
+		for (int k = 0; k < AN_NVALUES; k++)
+			acc[i].vmin[k] = -1;
+	return acc;
+}
+
+/* The selected nodes of t into acc, by function or module: an unselected
+ * node has no selected one below it. */
+static void fold_by(const struct an_result *r, const struct cct *t, int by_module, struct an_acc *acc)
+{
+	uint32_t *order, *same;
+	uint32_t len = cct_preorder(t, r, by_module, &order, &same);
+	for (uint32_t j = 0; j < len; j++) {
+		const struct cct_node *n = &t->n[order[j]];
+		if (!n->selected || n->fn >= r->nfuncs)
+			continue;
+		struct an_acc *a = &acc[by_module ? r->funcs[n->fn].module : n->fn];
+		a->seen = 1;
+		a->calls += n->calls;
+		a->v[AN_EE] += n->v[AN_EE];
+		a->v[AN_AE] += n->v[AN_AE];
+		if (!same[order[j]]) {
+			a->v[AN_EI] += n->v[AN_EI];
+			a->v[AN_AI] += n->v[AN_AI];
+		}
+		for (int k = 0; k < AN_NVALUES; k++) {
+			if (n->vmin[k] >= 0 && (a->vmin[k] < 0 || n->vmin[k] < a->vmin[k]))
+				a->vmin[k] = n->vmin[k];
+			if (n->vmax[k] > a->vmax[k])
+				a->vmax[k] = n->vmax[k];
+		}
+	}
+	free(order);
+	free(same);
+}
+
+void an_fold_tree(const struct an_result *r, const struct cct *t, struct an_acc *fa, struct an_acc *ma)
+{
+	if (fa)
+		fold_by(r, t, 0, fa);
+	if (ma)
+		fold_by(r, t, 1, ma);
+}

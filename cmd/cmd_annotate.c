@@ -203,7 +203,7 @@ int cmd_annotate(int argc, char **argv)
 			total++;
 			int counted = 0;
 			for (unsigned i = 0; i < n; i++) {
-				uint64_t a = i ? pcs[i] - 1 : pcs[i];
+				uint64_t a = fmt_caller_pc(pcs[i], i == 0);
 				const struct fmt_symbol *s = fmt_symbol_at(p, a);
 				const struct fmt_line *l = fmt_line_at(p, a);
 				uint32_t ninl = l ? l->ninl : 0;

@@ -441,7 +441,12 @@ static struct hj_edge *hj_edge_get(struct hj_edges *s, uint32_t a, uint32_t b)
 static int hj_cmp_edge(const void *a, const void *b)
 {
 	const struct hj_edge *x = a, *y = b;
-	return (x->v[AN_EI] < y->v[AN_EI]) - (x->v[AN_EI] > y->v[AN_EI]);
+	if (x->v[AN_EI] != y->v[AN_EI])
+		return (x->v[AN_EI] < y->v[AN_EI]) - (x->v[AN_EI] > y->v[AN_EI]);
+	/* ties in a fixed order, whatever order the walk met them in */
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return (x->callee > y->callee) - (x->callee < y->callee);
 }
 
 /*
@@ -451,54 +456,38 @@ static int hj_cmp_edge(const void *a, const void *b)
  */
 static int hj_edges_build(const struct an_view *v, struct hj_edges *s)
 {
-	const struct an_result *r = v->r;
 	s->cap = v->len;
 	s->len = 0;
 	for (s->hcap = 16; s->hcap < 2 * v->len; s->hcap *= 2)
 		;
 	s->e = malloc((size_t)s->cap * sizeof(*s->e));
 	s->hash = malloc((size_t)s->hcap * sizeof(*s->hash));
-	uint32_t *on = calloc((size_t)r->nfuncs + 1, sizeof(*on));
-	uint32_t *stack = malloc((size_t)(v->len + 1) * sizeof(*stack));
-	uint8_t *leaving = calloc(v->len + 1, 1);
+	uint32_t *order = NULL, *same = NULL;
 	int rc = -1;
-	if (!s->e || !s->hash || !on || !stack || !leaving)
+	if (!s->e || !s->hash)
 		goto out;
 	memset(s->hash, 0xff, (size_t)s->hcap * sizeof(*s->hash));
-	uint32_t sp = 0;
-	for (uint32_t c = v->n[0].child; c; c = v->n[c].next)
-		stack[sp++] = c;
-	while (sp) {
-		uint32_t i = stack[sp - 1];
-		const struct view_node *n = &v->n[i];
-		uint32_t fn = n->fn < r->nfuncs ? n->fn : r->nfuncs;
-		if (leaving[i]) {
-			sp--;
-			on[fn]--;
-			continue;
-		}
-		leaving[i] = 1;
+	uint32_t nord = an_view_preorder(v, &order, &same);
+	for (uint32_t k = 0; k < nord; k++) {
+		uint32_t i = order[k];
+		const struct cct_node *n = &v->n[i];
 		uint32_t caller = n->parent == 0 ? ~0u : v->n[n->parent].fn;
 		struct hj_edge *e = hj_edge_get(s, caller, n->fn);
 		e->calls += n->calls;
 		e->v[AN_EE] += n->v[AN_EE];
 		e->v[AN_AE] += n->v[AN_AE];
-		if (!on[fn]) {
+		if (!same[i]) {
 			e->v[AN_EI] += n->v[AN_EI];
 			e->v[AN_AI] += n->v[AN_AI];
 		}
-		on[fn]++;
-		for (uint32_t c = n->child; c; c = v->n[c].next)
-			stack[sp++] = c;
 	}
 	qsort(s->e, s->len, sizeof(*s->e), hj_cmp_edge);
 	rc = 0;
 out:
 	free(s->hash);
 	s->hash = NULL;
-	free(on);
-	free(stack);
-	free(leaving);
+	free(order);
+	free(same);
 	return rc;
 }
 

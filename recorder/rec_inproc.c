@@ -132,7 +132,7 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 						cap = cap ? cap * 2 : 4096;
 						addrs = xrealloc(addrs, cap * sizeof(*addrs));
 					}
-					addrs[naddrs++] = i ? pcs[i] - 1 : pcs[i];
+					addrs[naddrs++] = fmt_caller_pc(pcs[i], i == 0);
 				}
 			}
 			t->ev_owned = out;

@@ -350,9 +350,8 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 	t->len = (size_t)(e - t->ev);
 	t->last = time;
 	t->nsamples++;
-	/* callers are return addresses: their call is one byte back */
 	for (int i = 0; i < n; i++)
-		add_addr(im, i ? pcs[i] - 1 : pcs[i]);
+		add_addr(im, fmt_caller_pc(pcs[i], i == 0));
 }
 
 /* Functions and source lines of every sampled address of an image. */
