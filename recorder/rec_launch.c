@@ -198,7 +198,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			if (strcmp(name, "LD_PRELOAD") == 0 && old && *old) {
 				char *both = xasprintf("%s:%s", val, old);
 				setenv(name, both, 1);
-			} else if (strcmp(name, "STINT_SPOOL") == 0 && val[0] != '/' &&
+			} else if (strcmp(name, FMT_ENV_SPOOL) == 0 && val[0] != '/' &&
 				   getcwd(cwd, sizeof(cwd))) {
 				/* absolute: the program may chdir, and processes it
 				 * starts elsewhere inherit the variable */
@@ -210,7 +210,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			free(name);
 		}
 		if (recorder)
-			setenv("STINT_RECORDER", recorder, 1);
+			setenv(FMT_ENV_RECORDER, recorder, 1);
 		if (c->hold) {
 			char b;
 			close(go[1]);
