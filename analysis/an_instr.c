@@ -28,6 +28,7 @@
 
 #include "analysis.h"
 #include "an_walk.h"
+#include "../lib/util.h"
 
 struct frame {
 	uint32_t node;
@@ -101,9 +102,7 @@ static void instr_event(void *ctx, const struct an_walk_ev *ev)
 	case AN_WALK_ENTER: {
 		if (ev->depth == w->cap) {
 			w->cap *= 2;
-			w->st = realloc(w->st, w->cap * sizeof(*w->st));
-			if (!w->st)
-				abort();
+			w->st = xrealloc(w->st, w->cap * sizeof(*w->st));
 		}
 		uint32_t parent = ev->depth ? w->st[ev->depth - 1].node : 0;
 		struct frame *f = &w->st[ev->depth];
@@ -140,9 +139,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	struct instr_walk w = {.r = r, .flt = flt, .mc = mc, .at = at, .cap = 256};
 	w.by_fn = flt && (flt->function || flt->module);
 	w.all = at->selected && !w.by_fn;
-	w.st = malloc(w.cap * sizeof(*w.st));
-	if (!w.st)
-		abort();
+	w.st = xmalloc(w.cap * sizeof(*w.st));
 	struct an_walk_totals tot;
 	an_walk_events_totals(d, r, m, ti, o->no_compensation, instr_event, &w, &tot);
 	an_select_ancestors(&at->tree);
@@ -180,15 +177,13 @@ static void totals_row(const struct an_result *r, uint64_t e, uint64_t a, struct
 	row->v[AN_AI] = row->v[AN_AE] = (double)a * r->fixed_to_ns;
 }
 
-int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
+void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->fixed_to_ns = d->ns_per_tick / 1024.0;
 	r->nthreads = d->nthreads;
-	r->threads = calloc(d->nthreads ? d->nthreads : 1, sizeof(*r->threads));
-	struct an_addr_map *maps = calloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
-	if (!r->threads || !maps)
-		return -1;
+	r->threads = xcalloc(d->nthreads ? d->nthreads : 1, sizeof(*r->threads));
+	struct an_addr_map *maps = xcalloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
 	uint64_t comp = 0, cost_sum = 0, lib_cost_sum = 0, overhead = 0, unsub = 0;
 	struct an_match_cache mc = {0};
 	r->filtered = an_filter_active(o->filter);
@@ -224,12 +219,10 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	for (uint32_t i = 0; i < r->nthreads; i++)
 		an_fold_tree(r, &r->threads[i].tree, fa, ma);
 
-	r->functions = calloc(r->nfuncs + 1, sizeof(*r->functions));
-	r->modules = calloc(r->nmods + 1, sizeof(*r->modules));
-	r->thread_rows = calloc(r->nthreads + 1, sizeof(*r->thread_rows));
-	r->processes = calloc(d->nprocs + 1, sizeof(*r->processes));
-	if (!r->functions || !r->modules || !r->thread_rows || !r->processes)
-		return -1;
+	r->functions = xcalloc(r->nfuncs + 1, sizeof(*r->functions));
+	r->modules = xcalloc(r->nmods + 1, sizeof(*r->modules));
+	r->thread_rows = xcalloc(r->nthreads + 1, sizeof(*r->thread_rows));
+	r->processes = xcalloc(d->nprocs + 1, sizeof(*r->processes));
 	/* under a filter, only what the selection holds has a row */
 	for (uint32_t i = 0; i < r->nfuncs; i++) {
 		if (r->filtered && !fa[i].seen)
@@ -247,13 +240,9 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 		acc_to_row(r, &ma[i], row);
 		row->name = row->module = r->mods[i].base;
 	}
-	uint64_t *pe = calloc(d->nprocs + 1, sizeof(*pe)), *pa = calloc(d->nprocs + 1, sizeof(*pa));
-	if (!pe || !pa)
-		return -1;
+	uint64_t *pe = xcalloc(d->nprocs + 1, sizeof(*pe)), *pa = xcalloc(d->nprocs + 1, sizeof(*pa));
 	uint64_t se = 0, sa = 0;
-	uint8_t *pshow = calloc(d->nprocs + 1, 1);
-	if (!pshow)
-		return -1;
+	uint8_t *pshow = xcalloc(d->nprocs + 1, 1);
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		const struct an_thread *at = &r->threads[i];
 		const struct fmt_thread *th = &d->threads[i];
@@ -288,5 +277,4 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 	free(pshow);
 	free(fa);
 	free(ma);
-	return 0;
 }

@@ -27,6 +27,7 @@
 
 #include "analysis.h"
 #include "../format/fmt_sample.h"
+#include "../lib/util.h"
 
 /* A string-keyed counter table for lines and addresses. */
 struct key_tab {
@@ -52,9 +53,7 @@ static uint32_t tab_get(struct key_tab *t, const char *key, uint32_t mod)
 {
 	if ((t->n + 1) * 2 > t->hcap) {
 		uint32_t ncap = t->hcap ? t->hcap * 2 : 1024;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
+		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
 		memset(nh, 0xff, ncap * sizeof(*nh));
 		for (uint32_t i = 0; i < t->n; i++) {
 			uint32_t s = (uint32_t)hash_str(t->keys[i]) & (ncap - 1);
@@ -74,16 +73,14 @@ static uint32_t tab_get(struct key_tab *t, const char *key, uint32_t mod)
 	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
-		t->keys = realloc(t->keys, t->cap * sizeof(*t->keys));
-		t->mods = realloc(t->mods, t->cap * sizeof(*t->mods));
-		t->incl = realloc(t->incl, t->cap * sizeof(*t->incl));
-		t->excl = realloc(t->excl, t->cap * sizeof(*t->excl));
-		t->last_sample = realloc(t->last_sample, t->cap * sizeof(*t->last_sample));
-		if (!t->keys || !t->mods || !t->incl || !t->excl || !t->last_sample)
-			abort();
+		t->keys = xrealloc(t->keys, t->cap * sizeof(*t->keys));
+		t->mods = xrealloc(t->mods, t->cap * sizeof(*t->mods));
+		t->incl = xrealloc(t->incl, t->cap * sizeof(*t->incl));
+		t->excl = xrealloc(t->excl, t->cap * sizeof(*t->excl));
+		t->last_sample = xrealloc(t->last_sample, t->cap * sizeof(*t->last_sample));
 	}
 	uint32_t i = t->n++;
-	t->keys[i] = strdup(key);
+	t->keys[i] = xstrdup(key);
 	t->mods[i] = mod;
 	t->incl[i] = t->excl[i] = 0;
 	t->last_sample[i] = ~0u;
@@ -104,10 +101,8 @@ static void tab_count(struct key_tab *t, uint32_t i, uint32_t sample, int leaf)
 /* Move the table into rows owned by r; the keys become r's strings. */
 static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **rows, uint32_t *n)
 {
-	*rows = calloc(t->n + 1, sizeof(**rows));
-	r->owned = realloc(r->owned, (r->nowned + t->n + 1) * sizeof(*r->owned));
-	if (!*rows || !r->owned)
-		abort();
+	*rows = xcalloc(t->n + 1, sizeof(**rows));
+	r->owned = xrealloc(r->owned, (r->nowned + t->n + 1) * sizeof(*r->owned));
 	for (uint32_t i = 0; i < t->n; i++) {
 		struct an_row *row = &(*rows)[i];
 		row->name = t->keys[i];
@@ -131,17 +126,13 @@ static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process 
 {
 	uint32_t li = (uint32_t)(l - p->lines);
 	if (!c->at) {
-		c->at = malloc((p->nlines + 1) * sizeof(*c->at));
-		if (!c->at)
-			abort();
+		c->at = xmalloc((p->nlines + 1) * sizeof(*c->at));
 		memset(c->at, 0xff, (p->nlines + 1) * sizeof(*c->at));
 	}
 	if (c->at[li] == ~0u) {
 		if (c->npool + l->ninl > c->cappool) {
 			c->cappool = (c->npool + l->ninl) * 2 + 64;
-			c->pool = realloc(c->pool, c->cappool * sizeof(*c->pool));
-			if (!c->pool)
-				abort();
+			c->pool = xrealloc(c->pool, c->cappool * sizeof(*c->pool));
 		}
 		c->at[li] = c->npool;
 		for (uint32_t k = 0; k < l->ninl; k++)
@@ -171,9 +162,7 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 		size_t need = ne + 1 + (l ? l->ninl : 0);
 		if (need > *cap) {
 			*cap = need * 2 + 64;
-			*fns = realloc(*fns, *cap * sizeof(**fns));
-			if (!*fns)
-				abort();
+			*fns = xrealloc(*fns, *cap * sizeof(**fns));
 		}
 		if (l && l->ninl) {
 			const uint32_t *chain = inline_fns(r, p, c, l, r->funcs[fn].module);
@@ -242,9 +231,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	if ((c->len + 1) * 2 > c->cap) {
 		struct key_cache n = *c;
 		n.cap = c->cap ? c->cap * 2 : 1024;
-		n.slot = calloc(n.cap, sizeof(*n.slot));
-		if (!n.slot)
-			abort();
+		n.slot = xcalloc(n.cap, sizeof(*n.slot));
 		for (uint32_t i = 0; i < c->cap; i++)
 			if (c->slot[i].used)
 				*key_slot(&n, c->slot[i].pc, c->slot[i].leaf) = c->slot[i];
@@ -274,9 +261,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	}
 	if (c->npool + ncalls > c->cappool) {
 		c->cappool = (c->npool + ncalls) * 2 + 64;
-		c->pool = realloc(c->pool, c->cappool * sizeof(*c->pool));
-		if (!c->pool)
-			abort();
+		c->pool = xrealloc(c->pool, c->cappool * sizeof(*c->pool));
 	}
 	f->calls = c->npool;
 	f->ncalls = ncalls;
@@ -305,7 +290,7 @@ static int stack_matches(const struct an_result *r, const struct an_filter *f, s
 	return 0;
 }
 
-int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
+void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	const struct an_filter *flt = o ? o->filter : NULL;
@@ -315,19 +300,15 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	r->sampling = 1;
 	r->fixed_to_ns = 1;
 	r->nthreads = d->nthreads;
-	r->threads = calloc(d->nthreads + 1, sizeof(*r->threads));
-	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
-	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
-	struct key_cache *kc = calloc(d->nprocs + 1, sizeof(*kc));
-	if (!r->threads || !maps || !inl || !kc)
-		return -1;
+	r->threads = xcalloc(d->nthreads + 1, sizeof(*r->threads));
+	struct an_addr_map *maps = xcalloc(d->nprocs + 1, sizeof(*maps));
+	struct an_inline_cache *inl = xcalloc(d->nprocs + 1, sizeof(*inl));
+	struct key_cache *kc = xcalloc(d->nprocs + 1, sizeof(*kc));
 	struct key_tab lines = {0}, addrs = {0};
-	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	uint32_t *outer = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
+	uint64_t *pcs = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	uint32_t *outer = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
 	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES;
-	uint32_t *fns = malloc(fcap * sizeof(*fns)); /* the expanded stack, innermost first */
-	if (!pcs || !outer || !fns)
-		return -1;
+	uint32_t *fns = xmalloc(fcap * sizeof(*fns)); /* the expanded stack, innermost first */
 	uint32_t sample_id = 0;
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
 		const struct fmt_thread *th = &d->threads[ti];
@@ -395,13 +376,10 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	an_match_cache_free(&mc);
 
 	struct an_acc *fa = an_acc_new(r->nfuncs), *ma = an_acc_new(r->nmods);
-	r->functions = calloc(r->nfuncs + 1, sizeof(*r->functions));
-	r->modules = calloc(r->nmods + 1, sizeof(*r->modules));
-	r->thread_rows = calloc(r->nthreads + 1, sizeof(*r->thread_rows));
-	r->processes = calloc(d->nprocs + 1, sizeof(*r->processes));
-	if (!r->functions || !r->modules || !r->thread_rows ||
-	    !r->processes)
-		return -1;
+	r->functions = xcalloc(r->nfuncs + 1, sizeof(*r->functions));
+	r->modules = xcalloc(r->nmods + 1, sizeof(*r->modules));
+	r->thread_rows = xcalloc(r->nthreads + 1, sizeof(*r->thread_rows));
+	r->processes = xcalloc(d->nprocs + 1, sizeof(*r->processes));
 	for (uint32_t i = 0; i < r->nthreads; i++)
 		an_fold_tree(r, &r->threads[i].tree, fa, ma);
 	/* under a filter, only what the selection holds has a row */
@@ -424,9 +402,7 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 		row->name = row->module = r->mods[i].base;
 	}
 	uint64_t nsel = 0;
-	uint8_t *pshow = calloc(d->nprocs + 1, 1);
-	if (!pshow)
-		return -1;
+	uint8_t *pshow = xcalloc(d->nprocs + 1, 1);
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		const struct fmt_thread *th = &d->threads[i];
 		nsel += r->threads[i].nsel;
@@ -461,5 +437,4 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	tab_rows(r, &addrs, &r->addresses, &r->naddresses);
 	free(fa);
 	free(ma);
-	return 0;
 }

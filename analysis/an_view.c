@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "an_view.h"
+#include "../lib/util.h"
 
 _Static_assert(offsetof(struct an_view, n) == offsetof(struct an_view, tree.n) &&
 		       offsetof(struct an_view, len) == offsetof(struct an_view, tree.len) &&
@@ -82,9 +83,7 @@ int an_filter_match_cached(const struct an_result *r, const struct an_filter *f,
 		uint32_t cap = c->cap ? c->cap : 256;
 		while (cap <= fn)
 			cap *= 2;
-		uint8_t *k = realloc(c->k, cap);
-		if (!k)
-			abort();
+		uint8_t *k = xrealloc(c->k, cap);
 		memset(k + c->cap, 0, cap - c->cap);
 		c->k = k;
 		c->cap = cap;
@@ -104,10 +103,8 @@ void an_match_cache_free(struct an_match_cache *c)
 static void add_thread(struct an_view *v, const struct an_result *r, const struct cct *t,
 		       const struct an_filter *f, double scale)
 {
-	uint32_t *map = malloc((t->len + 1) * sizeof(*map));
-	uint32_t *stack = malloc((t->len + 1) * sizeof(*stack));
-	if (!map || !stack)
-		abort();
+	uint32_t *map = xmalloc((t->len + 1) * sizeof(*map));
+	uint32_t *stack = xmalloc((t->len + 1) * sizeof(*stack));
 	map[0] = 0;
 	uint32_t sp = 0;
 	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
@@ -148,7 +145,7 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 	free(stack);
 }
 
-int an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
+void an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
 		  struct an_view *v)
 {
 	(void)d;
@@ -167,7 +164,6 @@ int an_view_build(const struct fmt_data *d, const struct an_result *r, const str
 			v->total[AN_AE] += (double)at->total_a * scale;
 		}
 	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -179,9 +175,7 @@ static void acc_rows(const struct an_view *v, int by_module, struct an_row **row
 	uint32_t nkeys = by_module ? v->r->nmods : v->r->nfuncs;
 	struct an_acc *acc = an_acc_new(nkeys);
 	an_fold_tree(v->r, &v->tree, by_module ? NULL : acc, by_module ? acc : NULL);
-	*rows = calloc(nkeys + 1, sizeof(**rows));
-	if (!*rows)
-		abort();
+	*rows = xcalloc(nkeys + 1, sizeof(**rows));
 	*n = 0;
 	for (uint32_t i = 0; i < nkeys; i++) {
 		if (!acc[i].seen)
@@ -243,9 +237,7 @@ static struct an_row *row_for(struct an_row **rows, uint32_t *n, uint32_t *cap, 
 		return &(*rows)[slot[si]];
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		*rows = realloc(*rows, *cap * sizeof(**rows));
-		if (!*rows)
-			abort();
+		*rows = xrealloc(*rows, *cap * sizeof(**rows));
 	}
 	slot[si] = *n;
 	struct an_row *r = &(*rows)[(*n)++];
@@ -263,9 +255,7 @@ static struct an_row *row_for(struct an_row **rows, uint32_t *n, uint32_t *cap, 
 
 static uint32_t *row_slots(const struct an_view *v)
 {
-	uint32_t *slot = malloc((v->r->nfuncs + 1) * sizeof(*slot));
-	if (!slot)
-		abort();
+	uint32_t *slot = xmalloc((v->r->nfuncs + 1) * sizeof(*slot));
 	memset(slot, 0xff, (v->r->nfuncs + 1) * sizeof(*slot));
 	return slot;
 }

@@ -39,9 +39,9 @@ int an_is_system_module(const char *path);
  * Build the view of r (the analysis of d, run with filter f: its trees hold
  * the selection's values only, see analysis.h) with f's just-my-code
  * folding.  Only the selected call paths are in the view; its totals are
- * the selection's.  Returns 0, -1 on OOM.
+ * the selection's.
  */
-int an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
+void an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
 		  struct an_view *v);
 void an_view_release(struct an_view *v);
 

@@ -10,6 +10,7 @@
 #include "an_walk.h"
 #include "../format/fmt_event.h"
 #include "../format/fmt_sample.h"
+#include "../lib/util.h"
 
 /*
  * Compensation.  A probe's cost falls partly before its clock read and
@@ -48,9 +49,7 @@ static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint3
 		uint32_t cap = lk->cap ? lk->cap : 256;
 		while (cap <= fn)
 			cap *= 2;
-		lk->k = realloc(lk->k, cap);
-		if (!lk->k)
-			abort();
+		lk->k = xrealloc(lk->k, cap);
 		memset(lk->k + lk->cap, 0, cap - lk->cap);
 		lk->cap = cap;
 	}
@@ -92,9 +91,7 @@ static void open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn)
 		uint32_t ncap = *cap;
 		while (ncap <= fn)
 			ncap *= 2;
-		uint32_t *grown = realloc(*on, ncap * sizeof(**on));
-		if (!grown)
-			abort();
+		uint32_t *grown = xrealloc(*on, ncap * sizeof(**on));
 		memset(grown + *cap, 0, (ncap - *cap) * sizeof(*grown));
 		*on = grown;
 		*cap = ncap;
@@ -127,12 +124,10 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 	unsigned prev = EV_NONE;
 	double fixed_ns = d->ns_per_tick / 1024.0;
 	uint32_t cap = 256, depth = 0;
-	struct walk_frame *st = malloc(cap * sizeof(*st));
+	struct walk_frame *st = xmalloc(cap * sizeof(*st));
 	/* how often each function is open: an exit naming a function that is
 	 * not open must not search the whole stack */
-	uint32_t oncap = 1024, *on = calloc(oncap, sizeof(*on));
-	if (!st || !on)
-		abort();
+	uint32_t oncap = 1024, *on = xcalloc(oncap, sizeof(*on));
 	uint64_t ticks = th->start, fixed = 0; /* raw time (names modules), compensated time */
 	double t0 = (double)th->start * d->ns_per_tick, now = t0;
 	struct an_walk_ev e;
@@ -180,9 +175,7 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 			uint32_t fn = rfn != ~0u ? rfn : an_resolve_at(r, p, m, rec.addr, ticks);
 			if (depth == cap) {
 				cap *= 2;
-				st = realloc(st, cap * sizeof(*st));
-				if (!st)
-					abort();
+				st = xrealloc(st, cap * sizeof(*st));
 			}
 			open_count_add(&on, &oncap, fn);
 			st[depth].fn = fn;
@@ -269,21 +262,19 @@ void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct
 		     an_walk_sample_fn cb, void *ctx)
 {
 	int filtering = f && (f->module || f->function);
-	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
-	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
-	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	uint32_t *outer = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
+	struct an_addr_map *maps = xcalloc(d->nprocs + 1, sizeof(*maps));
+	struct an_inline_cache *inl = xcalloc(d->nprocs + 1, sizeof(*inl));
+	uint64_t *pcs = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	uint32_t *outer = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
 	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES, kcap = fcap;
-	uint32_t *all = malloc(fcap * sizeof(*all));
-	uint32_t *fns = malloc(kcap * sizeof(*fns)), *pci = malloc(kcap * sizeof(*pci));
-	uint32_t *lines = malloc(kcap * sizeof(*lines));
-	const char **files = malloc(kcap * sizeof(*files));
+	uint32_t *all = xmalloc(fcap * sizeof(*all));
+	uint32_t *fns = xmalloc(kcap * sizeof(*fns)), *pci = xmalloc(kcap * sizeof(*pci));
+	uint32_t *lines = xmalloc(kcap * sizeof(*lines));
+	const char **files = xmalloc(kcap * sizeof(*files));
 	/* per address: at most its inline chain and the holder */
 	size_t lcap = 1024;
-	const char **lf = malloc(lcap * sizeof(*lf));
-	uint32_t *ll = malloc(lcap * sizeof(*ll));
-	if (!maps || !inl || !pcs || !outer || !all || !fns || !pci || !lines || !files || !lf || !ll)
-		abort();
+	const char **lf = xmalloc(lcap * sizeof(*lf));
+	uint32_t *ll = xmalloc(lcap * sizeof(*ll));
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
 		const struct fmt_thread *th = &d->threads[ti];
 		const struct fmt_process *p = &d->procs[th->proc];
@@ -303,12 +294,10 @@ void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct
 			size_t ne = an_sample_frames(r, p, &maps[th->proc], &inl[th->proc], pcs, n, outer, &all, &fcap);
 			if (ne > kcap) {
 				kcap = fcap;
-				fns = realloc(fns, kcap * sizeof(*fns));
-				pci = realloc(pci, kcap * sizeof(*pci));
-				lines = realloc(lines, kcap * sizeof(*lines));
-				files = realloc(files, kcap * sizeof(*files));
-				if (!fns || !pci || !lines || !files)
-					abort();
+				fns = xrealloc(fns, kcap * sizeof(*fns));
+				pci = xrealloc(pci, kcap * sizeof(*pci));
+				lines = xrealloc(lines, kcap * sizeof(*lines));
+				files = xrealloc(files, kcap * sizeof(*files));
 			}
 			size_t kept = 0, at = 0;
 			int match = !filtering;
@@ -318,10 +307,8 @@ void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct
 				size_t want = 1 + (l ? l->ninl : 0);
 				if (want > lcap) {
 					lcap = want * 2;
-					lf = realloc(lf, lcap * sizeof(*lf));
-					ll = realloc(ll, lcap * sizeof(*ll));
-					if (!lf || !ll)
-						abort();
+					lf = xrealloc(lf, lcap * sizeof(*lf));
+					ll = xrealloc(ll, lcap * sizeof(*ll));
 				}
 				size_t nl = frame_lines(p, r, a, outer[i], lf, ll);
 				uint32_t holder = outer[i];

@@ -4,6 +4,10 @@
  * (CCT), and the per-function, per-module, per-thread, per-process and
  * session rows are derived from the trees.  No I/O happens here.
  *
+ * Errors: the analyses cannot fail on any input (a damaged file is read as
+ * far as it goes, an_thread.damaged); running out of memory exits with one
+ * line (lib/util.h, x*alloc), as everywhere in stint.
+ *
  * Instrumentation values are kept in "fixed ticks" (clock ticks << 10, so
  * the probe-cost compensation, a fraction of a tick, can be subtracted
  * exactly) until the rows (an_row) convert them to nanoseconds.
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../format/format.h"
+#include "../lib/util.h"
 
 enum an_value { AN_EI = 0, AN_EE = 1, AN_AI = 2, AN_AE = 3, AN_NVALUES = 4 };
 
@@ -243,12 +248,11 @@ struct an_acc *an_acc_new(uint32_t n);
  */
 void an_fold_tree(const struct an_result *r, const struct cct *t, struct an_acc *fa, struct an_acc *ma);
 
-/* Run the instrumentation analysis of d into r, of o->filter's selection.
- * Returns 0, -1 on OOM. */
-int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
+/* Run the instrumentation analysis of d into r, of o->filter's selection. */
+void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
 /* Run the sampling analysis of d into r (doc/numbers.md, sampling), of the
  * selection of o->filter (o may be NULL: the whole run). */
-int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
+void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
 
 void an_result_free(struct an_result *r);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "../lib/util.h"
 
 static uint64_t an_hash64(uint64_t x)
 {
@@ -34,11 +35,9 @@ void cct_init(struct cct *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->cap = 1024;
-	t->n = calloc(t->cap, sizeof(*t->n));
+	t->n = xcalloc(t->cap, sizeof(*t->n));
 	t->hcap = 2048;
-	t->hash = malloc(t->hcap * sizeof(*t->hash));
-	if (!t->n || !t->hash)
-		abort();
+	t->hash = xmalloc(t->hcap * sizeof(*t->hash));
 	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
 	t->len = 1; /* the root */
 	t->n[0].parent = ~0u;
@@ -61,9 +60,7 @@ static void cct_rehash(struct cct *t)
 {
 	free(t->hash);
 	t->hcap *= 2;
-	t->hash = malloc(t->hcap * sizeof(*t->hash));
-	if (!t->hash)
-		abort();
+	t->hash = xmalloc(t->hcap * sizeof(*t->hash));
 	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
 	for (uint32_t i = 1; i < t->len; i++) {
 		uint32_t s = cct_slot(t, t->n[i].parent, t->n[i].fn);
@@ -86,10 +83,7 @@ uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
 	}
 	if (t->len == t->cap) {
 		t->cap *= 2;
-		struct cct_node *nn = realloc(t->n, t->cap * sizeof(*nn));
-		if (!nn)
-			abort();
-		t->n = nn;
+		t->n = xrealloc(t->n, t->cap * sizeof(*t->n));
 	}
 	uint32_t i = t->len++;
 	struct cct_node *n = &t->n[i];
@@ -112,9 +106,7 @@ uint32_t an_module_intern(struct an_result *r, const char *path)
 		path = "[unknown]";
 	if (r->nmods * 2 >= r->mod_hcap) {
 		uint32_t ncap = r->mod_hcap ? r->mod_hcap * 2 : 64;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
+		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
 		memset(nh, 0xff, ncap * sizeof(*nh));
 		for (uint32_t i = 0; i < r->nmods; i++) {
 			uint32_t s = (uint32_t)an_hash_str(r->mods[i].path, 0) & (ncap - 1);
@@ -134,12 +126,10 @@ uint32_t an_module_intern(struct an_result *r, const char *path)
 	}
 	if (r->nmods == r->capmods) {
 		r->capmods = r->capmods ? r->capmods * 2 : 16;
-		r->mods = realloc(r->mods, r->capmods * sizeof(*r->mods));
-		if (!r->mods)
-			abort();
+		r->mods = xrealloc(r->mods, r->capmods * sizeof(*r->mods));
 	}
 	struct an_module *m = &r->mods[r->nmods];
-	m->path = strdup(path);
+	m->path = xstrdup(path);
 	const char *slash = strrchr(m->path, '/');
 	m->base = slash ? slash + 1 : m->path;
 	r->mod_hash[s] = r->nmods;
@@ -156,9 +146,7 @@ uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, 
 {
 	if (r->nfuncs * 2 >= r->fn_hcap) {
 		uint32_t ncap = r->fn_hcap ? r->fn_hcap * 2 : 1024;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
+		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
 		memset(nh, 0xff, ncap * sizeof(*nh));
 		for (uint32_t i = 0; i < r->nfuncs; i++) {
 			uint32_t s = (uint32_t)an_func_hash(r->funcs[i].name, r->funcs[i].module) &
@@ -180,14 +168,12 @@ uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, 
 	}
 	if (r->nfuncs == r->capfuncs) {
 		r->capfuncs = r->capfuncs ? r->capfuncs * 2 : 256;
-		r->funcs = realloc(r->funcs, r->capfuncs * sizeof(*r->funcs));
-		if (!r->funcs)
-			abort();
+		r->funcs = xrealloc(r->funcs, r->capfuncs * sizeof(*r->funcs));
 	}
 	struct an_func *f = &r->funcs[r->nfuncs];
-	f->name = strdup(name);
+	f->name = xstrdup(name);
 	f->module = module;
-	f->file = strdup(file ? file : "");
+	f->file = xstrdup(file ? file : "");
 	f->line = line;
 	r->fn_hash[s] = r->nfuncs;
 	return r->nfuncs++;
@@ -242,10 +228,8 @@ static void addr_map_put(struct an_addr_map *m, uint64_t a, uint32_t v)
 	if ((m->len + 1) * 2 > m->cap) {
 		struct an_addr_map n = {0};
 		n.cap = m->cap ? m->cap * 2 : 256;
-		n.keys = calloc(n.cap, sizeof(*n.keys));
-		n.vals = calloc(n.cap, sizeof(*n.vals));
-		if (!n.keys || !n.vals)
-			abort();
+		n.keys = xcalloc(n.cap, sizeof(*n.keys));
+		n.vals = xcalloc(n.cap, sizeof(*n.vals));
 		for (uint32_t i = 0; i < m->cap; i++)
 			if (m->keys[i])
 				addr_map_put(&n, m->keys[i], m->vals[i]);
@@ -365,13 +349,11 @@ uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_mod
 	 * current path: asking each node's ancestors instead would take depth
 	 * x nodes steps, and a recursion 200,000 deep has that many of both */
 	uint32_t nkeys = by_module ? r->nmods : r->nfuncs;
-	uint32_t *ord = malloc((t->len + 1) * sizeof(*ord));
-	uint32_t *sm = calloc(t->len + 1, sizeof(*sm));
-	uint32_t *st = malloc((t->len + 1) * sizeof(*st));
-	uint32_t *kid = malloc((t->len + 1) * sizeof(*kid));
-	uint32_t *onpath = calloc(nkeys + 1, sizeof(*onpath));
-	if (!ord || !sm || !st || !kid || !onpath)
-		abort();
+	uint32_t *ord = xmalloc((t->len + 1) * sizeof(*ord));
+	uint32_t *sm = xcalloc(t->len + 1, sizeof(*sm));
+	uint32_t *st = xmalloc((t->len + 1) * sizeof(*st));
+	uint32_t *kid = xmalloc((t->len + 1) * sizeof(*kid));
+	uint32_t *onpath = xcalloc(nkeys + 1, sizeof(*onpath));
 	uint32_t n = 0, sp = 0;
 	st[sp] = 0;
 	kid[sp++] = t->n[0].child;
@@ -402,9 +384,7 @@ uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_mod
 
 struct an_acc *an_acc_new(uint32_t n)
 {
-	struct an_acc *acc = calloc(n + 1, sizeof(*acc));
-	if (!acc)
-		abort();
+	struct an_acc *acc = xcalloc(n + 1, sizeof(*acc));
 	for (uint32_t i = 0; i <= n; i++)
 		for (int k = 0; k < AN_NVALUES; k++)
 			acc[i].vmin[k] = -1;

@@ -1,10 +1,14 @@
 /*
  * util.h - small helpers for the stint tools (never linked into the
- * runtime): diagnostics, allocation that dies on exhaustion, byte buffers.
+ * runtime): diagnostics, allocation that exits on exhaustion, UTF-8, files.
  *
- * Error tiers: library code returns -1 and leaves the words to its caller;
- * only cmd/ calls die().  Messages start with "stint: ", state the error
- * first, quote the subject, and end without a period.
+ * Error policy: library code (analysis/, output/, recorder/, symbol/,
+ * format/) returns errors (-1, with the words in an err buffer where it has
+ * them) and leaves what to do to its caller; only cmd/ calls die().  The
+ * one exception is memory: every allocation goes through the x*alloc
+ * helpers below, which exit with the one line "stint: out of memory", as
+ * nothing lower down could do better.  Messages start with "stint: ", state
+ * the error first, quote the subject, and end without a period.
  */
 #ifndef STINT_UTIL_H
 #define STINT_UTIL_H

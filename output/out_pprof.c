@@ -39,6 +39,7 @@
 #include "out_export.h"
 #include "../analysis/an_walk.h"
 #include "out_pprof.pb-c.h"
+#include "../lib/util.h"
 
 /* The string table, with a hash for interning. */
 struct pp_strings {
@@ -64,9 +65,7 @@ static int64_t pp_str(struct pp_strings *t, const char *s)
 		s = "";
 	if ((t->n + 1) * 2 > t->hcap) {
 		uint32_t ncap = t->hcap ? t->hcap * 2 : 256;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
+		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
 		memset(nh, 0xff, ncap * sizeof(*nh));
 		for (size_t i = 0; i < t->n; i++) {
 			uint32_t k = (uint32_t)pp_hash(t->s[i]) & (ncap - 1);
@@ -86,9 +85,7 @@ static int64_t pp_str(struct pp_strings *t, const char *s)
 	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
-		t->s = realloc(t->s, t->cap * sizeof(*t->s));
-		if (!t->s)
-			abort();
+		t->s = xrealloc(t->s, t->cap * sizeof(*t->s));
 	}
 	t->s[t->n] = (char *)s; /* protobuf-c wants char *; never written */
 	t->hash[k] = (uint32_t)t->n;
@@ -127,9 +124,7 @@ static int pp_pack_write(int fd, const StintPprof__Profile *prof)
 {
 	int rc = -1;
 	size_t len = stint_pprof__profile__get_packed_size(prof);
-	uint8_t *buf = malloc(len + 1);
-	if (!buf)
-		abort();
+	uint8_t *buf = xmalloc(len + 1);
 	stint_pprof__profile__pack(prof, buf);
 	int fd2 = dup(fd); /* gzclose closes its descriptor; the caller keeps fd */
 	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb") : NULL;
@@ -208,9 +203,7 @@ static void pp_grow_hash(uint32_t **hash, uint32_t *hcap, uint32_t n, uint64_t (
 	if ((n + 1) * 2 <= *hcap)
 		return;
 	uint32_t ncap = *hcap ? *hcap * 2 : 1024;
-	uint32_t *nh = malloc(ncap * sizeof(*nh));
-	if (!nh)
-		abort();
+	uint32_t *nh = xmalloc(ncap * sizeof(*nh));
 	memset(nh, 0xff, ncap * sizeof(*nh));
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = (uint32_t)key(ctx, i) & (ncap - 1);
@@ -262,9 +255,7 @@ static void pp_use_fn(struct pp_samp *ps, uint32_t fn)
 		uint32_t ncap = ps->fn_cap ? ps->fn_cap : 256;
 		while (ncap <= fn)
 			ncap *= 2;
-		ps->fn_used = realloc(ps->fn_used, ncap);
-		if (!ps->fn_used)
-			abort();
+		ps->fn_used = xrealloc(ps->fn_used, ncap);
 		memset(ps->fn_used + ps->fn_cap, 0, ncap - ps->fn_cap);
 		ps->fn_cap = ncap;
 	}
@@ -286,16 +277,12 @@ static uint64_t pp_location(struct pp_samp *ps, const struct an_walk_sample *s, 
 	}
 	if (ps->nloc == ps->caploc) {
 		ps->caploc = ps->caploc ? ps->caploc * 2 : 256;
-		ps->loc = realloc(ps->loc, ps->caploc * sizeof(*ps->loc));
-		if (!ps->loc)
-			abort();
+		ps->loc = xrealloc(ps->loc, ps->caploc * sizeof(*ps->loc));
 	}
 	if (ps->nl + n > ps->capl) {
 		ps->capl = (ps->nl + n) * 2 + 256;
-		ps->lfn = realloc(ps->lfn, ps->capl * sizeof(*ps->lfn));
-		ps->lline = realloc(ps->lline, ps->capl * sizeof(*ps->lline));
-		if (!ps->lfn || !ps->lline)
-			abort();
+		ps->lfn = xrealloc(ps->lfn, ps->capl * sizeof(*ps->lfn));
+		ps->lline = xrealloc(ps->lline, ps->capl * sizeof(*ps->lline));
 	}
 	struct pp_loc *l = &ps->loc[ps->nloc];
 	l->proc = s->proc;
@@ -318,9 +305,7 @@ static void pp_add_sample(void *ctx, const struct an_walk_sample *s)
 	struct pp_samp *ps = ctx;
 	if (s->nframes > ps->capcur) {
 		ps->capcur = s->nframes * 2;
-		ps->cur = realloc(ps->cur, ps->capcur * sizeof(*ps->cur));
-		if (!ps->cur)
-			abort();
+		ps->cur = xrealloc(ps->cur, ps->capcur * sizeof(*ps->cur));
 	}
 	uint32_t n = 0;
 	for (size_t k = 0; k < s->nframes;) { /* frames of one address make one location */
@@ -342,17 +327,13 @@ static void pp_add_sample(void *ctx, const struct an_walk_sample *s)
 	}
 	if (ps->nstk == ps->capstk) {
 		ps->capstk = ps->capstk ? ps->capstk * 2 : 256;
-		ps->stk_at = realloc(ps->stk_at, ps->capstk * sizeof(*ps->stk_at));
-		ps->stk_len = realloc(ps->stk_len, ps->capstk * sizeof(*ps->stk_len));
-		ps->stk_count = realloc(ps->stk_count, ps->capstk * sizeof(*ps->stk_count));
-		if (!ps->stk_at || !ps->stk_len || !ps->stk_count)
-			abort();
+		ps->stk_at = xrealloc(ps->stk_at, ps->capstk * sizeof(*ps->stk_at));
+		ps->stk_len = xrealloc(ps->stk_len, ps->capstk * sizeof(*ps->stk_len));
+		ps->stk_count = xrealloc(ps->stk_count, ps->capstk * sizeof(*ps->stk_count));
 	}
 	if (ps->nids + n > ps->capids) {
 		ps->capids = (ps->nids + n) * 2 + 1024;
-		ps->ids = realloc(ps->ids, ps->capids * sizeof(*ps->ids));
-		if (!ps->ids)
-			abort();
+		ps->ids = xrealloc(ps->ids, ps->capids * sizeof(*ps->ids));
 	}
 	memcpy(ps->ids + ps->nids, ps->cur, n * sizeof(*ps->cur));
 	ps->stk_at[ps->nstk] = ps->nids;
@@ -388,33 +369,26 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 {
 	struct pp_samp ps = {.r = r, .d = d};
 	uint32_t nmaps = 0;
-	ps.map_base = calloc(d->nprocs + 1, sizeof(*ps.map_base));
-	if (!ps.map_base)
-		abort();
+	ps.map_base = xcalloc(d->nprocs + 1, sizeof(*ps.map_base));
 	for (uint32_t p = 0; p < d->nprocs; p++) {
 		ps.map_base[p] = nmaps;
 		nmaps += d->procs[p].nmods;
 	}
-	ps.map_used = calloc(nmaps + 1, 1);
-	if (!ps.map_used)
-		abort();
+	ps.map_used = xcalloc(nmaps + 1, 1);
 	an_walk_samples(d, r, f, pp_add_sample, &ps);
 
-	StintPprof__Mapping *maps = calloc(nmaps + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = calloc(nmaps + 1, sizeof(*map_ptrs));
+	StintPprof__Mapping *maps = xcalloc(nmaps + 1, sizeof(*maps));
+	StintPprof__Mapping **map_ptrs = xcalloc(nmaps + 1, sizeof(*map_ptrs));
 	uint32_t nf = r->nfuncs < ps.fn_cap ? r->nfuncs : ps.fn_cap;
-	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = calloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = calloc(ps.nloc + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = calloc(ps.nloc + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = calloc(ps.nl + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = calloc(ps.nl + 1, sizeof(*line_ptrs));
-	StintPprof__Sample *smp = calloc(ps.nstk + 1, sizeof(*smp));
-	StintPprof__Sample **smp_ptrs = calloc(ps.nstk + 1, sizeof(*smp_ptrs));
-	int64_t *vals = calloc((size_t)(ps.nstk + 1) * 2, sizeof(*vals));
-	if (!maps || !map_ptrs || !fns || !fn_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs || !smp ||
-	    !smp_ptrs || !vals)
-		abort();
+	StintPprof__Function *fns = xcalloc(nf + 1, sizeof(*fns));
+	StintPprof__Function **fn_ptrs = xcalloc(nf + 1, sizeof(*fn_ptrs));
+	StintPprof__Location *locs = xcalloc(ps.nloc + 1, sizeof(*locs));
+	StintPprof__Location **loc_ptrs = xcalloc(ps.nloc + 1, sizeof(*loc_ptrs));
+	StintPprof__Line *lines = xcalloc(ps.nl + 1, sizeof(*lines));
+	StintPprof__Line **line_ptrs = xcalloc(ps.nl + 1, sizeof(*line_ptrs));
+	StintPprof__Sample *smp = xcalloc(ps.nstk + 1, sizeof(*smp));
+	StintPprof__Sample **smp_ptrs = xcalloc(ps.nstk + 1, sizeof(*smp_ptrs));
+	int64_t *vals = xcalloc((size_t)(ps.nstk + 1) * 2, sizeof(*vals));
 	for (uint32_t p = 0; p < d->nprocs; p++)
 		for (uint32_t i = 0; i < d->procs[p].nmods; i++) {
 			uint32_t id = ps.map_base[p] + i + 1;
@@ -529,10 +503,8 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	prof.time_nanos = (int64_t)d->wall_start;
 	prof.duration_nanos = (int64_t)d->duration_ns;
 	int64_t comments[2];
-	char *note = NULL;
-	if (asprintf(&note, "stint %s profile of: %s", v->sampling ? "sampling" : "instrumentation",
-		     d->command ? d->command : "") < 0)
-		abort();
+	char *note = xasprintf("stint %s profile of: %s", v->sampling ? "sampling" : "instrumentation",
+			       d->command ? d->command : "");
 	comments[0] = pp_str(&st, note);
 	comments[1] = pp_str(&st, v->sampling ? "cpu = samples x the sampling period (1 / frequency)"
 					      : "elapsed and application: exclusive time of each call path, "
@@ -549,18 +521,15 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 
 	/* instrumentation: functions, locations and mappings: one per stint function or module used */
 	uint32_t nf = r->nfuncs, nm = r->nmods;
-	uint8_t *fn_used = calloc(nf + 1, 1), *mod_used = calloc(nm + 1, 1);
-	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = calloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = calloc(nf + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = calloc(nf + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = calloc(nf + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = calloc(nf + 1, sizeof(*line_ptrs));
-	StintPprof__Mapping *maps = calloc(nm + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = calloc(nm + 1, sizeof(*map_ptrs));
-	if (!fn_used || !mod_used || !fns || !fn_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs ||
-	    !maps || !map_ptrs)
-		abort();
+	uint8_t *fn_used = xcalloc(nf + 1, 1), *mod_used = xcalloc(nm + 1, 1);
+	StintPprof__Function *fns = xcalloc(nf + 1, sizeof(*fns));
+	StintPprof__Function **fn_ptrs = xcalloc(nf + 1, sizeof(*fn_ptrs));
+	StintPprof__Location *locs = xcalloc(nf + 1, sizeof(*locs));
+	StintPprof__Location **loc_ptrs = xcalloc(nf + 1, sizeof(*loc_ptrs));
+	StintPprof__Line *lines = xcalloc(nf + 1, sizeof(*lines));
+	StintPprof__Line **line_ptrs = xcalloc(nf + 1, sizeof(*line_ptrs));
+	StintPprof__Mapping *maps = xcalloc(nm + 1, sizeof(*maps));
+	StintPprof__Mapping **map_ptrs = xcalloc(nm + 1, sizeof(*map_ptrs));
 	for (uint32_t i = 1; i < v->len; i++)
 		if (v->n[i].fn < nf) {
 			fn_used[v->n[i].fn] = 1;
@@ -614,19 +583,16 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	/* one sample per call path with a value, recursion folded: the
 	 * locations of all samples grow with the data, not its square */
 	struct out_paths fp;
-	if (out_fold_paths(v, &fp) < 0)
-		abort();
+	out_fold_paths(v, &fp);
 	uint32_t np = fp.t.len;
-	StintPprof__Sample *smp = calloc(np + 1, sizeof(*smp));
-	StintPprof__Sample **smp_ptrs = calloc(np + 1, sizeof(*smp_ptrs));
-	int64_t *vals = calloc((size_t)(np + 1) * 3, sizeof(*vals));
+	StintPprof__Sample *smp = xcalloc(np + 1, sizeof(*smp));
+	StintPprof__Sample **smp_ptrs = xcalloc(np + 1, sizeof(*smp_ptrs));
+	int64_t *vals = xcalloc((size_t)(np + 1) * 3, sizeof(*vals));
 	size_t nids = 0;
 	for (uint32_t i = 1; i < np; i++)
 		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
 			nids++;
-	uint64_t *ids = malloc((nids + 1) * sizeof(*ids));
-	if (!smp || !smp_ptrs || !vals || !ids)
-		abort();
+	uint64_t *ids = xmalloc((nids + 1) * sizeof(*ids));
 	size_t used_ids = 0;
 	for (uint32_t i = 1; i < np; i++) {
 		const double *fx = fp.x[i];

@@ -32,10 +32,8 @@ static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **
 	uint32_t n = 0;
 	for (uint32_t c = v->n[i].child; c; c = v->n[c].next)
 		n++;
-	uint32_t *a = malloc((n + 1) * sizeof(*a));
-	struct kid_key *k = malloc((n + 1) * sizeof(*k));
-	if (!a || !k)
-		abort();
+	uint32_t *a = xmalloc((n + 1) * sizeof(*a));
+	struct kid_key *k = xmalloc((n + 1) * sizeof(*k));
 	n = 0;
 	for (uint32_t c = v->n[i].child; c; c = v->n[c].next, n++)
 		k[n] = (struct kid_key){v->n[c].v[AN_EI], n, c};
@@ -230,9 +228,7 @@ static void tree_walk(struct tree_ctx *c, uint32_t root, int hot, int format)
 {
 	const struct an_view *v = c->v;
 	uint32_t cap = 64, sp = 0;
-	struct tree_frame *st = malloc(cap * sizeof(*st));
-	if (!st)
-		abort();
+	struct tree_frame *st = xmalloc(cap * sizeof(*st));
 	st[sp++] = (struct tree_frame){.node = root, .hot = hot, .first = 1};
 	for (;;) {
 		struct tree_frame *fr = &st[sp - 1];
@@ -258,9 +254,7 @@ static void tree_walk(struct tree_ctx *c, uint32_t root, int hot, int format)
 			fr->first = 0;
 			if (sp == cap) {
 				cap *= 2;
-				st = realloc(st, cap * sizeof(*st));
-				if (!st)
-					abort();
+				st = xrealloc(st, cap * sizeof(*st));
 			}
 			st[sp++] = (struct tree_frame){.node = ch, .hot = is_hot, .first = 1};
 			continue;
@@ -327,10 +321,8 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 			   uint32_t n, const struct an_row *self, int json, int *first_section)
 {
 	/* by inclusive value, largest first, ties in their order (stable) */
-	struct kid_key *k = malloc((n + 1) * sizeof(*k));
-	struct an_row *sorted = malloc((n + 1) * sizeof(*sorted));
-	if (!k || !sorted)
-		abort();
+	struct kid_key *k = xmalloc((n + 1) * sizeof(*k));
+	struct an_row *sorted = xmalloc((n + 1) * sizeof(*sorted));
 	for (uint32_t x = 0; x < n; x++)
 		k[x] = (struct kid_key){rows[x].v[AN_EI], x, x};
 	qsort(k, n, sizeof(*k), kid_cmp);
