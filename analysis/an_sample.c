@@ -36,41 +36,21 @@ struct key_tab {
 	uint64_t *incl, *excl;
 	uint32_t *last_sample; /* the sample that last counted it inclusively */
 	uint32_t n, cap;
-	uint32_t *hash, hcap;
+	struct util_index index; /* key -> entry */
 };
 
-static uint64_t hash_str(const char *s)
+static uint64_t tab_key(const void *t, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return util_hash_str(((const struct key_tab *)t)->keys[i], 0);
 }
 
 static uint32_t tab_get(struct key_tab *t, const char *key, uint32_t mod)
 {
-	if ((t->n + 1) * 2 > t->hcap) {
-		uint32_t ncap = t->hcap ? t->hcap * 2 : 1024;
-		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < t->n; i++) {
-			uint32_t s = (uint32_t)hash_str(t->keys[i]) & (ncap - 1);
-			while (nh[s] != ~0u)
-				s = (s + 1) & (ncap - 1);
-			nh[s] = i;
-		}
-		free(t->hash);
-		t->hash = nh;
-		t->hcap = ncap;
-	}
-	uint32_t s = (uint32_t)hash_str(key) & (t->hcap - 1);
-	while (t->hash[s] != ~0u) {
-		if (strcmp(t->keys[t->hash[s]], key) == 0)
-			return t->hash[s];
-		s = (s + 1) & (t->hcap - 1);
-	}
+	util_index_reserve(&t->index, t->n, tab_key, t);
+	uint32_t *s = util_index_probe(&t->index, util_hash_str(key, 0));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&t->index, s))
+		if (strcmp(t->keys[*s], key) == 0)
+			return *s;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->keys = xrealloc(t->keys, t->cap * sizeof(*t->keys));
@@ -84,7 +64,7 @@ static uint32_t tab_get(struct key_tab *t, const char *key, uint32_t mod)
 	t->mods[i] = mod;
 	t->incl[i] = t->excl[i] = 0;
 	t->last_sample[i] = ~0u;
-	t->hash[s] = i;
+	*s = i;
 	return i;
 }
 
@@ -117,7 +97,7 @@ static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **row
 	free(t->incl);
 	free(t->excl);
 	free(t->last_sample);
-	free(t->hash);
+	util_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -172,14 +152,6 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 		(*fns)[ne++] = fn;
 	}
 	return ne;
-}
-
-static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t a)
-{
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (a >= p->mods[i].start && a < p->mods[i].end)
-			return &p->mods[i];
-	return NULL;
 }
 
 /*
@@ -246,7 +218,8 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	f->line = ~0u;
 	char k[4200];
 	uint64_t a = fmt_caller_pc(pc, leaf);
-	const struct fmt_module *m = module_of(p, pc);
+	int mi = fmt_module_at(p, pc);
+	const struct fmt_module *m = mi >= 0 ? &p->mods[mi] : NULL;
 	uint32_t mod = an_module_intern(r, m ? m->path : NULL);
 	const struct fmt_line *l = fmt_line_at(p, a);
 	uint32_t calls[64], ncalls = 0;

@@ -16,7 +16,7 @@
 
 _Static_assert(offsetof(struct an_view, n) == offsetof(struct an_view, tree.n) &&
 		       offsetof(struct an_view, len) == offsetof(struct an_view, tree.len) &&
-		       offsetof(struct an_view, hcap) == offsetof(struct an_view, tree.hcap),
+		       offsetof(struct an_view, index) == offsetof(struct an_view, tree.index),
 	       "an_view's node fields are its struct cct's");
 
 static void view_init(struct an_view *v, const struct an_result *r)

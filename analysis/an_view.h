@@ -24,7 +24,7 @@ struct an_view {
 		struct {
 			struct cct_node *n;
 			uint32_t len, cap;
-			uint32_t *hash, hcap;   /* (parent, fn) -> node */
+			struct util_index index; /* (parent, fn) -> node */
 		};
 	};
 	int sampling;

@@ -65,8 +65,7 @@ struct cct_node {
 struct cct {
 	struct cct_node *n;
 	uint32_t len, cap;
-	uint32_t *hash; /* open addressing over (parent, fn) -> node */
-	uint32_t hcap;
+	struct util_index index; /* (parent, fn) -> node */
 };
 
 void cct_init(struct cct *t);
@@ -188,9 +187,8 @@ struct an_result {
 	uint32_t nlines, naddresses;
 	char **owned;          /* strings the line/address rows point to */
 	uint32_t nowned;
-	/* hash tables for interning */
-	uint32_t *fn_hash, fn_hcap;
-	uint32_t *mod_hash, mod_hcap;
+	/* for interning: (name, module) -> function, path -> module */
+	struct util_index fn_index, mod_index;
 };
 
 /* address -> function index, one per process */

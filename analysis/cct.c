@@ -11,34 +11,11 @@
 #include "analysis.h"
 #include "../lib/util.h"
 
-static uint64_t an_hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t an_hash_str(const char *s, uint64_t seed)
-{
-	uint64_t h = 1469598103934665603ull ^ seed;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 void cct_init(struct cct *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->cap = 1024;
 	t->n = xcalloc(t->cap, sizeof(*t->n));
-	t->hcap = 2048;
-	t->hash = xmalloc(t->hcap * sizeof(*t->hash));
-	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
 	t->len = 1; /* the root */
 	t->n[0].parent = ~0u;
 	t->n[0].fn = ~0u;
@@ -47,40 +24,28 @@ void cct_init(struct cct *t)
 void cct_release(struct cct *t)
 {
 	free(t->n);
-	free(t->hash);
+	util_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
-static uint32_t cct_slot(const struct cct *t, uint32_t parent, uint32_t fn)
+static uint64_t cct_key(uint32_t parent, uint32_t fn)
 {
-	return (uint32_t)an_hash64(((uint64_t)parent << 32) | fn) & (t->hcap - 1);
+	return util_hash64(((uint64_t)parent << 32) | fn);
 }
 
-static void cct_rehash(struct cct *t)
+static uint64_t cct_node_key(const void *t, uint32_t i)
 {
-	free(t->hash);
-	t->hcap *= 2;
-	t->hash = xmalloc(t->hcap * sizeof(*t->hash));
-	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
-	for (uint32_t i = 1; i < t->len; i++) {
-		uint32_t s = cct_slot(t, t->n[i].parent, t->n[i].fn);
-		while (t->hash[s] != ~0u)
-			s = (s + 1) & (t->hcap - 1);
-		t->hash[s] = i;
-	}
+	const struct cct_node *n = &((const struct cct *)t)->n[i];
+	return cct_key(n->parent, n->fn);
 }
 
 uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
 {
-	uint32_t s = cct_slot(t, parent, fn);
-	for (;;) {
-		uint32_t i = t->hash[s];
-		if (i == ~0u)
-			break;
-		if (t->n[i].parent == parent && t->n[i].fn == fn)
-			return i;
-		s = (s + 1) & (t->hcap - 1);
-	}
+	util_index_reserve(&t->index, t->len, cct_node_key, t);
+	uint32_t *s = util_index_probe(&t->index, cct_key(parent, fn));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&t->index, s))
+		if (t->n[*s].parent == parent && t->n[*s].fn == fn)
+			return *s;
 	if (t->len == t->cap) {
 		t->cap *= 2;
 		t->n = xrealloc(t->n, t->cap * sizeof(*t->n));
@@ -94,36 +59,24 @@ uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
 		n->vmin[k] = -1; /* no call yet */
 	n->next = t->n[parent].child;
 	t->n[parent].child = i;
-	t->hash[s] = i;
-	if (t->len * 2 > t->hcap)
-		cct_rehash(t);
+	*s = i;
 	return i;
+}
+
+static uint64_t mod_key(const void *r, uint32_t i)
+{
+	return util_hash_str(((const struct an_result *)r)->mods[i].path, 0);
 }
 
 uint32_t an_module_intern(struct an_result *r, const char *path)
 {
 	if (!path || !*path)
 		path = "[unknown]";
-	if (r->nmods * 2 >= r->mod_hcap) {
-		uint32_t ncap = r->mod_hcap ? r->mod_hcap * 2 : 64;
-		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < r->nmods; i++) {
-			uint32_t s = (uint32_t)an_hash_str(r->mods[i].path, 0) & (ncap - 1);
-			while (nh[s] != ~0u)
-				s = (s + 1) & (ncap - 1);
-			nh[s] = i;
-		}
-		free(r->mod_hash);
-		r->mod_hash = nh;
-		r->mod_hcap = ncap;
-	}
-	uint32_t s = (uint32_t)an_hash_str(path, 0) & (r->mod_hcap - 1);
-	while (r->mod_hash[s] != ~0u) {
-		if (strcmp(r->mods[r->mod_hash[s]].path, path) == 0)
-			return r->mod_hash[s];
-		s = (s + 1) & (r->mod_hcap - 1);
-	}
+	util_index_reserve(&r->mod_index, r->nmods, mod_key, r);
+	uint32_t *s = util_index_probe(&r->mod_index, util_hash_str(path, 0));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&r->mod_index, s))
+		if (strcmp(r->mods[*s].path, path) == 0)
+			return *s;
 	if (r->nmods == r->capmods) {
 		r->capmods = r->capmods ? r->capmods * 2 : 16;
 		r->mods = xrealloc(r->mods, r->capmods * sizeof(*r->mods));
@@ -132,40 +85,29 @@ uint32_t an_module_intern(struct an_result *r, const char *path)
 	m->path = xstrdup(path);
 	const char *slash = strrchr(m->path, '/');
 	m->base = slash ? slash + 1 : m->path;
-	r->mod_hash[s] = r->nmods;
+	*s = r->nmods;
 	return r->nmods++;
 }
 
-static uint64_t an_func_hash(const char *name, uint32_t module)
+static uint64_t func_hash(const char *name, uint32_t module)
 {
-	return an_hash_str(name, module * 0x9E3779B97F4A7C15ull);
+	return util_hash_str(name, module * 0x9E3779B97F4A7C15ull);
+}
+
+static uint64_t func_key(const void *r, uint32_t i)
+{
+	const struct an_func *f = &((const struct an_result *)r)->funcs[i];
+	return func_hash(f->name, f->module);
 }
 
 uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
 			uint32_t line)
 {
-	if (r->nfuncs * 2 >= r->fn_hcap) {
-		uint32_t ncap = r->fn_hcap ? r->fn_hcap * 2 : 1024;
-		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < r->nfuncs; i++) {
-			uint32_t s = (uint32_t)an_func_hash(r->funcs[i].name, r->funcs[i].module) &
-				     (ncap - 1);
-			while (nh[s] != ~0u)
-				s = (s + 1) & (ncap - 1);
-			nh[s] = i;
-		}
-		free(r->fn_hash);
-		r->fn_hash = nh;
-		r->fn_hcap = ncap;
-	}
-	uint32_t s = (uint32_t)an_func_hash(name, module) & (r->fn_hcap - 1);
-	while (r->fn_hash[s] != ~0u) {
-		struct an_func *f = &r->funcs[r->fn_hash[s]];
-		if (f->module == module && strcmp(f->name, name) == 0)
-			return r->fn_hash[s];
-		s = (s + 1) & (r->fn_hcap - 1);
-	}
+	util_index_reserve(&r->fn_index, r->nfuncs, func_key, r);
+	uint32_t *s = util_index_probe(&r->fn_index, func_hash(name, module));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&r->fn_index, s))
+		if (r->funcs[*s].module == module && strcmp(r->funcs[*s].name, name) == 0)
+			return *s;
 	if (r->nfuncs == r->capfuncs) {
 		r->capfuncs = r->capfuncs ? r->capfuncs * 2 : 256;
 		r->funcs = xrealloc(r->funcs, r->capfuncs * sizeof(*r->funcs));
@@ -175,7 +117,7 @@ uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, 
 	f->module = module;
 	f->file = xstrdup(file ? file : "");
 	f->line = line;
-	r->fn_hash[s] = r->nfuncs;
+	*s = r->nfuncs;
 	return r->nfuncs++;
 }
 
@@ -196,8 +138,8 @@ void an_result_free(struct an_result *r)
 	free(r->modules);
 	free(r->thread_rows);
 	free(r->processes);
-	free(r->fn_hash);
-	free(r->mod_hash);
+	util_index_free(&r->fn_index);
+	util_index_free(&r->mod_index);
 	free(r->lines);
 	free(r->addresses);
 	for (uint32_t i = 0; i < r->nowned; i++)
@@ -255,14 +197,6 @@ void an_addr_map_free(struct an_addr_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static const struct fmt_module *module_at(const struct fmt_process *p, uint64_t a)
-{
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (a >= p->mods[i].start && a < p->mods[i].end)
-			return &p->mods[i];
-	return NULL;
-}
-
 /* Intern the function that symbol s (or, unnamed, module mm) gives a. */
 static uint32_t intern_at(struct an_result *r, const struct fmt_process *p, const struct fmt_symbol *s,
 			  const struct fmt_module *mm, uint64_t a)
@@ -288,7 +222,8 @@ uint32_t an_resolve(struct an_result *r, const struct fmt_process *p, struct an_
 	const struct fmt_symbol *s = fmt_symbol_at(p, a);
 	if (!s && a > 0) /* a return address just past a call at a function's end */
 		s = fmt_symbol_at(p, a - 1);
-	f = intern_at(r, p, s, module_at(p, a), a);
+	int mi = fmt_module_at(p, a);
+	f = intern_at(r, p, s, mi >= 0 ? &p->mods[mi] : NULL, a);
 	addr_map_put(m, a, f);
 	return f;
 }

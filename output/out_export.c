@@ -124,11 +124,9 @@ static const char *cg_file(const struct an_result *r, uint32_t fn)
 	return fn < r->nfuncs && r->funcs[fn].file && *r->funcs[fn].file ? r->funcs[fn].file : "???";
 }
 
-static const struct an_result *cg_sort_r; /* qsort has no context argument */
-
-static int cg_file_cmp(const void *a, const void *b)
+static int cg_file_cmp(const void *a, const void *b, void *r)
 {
-	return strcmp(cg_file(cg_sort_r, *(const uint32_t *)a), cg_file(cg_sort_r, *(const uint32_t *)b));
+	return strcmp(cg_file(r, *(const uint32_t *)a), cg_file(r, *(const uint32_t *)b));
 }
 
 /* Number the distinct source files: functions sorted by file, equal runs share a number. */
@@ -138,8 +136,7 @@ static uint32_t *cg_number_files(const struct an_result *r)
 	uint32_t *id = xmalloc((r->nfuncs + 1) * sizeof(*id));
 	for (uint32_t i = 0; i < r->nfuncs; i++)
 		idx[i] = i;
-	cg_sort_r = r;
-	qsort(idx, r->nfuncs, sizeof(*idx), cg_file_cmp);
+	qsort_r(idx, r->nfuncs, sizeof(*idx), cg_file_cmp, (void *)r);
 	uint32_t next = 0;
 	for (uint32_t i = 0; i < r->nfuncs; i++) {
 		if (i && strcmp(cg_file(r, idx[i]), cg_file(r, idx[i - 1])) != 0)
@@ -214,11 +211,11 @@ struct cg_samp {
 	const struct an_result *r;
 	struct cg_cost *c;
 	uint32_t n, cap;
-	uint32_t *hash, hcap;
+	struct util_index index; /* (from, line, to) -> cost */
 	/* file names, interned (the file numbers of fl=/cfi=) */
 	const char **files;
 	uint32_t nfiles, capfiles;
-	uint32_t *fhash, fhcap;
+	struct util_index file_index;
 	uint32_t *fn_file;  /* per function: its file number, ~0u until known */
 	uint32_t *stamp;    /* per function: the last sample it was seen in, + 1 */
 	uint32_t nfn, sample;
@@ -227,44 +224,24 @@ struct cg_samp {
 	uint64_t total;
 };
 
-static uint64_t cg_hash_str(const char *s)
+static uint64_t cg_file_key(const void *cs, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return util_hash_str(((const struct cg_samp *)cs)->files[i], 0);
 }
 
 static uint32_t cg_file_num(struct cg_samp *cs, const char *name)
 {
-	if ((cs->nfiles + 1) * 2 > cs->fhcap) {
-		uint32_t ncap = cs->fhcap ? cs->fhcap * 2 : 256;
-		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < cs->nfiles; i++) {
-			uint32_t k = (uint32_t)cg_hash_str(cs->files[i]) & (ncap - 1);
-			while (nh[k] != ~0u)
-				k = (k + 1) & (ncap - 1);
-			nh[k] = i;
-		}
-		free(cs->fhash);
-		cs->fhash = nh;
-		cs->fhcap = ncap;
-	}
-	uint32_t k = (uint32_t)cg_hash_str(name) & (cs->fhcap - 1);
-	while (cs->fhash[k] != ~0u) {
-		if (strcmp(cs->files[cs->fhash[k]], name) == 0)
-			return cs->fhash[k];
-		k = (k + 1) & (cs->fhcap - 1);
-	}
+	util_index_reserve(&cs->file_index, cs->nfiles, cg_file_key, cs);
+	uint32_t *k = util_index_probe(&cs->file_index, util_hash_str(name, 0));
+	for (; *k != UTIL_INDEX_EMPTY; k = util_index_next(&cs->file_index, k))
+		if (strcmp(cs->files[*k], name) == 0)
+			return *k;
 	if (cs->nfiles == cs->capfiles) {
 		cs->capfiles = cs->capfiles ? cs->capfiles * 2 : 256;
 		cs->files = xrealloc(cs->files, cs->capfiles * sizeof(*cs->files));
 	}
 	cs->files[cs->nfiles] = name; /* the data file's and r's strings outlive the export */
-	cs->fhash[k] = cs->nfiles;
+	*k = cs->nfiles;
 	return cs->nfiles++;
 }
 
@@ -303,38 +280,30 @@ static uint64_t cg_cost_key(uint32_t from, uint32_t line, uint32_t to)
 	return h ^ (h >> 32);
 }
 
+static uint64_t cg_cost_rekey(const void *cs, uint32_t i)
+{
+	const struct cg_cost *c = &((const struct cg_samp *)cs)->c[i];
+	return cg_cost_key(c->from, c->line, c->to);
+}
+
 static void cg_add(struct cg_samp *cs, uint32_t from, uint32_t file, uint32_t line, uint32_t to)
 {
-	if ((cs->n + 1) * 2 > cs->hcap) {
-		uint32_t ncap = cs->hcap ? cs->hcap * 2 : 1024;
-		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < cs->n; i++) {
-			uint32_t k = (uint32_t)cg_cost_key(cs->c[i].from, cs->c[i].line, cs->c[i].to) & (ncap - 1);
-			while (nh[k] != ~0u)
-				k = (k + 1) & (ncap - 1);
-			nh[k] = i;
-		}
-		free(cs->hash);
-		cs->hash = nh;
-		cs->hcap = ncap;
-	}
+	util_index_reserve(&cs->index, cs->n, cg_cost_rekey, cs);
 	/* a function's lines are all in its one file: (from, line, to) is the key */
-	uint32_t k = (uint32_t)cg_cost_key(from, line, to) & (cs->hcap - 1);
-	while (cs->hash[k] != ~0u) {
-		struct cg_cost *c = &cs->c[cs->hash[k]];
+	uint32_t *k = util_index_probe(&cs->index, cg_cost_key(from, line, to));
+	for (; *k != UTIL_INDEX_EMPTY; k = util_index_next(&cs->index, k)) {
+		struct cg_cost *c = &cs->c[*k];
 		if (c->from == from && c->line == line && c->to == to) {
 			c->n++;
 			return;
 		}
-		k = (k + 1) & (cs->hcap - 1);
 	}
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? cs->cap * 2 : 1024;
 		cs->c = xrealloc(cs->c, cs->cap * sizeof(*cs->c));
 	}
 	cs->c[cs->n] = (struct cg_cost){from, file, line, to, 1};
-	cs->hash[k] = cs->n++;
+	*k = cs->n++;
 }
 
 static void cg_add_sample(void *ctx, const struct an_walk_sample *s)
@@ -425,9 +394,9 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 	free(fl_done);
 	free(ob_done);
 	free(cs.c);
-	free(cs.hash);
+	util_index_free(&cs.index);
 	free(cs.files);
-	free(cs.fhash);
+	util_index_free(&cs.file_index);
 	free(cs.fn_file);
 	free(cs.stamp);
 	free(cs.ids);

@@ -410,27 +410,30 @@ struct hj_edge {
 struct hj_edges {
 	struct hj_edge *e;
 	uint32_t len, cap;
-	uint32_t *hash, hcap;
+	struct util_index index; /* (caller, callee) -> edge */
 };
 
-static uint32_t hj_edge_slot(const struct hj_edges *s, uint32_t a, uint32_t b)
+static uint64_t hj_edge_key(uint32_t a, uint32_t b)
 {
-	uint64_t x = ((uint64_t)a << 32) | b;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (uint32_t)x & (s->hcap - 1);
+	return util_hash64(((uint64_t)a << 32) | b);
+}
+
+static uint64_t hj_edge_rekey(const void *s, uint32_t i)
+{
+	const struct hj_edge *e = &((const struct hj_edges *)s)->e[i];
+	return hj_edge_key(e->caller, e->callee);
 }
 
 static struct hj_edge *hj_edge_get(struct hj_edges *s, uint32_t a, uint32_t b)
 {
-	uint32_t h = hj_edge_slot(s, a, b);
-	for (; s->hash[h] != ~0u; h = (h + 1) & (s->hcap - 1)) {
-		struct hj_edge *e = &s->e[s->hash[h]];
+	util_index_reserve(&s->index, s->len, hj_edge_rekey, s);
+	uint32_t *h = util_index_probe(&s->index, hj_edge_key(a, b));
+	for (; *h != UTIL_INDEX_EMPTY; h = util_index_next(&s->index, h)) {
+		struct hj_edge *e = &s->e[*h];
 		if (e->caller == a && e->callee == b)
 			return e;
 	}
-	s->hash[h] = s->len;
+	*h = s->len;
 	struct hj_edge *e = &s->e[s->len++];
 	memset(e, 0, sizeof(*e));
 	e->caller = a;
@@ -458,15 +461,12 @@ static int hj_edges_build(const struct an_view *v, struct hj_edges *s)
 {
 	s->cap = v->len;
 	s->len = 0;
-	for (s->hcap = 16; s->hcap < 2 * v->len; s->hcap *= 2)
-		;
+	memset(&s->index, 0, sizeof(s->index));
 	s->e = malloc((size_t)s->cap * sizeof(*s->e));
-	s->hash = malloc((size_t)s->hcap * sizeof(*s->hash));
 	uint32_t *order = NULL, *same = NULL;
 	int rc = -1;
-	if (!s->e || !s->hash)
+	if (!s->e)
 		goto out;
-	memset(s->hash, 0xff, (size_t)s->hcap * sizeof(*s->hash));
 	uint32_t nord = an_view_preorder(v, &order, &same);
 	for (uint32_t k = 0; k < nord; k++) {
 		uint32_t i = order[k];
@@ -484,8 +484,7 @@ static int hj_edges_build(const struct an_view *v, struct hj_edges *s)
 	qsort(s->e, s->len, sizeof(*s->e), hj_cmp_edge);
 	rc = 0;
 out:
-	free(s->hash);
-	s->hash = NULL;
+	util_index_free(&s->index);
 	free(order);
 	free(same);
 	return rc;

@@ -45,17 +45,12 @@
 struct pp_strings {
 	char **s;
 	size_t n, cap;
-	uint32_t *hash, hcap;
+	struct util_index index;
 };
 
-static uint64_t pp_hash(const char *s)
+static uint64_t pp_str_key(const void *t, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return util_hash_str(((const struct pp_strings *)t)->s[i], 0);
 }
 
 /* The index of s, added if new (pointers are kept, not copied). */
@@ -63,32 +58,17 @@ static int64_t pp_str(struct pp_strings *t, const char *s)
 {
 	if (!s)
 		s = "";
-	if ((t->n + 1) * 2 > t->hcap) {
-		uint32_t ncap = t->hcap ? t->hcap * 2 : 256;
-		uint32_t *nh = xmalloc(ncap * sizeof(*nh));
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (size_t i = 0; i < t->n; i++) {
-			uint32_t k = (uint32_t)pp_hash(t->s[i]) & (ncap - 1);
-			while (nh[k] != ~0u)
-				k = (k + 1) & (ncap - 1);
-			nh[k] = (uint32_t)i;
-		}
-		free(t->hash);
-		t->hash = nh;
-		t->hcap = ncap;
-	}
-	uint32_t k = (uint32_t)pp_hash(s) & (t->hcap - 1);
-	while (t->hash[k] != ~0u) {
-		if (strcmp(t->s[t->hash[k]], s) == 0)
-			return t->hash[k];
-		k = (k + 1) & (t->hcap - 1);
-	}
+	util_index_reserve(&t->index, (uint32_t)t->n, pp_str_key, t);
+	uint32_t *k = util_index_probe(&t->index, util_hash_str(s, 0));
+	for (; *k != UTIL_INDEX_EMPTY; k = util_index_next(&t->index, k))
+		if (strcmp(t->s[*k], s) == 0)
+			return *k;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->s = xrealloc(t->s, t->cap * sizeof(*t->s));
 	}
 	t->s[t->n] = (char *)s; /* protobuf-c wants char *; never written */
-	t->hash[k] = (uint32_t)t->n;
+	*k = (uint32_t)t->n;
 	return (int64_t)t->n++;
 }
 
@@ -166,7 +146,7 @@ struct pp_samp {
 	uint32_t fn_cap;
 	struct pp_loc *loc;          /* location id i + 1 */
 	uint32_t nloc, caploc;
-	uint32_t *loc_hash, loc_hcap;
+	struct util_index loc_index;
 	uint32_t *lfn, *lline;       /* Line entries of the locations */
 	uint32_t nl, capl;
 	uint64_t *ids;               /* the distinct stacks' location ids, leaf first */
@@ -175,7 +155,7 @@ struct pp_samp {
 	uint32_t *stk_len;
 	uint64_t *stk_count;
 	uint32_t nstk, capstk;
-	uint32_t *stk_hash, stk_hcap;
+	struct util_index stk_index;
 	uint64_t *cur;               /* the stack being added */
 	size_t capcur;
 };
@@ -196,29 +176,9 @@ static int pp_loc_eq(const struct pp_loc *l, uint32_t proc, uint64_t pc, int lea
 	return l->proc == proc && l->pc == pc && l->leaf == leaf;
 }
 
-/* Grow an open-addressing table of indices (~0u empty) to hold n + 1 entries. */
-static void pp_grow_hash(uint32_t **hash, uint32_t *hcap, uint32_t n, uint64_t (*key)(void *, uint32_t),
-			 void *ctx)
+static uint64_t pp_loc_rekey(const void *ctx, uint32_t i)
 {
-	if ((n + 1) * 2 <= *hcap)
-		return;
-	uint32_t ncap = *hcap ? *hcap * 2 : 1024;
-	uint32_t *nh = xmalloc(ncap * sizeof(*nh));
-	memset(nh, 0xff, ncap * sizeof(*nh));
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = (uint32_t)key(ctx, i) & (ncap - 1);
-		while (nh[k] != ~0u)
-			k = (k + 1) & (ncap - 1);
-		nh[k] = i;
-	}
-	free(*hash);
-	*hash = nh;
-	*hcap = ncap;
-}
-
-static uint64_t pp_loc_rekey(void *ctx, uint32_t i)
-{
-	const struct pp_loc *l = &((struct pp_samp *)ctx)->loc[i];
+	const struct pp_loc *l = &((const struct pp_samp *)ctx)->loc[i];
 	return pp_loc_key(l->proc, l->pc, l->leaf);
 }
 
@@ -230,7 +190,7 @@ static uint64_t pp_stk_key(const uint64_t *ids, uint32_t n)
 	return h;
 }
 
-static uint64_t pp_stk_rekey(void *ctx, uint32_t i)
+static uint64_t pp_stk_rekey(const void *ctx, uint32_t i)
 {
 	const struct pp_samp *ps = ctx;
 	return pp_stk_key(ps->ids + ps->stk_at[i], ps->stk_len[i]);
@@ -239,14 +199,12 @@ static uint64_t pp_stk_rekey(void *ctx, uint32_t i)
 /* The mapping (id) of the module of process proc holding pc, 0 if none. */
 static uint64_t pp_mapping_of(struct pp_samp *ps, uint32_t proc, uint64_t pc)
 {
-	const struct fmt_process *p = &ps->d->procs[proc];
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (pc >= p->mods[i].start && pc < p->mods[i].end) {
-			uint32_t id = ps->map_base[proc] + i + 1;
-			ps->map_used[id] = 1;
-			return id;
-		}
-	return 0;
+	int i = fmt_module_at(&ps->d->procs[proc], pc);
+	if (i < 0)
+		return 0;
+	uint32_t id = ps->map_base[proc] + (uint32_t)i + 1;
+	ps->map_used[id] = 1;
+	return id;
 }
 
 static void pp_use_fn(struct pp_samp *ps, uint32_t fn)
@@ -268,13 +226,11 @@ static uint64_t pp_location(struct pp_samp *ps, const struct an_walk_sample *s, 
 	uint32_t pi = s->pc_index[k];
 	uint64_t pc = s->pcs[pi];
 	int leaf = pi == 0;
-	pp_grow_hash(&ps->loc_hash, &ps->loc_hcap, ps->nloc, pp_loc_rekey, ps);
-	uint32_t h = (uint32_t)pp_loc_key(s->proc, pc, leaf) & (ps->loc_hcap - 1);
-	while (ps->loc_hash[h] != ~0u) {
-		if (pp_loc_eq(&ps->loc[ps->loc_hash[h]], s->proc, pc, leaf))
-			return ps->loc_hash[h] + 1;
-		h = (h + 1) & (ps->loc_hcap - 1);
-	}
+	util_index_reserve(&ps->loc_index, ps->nloc, pp_loc_rekey, ps);
+	uint32_t *h = util_index_probe(&ps->loc_index, pp_loc_key(s->proc, pc, leaf));
+	for (; *h != UTIL_INDEX_EMPTY; h = util_index_next(&ps->loc_index, h))
+		if (pp_loc_eq(&ps->loc[*h], s->proc, pc, leaf))
+			return (uint64_t)*h + 1;
 	if (ps->nloc == ps->caploc) {
 		ps->caploc = ps->caploc ? ps->caploc * 2 : 256;
 		ps->loc = xrealloc(ps->loc, ps->caploc * sizeof(*ps->loc));
@@ -296,7 +252,7 @@ static uint64_t pp_location(struct pp_samp *ps, const struct an_walk_sample *s, 
 		ps->lline[ps->nl++] = s->line[k + j];
 		pp_use_fn(ps, s->fn[k + j]);
 	}
-	ps->loc_hash[h] = ps->nloc;
+	*h = ps->nloc;
 	return ++ps->nloc;
 }
 
@@ -315,15 +271,14 @@ static void pp_add_sample(void *ctx, const struct an_walk_sample *s)
 		ps->cur[n++] = pp_location(ps, s, k, e - k);
 		k = e;
 	}
-	pp_grow_hash(&ps->stk_hash, &ps->stk_hcap, ps->nstk, pp_stk_rekey, ps);
-	uint32_t h = (uint32_t)pp_stk_key(ps->cur, n) & (ps->stk_hcap - 1);
-	while (ps->stk_hash[h] != ~0u) {
-		uint32_t i = ps->stk_hash[h];
+	util_index_reserve(&ps->stk_index, ps->nstk, pp_stk_rekey, ps);
+	uint32_t *h = util_index_probe(&ps->stk_index, pp_stk_key(ps->cur, n));
+	for (; *h != UTIL_INDEX_EMPTY; h = util_index_next(&ps->stk_index, h)) {
+		uint32_t i = *h;
 		if (ps->stk_len[i] == n && memcmp(ps->ids + ps->stk_at[i], ps->cur, n * sizeof(*ps->cur)) == 0) {
 			ps->stk_count[i]++;
 			return;
 		}
-		h = (h + 1) & (ps->stk_hcap - 1);
 	}
 	if (ps->nstk == ps->capstk) {
 		ps->capstk = ps->capstk ? ps->capstk * 2 : 256;
@@ -340,7 +295,7 @@ static void pp_add_sample(void *ctx, const struct an_walk_sample *s)
 	ps->stk_len[ps->nstk] = n;
 	ps->stk_count[ps->nstk] = 1;
 	ps->nids += n;
-	ps->stk_hash[h] = ps->nstk++;
+	*h = ps->nstk++;
 }
 
 static void pp_samp_free(struct pp_samp *ps)
@@ -349,14 +304,14 @@ static void pp_samp_free(struct pp_samp *ps)
 	free(ps->map_used);
 	free(ps->fn_used);
 	free(ps->loc);
-	free(ps->loc_hash);
+	util_index_free(&ps->loc_index);
 	free(ps->lfn);
 	free(ps->lline);
 	free(ps->ids);
 	free(ps->stk_at);
 	free(ps->stk_len);
 	free(ps->stk_count);
-	free(ps->stk_hash);
+	util_index_free(&ps->stk_index);
 	free(ps->cur);
 }
 
@@ -514,7 +469,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	if (v->sampling) {
 		int src = pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns);
 		free(st.s);
-		free(st.hash);
+		util_index_free(&st.index);
 		free(note);
 		return src;
 	}
@@ -641,7 +596,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	free(maps);
 	free(map_ptrs);
 	free(st.s);
-	free(st.hash);
+	util_index_free(&st.index);
 	free(note);
 	return rc;
 }

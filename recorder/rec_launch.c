@@ -281,7 +281,7 @@ static void spool_warn_stopped(int fd, const char *name)
 	for (size_t i = 0; i < nwarned; i++)
 		if (strcmp(warned[i], name) == 0)
 			return;
-	warned = xrealloc(warned, (nwarned + 1) * sizeof(*warned));
+	UTIL_GROW1(warned, nwarned);
 	warned[nwarned++] = xstrdup(name);
 	int32_t tid = 0;
 	if (pread(fd, &tid, sizeof(tid), offsetof(struct fmt_spool_hdr, tid)) != sizeof(tid))

@@ -113,7 +113,7 @@ static struct sthread *thread_of(struct simage *im, uint32_t tid, uint64_t time)
 	for (uint32_t i = 0; i < im->nthreads; i++)
 		if (im->threads[i].tid == tid)
 			return &im->threads[i];
-	im->threads = xrealloc(im->threads, (im->nthreads + 1) * sizeof(*im->threads));
+	UTIL_GROW1(im->threads, im->nthreads);
 	struct sthread *t = &im->threads[im->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;

@@ -72,7 +72,7 @@ int rec_spool_scan(const char *dir, const char *suffix, struct rec_spool_key **o
 			keys[i].has_info = 1;
 			continue;
 		}
-		keys[i].files = xrealloc(keys[i].files, (keys[i].nfiles + 1) * sizeof(char *));
+		UTIL_GROW1(keys[i].files, keys[i].nfiles);
 		keys[i].files[keys[i].nfiles++] = xstrdup(nm);
 	}
 	closedir(dh);
@@ -305,7 +305,7 @@ static struct maps_epoch *read_epochs(const char *dir, const char *key, uint32_t
 			free(text);
 			continue;
 		}
-		e = xrealloc(e, (*n + 1) * sizeof(*e));
+		UTIL_GROW1(e, *n);
 		struct maps_epoch *x = &e[(*n)++];
 		x->when = strtoull(text + 1, NULL, 10);
 		x->seq = (unsigned)seq;
