@@ -27,6 +27,7 @@
 
 #include "analysis.h"
 #include "../format/fmt_sample.h"
+#include "../lib/util.h"
 
 /* A string-keyed counter table for lines and addresses. */
 struct key_tab {
@@ -35,59 +36,35 @@ struct key_tab {
 	uint64_t *incl, *excl;
 	uint32_t *last_sample; /* the sample that last counted it inclusively */
 	uint32_t n, cap;
-	uint32_t *hash, hcap;
+	struct util_index index; /* key -> entry */
 };
 
-static uint64_t hash_str(const char *s)
+static uint64_t tab_key(const void *t, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return util_hash_str(((const struct key_tab *)t)->keys[i], 0);
 }
 
 static uint32_t tab_get(struct key_tab *t, const char *key, uint32_t mod)
 {
-	if ((t->n + 1) * 2 > t->hcap) {
-		uint32_t ncap = t->hcap ? t->hcap * 2 : 1024;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < t->n; i++) {
-			uint32_t s = (uint32_t)hash_str(t->keys[i]) & (ncap - 1);
-			while (nh[s] != ~0u)
-				s = (s + 1) & (ncap - 1);
-			nh[s] = i;
-		}
-		free(t->hash);
-		t->hash = nh;
-		t->hcap = ncap;
-	}
-	uint32_t s = (uint32_t)hash_str(key) & (t->hcap - 1);
-	while (t->hash[s] != ~0u) {
-		if (strcmp(t->keys[t->hash[s]], key) == 0)
-			return t->hash[s];
-		s = (s + 1) & (t->hcap - 1);
-	}
+	util_index_reserve(&t->index, t->n, tab_key, t);
+	uint32_t *s = util_index_probe(&t->index, util_hash_str(key, 0));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&t->index, s))
+		if (strcmp(t->keys[*s], key) == 0)
+			return *s;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
-		t->keys = realloc(t->keys, t->cap * sizeof(*t->keys));
-		t->mods = realloc(t->mods, t->cap * sizeof(*t->mods));
-		t->incl = realloc(t->incl, t->cap * sizeof(*t->incl));
-		t->excl = realloc(t->excl, t->cap * sizeof(*t->excl));
-		t->last_sample = realloc(t->last_sample, t->cap * sizeof(*t->last_sample));
-		if (!t->keys || !t->mods || !t->incl || !t->excl || !t->last_sample)
-			abort();
+		t->keys = xrealloc(t->keys, t->cap * sizeof(*t->keys));
+		t->mods = xrealloc(t->mods, t->cap * sizeof(*t->mods));
+		t->incl = xrealloc(t->incl, t->cap * sizeof(*t->incl));
+		t->excl = xrealloc(t->excl, t->cap * sizeof(*t->excl));
+		t->last_sample = xrealloc(t->last_sample, t->cap * sizeof(*t->last_sample));
 	}
 	uint32_t i = t->n++;
-	t->keys[i] = strdup(key);
+	t->keys[i] = xstrdup(key);
 	t->mods[i] = mod;
 	t->incl[i] = t->excl[i] = 0;
 	t->last_sample[i] = ~0u;
-	t->hash[s] = i;
+	*s = i;
 	return i;
 }
 
@@ -104,10 +81,8 @@ static void tab_count(struct key_tab *t, uint32_t i, uint32_t sample, int leaf)
 /* Move the table into rows owned by r; the keys become r's strings. */
 static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **rows, uint32_t *n)
 {
-	*rows = calloc(t->n + 1, sizeof(**rows));
-	r->owned = realloc(r->owned, (r->nowned + t->n + 1) * sizeof(*r->owned));
-	if (!*rows || !r->owned)
-		abort();
+	*rows = xcalloc(t->n + 1, sizeof(**rows));
+	r->owned = xrealloc(r->owned, (r->nowned + t->n + 1) * sizeof(*r->owned));
 	for (uint32_t i = 0; i < t->n; i++) {
 		struct an_row *row = &(*rows)[i];
 		row->name = t->keys[i];
@@ -122,7 +97,7 @@ static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **row
 	free(t->incl);
 	free(t->excl);
 	free(t->last_sample);
-	free(t->hash);
+	util_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -131,17 +106,13 @@ static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process 
 {
 	uint32_t li = (uint32_t)(l - p->lines);
 	if (!c->at) {
-		c->at = malloc((p->nlines + 1) * sizeof(*c->at));
-		if (!c->at)
-			abort();
+		c->at = xmalloc((p->nlines + 1) * sizeof(*c->at));
 		memset(c->at, 0xff, (p->nlines + 1) * sizeof(*c->at));
 	}
 	if (c->at[li] == ~0u) {
 		if (c->npool + l->ninl > c->cappool) {
 			c->cappool = (c->npool + l->ninl) * 2 + 64;
-			c->pool = realloc(c->pool, c->cappool * sizeof(*c->pool));
-			if (!c->pool)
-				abort();
+			c->pool = xrealloc(c->pool, c->cappool * sizeof(*c->pool));
 		}
 		c->at[li] = c->npool;
 		for (uint32_t k = 0; k < l->ninl; k++)
@@ -163,9 +134,7 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 {
 	size_t ne = 0;
 	for (unsigned i = 0; i < n; i++) {
-		/* a caller's return address may be past its function's end: the
-		 * call instruction, one byte back, is inside it */
-		uint64_t a = i ? pcs[i] - 1 : pcs[i];
+		uint64_t a = fmt_caller_pc(pcs[i], i == 0);
 		uint32_t fn = an_resolve(r, p, m, a);
 		if (outer)
 			outer[i] = fn;
@@ -173,9 +142,7 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 		size_t need = ne + 1 + (l ? l->ninl : 0);
 		if (need > *cap) {
 			*cap = need * 2 + 64;
-			*fns = realloc(*fns, *cap * sizeof(**fns));
-			if (!*fns)
-				abort();
+			*fns = xrealloc(*fns, *cap * sizeof(**fns));
 		}
 		if (l && l->ninl) {
 			const uint32_t *chain = inline_fns(r, p, c, l, r->funcs[fn].module);
@@ -185,14 +152,6 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 		(*fns)[ne++] = fn;
 	}
 	return ne;
-}
-
-static const struct fmt_module *module_of(const struct fmt_process *p, uint64_t a)
-{
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (a >= p->mods[i].start && a < p->mods[i].end)
-			return &p->mods[i];
-	return NULL;
 }
 
 /*
@@ -244,9 +203,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	if ((c->len + 1) * 2 > c->cap) {
 		struct key_cache n = *c;
 		n.cap = c->cap ? c->cap * 2 : 1024;
-		n.slot = calloc(n.cap, sizeof(*n.slot));
-		if (!n.slot)
-			abort();
+		n.slot = xcalloc(n.cap, sizeof(*n.slot));
 		for (uint32_t i = 0; i < c->cap; i++)
 			if (c->slot[i].used)
 				*key_slot(&n, c->slot[i].pc, c->slot[i].leaf) = c->slot[i];
@@ -260,8 +217,9 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	f->used = 1;
 	f->line = ~0u;
 	char k[4200];
-	uint64_t a = leaf ? pc : pc - 1;
-	const struct fmt_module *m = module_of(p, pc);
+	uint64_t a = fmt_caller_pc(pc, leaf);
+	int mi = fmt_module_at(p, pc);
+	const struct fmt_module *m = mi >= 0 ? &p->mods[mi] : NULL;
 	uint32_t mod = an_module_intern(r, m ? m->path : NULL);
 	const struct fmt_line *l = fmt_line_at(p, a);
 	uint32_t calls[64], ncalls = 0;
@@ -276,9 +234,7 @@ static const struct frame_keys *frame_keys(struct key_cache *c, struct an_result
 	}
 	if (c->npool + ncalls > c->cappool) {
 		c->cappool = (c->npool + ncalls) * 2 + 64;
-		c->pool = realloc(c->pool, c->cappool * sizeof(*c->pool));
-		if (!c->pool)
-			abort();
+		c->pool = xrealloc(c->pool, c->cappool * sizeof(*c->pool));
 	}
 	f->calls = c->npool;
 	f->ncalls = ncalls;
@@ -307,7 +263,7 @@ static int stack_matches(const struct an_result *r, const struct an_filter *f, s
 	return 0;
 }
 
-int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
+void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	const struct an_filter *flt = o ? o->filter : NULL;
@@ -317,19 +273,15 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	r->sampling = 1;
 	r->fixed_to_ns = 1;
 	r->nthreads = d->nthreads;
-	r->threads = calloc(d->nthreads + 1, sizeof(*r->threads));
-	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
-	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
-	struct key_cache *kc = calloc(d->nprocs + 1, sizeof(*kc));
-	if (!r->threads || !maps || !inl || !kc)
-		return -1;
+	r->threads = xcalloc(d->nthreads + 1, sizeof(*r->threads));
+	struct an_addr_map *maps = xcalloc(d->nprocs + 1, sizeof(*maps));
+	struct an_inline_cache *inl = xcalloc(d->nprocs + 1, sizeof(*inl));
+	struct key_cache *kc = xcalloc(d->nprocs + 1, sizeof(*kc));
 	struct key_tab lines = {0}, addrs = {0};
-	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	uint32_t *outer = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
+	uint64_t *pcs = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	uint32_t *outer = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
 	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES;
-	uint32_t *fns = malloc(fcap * sizeof(*fns)); /* the expanded stack, innermost first */
-	if (!pcs || !outer || !fns)
-		return -1;
+	uint32_t *fns = xmalloc(fcap * sizeof(*fns)); /* the expanded stack, innermost first */
 	uint32_t sample_id = 0;
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
 		const struct fmt_thread *th = &d->threads[ti];
@@ -397,19 +349,13 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	free(inl);
 	an_match_cache_free(&mc);
 
-	struct an_acc *fa = calloc(r->nfuncs + 1, sizeof(*fa));
-	struct an_acc *ma = calloc(r->nmods + 1, sizeof(*ma));
-	uint32_t *fn_on = calloc(r->nfuncs + 1, sizeof(*fn_on));
-	uint32_t *mod_on = calloc(r->nmods + 1, sizeof(*mod_on));
-	r->functions = calloc(r->nfuncs + 1, sizeof(*r->functions));
-	r->modules = calloc(r->nmods + 1, sizeof(*r->modules));
-	r->thread_rows = calloc(r->nthreads + 1, sizeof(*r->thread_rows));
-	r->processes = calloc(d->nprocs + 1, sizeof(*r->processes));
-	if (!fa || !ma || !fn_on || !mod_on || !r->functions || !r->modules || !r->thread_rows ||
-	    !r->processes)
-		return -1;
+	struct an_acc *fa = an_acc_new(r->nfuncs), *ma = an_acc_new(r->nmods);
+	r->functions = xcalloc(r->nfuncs + 1, sizeof(*r->functions));
+	r->modules = xcalloc(r->nmods + 1, sizeof(*r->modules));
+	r->thread_rows = xcalloc(r->nthreads + 1, sizeof(*r->thread_rows));
+	r->processes = xcalloc(d->nprocs + 1, sizeof(*r->processes));
 	for (uint32_t i = 0; i < r->nthreads; i++)
-		an_fold_tree(r, &r->threads[i].tree, fa, ma, fn_on, mod_on);
+		an_fold_tree(r, &r->threads[i].tree, fa, ma);
 	/* under a filter, only what the selection holds has a row */
 	for (uint32_t i = 0; i < r->nfuncs; i++) {
 		if (r->filtered && !fa[i].seen)
@@ -430,9 +376,7 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 		row->name = row->module = r->mods[i].base;
 	}
 	uint64_t nsel = 0;
-	uint8_t *pshow = calloc(d->nprocs + 1, 1);
-	if (!pshow)
-		return -1;
+	uint8_t *pshow = xcalloc(d->nprocs + 1, 1);
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		const struct fmt_thread *th = &d->threads[i];
 		nsel += r->threads[i].nsel;
@@ -467,7 +411,4 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	tab_rows(r, &addrs, &r->addresses, &r->naddresses);
 	free(fa);
 	free(ma);
-	free(fn_on);
-	free(mod_on);
-	return 0;
 }

@@ -7,90 +7,30 @@
  */
 #define _GNU_SOURCE
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "an_view.h"
+#include "../lib/util.h"
 
-static uint64_t view_hash(uint32_t parent, uint32_t fn)
-{
-	uint64_t x = ((uint64_t)parent << 32) | fn;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
+_Static_assert(offsetof(struct an_view, n) == offsetof(struct an_view, tree.n) &&
+		       offsetof(struct an_view, len) == offsetof(struct an_view, tree.len) &&
+		       offsetof(struct an_view, index) == offsetof(struct an_view, tree.index),
+	       "an_view's node fields are its struct cct's");
 
 static void view_init(struct an_view *v, const struct an_result *r)
 {
 	memset(v, 0, sizeof(*v));
+	cct_init(&v->tree);
 	v->r = r;
 	v->sampling = r->sampling;
-	v->cap = 1024;
-	v->n = calloc(v->cap, sizeof(*v->n));
-	v->hcap = 2048;
-	v->hash = malloc(v->hcap * sizeof(*v->hash));
-	if (!v->n || !v->hash)
-		abort();
-	memset(v->hash, 0xff, v->hcap * sizeof(*v->hash));
-	v->len = 1;
-	v->n[0].fn = ~0u;
-	v->n[0].parent = ~0u;
 }
 
 void an_view_release(struct an_view *v)
 {
-	free(v->n);
-	free(v->hash);
+	cct_release(&v->tree);
 	memset(v, 0, sizeof(*v));
-}
-
-static void view_rehash(struct an_view *v)
-{
-	free(v->hash);
-	v->hcap *= 2;
-	v->hash = malloc(v->hcap * sizeof(*v->hash));
-	if (!v->hash)
-		abort();
-	memset(v->hash, 0xff, v->hcap * sizeof(*v->hash));
-	for (uint32_t i = 1; i < v->len; i++) {
-		uint32_t s = (uint32_t)view_hash(v->n[i].parent, v->n[i].fn) & (v->hcap - 1);
-		while (v->hash[s] != ~0u)
-			s = (s + 1) & (v->hcap - 1);
-		v->hash[s] = i;
-	}
-}
-
-static uint32_t view_child(struct an_view *v, uint32_t parent, uint32_t fn)
-{
-	uint32_t s = (uint32_t)view_hash(parent, fn) & (v->hcap - 1);
-	for (;;) {
-		uint32_t i = v->hash[s];
-		if (i == ~0u)
-			break;
-		if (v->n[i].parent == parent && v->n[i].fn == fn)
-			return i;
-		s = (s + 1) & (v->hcap - 1);
-	}
-	if (v->len == v->cap) {
-		v->cap *= 2;
-		v->n = realloc(v->n, v->cap * sizeof(*v->n));
-		if (!v->n)
-			abort();
-	}
-	uint32_t i = v->len++;
-	struct view_node *n = &v->n[i];
-	memset(n, 0, sizeof(*n));
-	n->fn = fn;
-	n->parent = parent;
-	for (int k = 0; k < AN_NVALUES; k++)
-		n->vmin[k] = -1; /* unset */
-	n->next = v->n[parent].child;
-	v->n[parent].child = i;
-	v->hash[s] = i;
-	if (v->len * 2 > v->hcap)
-		view_rehash(v);
-	return i;
 }
 
 int an_is_system_module(const char *path)
@@ -143,9 +83,7 @@ int an_filter_match_cached(const struct an_result *r, const struct an_filter *f,
 		uint32_t cap = c->cap ? c->cap : 256;
 		while (cap <= fn)
 			cap *= 2;
-		uint8_t *k = realloc(c->k, cap);
-		if (!k)
-			abort();
+		uint8_t *k = xrealloc(c->k, cap);
 		memset(k + c->cap, 0, cap - c->cap);
 		c->k = k;
 		c->cap = cap;
@@ -165,10 +103,8 @@ void an_match_cache_free(struct an_match_cache *c)
 static void add_thread(struct an_view *v, const struct an_result *r, const struct cct *t,
 		       const struct an_filter *f, double scale)
 {
-	uint32_t *map = malloc((t->len + 1) * sizeof(*map));
-	uint32_t *stack = malloc((t->len + 1) * sizeof(*stack));
-	if (!map || !stack)
-		abort();
+	uint32_t *map = xmalloc((t->len + 1) * sizeof(*map));
+	uint32_t *stack = xmalloc((t->len + 1) * sizeof(*stack));
 	map[0] = 0;
 	uint32_t sp = 0;
 	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
@@ -183,17 +119,18 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 		if (fold) {
 			/* a system frame: its own time goes to the calling user frame */
 			map[i] = into;
-			v->n[into].v[AN_EE] += (double)n->v[AN_EE] * scale;
-			v->n[into].v[AN_AE] += (double)n->v[AN_AE] * scale;
+			v->n[into].v[AN_EE] += n->v[AN_EE] * scale;
+			v->n[into].v[AN_AE] += n->v[AN_AE] * scale;
 		} else {
-			uint32_t vn = view_child(v, into, n->fn);
+			uint32_t vn = cct_child(&v->tree, into, n->fn);
 			map[i] = vn;
-			struct view_node *w = &v->n[vn];
+			struct cct_node *w = &v->n[vn];
+			w->selected = 1;
 			w->calls += n->calls;
 			for (int k = 0; k < AN_NVALUES; k++) {
-				w->v[k] += (double)n->v[k] * scale;
-				if (n->calls && n->vmin[k] != UINT64_MAX) {
-					double mn = (double)n->vmin[k] * scale, mx = (double)n->vmax[k] * scale;
+				w->v[k] += n->v[k] * scale;
+				if (n->calls && n->vmin[k] >= 0) {
+					double mn = n->vmin[k] * scale, mx = n->vmax[k] * scale;
 					if (w->vmin[k] < 0 || mn < w->vmin[k])
 						w->vmin[k] = mn;
 					if (mx > w->vmax[k])
@@ -208,7 +145,7 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 	free(stack);
 }
 
-int an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
+void an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
 		  struct an_view *v)
 {
 	(void)d;
@@ -227,81 +164,18 @@ int an_view_build(const struct fmt_data *d, const struct an_result *r, const str
 			v->total[AN_AE] += (double)at->total_a * scale;
 		}
 	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------------
  * Folding the view into tables
  * --------------------------------------------------------------------- */
 
-struct fold_acc {
-	uint64_t calls;
-	double v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES];
-	int seen;
-};
-
-/*
- * Depth-first walk with how often each key (function or module) is on the
- * current path: exclusive values are summed over all nodes, inclusive ones
- * over the outermost node of each key only.
- */
-static void fold(const struct an_view *v, int by_module, struct fold_acc *acc, uint32_t nkeys)
-{
-	uint32_t *on = calloc(nkeys + 1, sizeof(*on));
-	uint32_t *stack = malloc((v->len + 1) * sizeof(*stack));
-	uint8_t *leaving = calloc(v->len + 1, 1);
-	if (!on || !stack || !leaving)
-		abort();
-	uint32_t sp = 0;
-	for (uint32_t c = v->n[0].child; c; c = v->n[c].next)
-		stack[sp++] = c;
-	while (sp) {
-		uint32_t i = stack[sp - 1];
-		const struct view_node *n = &v->n[i];
-		uint32_t key = by_module ? v->r->funcs[n->fn].module : n->fn;
-		if (leaving[i]) {
-			sp--;
-			on[key]--;
-			continue;
-		}
-		leaving[i] = 1;
-		struct fold_acc *a = &acc[key];
-		a->seen = 1;
-		a->calls += n->calls;
-		a->v[AN_EE] += n->v[AN_EE];
-		a->v[AN_AE] += n->v[AN_AE];
-		if (!on[key]) {
-			a->v[AN_EI] += n->v[AN_EI];
-			a->v[AN_AI] += n->v[AN_AI];
-		}
-		for (int k = 0; k < AN_NVALUES; k++) {
-			if (n->vmin[k] >= 0 && (a->vmin[k] < 0 || n->vmin[k] < a->vmin[k]))
-				a->vmin[k] = n->vmin[k];
-			if (n->vmax[k] > a->vmax[k])
-				a->vmax[k] = n->vmax[k];
-		}
-		on[key]++;
-		for (uint32_t c = n->child; c; c = v->n[c].next)
-			stack[sp++] = c;
-	}
-	free(on);
-	free(stack);
-	free(leaving);
-}
-
 static void acc_rows(const struct an_view *v, int by_module, struct an_row **rows, uint32_t *n)
 {
 	uint32_t nkeys = by_module ? v->r->nmods : v->r->nfuncs;
-	struct fold_acc *acc = calloc(nkeys + 1, sizeof(*acc));
-	if (!acc)
-		abort();
-	for (uint32_t i = 0; i < nkeys; i++)
-		for (int k = 0; k < AN_NVALUES; k++)
-			acc[i].vmin[k] = -1;
-	fold(v, by_module, acc, nkeys);
-	*rows = calloc(nkeys + 1, sizeof(**rows));
-	if (!*rows)
-		abort();
+	struct an_acc *acc = an_acc_new(nkeys);
+	an_fold_tree(v->r, &v->tree, by_module ? NULL : acc, by_module ? acc : NULL);
+	*rows = xcalloc(nkeys + 1, sizeof(**rows));
 	*n = 0;
 	for (uint32_t i = 0; i < nkeys; i++) {
 		if (!acc[i].seen)
@@ -338,47 +212,9 @@ void an_view_modules(const struct an_view *v, struct an_row **rows, uint32_t *n)
  * Callers and callees
  * --------------------------------------------------------------------- */
 
-/*
- * Depth-first order of v's nodes (the root excluded) with, per node, how
- * many ancestors share its function (recursion).  One walk with an explicit
- * stack and how often each function is on the current path: asking each
- * node's ancestors instead would take depth x nodes steps, and a recursion
- * 200,000 deep has that many of both.
- */
 uint32_t an_view_preorder(const struct an_view *v, uint32_t **order, uint32_t **same)
 {
-	uint32_t *ord = malloc((v->len + 1) * sizeof(*ord));
-	uint32_t *sm = calloc(v->len + 1, sizeof(*sm));
-	uint32_t *st = malloc((v->len + 1) * sizeof(*st));
-	uint32_t *kid = malloc((v->len + 1) * sizeof(*kid));
-	uint32_t *onpath = calloc(v->r->nfuncs + 1, sizeof(*onpath));
-	if (!ord || !sm || !st || !kid || !onpath)
-		abort();
-	uint32_t n = 0, sp = 0;
-	st[sp] = 0;
-	kid[sp++] = v->n[0].child;
-	while (sp) {
-		uint32_t c = kid[sp - 1];
-		if (!c) {
-			uint32_t done = st[--sp];
-			if (done && v->n[done].fn < v->r->nfuncs)
-				onpath[v->n[done].fn]--;
-			continue;
-		}
-		kid[sp - 1] = v->n[c].next;
-		uint32_t fn = v->n[c].fn;
-		if (fn < v->r->nfuncs)
-			sm[c] = onpath[fn]++;
-		ord[n++] = c;
-		st[sp] = c;
-		kid[sp++] = v->n[c].child;
-	}
-	free(st);
-	free(kid);
-	free(onpath);
-	*order = ord;
-	*same = sm;
-	return n;
+	return cct_preorder(&v->tree, v->r, 0, order, same);
 }
 
 /* Per node: how many ancestors share its function (0: not recursive there). */
@@ -401,9 +237,7 @@ static struct an_row *row_for(struct an_row **rows, uint32_t *n, uint32_t *cap, 
 		return &(*rows)[slot[si]];
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		*rows = realloc(*rows, *cap * sizeof(**rows));
-		if (!*rows)
-			abort();
+		*rows = xrealloc(*rows, *cap * sizeof(**rows));
 	}
 	slot[si] = *n;
 	struct an_row *r = &(*rows)[(*n)++];
@@ -421,14 +255,12 @@ static struct an_row *row_for(struct an_row **rows, uint32_t *n, uint32_t *cap, 
 
 static uint32_t *row_slots(const struct an_view *v)
 {
-	uint32_t *slot = malloc((v->r->nfuncs + 1) * sizeof(*slot));
-	if (!slot)
-		abort();
+	uint32_t *slot = xmalloc((v->r->nfuncs + 1) * sizeof(*slot));
 	memset(slot, 0xff, (v->r->nfuncs + 1) * sizeof(*slot));
 	return slot;
 }
 
-static void add_values(struct an_row *r, const struct view_node *n, int inclusive_too)
+static void add_values(struct an_row *r, const struct cct_node *n, int inclusive_too)
 {
 	r->calls += n->calls;
 	r->v[AN_EE] += n->v[AN_EE];

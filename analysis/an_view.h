@@ -12,20 +12,21 @@
 #include <stdint.h>
 #include "analysis.h"
 
-/* One node of the merged tree: one distinct call path. */
-struct view_node {
-	uint32_t fn;                /* an_func index; ~0u for the root */
-	uint32_t parent;            /* ~0u for the root (node 0) */
-	uint32_t child, next;       /* first child, next sibling; 0 = none */
-	uint64_t calls;
-	double v[AN_NVALUES];       /* values on this path */
-	double vmin[AN_NVALUES], vmax[AN_NVALUES];
-};
-
+/*
+ * The merged tree, a struct cct (analysis.h: one node per distinct call
+ * path) with node values in nanoseconds (samples), the selection's totals
+ * and the names.  Its nodes are at once tree.n and n (the fields of the
+ * struct cct by name, for the views that read them).
+ */
 struct an_view {
-	struct view_node *n;
-	uint32_t len, cap;
-	uint32_t *hash, hcap;       /* (parent, fn) -> node */
+	union {
+		struct cct tree;
+		struct {
+			struct cct_node *n;
+			uint32_t len, cap;
+			struct util_index index; /* (parent, fn) -> node */
+		};
+	};
 	int sampling;
 	double total[AN_NVALUES];   /* the selection's totals (percent denominators) */
 	const struct an_result *r;  /* names and modules */
@@ -38,9 +39,9 @@ int an_is_system_module(const char *path);
  * Build the view of r (the analysis of d, run with filter f: its trees hold
  * the selection's values only, see analysis.h) with f's just-my-code
  * folding.  Only the selected call paths are in the view; its totals are
- * the selection's.  Returns 0, -1 on OOM.
+ * the selection's.
  */
-int an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
+void an_view_build(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
 		  struct an_view *v);
 void an_view_release(struct an_view *v);
 
@@ -62,11 +63,7 @@ void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows,
 		     struct an_row *self);
 void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows, uint32_t *n);
 
-/*
- * Depth-first order of v's nodes (root excluded) into *order, and per node
- * in *same how many of its ancestors share its function; both malloc'd, v->len
- * long.  Returns the number of nodes in *order.
- */
+/* cct_preorder() of v's tree by function. */
 uint32_t an_view_preorder(const struct an_view *v, uint32_t **order, uint32_t **same);
 
 /* Functions whose name matches pattern (exact first, else fnmatch/substring). */

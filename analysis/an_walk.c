@@ -1,7 +1,7 @@
 /*
  * an_walk.c - replays of raw events and samples for the exports that need
- * a timeline, addresses or source lines (an_walk.h).  The stack rules and
- * the compensation are those of an_instr.c; the stack expansion that of
+ * a timeline, addresses or source lines, and for the instrumentation
+ * analysis itself (an_walk.h).  The stack expansion is that of
  * an_sample_frames.
  */
 #include <stdlib.h>
@@ -10,54 +10,157 @@
 #include "an_walk.h"
 #include "../format/fmt_event.h"
 #include "../format/fmt_sample.h"
+#include "../lib/util.h"
+
+/*
+ * Compensation.  A probe's cost falls partly before its clock read and
+ * partly after it, so the interval between two probes holds the second
+ * half of one and the first half of the other: half of each probe's cost
+ * is subtracted from each interval it borders.  Probes of instrumented
+ * functions and of library calls cost differently (the runtime calibrates
+ * both); an interval next to a record that is no probe (thread start and
+ * end, TICK) gets only its probe's half, and an OVERHEAD interval, the
+ * profiler's own time, is removed whole.
+ */
+enum ev_kind { EV_NONE, EV_FUNC, EV_LIB };
+
+/* By function index: 0 unknown, else EV_FUNC or EV_LIB. */
+struct lib_kinds {
+	uint8_t *k;
+	uint32_t cap;
+};
+
+static int is_lib_addr(const struct fmt_process *p, uint64_t a)
+{
+	uint32_t lo = 0, hi = p->nlib_fns;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->lib_fns[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nlib_fns && p->lib_fns[lo] == a;
+}
+
+static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr)
+{
+	if (fn >= lk->cap) {
+		uint32_t cap = lk->cap ? lk->cap : 256;
+		while (cap <= fn)
+			cap *= 2;
+		lk->k = xrealloc(lk->k, cap);
+		memset(lk->k + lk->cap, 0, cap - lk->cap);
+		lk->cap = cap;
+	}
+	if (!lk->k[fn])
+		lk->k[fn] = is_lib_addr(p, addr) ? EV_LIB : EV_FUNC;
+	return lk->k[fn];
+}
+
+static void comp_costs(const struct fmt_process *p, int no_compensation, uint64_t costs[3])
+{
+	/* (even, so that the halves add up exactly) */
+	costs[EV_NONE] = 0;
+	costs[EV_FUNC] = no_compensation ? 0 : p->cost & ~1ull;
+	costs[EV_LIB] = no_compensation ? 0 : (p->lib_cost ? p->lib_cost : p->cost) & ~1ull;
+}
+
+static uint64_t comp_sub(const uint64_t costs[3], unsigned prev, unsigned cur, uint64_t len, int overhead,
+			 int no_compensation, uint64_t *unsub)
+{
+	if (overhead) {
+		/* removed whole, the previous probe's second half with it */
+		*unsub += costs[prev] / 2;
+		return no_compensation ? 0 : len;
+	}
+	uint64_t want = costs[prev] / 2 + costs[cur] / 2;
+	uint64_t sub = len < want ? len : want;
+	*unsub += want - sub;
+	return sub;
+}
+
+/*
+ * How often each function is open on a walk's stack, by function index
+ * (*on grows to hold fn): an exit naming a function that is not open must
+ * not search a stack 200,000 frames deep.
+ */
+static void open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn)
+{
+	if (fn >= *cap) {
+		uint32_t ncap = *cap;
+		while (ncap <= fn)
+			ncap *= 2;
+		uint32_t *grown = xrealloc(*on, ncap * sizeof(**on));
+		memset(grown + *cap, 0, (ncap - *cap) * sizeof(*grown));
+		*on = grown;
+		*cap = ncap;
+	}
+	(*on)[fn]++;
+}
 
 struct walk_frame {
 	uint32_t fn;
-	unsigned kind; /* AN_EV_FUNC or AN_EV_LIB: the cost of its probes */
+	unsigned kind; /* EV_FUNC or EV_LIB: the cost of its probes */
 	double start;
 };
 
 double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_addr_map *m, uint32_t ti,
 		      int no_compensation, an_walk_event_fn cb, void *ctx)
 {
+	struct an_walk_totals tot;
+	return an_walk_events_totals(d, r, m, ti, no_compensation, cb, ctx, &tot);
+}
+
+double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, struct an_addr_map *m, uint32_t ti,
+			     int no_compensation, an_walk_event_fn cb, void *ctx, struct an_walk_totals *tot)
+{
+	memset(tot, 0, sizeof(*tot));
 	const struct fmt_thread *th = &d->threads[ti];
 	const struct fmt_process *p = &d->procs[th->proc];
 	uint64_t costs[3], unsub = 0; /* fixed ticks (1/1024) per probe, by kind */
-	an_comp_costs(p, no_compensation, costs);
-	struct an_lib_kinds lk = {NULL, 0};
-	unsigned prev = AN_EV_NONE;
+	comp_costs(p, no_compensation, costs);
+	struct lib_kinds lk = {NULL, 0};
+	unsigned prev = EV_NONE;
 	double fixed_ns = d->ns_per_tick / 1024.0;
 	uint32_t cap = 256, depth = 0;
-	struct walk_frame *st = malloc(cap * sizeof(*st));
+	struct walk_frame *st = xmalloc(cap * sizeof(*st));
 	/* how often each function is open: an exit naming a function that is
 	 * not open must not search the whole stack */
-	uint32_t oncap = 1024, *on = calloc(oncap, sizeof(*on));
-	if (!st || !on)
-		abort();
+	uint32_t oncap = 1024, *on = xcalloc(oncap, sizeof(*on));
 	uint64_t ticks = th->start, fixed = 0; /* raw time (names modules), compensated time */
 	double t0 = (double)th->start * d->ns_per_tick, now = t0;
 	struct an_walk_ev e;
 	struct fmt_decoder dec;
 	struct fmt_rec rec;
 	fmt_thread_decoder(th, &dec);
-	while (fmt_decode(&dec, &rec) > 0) {
+	int rc;
+	while ((rc = fmt_decode(&dec, &rec)) > 0) {
+		tot->events++;
 		ticks += rec.delta;
 		uint64_t len = rec.delta << 10;
-		/* the compensation of an_instr.c, to the tick */
 		uint32_t rfn = ~0u;
-		unsigned cur = AN_EV_NONE;
+		unsigned cur = EV_NONE;
 		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
 		    (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN)) {
 			rfn = an_resolve_at(r, p, m, rec.addr, ticks);
-			cur = an_fn_kind(&lk, p, rfn, rec.addr);
+			cur = fn_kind(&lk, p, rfn, rec.addr);
 		} else if (rec.kind == FMT_K_EXIT) {
-			cur = depth ? st[depth - 1].kind : AN_EV_FUNC;
+			cur = depth ? st[depth - 1].kind : EV_FUNC;
 		}
 		int overhead = rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD;
-		fixed += len - an_comp_sub(costs, prev, cur, len, overhead, no_compensation, &unsub);
+		uint64_t sub = comp_sub(costs, prev, cur, len, overhead, no_compensation, &unsub);
+		tot->compensated += sub;
+		tot->overhead += overhead ? len : 0;
+		tot->lib_events += cur == EV_LIB;
+		tot->probe_events += cur == EV_FUNC;
+		if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_LOST)
+			tot->lost += rec.count;
+		fixed += len - sub;
 		prev = cur;
 		memset(&e, 0, sizeof(e));
 		e.what = AN_WALK_INTERVAL;
+		e.fixed = len - sub;
 		e.start = now;
 		now = t0 + (double)fixed * fixed_ns;
 		e.end = now;
@@ -72,13 +175,11 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 			uint32_t fn = rfn != ~0u ? rfn : an_resolve_at(r, p, m, rec.addr, ticks);
 			if (depth == cap) {
 				cap *= 2;
-				st = realloc(st, cap * sizeof(*st));
-				if (!st)
-					abort();
+				st = xrealloc(st, cap * sizeof(*st));
 			}
-			an_open_count_add(&on, &oncap, fn);
+			open_count_add(&on, &oncap, fn);
 			st[depth].fn = fn;
-			st[depth].kind = an_fn_kind(&lk, p, fn, rec.addr);
+			st[depth].kind = fn_kind(&lk, p, fn, rec.addr);
 			st[depth].start = now;
 			memset(&e, 0, sizeof(e));
 			e.what = AN_WALK_ENTER;
@@ -120,6 +221,9 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 		e.end = now;
 		cb(ctx, &e);
 	}
+	unsub += costs[prev] / 2; /* the last probe's second half has no interval */
+	tot->unsubtracted = no_compensation ? 0 : unsub;
+	tot->damaged = rc < 0 || (th->flags & FMT_THR_DAMAGED);
 	free(st);
 	free(on);
 	free(lk.k);
@@ -158,21 +262,19 @@ void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct
 		     an_walk_sample_fn cb, void *ctx)
 {
 	int filtering = f && (f->module || f->function);
-	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
-	struct an_inline_cache *inl = calloc(d->nprocs + 1, sizeof(*inl));
-	uint64_t *pcs = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
-	uint32_t *outer = malloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
+	struct an_addr_map *maps = xcalloc(d->nprocs + 1, sizeof(*maps));
+	struct an_inline_cache *inl = xcalloc(d->nprocs + 1, sizeof(*inl));
+	uint64_t *pcs = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	uint32_t *outer = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*outer));
 	size_t fcap = 2 * FMT_SAMPLE_MAX_FRAMES, kcap = fcap;
-	uint32_t *all = malloc(fcap * sizeof(*all));
-	uint32_t *fns = malloc(kcap * sizeof(*fns)), *pci = malloc(kcap * sizeof(*pci));
-	uint32_t *lines = malloc(kcap * sizeof(*lines));
-	const char **files = malloc(kcap * sizeof(*files));
+	uint32_t *all = xmalloc(fcap * sizeof(*all));
+	uint32_t *fns = xmalloc(kcap * sizeof(*fns)), *pci = xmalloc(kcap * sizeof(*pci));
+	uint32_t *lines = xmalloc(kcap * sizeof(*lines));
+	const char **files = xmalloc(kcap * sizeof(*files));
 	/* per address: at most its inline chain and the holder */
 	size_t lcap = 1024;
-	const char **lf = malloc(lcap * sizeof(*lf));
-	uint32_t *ll = malloc(lcap * sizeof(*ll));
-	if (!maps || !inl || !pcs || !outer || !all || !fns || !pci || !lines || !files || !lf || !ll)
-		abort();
+	const char **lf = xmalloc(lcap * sizeof(*lf));
+	uint32_t *ll = xmalloc(lcap * sizeof(*ll));
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
 		const struct fmt_thread *th = &d->threads[ti];
 		const struct fmt_process *p = &d->procs[th->proc];
@@ -192,25 +294,21 @@ void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct
 			size_t ne = an_sample_frames(r, p, &maps[th->proc], &inl[th->proc], pcs, n, outer, &all, &fcap);
 			if (ne > kcap) {
 				kcap = fcap;
-				fns = realloc(fns, kcap * sizeof(*fns));
-				pci = realloc(pci, kcap * sizeof(*pci));
-				lines = realloc(lines, kcap * sizeof(*lines));
-				files = realloc(files, kcap * sizeof(*files));
-				if (!fns || !pci || !lines || !files)
-					abort();
+				fns = xrealloc(fns, kcap * sizeof(*fns));
+				pci = xrealloc(pci, kcap * sizeof(*pci));
+				lines = xrealloc(lines, kcap * sizeof(*lines));
+				files = xrealloc(files, kcap * sizeof(*files));
 			}
 			size_t kept = 0, at = 0;
 			int match = !filtering;
 			for (unsigned i = 0; i < n && at < ne; i++) {
-				uint64_t a = i ? pcs[i] - 1 : pcs[i];
+				uint64_t a = fmt_caller_pc(pcs[i], i == 0);
 				const struct fmt_line *l = fmt_line_at(p, a);
 				size_t want = 1 + (l ? l->ninl : 0);
 				if (want > lcap) {
 					lcap = want * 2;
-					lf = realloc(lf, lcap * sizeof(*lf));
-					ll = realloc(ll, lcap * sizeof(*ll));
-					if (!lf || !ll)
-						abort();
+					lf = xrealloc(lf, lcap * sizeof(*lf));
+					ll = xrealloc(ll, lcap * sizeof(*ll));
 				}
 				size_t nl = frame_lines(p, r, a, outer[i], lf, ll);
 				uint32_t holder = outer[i];

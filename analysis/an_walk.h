@@ -4,9 +4,10 @@
  * the exports that carry addresses and source lines (pprof, callgrind).
  *
  * an_walk_events replays one thread's instrumentation events as calls and
- * intervals, with the same stack rules (enter, exit, longjmp, frames
- * inherited across fork, frames left open) and the same probe-cost
- * compensation as an_instr.c, so every view shows the same times.
+ * intervals: the stack rules (enter, exit, longjmp, frames inherited
+ * across fork, frames left open) and the probe-cost compensation, once for
+ * every view (an_instr.c builds its trees through it), so every view shows
+ * the same times.
  *
  * an_walk_samples hands each kept sample over with its stack expanded as
  * an_sample_frames does (inlined functions on the stack) and, per frame,
@@ -31,6 +32,8 @@ struct an_walk_ev {
 	int os;              /* INTERVAL */
 	int inherited;       /* ENTER: a frame inherited across fork, not a call */
 	double start, end;   /* ns since the epoch of the thread clock; compensated */
+	uint64_t fixed;      /* INTERVAL: its compensated length in fixed ticks
+			      * (1/1024 tick, exact: an_instr's unit) */
 };
 
 typedef void (*an_walk_event_fn)(void *ctx, const struct an_walk_ev *e);
@@ -47,6 +50,21 @@ typedef void (*an_walk_event_fn)(void *ctx, const struct an_walk_ev *e);
  */
 double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_addr_map *m, uint32_t ti,
 		      int no_compensation, an_walk_event_fn cb, void *ctx);
+
+/* What an_walk_events_totals counts of one thread, in fixed ticks. */
+struct an_walk_totals {
+	uint64_t events, lost;         /* records read, events the runtime lost */
+	uint64_t probe_events;         /* records of probes of instrumented functions */
+	uint64_t lib_events;           /* records of library-call probes */
+	uint64_t compensated;          /* probe cost subtracted */
+	uint64_t overhead;             /* OVERHEAD intervals (removed whole) */
+	uint64_t unsubtracted;         /* probe cost not subtracted (an_thread) */
+	int damaged;                   /* events unreadable past some point */
+};
+
+/* an_walk_events, also counting into *tot (zeroed first). */
+double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, struct an_addr_map *m, uint32_t ti,
+			     int no_compensation, an_walk_event_fn cb, void *ctx, struct an_walk_totals *tot);
 
 /* One kept sample as an_walk_samples hands it over. */
 struct an_walk_sample {

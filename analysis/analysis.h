@@ -4,9 +4,13 @@
  * (CCT), and the per-function, per-module, per-thread, per-process and
  * session rows are derived from the trees.  No I/O happens here.
  *
+ * Errors: the analyses cannot fail on any input (a damaged file is read as
+ * far as it goes, an_thread.damaged); running out of memory exits with one
+ * line (lib/util.h, x*alloc), as everywhere in stint.
+ *
  * Instrumentation values are kept in "fixed ticks" (clock ticks << 10, so
  * the probe-cost compensation, a fraction of a tick, can be subtracted
- * exactly) until an_finish() converts them to nanoseconds.
+ * exactly) until the rows (an_row) convert them to nanoseconds.
  */
 #ifndef STINT_ANALYSIS_H
 #define STINT_ANALYSIS_H
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../format/format.h"
+#include "../lib/util.h"
 
 enum an_value { AN_EI = 0, AN_EE = 1, AN_AI = 2, AN_AE = 3, AN_NVALUES = 4 };
 
@@ -34,18 +39,24 @@ struct an_module {
 };
 
 /*
- * One node of a calling-context tree: one distinct call path.  v[] holds
- * the four values of the activations on this path (recursion is not folded
- * here: a recursive call is a deeper node), vmin/vmax the extremes per call.
+ * The calling-context tree, the one tree type of the analyses, the views
+ * and the exports.  One node is one distinct call path; v[] holds the four
+ * values of the activations on this path (recursion is not folded here: a
+ * recursive call is a deeper node), vmin/vmax the extremes per call.
+ *
+ * Units: a thread's tree (an_thread.tree) holds fixed ticks for
+ * instrumentation (whole numbers, exact in a double up to 2^53, 49 minutes
+ * of one call path at 3 GHz) or samples; a view (an_view.h) nanoseconds or
+ * samples.
  */
 struct cct_node {
-	uint32_t fn;        /* an_func index */
-	uint32_t parent;    /* node index; the root is node 0 with parent ~0 */
+	uint32_t fn;        /* an_func index; ~0u for the root */
+	uint32_t parent;    /* node index; the root is node 0 with parent ~0u */
 	uint32_t child;     /* first child, 0 if none */
 	uint32_t next;      /* next sibling, 0 if none */
 	uint64_t calls;
-	uint64_t v[AN_NVALUES];
-	uint64_t vmin[AN_NVALUES], vmax[AN_NVALUES];
+	double v[AN_NVALUES];
+	double vmin[AN_NVALUES], vmax[AN_NVALUES]; /* vmin < 0: no call yet */
 	uint8_t selected;   /* some activation (sample) on this path is in the
 			     * filter's selection; the selected nodes form a
 			     * subtree holding the root (an_select_ancestors) */
@@ -54,14 +65,23 @@ struct cct_node {
 struct cct {
 	struct cct_node *n;
 	uint32_t len, cap;
-	uint32_t *hash; /* open addressing over (parent, fn) -> node */
-	uint32_t hcap;
+	struct util_index index; /* (parent, fn) -> node */
 };
 
 void cct_init(struct cct *t);
 void cct_release(struct cct *t);
 /* The child of parent for fn, created if missing. */
 uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn);
+
+/*
+ * Depth-first order of t's nodes (root excluded) into *order, and per node
+ * in *same how many of its ancestors share its key: its function, or with
+ * by_module its function's module (r names them).  Both malloc'd, t->len
+ * long.  Returns the number of nodes in *order.  This one walk is how
+ * recursion counts once: an inclusive value is summed only where same is 0.
+ */
+uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_module, uint32_t **order,
+		      uint32_t **same);
 
 /* A report row, in nanoseconds (instrumentation) or samples (sampling). */
 struct an_row {
@@ -132,44 +152,6 @@ void an_match_cache_free(struct an_match_cache *c);
 /* Mark the ancestors of every selected node of t as selected. */
 void an_select_ancestors(struct cct *t);
 
-/*
- * Probe-cost compensation, one rule for every walk of events (an_instr.c,
- * an_walk.c): half of each bordering probe's cost comes off an interval
- * (functions' and library calls' probes cost differently), an OVERHEAD
- * interval (the profiler's own time) comes off whole.  Costs and lengths in
- * 1/1024 ticks.
- */
-enum { AN_EV_NONE = 0, AN_EV_FUNC = 1, AN_EV_LIB = 2 };
-struct an_lib_kinds {
-	uint8_t *k; /* by function index: 0 unknown, else AN_EV_FUNC or AN_EV_LIB */
-	uint32_t cap;
-};
-unsigned an_fn_kind(struct an_lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr);
-void an_comp_costs(const struct fmt_process *p, int no_compensation, uint64_t costs[3]);
-uint64_t an_comp_sub(const uint64_t costs[3], unsigned prev, unsigned cur, uint64_t len, int overhead,
-		     int no_compensation, uint64_t *unsub);
-
-/*
- * How often each function is open on a walk's stack, by function index
- * (*on grows to hold fn): an exit naming a function that is not open must
- * not search a stack 200,000 frames deep.
- */
-static inline void an_open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn)
-{
-	if (fn >= *cap) {
-		uint32_t ncap = *cap;
-		while (ncap <= fn)
-			ncap *= 2;
-		uint32_t *grown = realloc(*on, ncap * sizeof(**on));
-		if (!grown)
-			abort();
-		memset(grown + *cap, 0, (ncap - *cap) * sizeof(*grown));
-		*on = grown;
-		*cap = ncap;
-	}
-	(*on)[fn]++;
-}
-
 struct an_opts {
 	int no_compensation;
 	const struct an_filter *filter; /* NULL: the whole run */
@@ -205,9 +187,8 @@ struct an_result {
 	uint32_t nlines, naddresses;
 	char **owned;          /* strings the line/address rows point to */
 	uint32_t nowned;
-	/* hash tables for interning */
-	uint32_t *fn_hash, fn_hcap;
-	uint32_t *mod_hash, mod_hcap;
+	/* for interning: (name, module) -> function, path -> module */
+	struct util_index fn_index, mod_index;
 };
 
 /* address -> function index, one per process */
@@ -247,28 +228,29 @@ size_t an_sample_frames(struct an_result *r, const struct fmt_process *p, struct
 			struct an_inline_cache *c, const uint64_t *pcs, unsigned n, uint32_t *outer,
 			uint32_t **fns, size_t *cap);
 
-/* Per function or module sums over trees. */
+/* Per function or module sums over trees (in the trees' units). */
 struct an_acc {
 	int seen; /* some selected node of this function (module) */
 	uint64_t calls;
-	uint64_t v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES];
+	double v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES]; /* vmin < 0: none */
 };
 
-/*
- * Add a tree's selected nodes to per-function (fa) and per-module (ma) sums.
- * Exclusive values (EE, AE) are summed over all nodes; inclusive ones (EI, AI) only
- * over nodes with no ancestor of the same function (module), so recursion
- * counts once.  fn_on/mod_on: zeroed scratch, one per function/module.
- */
-void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa, struct an_acc *ma,
-		  uint32_t *fn_on, uint32_t *mod_on);
+/* n accumulators, empty (calloc'd, free() them). */
+struct an_acc *an_acc_new(uint32_t n);
 
-/* Run the instrumentation analysis of d into r, of o->filter's selection.
- * Returns 0, -1 on OOM. */
-int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
+/*
+ * Add a tree's selected nodes to per-function (fa) and per-module (ma)
+ * sums; either may be NULL.  Exclusive values (EE, AE) are summed over all
+ * nodes; inclusive ones (EI, AI) only over nodes with no ancestor of the
+ * same function (module), so recursion counts once (cct_preorder).
+ */
+void an_fold_tree(const struct an_result *r, const struct cct *t, struct an_acc *fa, struct an_acc *ma);
+
+/* Run the instrumentation analysis of d into r, of o->filter's selection. */
+void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
 /* Run the sampling analysis of d into r (doc/numbers.md, sampling), of the
  * selection of o->filter (o may be NULL: the whole run). */
-int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
+void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r);
 
 void an_result_free(struct an_result *r);
 

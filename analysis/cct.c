@@ -9,37 +9,13 @@
 #include <stdio.h>
 
 #include "analysis.h"
-
-static uint64_t an_hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t an_hash_str(const char *s, uint64_t seed)
-{
-	uint64_t h = 1469598103934665603ull ^ seed;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
+#include "../lib/util.h"
 
 void cct_init(struct cct *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->cap = 1024;
-	t->n = calloc(t->cap, sizeof(*t->n));
-	t->hcap = 2048;
-	t->hash = malloc(t->hcap * sizeof(*t->hash));
-	if (!t->n || !t->hash)
-		abort();
-	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
+	t->n = xcalloc(t->cap, sizeof(*t->n));
 	t->len = 1; /* the root */
 	t->n[0].parent = ~0u;
 	t->n[0].fn = ~0u;
@@ -48,48 +24,31 @@ void cct_init(struct cct *t)
 void cct_release(struct cct *t)
 {
 	free(t->n);
-	free(t->hash);
+	util_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
-static uint32_t cct_slot(const struct cct *t, uint32_t parent, uint32_t fn)
+static uint64_t cct_key(uint32_t parent, uint32_t fn)
 {
-	return (uint32_t)an_hash64(((uint64_t)parent << 32) | fn) & (t->hcap - 1);
+	return util_hash64(((uint64_t)parent << 32) | fn);
 }
 
-static void cct_rehash(struct cct *t)
+static uint64_t cct_node_key(const void *t, uint32_t i)
 {
-	free(t->hash);
-	t->hcap *= 2;
-	t->hash = malloc(t->hcap * sizeof(*t->hash));
-	if (!t->hash)
-		abort();
-	memset(t->hash, 0xff, t->hcap * sizeof(*t->hash));
-	for (uint32_t i = 1; i < t->len; i++) {
-		uint32_t s = cct_slot(t, t->n[i].parent, t->n[i].fn);
-		while (t->hash[s] != ~0u)
-			s = (s + 1) & (t->hcap - 1);
-		t->hash[s] = i;
-	}
+	const struct cct_node *n = &((const struct cct *)t)->n[i];
+	return cct_key(n->parent, n->fn);
 }
 
 uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
 {
-	uint32_t s = cct_slot(t, parent, fn);
-	for (;;) {
-		uint32_t i = t->hash[s];
-		if (i == ~0u)
-			break;
-		if (t->n[i].parent == parent && t->n[i].fn == fn)
-			return i;
-		s = (s + 1) & (t->hcap - 1);
-	}
+	util_index_reserve(&t->index, t->len, cct_node_key, t);
+	uint32_t *s = util_index_probe(&t->index, cct_key(parent, fn));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&t->index, s))
+		if (t->n[*s].parent == parent && t->n[*s].fn == fn)
+			return *s;
 	if (t->len == t->cap) {
 		t->cap *= 2;
-		struct cct_node *nn = realloc(t->n, t->cap * sizeof(*nn));
-		if (!nn)
-			abort();
-		t->n = nn;
+		t->n = xrealloc(t->n, t->cap * sizeof(*t->n));
 	}
 	uint32_t i = t->len++;
 	struct cct_node *n = &t->n[i];
@@ -97,99 +56,68 @@ uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
 	n->fn = fn;
 	n->parent = parent;
 	for (int k = 0; k < AN_NVALUES; k++)
-		n->vmin[k] = UINT64_MAX;
+		n->vmin[k] = -1; /* no call yet */
 	n->next = t->n[parent].child;
 	t->n[parent].child = i;
-	t->hash[s] = i;
-	if (t->len * 2 > t->hcap)
-		cct_rehash(t);
+	*s = i;
 	return i;
+}
+
+static uint64_t mod_key(const void *r, uint32_t i)
+{
+	return util_hash_str(((const struct an_result *)r)->mods[i].path, 0);
 }
 
 uint32_t an_module_intern(struct an_result *r, const char *path)
 {
 	if (!path || !*path)
 		path = "[unknown]";
-	if (r->nmods * 2 >= r->mod_hcap) {
-		uint32_t ncap = r->mod_hcap ? r->mod_hcap * 2 : 64;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < r->nmods; i++) {
-			uint32_t s = (uint32_t)an_hash_str(r->mods[i].path, 0) & (ncap - 1);
-			while (nh[s] != ~0u)
-				s = (s + 1) & (ncap - 1);
-			nh[s] = i;
-		}
-		free(r->mod_hash);
-		r->mod_hash = nh;
-		r->mod_hcap = ncap;
-	}
-	uint32_t s = (uint32_t)an_hash_str(path, 0) & (r->mod_hcap - 1);
-	while (r->mod_hash[s] != ~0u) {
-		if (strcmp(r->mods[r->mod_hash[s]].path, path) == 0)
-			return r->mod_hash[s];
-		s = (s + 1) & (r->mod_hcap - 1);
-	}
+	util_index_reserve(&r->mod_index, r->nmods, mod_key, r);
+	uint32_t *s = util_index_probe(&r->mod_index, util_hash_str(path, 0));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&r->mod_index, s))
+		if (strcmp(r->mods[*s].path, path) == 0)
+			return *s;
 	if (r->nmods == r->capmods) {
 		r->capmods = r->capmods ? r->capmods * 2 : 16;
-		r->mods = realloc(r->mods, r->capmods * sizeof(*r->mods));
-		if (!r->mods)
-			abort();
+		r->mods = xrealloc(r->mods, r->capmods * sizeof(*r->mods));
 	}
 	struct an_module *m = &r->mods[r->nmods];
-	m->path = strdup(path);
+	m->path = xstrdup(path);
 	const char *slash = strrchr(m->path, '/');
 	m->base = slash ? slash + 1 : m->path;
-	r->mod_hash[s] = r->nmods;
+	*s = r->nmods;
 	return r->nmods++;
 }
 
-static uint64_t an_func_hash(const char *name, uint32_t module)
+static uint64_t func_hash(const char *name, uint32_t module)
 {
-	return an_hash_str(name, module * 0x9E3779B97F4A7C15ull);
+	return util_hash_str(name, module * 0x9E3779B97F4A7C15ull);
+}
+
+static uint64_t func_key(const void *r, uint32_t i)
+{
+	const struct an_func *f = &((const struct an_result *)r)->funcs[i];
+	return func_hash(f->name, f->module);
 }
 
 uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
 			uint32_t line)
 {
-	if (r->nfuncs * 2 >= r->fn_hcap) {
-		uint32_t ncap = r->fn_hcap ? r->fn_hcap * 2 : 1024;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < r->nfuncs; i++) {
-			uint32_t s = (uint32_t)an_func_hash(r->funcs[i].name, r->funcs[i].module) &
-				     (ncap - 1);
-			while (nh[s] != ~0u)
-				s = (s + 1) & (ncap - 1);
-			nh[s] = i;
-		}
-		free(r->fn_hash);
-		r->fn_hash = nh;
-		r->fn_hcap = ncap;
-	}
-	uint32_t s = (uint32_t)an_func_hash(name, module) & (r->fn_hcap - 1);
-	while (r->fn_hash[s] != ~0u) {
-		struct an_func *f = &r->funcs[r->fn_hash[s]];
-		if (f->module == module && strcmp(f->name, name) == 0)
-			return r->fn_hash[s];
-		s = (s + 1) & (r->fn_hcap - 1);
-	}
+	util_index_reserve(&r->fn_index, r->nfuncs, func_key, r);
+	uint32_t *s = util_index_probe(&r->fn_index, func_hash(name, module));
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&r->fn_index, s))
+		if (r->funcs[*s].module == module && strcmp(r->funcs[*s].name, name) == 0)
+			return *s;
 	if (r->nfuncs == r->capfuncs) {
 		r->capfuncs = r->capfuncs ? r->capfuncs * 2 : 256;
-		r->funcs = realloc(r->funcs, r->capfuncs * sizeof(*r->funcs));
-		if (!r->funcs)
-			abort();
+		r->funcs = xrealloc(r->funcs, r->capfuncs * sizeof(*r->funcs));
 	}
 	struct an_func *f = &r->funcs[r->nfuncs];
-	f->name = strdup(name);
+	f->name = xstrdup(name);
 	f->module = module;
-	f->file = strdup(file ? file : "");
+	f->file = xstrdup(file ? file : "");
 	f->line = line;
-	r->fn_hash[s] = r->nfuncs;
+	*s = r->nfuncs;
 	return r->nfuncs++;
 }
 
@@ -210,8 +138,8 @@ void an_result_free(struct an_result *r)
 	free(r->modules);
 	free(r->thread_rows);
 	free(r->processes);
-	free(r->fn_hash);
-	free(r->mod_hash);
+	util_index_free(&r->fn_index);
+	util_index_free(&r->mod_index);
 	free(r->lines);
 	free(r->addresses);
 	for (uint32_t i = 0; i < r->nowned; i++)
@@ -242,10 +170,8 @@ static void addr_map_put(struct an_addr_map *m, uint64_t a, uint32_t v)
 	if ((m->len + 1) * 2 > m->cap) {
 		struct an_addr_map n = {0};
 		n.cap = m->cap ? m->cap * 2 : 256;
-		n.keys = calloc(n.cap, sizeof(*n.keys));
-		n.vals = calloc(n.cap, sizeof(*n.vals));
-		if (!n.keys || !n.vals)
-			abort();
+		n.keys = xcalloc(n.cap, sizeof(*n.keys));
+		n.vals = xcalloc(n.cap, sizeof(*n.vals));
 		for (uint32_t i = 0; i < m->cap; i++)
 			if (m->keys[i])
 				addr_map_put(&n, m->keys[i], m->vals[i]);
@@ -269,14 +195,6 @@ void an_addr_map_free(struct an_addr_map *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
-}
-
-static const struct fmt_module *module_at(const struct fmt_process *p, uint64_t a)
-{
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (a >= p->mods[i].start && a < p->mods[i].end)
-			return &p->mods[i];
-	return NULL;
 }
 
 /* Intern the function that symbol s (or, unnamed, module mm) gives a. */
@@ -304,7 +222,8 @@ uint32_t an_resolve(struct an_result *r, const struct fmt_process *p, struct an_
 	const struct fmt_symbol *s = fmt_symbol_at(p, a);
 	if (!s && a > 0) /* a return address just past a call at a function's end */
 		s = fmt_symbol_at(p, a - 1);
-	f = intern_at(r, p, s, module_at(p, a), a);
+	int mi = fmt_module_at(p, a);
+	f = intern_at(r, p, s, mi >= 0 ? &p->mods[mi] : NULL, a);
 	addr_map_put(m, a, f);
 	return f;
 }
@@ -358,63 +277,89 @@ void an_select_ancestors(struct cct *t)
 		t->n[0].selected = 1;
 }
 
-/*
- * Add one thread's tree to the per-function and per-module accumulators
- * (its selected nodes: an unselected node has no selected one below it).
- * An iterative depth-first walk keeps how often each function and module
- * is on the current path.
- */
-void an_fold_tree(struct an_result *r, const struct cct *t, struct an_acc *fa,
-		     struct an_acc *ma, uint32_t *fn_on, uint32_t *mod_on)
+uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_module, uint32_t **order,
+		      uint32_t **same)
 {
-	uint32_t *stack = malloc((t->len + 1) * sizeof(*stack));
-	uint8_t *leaving = calloc(t->len + 1, 1);
-	if (!stack || !leaving)
-		abort();
-	uint32_t sp = 0;
-	for (uint32_t c = t->n[0].child; c; c = t->n[c].next)
-		if (t->n[c].selected)
-			stack[sp++] = c;
+	/* one walk with an explicit stack and how often each key is on the
+	 * current path: asking each node's ancestors instead would take depth
+	 * x nodes steps, and a recursion 200,000 deep has that many of both */
+	uint32_t nkeys = by_module ? r->nmods : r->nfuncs;
+	uint32_t *ord = xmalloc((t->len + 1) * sizeof(*ord));
+	uint32_t *sm = xcalloc(t->len + 1, sizeof(*sm));
+	uint32_t *st = xmalloc((t->len + 1) * sizeof(*st));
+	uint32_t *kid = xmalloc((t->len + 1) * sizeof(*kid));
+	uint32_t *onpath = xcalloc(nkeys + 1, sizeof(*onpath));
+	uint32_t n = 0, sp = 0;
+	st[sp] = 0;
+	kid[sp++] = t->n[0].child;
 	while (sp) {
-		uint32_t i = stack[sp - 1];
-		const struct cct_node *n = &t->n[i];
-		uint32_t mod = r->funcs[n->fn].module;
-		if (leaving[i]) {
-			sp--;
-			fn_on[n->fn]--;
-			mod_on[mod]--;
+		uint32_t c = kid[sp - 1];
+		if (!c) {
+			uint32_t done = st[--sp];
+			uint32_t fn = t->n[done].fn;
+			if (done && fn < r->nfuncs)
+				onpath[by_module ? r->funcs[fn].module : fn]--;
 			continue;
 		}
-		leaving[i] = 1;
-		struct an_acc *f = &fa[n->fn], *mm = &ma[mod];
-		f->seen = mm->seen = 1;
-		f->calls += n->calls;
-		mm->calls += n->calls;
-		f->v[AN_EE] += n->v[AN_EE];
-		f->v[AN_AE] += n->v[AN_AE];
-		mm->v[AN_EE] += n->v[AN_EE];
-		mm->v[AN_AE] += n->v[AN_AE];
-		if (!fn_on[n->fn]) {
-			f->v[AN_EI] += n->v[AN_EI];
-			f->v[AN_AI] += n->v[AN_AI];
-		}
-		if (!mod_on[mod]) {
-			mm->v[AN_EI] += n->v[AN_EI];
-			mm->v[AN_AI] += n->v[AN_AI];
-		}
-		for (int k = 0; k < AN_NVALUES; k++) {
-			if (n->vmin[k] < f->vmin[k])
-				f->vmin[k] = n->vmin[k];
-			if (n->vmax[k] > f->vmax[k])
-				f->vmax[k] = n->vmax[k];
-		}
-		fn_on[n->fn]++;
-		mod_on[mod]++;
-		for (uint32_t c = n->child; c; c = t->n[c].next)
-			if (t->n[c].selected)
-				stack[sp++] = c;
+		kid[sp - 1] = t->n[c].next;
+		uint32_t fn = t->n[c].fn;
+		if (fn < r->nfuncs)
+			sm[c] = onpath[by_module ? r->funcs[fn].module : fn]++;
+		ord[n++] = c;
+		st[sp] = c;
+		kid[sp++] = t->n[c].child;
 	}
-	free(stack);
-	free(leaving);
+	free(st);
+	free(kid);
+	free(onpath);
+	*order = ord;
+	*same = sm;
+	return n;
 }
 
+struct an_acc *an_acc_new(uint32_t n)
+{
+	struct an_acc *acc = xcalloc(n + 1, sizeof(*acc));
+	for (uint32_t i = 0; i <= n; i++)
+		for (int k = 0; k < AN_NVALUES; k++)
+			acc[i].vmin[k] = -1;
+	return acc;
+}
+
+/* The selected nodes of t into acc, by function or module: an unselected
+ * node has no selected one below it. */
+static void fold_by(const struct an_result *r, const struct cct *t, int by_module, struct an_acc *acc)
+{
+	uint32_t *order, *same;
+	uint32_t len = cct_preorder(t, r, by_module, &order, &same);
+	for (uint32_t j = 0; j < len; j++) {
+		const struct cct_node *n = &t->n[order[j]];
+		if (!n->selected || n->fn >= r->nfuncs)
+			continue;
+		struct an_acc *a = &acc[by_module ? r->funcs[n->fn].module : n->fn];
+		a->seen = 1;
+		a->calls += n->calls;
+		a->v[AN_EE] += n->v[AN_EE];
+		a->v[AN_AE] += n->v[AN_AE];
+		if (!same[order[j]]) {
+			a->v[AN_EI] += n->v[AN_EI];
+			a->v[AN_AI] += n->v[AN_AI];
+		}
+		for (int k = 0; k < AN_NVALUES; k++) {
+			if (n->vmin[k] >= 0 && (a->vmin[k] < 0 || n->vmin[k] < a->vmin[k]))
+				a->vmin[k] = n->vmin[k];
+			if (n->vmax[k] > a->vmax[k])
+				a->vmax[k] = n->vmax[k];
+		}
+	}
+	free(order);
+	free(same);
+}
+
+void an_fold_tree(const struct an_result *r, const struct cct *t, struct an_acc *fa, struct an_acc *ma)
+{
+	if (fa)
+		fold_by(r, t, 0, fa);
+	if (ma)
+		fold_by(r, t, 1, ma);
+}

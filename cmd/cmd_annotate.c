@@ -89,8 +89,8 @@ static size_t disassemble(const char *module, uint64_t lo, uint64_t hi, char ***
 		if (sscanf(buf, " %llx%c", &a, &colon) != 2 || colon != ':')
 			continue;
 		buf[strcspn(buf, "\n")] = 0;
-		*insn = xrealloc(*insn, (n + 1) * sizeof(**insn));
-		*at = xrealloc(*at, (n + 1) * sizeof(**at));
+		UTIL_GROW1(*insn, n);
+		UTIL_GROW1(*at, n);
 		(*insn)[n] = xstrdup(buf);
 		(*at)[n++] = a;
 	}
@@ -203,7 +203,7 @@ int cmd_annotate(int argc, char **argv)
 			total++;
 			int counted = 0;
 			for (unsigned i = 0; i < n; i++) {
-				uint64_t a = i ? pcs[i] - 1 : pcs[i];
+				uint64_t a = fmt_caller_pc(pcs[i], i == 0);
 				const struct fmt_symbol *s = fmt_symbol_at(p, a);
 				const struct fmt_line *l = fmt_line_at(p, a);
 				uint32_t ninl = l ? l->ninl : 0;
@@ -249,7 +249,7 @@ int cmd_annotate(int argc, char **argv)
 							if (lines[j].line == ll && strcmp(lines[j].file, lf) == 0)
 								break;
 						if (j == nlines) {
-							lines = xrealloc(lines, (nlines + 1) * sizeof(*lines));
+							UTIL_GROW1(lines, nlines);
 							lines[nlines++] = (struct line_count){(char *)lf, ll, 0, 0, 0};
 						}
 						if (lines[j].last != sample) {
@@ -268,7 +268,7 @@ int cmd_annotate(int argc, char **argv)
 						if (addrs[j].addr == off)
 							break;
 					if (j == naddrs) {
-						addrs = xrealloc(addrs, (naddrs + 1) * sizeof(*addrs));
+						UTIL_GROW1(addrs, naddrs);
 						addrs[naddrs++] = (struct addr_count){off, 0, 0, 0};
 					}
 					if (addrs[j].last != sample) {

@@ -69,8 +69,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 		die("name the function exactly");
 	}
 	struct an_view v;
-	if (an_view_build(&d, &r, &flt, &v) < 0)
-		die("out of memory");
+	an_view_build(&d, &r, &flt, &v);
 	/* the same name in several modules (or processes' copies): the first */
 	out_butterfly(stdout, &v, found[0], callees_first, format);
 	an_view_release(&v);

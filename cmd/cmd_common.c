@@ -27,8 +27,10 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 	/* the filter selects samples or intervals in the analysis itself, so
 	 * that every view is computed from the selection */
 	struct an_opts ao = {.no_compensation = no_compensation, .filter = f};
-	if ((sampling ? an_sample_run(d, &ao, r) : an_instr_run(d, &ao, r)) < 0)
-		die("out of memory");
+	if (sampling)
+		an_sample_run(d, &ao, r);
+	else
+		an_instr_run(d, &ao, r);
 	/* one line, whatever is damaged */
 	if (d->damage)
 		warn("'%s' is damaged: %s; reporting what could be read", input, d->damage);

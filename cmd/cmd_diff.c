@@ -46,8 +46,7 @@ static void load_rows(const char *path, struct fmt_data *d, struct an_result *r,
 {
 	cmd_load(path, d, r, 0, f);
 	struct an_view v;
-	if (an_view_build(d, r, f, &v) < 0)
-		die("out of memory");
+	an_view_build(d, r, f, &v);
 	an_view_functions(&v, rows, n);
 	if (r->sampling) /* as percentages of the selection's samples */
 		for (uint32_t i = 0; i < *n; i++)

@@ -134,8 +134,7 @@ int cmd_export(int argc, char **argv)
 				max_events, co.written, co.left_out);
 	} else {
 		struct an_view v;
-		if (an_view_build(&d, &r, &flt, &v) < 0)
-			die("out of memory");
+		an_view_build(&d, &r, &flt, &v);
 		if (fmt == EXP_FOLDED)
 			rc = out_folded(f, &v, value);
 		else if (fmt == EXP_CALLGRIND)

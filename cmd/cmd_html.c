@@ -74,8 +74,7 @@ int cmd_html(int argc, char **argv)
 	struct an_result r;
 	cmd_load(input, &d, &r, o.no_compensation, &flt);
 	struct an_view v;
-	if (an_view_build(&d, &r, &flt, &v) < 0)
-		die("out of memory");
+	an_view_build(&d, &r, &flt, &v);
 	char *filter = cmd_filter_describe(&flt);
 	if (filter) {
 		cmd_filter_rows(&r, &flt, &v);

@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "../format/format.h"
+#include "../format/fmt_spool.h"
 #include "../lib/util.h"
 #include "../recorder/recorder.h"
 #include "../recorder/rec_perf.h"
@@ -111,26 +112,6 @@ static void warn_left_running(const char *prog, const struct rec_child *c)
 		     c->detached == 1 ? "it" : "they");
 }
 
-/* What the session file says while the program runs (rec_spool_save_session):
- * rewritten once a second so `stint recover` has the clock factor and the
- * duration so far if stint itself is killed. */
-struct session_tick {
-	const char *spool, *kind, *os_wanted;
-	struct fmt_data *d;
-	uint64_t tsc0, ns0;
-	int use_tsc;
-};
-
-static void session_update(void *arg)
-{
-	struct session_tick *k = arg;
-	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
-	k->d->duration_ns = ns1 - k->ns0;
-	if (k->use_tsc)
-		k->d->ns_per_tick = rec_tsc_ns_per_tick(k->tsc0, k->ns0, tsc1, ns1);
-	rec_spool_save_session(k->spool, k->d, k->kind, k->os_wanted, 0);
-}
-
 /* What keeps the dynamic linker from loading stint's runtime into path:
  * a message, or NULL. */
 static char *preload_obstacle(const char *path, const char *shown)
@@ -205,80 +186,58 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	char *obstacle = preload_obstacle(path, argv[0]);
 	if (obstacle)
 		die("%s", obstacle);
-	char *copy = xstrdup(output);
-	struct rec_spool sp;
-	if (rec_spool_create(&sp, dirname(copy), err, sizeof(err)) < 0)
+	struct rec_session rs;
+	if (rec_session_begin(&rs, "inproc", output, lib, err, sizeof(err)) < 0)
 		die("%s", err);
-	const char *spool = sp.path;
-	char *env[5] = {xasprintf("LD_PRELOAD=%s", lib), xasprintf("STINT_SPOOL=%s", sp.child_path),
-			xasprintf("STINT_FREQ=%u", so->freq),
-			/* keep the samples taken in system calls (charged to the call) */
-			so->kernel ? xstrdup("STINT_KERNEL=1") : NULL, NULL};
-	struct fmt_data d;
-	memset(&d, 0, sizeof(d));
-	d.command = join_args(argv);
-	d.wall_start = util_wall_ns();
-	d.ns_per_tick = 1.0;
-	d.clock = xstrdup("task-clock");
-	d.os = xasprintf("libunwind, in-process sampler (%s)", why);
-	d.rate = so->freq;
-	d.notes = xasprintf("lost=0 stack=0 kernel=%d", so->kernel);
-	struct session_tick tk = {spool, "inproc", "", &d, 0, util_mono_ns(), 0};
-	if (rec_spool_save_session(spool, &d, "inproc", "", 0) < 0)
-		die("cannot write to '%s': %s", sp.shown, strerror(errno));
-	struct rec_child child = {.go_fd = -1};
-	if (rec_spawn(path, argv, env, &child, err, sizeof(err)) < 0) {
-		rec_spool_remove(&sp);
+	rec_session_setenv(&rs, FMT_ENV_FREQ, "%u", so->freq);
+	if (so->kernel) /* keep the samples taken in system calls (charged to the call) */
+		rec_session_setenv(&rs, FMT_ENV_KERNEL, "1");
+	struct fmt_data *d = &rs.d;
+	d->command = join_args(argv);
+	d->clock = xstrdup("task-clock");
+	d->os = xasprintf("libunwind, in-process sampler (%s)", why);
+	d->rate = so->freq;
+	d->notes = xasprintf("lost=0 stack=0 kernel=%d", so->kernel);
+	if (rec_session_run(&rs, path, argv, err, sizeof(err)) < 0)
 		die("%s", err);
-	}
-	rec_wait(&child, NULL, session_update, &tk);
-	d.wall_start = child.wall_start;
-	d.duration_ns = child.mono_end - child.mono_start;
-	d.exit_status = (uint32_t)rec_exit_code(child.status);
-	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
-	if (rec_spool_save_session(spool, &d, "inproc", "", 1) < 0)
-		warn("cannot save the session in '%s': %s", sp.shown, strerror(errno));
-	fmt_data_free(&d);
-	if (rec_spool_convert(spool, sp.shown, &d, NULL, err, sizeof(err)) < 0)
-		die("%s (the raw recording is kept in '%s')", err, sp.shown);
-	struct rec_sample_stats st = {0};
-	for (uint32_t i = 0; i < d.nthreads; i++)
-		st.samples += d.threads[i].nevents;
-	for (uint32_t i = 0; i < d.nprocs; i++)
-		if (d.procs[i].pid == (uint32_t)child.pid) {
-			free(d.procs[i].command);
-			d.procs[i].command = join_args(argv);
+	const struct rec_child *child = &rs.child;
+	if (rs.save_errno)
+		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
+	uint64_t samples = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		samples += d->threads[i].nevents;
+	for (uint32_t i = 0; i < d->nprocs; i++)
+		if (d->procs[i].pid == (uint32_t)child->pid) {
+			free(d->procs[i].command);
+			d->procs[i].command = join_args(argv);
 			break;
 		}
-	if (fmt_write(&d, output) < 0)
+	if (rec_session_write(&rs, output) < 0)
 		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
 		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(errno), sp.shown);
-	rec_spool_remove(&sp);
+		    output, strerror(errno), rs.spool.shown);
+	int code = rec_exit_code(child->status);
 	if (!quiet) {
-		if (child.stopped_early || child.detached)
-			warn_left_running(argv[0], &child);
-		if (!d.nprocs)
+		if (child->stopped_early || child->detached)
+			warn_left_running(argv[0], child);
+		if (!d->nprocs)
 			explain_nothing(argv[0]);
-		if (WIFSIGNALED(child.status))
+		if (WIFSIGNALED(child->status))
 			warn("'%s' died of signal %d (%s); its samples are kept", argv[0],
-			     WTERMSIG(child.status), strsignal(WTERMSIG(child.status)));
+			     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
 		warn("recorded %llu samples with the in-process sampler (%s) of %u process%s, %u thread%s into '%s'",
-		     (unsigned long long)st.samples, why, d.nprocs, d.nprocs == 1 ? "" : "es", d.nthreads,
-		     d.nthreads == 1 ? "" : "s", output);
-		const char *u = d.notes ? strstr(d.notes, "unsampled=") : NULL;
+		     (unsigned long long)samples, why, d->nprocs, d->nprocs == 1 ? "" : "es", d->nthreads,
+		     d->nthreads == 1 ? "" : "s", output);
+		const char *u = d->notes ? strstr(d->notes, "unsampled=") : NULL;
 		unsigned unsampled = u ? (unsigned)atoi(u + 10) : 0;
 		if (unsampled)
 			warn("%u thread%s could not be sampled (no CPU-time timer, or the sampler's signal was "
 			     "blocked)", unsampled, unsampled == 1 ? "" : "s");
 	}
-	fmt_data_free(&d);
-	for (int i = 0; env[i]; i++)
-		free(env[i]);
-	free(copy);
+	rec_session_end(&rs);
 	free(path);
 	free(lib);
-	return rec_exit_code(child.status);
+	return code;
 }
 
 static int record_sample(int argc, char **argv, const char *output, struct rec_perf_opts *so,
@@ -572,113 +531,57 @@ int cmd_record(int argc, char **argv)
 	if (stat(output, &st) == 0 && S_ISDIR(st.st_mode))
 		die("cannot write '%s': it is a directory", output);
 	check_output(output);
-	char *outcopy = xstrdup(output);
 	char err[512];
-	struct rec_spool sp;
-	if (rec_spool_create(&sp, dirname(outcopy), err, sizeof(err)) < 0)
+	struct rec_session rs;
+	if (rec_session_begin(&rs, "instrument", output, rt, err, sizeof(err)) < 0)
 		die("%s", err);
-	const char *spool = sp.path;
-
-	char *env[8];
-	int ne = 0;
-	env[ne++] = xasprintf("LD_PRELOAD=%s", rt);
-	env[ne++] = xasprintf("STINT_SPOOL=%s", sp.child_path);
-	env[ne++] = xasprintf("STINT_OS=%s", os);
-	env[ne++] = xasprintf("STINT_CLOCK=%s", use_tsc ? "tsc" : "monotonic");
+	rec_session_setenv(&rs, FMT_ENV_OS, "%s", os);
+	rec_session_setenv(&rs, FMT_ENV_CLOCK, "%s", use_tsc ? "tsc" : "monotonic");
 	/* no LD_BIND_NOW: the runtime binds the entries it probes itself, and
 	 * the program (and all it starts) keeps its own binding */
-	env[ne++] = xasprintf("STINT_PLT=%d", plt);
-	env[ne] = NULL;
-
-	/* the session file first: a spool is recoverable from the start, even
-	 * if stint is killed (kill -9) while the program runs */
-	struct fmt_data d;
-	memset(&d, 0, sizeof(d));
-	d.command = join_args(pargv);
-	d.wall_start = util_wall_ns();
-	d.clock = xstrdup(use_tsc ? "tsc" : "monotonic");
+	rec_session_setenv(&rs, FMT_ENV_PLT, "%d", plt);
+	rs.os_wanted = os;
+	rs.use_tsc = use_tsc;
+	struct fmt_data *d = &rs.d;
+	d->command = join_args(pargv);
+	d->clock = xstrdup(use_tsc ? "tsc" : "monotonic");
 	/* the session file's notes are read back 255 bytes at most: the list
 	 * of functions left out goes only into the data file, below */
-	d.notes = pinfo.functions ? xasprintf("%spatched=%zu/%zu", plt ? "libcalls " : "", pinfo.patched,
-					      pinfo.functions)
-				  : xstrdup(plt ? "libcalls" : "");
-	d.os = xstrdup("");
-	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
-	if (use_tsc) {
-		/* a first factor for the session file (the kernel's, else 5 ms
-		 * measured now); refined once a second while the program runs */
-		struct timespec five = {0, 5000000};
-		nanosleep(&five, NULL);
-		d.ns_per_tick = rec_tsc_ns_per_tick(tsc0, ns0, __rdtsc(), util_mono_ns());
-	} else {
-		d.ns_per_tick = 1.0;
-	}
-	struct session_tick tk = {spool, "instrument", os, &d, tsc0, ns0, use_tsc};
-	if (rec_spool_save_session(spool, &d, "instrument", os, 0) < 0) {
-		int e = errno;
-		rec_spool_remove(&sp);
-		die("cannot write to '%s': %s", sp.shown, strerror(e));
-	}
-
-	struct rec_child child = {.go_fd = -1};
-	if (rec_spawn(path, pargv, env, &child, err, sizeof(err)) < 0) {
-		rec_spool_remove(&sp);
+	d->notes = pinfo.functions ? xasprintf("%spatched=%zu/%zu", plt ? "libcalls " : "", pinfo.patched,
+					       pinfo.functions)
+				   : xstrdup(plt ? "libcalls" : "");
+	d->os = xstrdup("");
+	if (rec_session_run(&rs, path, pargv, err, sizeof(err)) < 0)
 		die("%s", err);
-	}
-	rec_wait(&child, spool, session_update, &tk);
-	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
-
-	d.wall_start = child.wall_start;
-	d.duration_ns = child.mono_end - child.mono_start;
-	d.ns_per_tick = use_tsc ? rec_tsc_ns_per_tick(tsc0, ns0, tsc1, ns1) : 1.0;
-	d.exit_status = (uint32_t)rec_exit_code(child.status);
-	d.flags = WIFSIGNALED(child.status) ? FMT_SESS_KILLED : 0;
-	if (rec_spool_save_session(spool, &d, "instrument", os, 1) < 0)
-		warn("cannot save the session in '%s': %s", sp.shown, strerror(errno));
-	fmt_data_free(&d);
-	if (rec_spool_convert(spool, sp.shown, &d, NULL, err, sizeof(err)) < 0)
-		die("%s (the raw recording is kept in '%s')", err, sp.shown);
+	const struct rec_child *child = &rs.child;
+	if (rs.save_errno)
+		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
 	if (pinfo.functions)
-		patch_notes(&d, &pinfo, plt);
+		patch_notes(d, &pinfo, plt);
 	uint64_t bytes = 0;
-	for (uint32_t i = 0; i < d.nthreads; i++)
-		bytes += d.threads[i].ev_len;
-	/* the largest buffer becomes the data file in place, its events not copied */
-	uint32_t big = 0;
-	for (uint32_t i = 1; i < d.nthreads; i++)
-		if (d.threads[i].ev_len > d.threads[big].ev_len)
-			big = i;
-	/* not while processes left running may still write to a buffer */
-	int rc = d.nthreads && d.threads[big].spool_path && !child.stopped_early && !child.detached
-			 ? fmt_write_inplace(&d, output, big, d.threads[big].spool_path)
-			 : 1;
-	if (rc == 1)
-		rc = fmt_write(&d, output);
-	if (rc < 0) {
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		bytes += d->threads[i].ev_len;
+	if (rec_session_write(&rs, output) < 0) {
 		int e = errno;
 		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
 		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(e), sp.shown);
+		    output, strerror(e), rs.spool.shown);
 	}
-	rec_spool_remove(&sp);
-	int code = rec_exit_code(child.status);
+	int code = rec_exit_code(child->status);
 	if (!quiet) {
-		if (child.stopped_early || child.detached)
-			warn_left_running(pargv[0], &child);
-		if (!d.nprocs)
+		if (child->stopped_early || child->detached)
+			warn_left_running(pargv[0], child);
+		if (!d->nprocs)
 			explain_nothing(pargv[0]);
-		if (WIFSIGNALED(child.status))
+		if (WIFSIGNALED(child->status))
 			warn("'%s' died of signal %d (%s); what it recorded is kept", pargv[0],
-			     WTERMSIG(child.status), strsignal(WTERMSIG(child.status)));
-		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d.nprocs,
-		     d.nprocs == 1 ? "" : "es", d.nthreads, d.nthreads == 1 ? "" : "s",
+			     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
+		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d->nprocs,
+		     d->nprocs == 1 ? "" : "es", d->nthreads, d->nthreads == 1 ? "" : "s",
 		     (double)bytes / 1e6, output);
 	}
-	fmt_data_free(&d);
+	rec_session_end(&rs);
 	rec_patch_free(&pinfo);
-	for (int i = 0; i < ne; i++)
-		free(env[i]);
-	free(outcopy);
 	free(rt);
 	free(path);
 	return code;

@@ -47,7 +47,7 @@ int cmd_recover(int argc, char **argv)
 	int finished = 0;
 	if (rec_spool_open(&sp, spool, err, sizeof(err)) < 0)
 		die("%s", err);
-	if (rec_spool_convert(sp.path, spool, &d, &finished, err, sizeof(err)) < 0)
+	if (rec_session_convert(sp.path, spool, &d, &finished, err, sizeof(err)) < 0)
 		die("%s", err);
 	if (!finished)
 		warn("the recording in '%s' did not finish (stint record was killed while the program "

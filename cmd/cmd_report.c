@@ -133,8 +133,7 @@ int cmd_report(int argc, char **argv)
 	o.selection = selection;
 	if (tree || selection) {
 		struct an_view v;
-		if (an_view_build(&d, &r, &flt, &v) < 0)
-			die("out of memory");
+		an_view_build(&d, &r, &flt, &v);
 		if (tree) {
 			out_tree(stdout, &v, threshold, hot, o.format == OUT_JSON ? 1 : o.format == OUT_CSV ? 2 : 0);
 		} else {

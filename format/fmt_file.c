@@ -1106,6 +1106,14 @@ int fmt_has_module_times(const struct fmt_process *p)
 	return 0;
 }
 
+int fmt_module_at(const struct fmt_process *p, uint64_t addr)
+{
+	for (uint32_t m = 0; m < p->nmods; m++)
+		if (addr >= p->mods[m].start && addr < p->mods[m].end)
+			return (int)m;
+	return -1;
+}
+
 static int mapped_at(const struct fmt_module *m, uint64_t ticks)
 {
 	return ticks >= m->load && (!m->unload || ticks < m->unload);

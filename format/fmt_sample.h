@@ -29,6 +29,18 @@ static inline int64_t fmt_unzigzag(uint64_t v)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
+/*
+ * The address a sampled frame's pc stands for: the leaf's (where the
+ * sample hit) as it is, a caller's return address less one.  A return
+ * address may lie past its function's end (a call as its last
+ * instruction) or on the next source line; the call instruction, one byte
+ * back, is in the calling function and on the call's line.
+ */
+static inline uint64_t fmt_caller_pc(uint64_t pc, int leaf)
+{
+	return leaf ? pc : pc - 1;
+}
+
 /* Room needed for one sample of n frames. */
 static inline size_t fmt_sample_max_size(unsigned n)
 {

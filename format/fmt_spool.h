@@ -80,6 +80,50 @@ struct fmt_spool_hdr {
 };
 _Static_assert(sizeof(struct fmt_spool_hdr) <= FMT_SPOOL_HDR_SIZE, "spool header page");
 
+/*
+ * The in-process sampler's spool (runtime/smp.c, read by
+ * recorder/rec_inproc.c): beside each process's <key>.info, .cmdline and
+ * .maps (as above) and <key>.usage (its user and system time at exit,
+ * "utime_ns N stime_ns N"), one file per thread, <key>.t<tid>.smp: this
+ * header, then samples in the data file's encoding (fmt_sample.h), a
+ * sample taken in a system call (kept out) as one with no frames and cut.
+ */
+#define FMT_SMP_MAGIC "STINTSM2"
+#define FMT_SMP_SUFFIX ".smp"
+
+enum fmt_smp_flags {
+	FMT_SMP_NO_TIMER = 1u << 0, /* no timer could be made: the thread was not sampled */
+	FMT_SMP_CPU = 1u << 1,      /* cpu_ns is set */
+};
+
+struct fmt_smp_hdr {
+	char magic[8];    /* FMT_SMP_MAGIC, no terminator */
+	int32_t pid, tid;
+	uint64_t start;   /* ns, CLOCK_MONOTONIC */
+	char name[16];
+	uint32_t flags;   /* enum fmt_smp_flags */
+	uint32_t sig;     /* the signal its timer sends */
+	uint64_t cpu_ns;  /* the thread's CPU time when it ended (FMT_SMP_CPU) */
+};
+
+/*
+ * The environment the recorder gives the program's runtime (runtime/rt.c,
+ * runtime/smp.c); the runtime passes every STINT_ name on across exec
+ * (runtime/rt_exec.c).
+ */
+#define FMT_ENV_PREFIX "STINT_"
+#define FMT_ENV_SPOOL "STINT_SPOOL"       /* the spool directory's absolute path */
+#define FMT_ENV_RECORDER "STINT_RECORDER" /* the recorder, as the top of this file says */
+#define FMT_ENV_OS "STINT_OS"             /* OS-event detector: perf, rusage or off */
+#define FMT_ENV_CLOCK "STINT_CLOCK"       /* tsc or monotonic */
+#define FMT_ENV_PLT "STINT_PLT"           /* 1: probe calls into shared libraries */
+#define FMT_ENV_FREQ "STINT_FREQ"         /* sampler: samples per second of CPU time */
+#define FMT_ENV_KERNEL "STINT_KERNEL"     /* sampler, 1: keep samples taken in system calls */
+/* for the tests only */
+#define FMT_ENV_DENY_PERF "STINT_DENY_PERF"   /* act as if perf events were not permitted */
+#define FMT_ENV_COST "STINT_COST"             /* a probe cost to use, not measure */
+#define FMT_ENV_TEST_TABLE "STINT_TEST_TABLE" /* a smaller chunk table */
+
 /* Size of chunk number i (0-based). */
 static inline uint64_t fmt_spool_chunk_size(unsigned i)
 {

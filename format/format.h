@@ -271,6 +271,9 @@ const struct fmt_symbol *fmt_symbol_at(const struct fmt_process *p, uint64_t add
  * together with a time. */
 int fmt_has_module_times(const struct fmt_process *p);
 
+/* Index of the (first) module of p over addr, whenever it was mapped, or -1. */
+int fmt_module_at(const struct fmt_process *p, uint64_t addr);
+
 /* Index of the module mapped over addr at time ticks, or -1. */
 int fmt_module_at_time(const struct fmt_process *p, uint64_t addr, uint64_t ticks);
 

@@ -62,6 +62,60 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *util_grow1(void *p, size_t n, size_t size)
+{
+	if (n & (n - 1))
+		return p; /* not a power of two (nor 0): there is room */
+	return xrealloc(p, (n ? 2 * n : 1) * size);
+}
+
+void util_index_reserve(struct util_index *ix, uint32_t n, uint64_t (*entry_hash)(const void *ctx, uint32_t i),
+			const void *ctx)
+{
+	if ((uint64_t)(n + 1) * 2 <= ix->cap)
+		return;
+	uint32_t cap = ix->cap ? ix->cap : 64;
+	while ((uint64_t)(n + 1) * 2 > cap)
+		cap *= 2;
+	free(ix->slot);
+	ix->slot = xmalloc(cap * sizeof(*ix->slot));
+	memset(ix->slot, 0xff, cap * sizeof(*ix->slot));
+	ix->cap = cap;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t *s = util_index_probe(ix, entry_hash(ctx, i));
+		while (*s != UTIL_INDEX_EMPTY)
+			s = util_index_next(ix, s);
+		*s = i;
+	}
+}
+
+void util_index_free(struct util_index *ix)
+{
+	free(ix->slot);
+	ix->slot = NULL;
+	ix->cap = 0;
+}
+
+uint64_t util_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+uint64_t util_hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = 1469598103934665603ull ^ seed;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");

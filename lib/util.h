@@ -1,10 +1,14 @@
 /*
  * util.h - small helpers for the stint tools (never linked into the
- * runtime): diagnostics, allocation that dies on exhaustion, byte buffers.
+ * runtime): diagnostics, allocation that exits on exhaustion, UTF-8, files.
  *
- * Error tiers: library code returns -1 and leaves the words to its caller;
- * only cmd/ calls die().  Messages start with "stint: ", state the error
- * first, quote the subject, and end without a period.
+ * Error policy: library code (analysis/, output/, recorder/, symbol/,
+ * format/) returns errors (-1, with the words in an err buffer where it has
+ * them) and leaves what to do to its caller; only cmd/ calls die().  The
+ * one exception is memory: every allocation goes through the x*alloc
+ * helpers below, which exit with the one line "stint: out of memory", as
+ * nothing lower down could do better.  Messages start with "stint: ", state
+ * the error first, quote the subject, and end without a period.
  */
 #ifndef STINT_UTIL_H
 #define STINT_UTIL_H
@@ -20,6 +24,55 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Room for element n (the next one) of an array that only this helper
+ * grows, from NULL, one element at a time: its capacity is the power of
+ * two at or above n, so it doubles when n is one (a realloc to n + 1
+ * elements each time would copy the whole array each time).
+ *   UTIL_GROW1(a, n); a[n++] = x;
+ */
+void *util_grow1(void *p, size_t n, size_t size);
+#define UTIL_GROW1(p, n) ((p) = util_grow1((p), (n), sizeof(*(p))))
+
+/*
+ * An open-addressing index over a caller's array of entries: its slots
+ * hold entry numbers (UTIL_INDEX_EMPTY: none), probed linearly from the
+ * hash of a key; the entries, their keys and what makes two equal stay
+ * the caller's.  The one hash table of the tools:
+ *
+ *   util_index_reserve(&ix, n, entry_hash, ctx);       room for entry n
+ *   uint32_t *s = util_index_probe(&ix, hash(key));
+ *   for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&ix, s))
+ *           if (same(&entries[*s], key))
+ *                   return *s;
+ *   *s = n;                                             entry n is key's
+ *
+ * util_index_reserve keeps the table at most half full, rebuilding it
+ * with entry_hash(ctx, i) of entries 0..n-1 when it grows.
+ */
+#define UTIL_INDEX_EMPTY (~0u)
+struct util_index {
+	uint32_t *slot;
+	uint32_t cap; /* a power of two (0 before the first reserve) */
+};
+void util_index_reserve(struct util_index *ix, uint32_t n, uint64_t (*entry_hash)(const void *ctx, uint32_t i),
+			const void *ctx);
+void util_index_free(struct util_index *ix);
+
+static inline uint32_t *util_index_probe(const struct util_index *ix, uint64_t h)
+{
+	return &ix->slot[(uint32_t)h & (ix->cap - 1)];
+}
+
+static inline uint32_t *util_index_next(const struct util_index *ix, uint32_t *s)
+{
+	return s + 1 == ix->slot + ix->cap ? ix->slot : s + 1;
+}
+
+/* A 64-bit mix of x (for keys made of numbers) and of a string. */
+uint64_t util_hash64(uint64_t x);
+uint64_t util_hash_str(const char *s, uint64_t seed);
 
 /*
  * Length of the UTF-8 sequence at s: 1 for ASCII, 2 to 4 for a valid

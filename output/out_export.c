@@ -12,6 +12,7 @@
 #include "out_export.h"
 #include "output.h"
 #include "../analysis/an_walk.h"
+#include "../lib/util.h"
 
 static const char *fn_name(const struct an_result *r, uint32_t fn)
 {
@@ -34,17 +35,12 @@ static void folded_name(FILE *f, const char *s)
 		fputc(*s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
 }
 
-int out_fold_paths(const struct an_view *v, struct out_paths *fp)
+void out_fold_paths(const struct an_view *v, struct out_paths *fp)
 {
 	memset(fp, 0, sizeof(*fp));
 	cct_init(&fp->t);
-	uint32_t *map = malloc((v->len + 1) * sizeof(*map));
-	fp->x = calloc(v->len + 1, sizeof(*fp->x));
-	if (!map || !fp->x) {
-		free(map);
-		out_paths_release(fp);
-		return -1;
-	}
+	uint32_t *map = xmalloc((v->len + 1) * sizeof(*map));
+	fp->x = xcalloc(v->len + 1, sizeof(*fp->x));
 	map[0] = 0;
 	for (uint32_t i = 1; i < v->len; i++) {
 		/* a view's nodes come after their parents */
@@ -58,7 +54,6 @@ int out_fold_paths(const struct an_view *v, struct out_paths *fp)
 		fp->x[map[i]][2] += (double)v->n[i].calls;
 	}
 	free(map);
-	return 0;
 }
 
 void out_paths_release(struct out_paths *fp)
@@ -72,11 +67,8 @@ int out_folded(FILE *f, const struct an_view *v, int value)
 {
 	int k = v->sampling || value != AN_AE ? 0 : 1;
 	struct out_paths fp;
-	if (out_fold_paths(v, &fp) < 0)
-		return -1;
-	uint32_t *path = malloc((fp.t.len + 1) * sizeof(*path));
-	if (!path)
-		abort();
+	out_fold_paths(v, &fp);
+	uint32_t *path = xmalloc((fp.t.len + 1) * sizeof(*path));
 	for (uint32_t i = 1; i < fp.t.len; i++) {
 		double x = floor(fp.x[i][k] + 0.5);
 		if (x < 1)
@@ -132,24 +124,19 @@ static const char *cg_file(const struct an_result *r, uint32_t fn)
 	return fn < r->nfuncs && r->funcs[fn].file && *r->funcs[fn].file ? r->funcs[fn].file : "???";
 }
 
-static const struct an_result *cg_sort_r; /* qsort has no context argument */
-
-static int cg_file_cmp(const void *a, const void *b)
+static int cg_file_cmp(const void *a, const void *b, void *r)
 {
-	return strcmp(cg_file(cg_sort_r, *(const uint32_t *)a), cg_file(cg_sort_r, *(const uint32_t *)b));
+	return strcmp(cg_file(r, *(const uint32_t *)a), cg_file(r, *(const uint32_t *)b));
 }
 
 /* Number the distinct source files: functions sorted by file, equal runs share a number. */
 static uint32_t *cg_number_files(const struct an_result *r)
 {
-	uint32_t *idx = malloc((r->nfuncs + 1) * sizeof(*idx));
-	uint32_t *id = malloc((r->nfuncs + 1) * sizeof(*id));
-	if (!idx || !id)
-		abort();
+	uint32_t *idx = xmalloc((r->nfuncs + 1) * sizeof(*idx));
+	uint32_t *id = xmalloc((r->nfuncs + 1) * sizeof(*id));
 	for (uint32_t i = 0; i < r->nfuncs; i++)
 		idx[i] = i;
-	cg_sort_r = r;
-	qsort(idx, r->nfuncs, sizeof(*idx), cg_file_cmp);
+	qsort_r(idx, r->nfuncs, sizeof(*idx), cg_file_cmp, (void *)r);
 	uint32_t next = 0;
 	for (uint32_t i = 0; i < r->nfuncs; i++) {
 		if (i && strcmp(cg_file(r, idx[i]), cg_file(r, idx[i - 1])) != 0)
@@ -224,11 +211,11 @@ struct cg_samp {
 	const struct an_result *r;
 	struct cg_cost *c;
 	uint32_t n, cap;
-	uint32_t *hash, hcap;
+	struct util_index index; /* (from, line, to) -> cost */
 	/* file names, interned (the file numbers of fl=/cfi=) */
 	const char **files;
 	uint32_t nfiles, capfiles;
-	uint32_t *fhash, fhcap;
+	struct util_index file_index;
 	uint32_t *fn_file;  /* per function: its file number, ~0u until known */
 	uint32_t *stamp;    /* per function: the last sample it was seen in, + 1 */
 	uint32_t nfn, sample;
@@ -237,48 +224,24 @@ struct cg_samp {
 	uint64_t total;
 };
 
-static uint64_t cg_hash_str(const char *s)
+static uint64_t cg_file_key(const void *cs, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return util_hash_str(((const struct cg_samp *)cs)->files[i], 0);
 }
 
 static uint32_t cg_file_num(struct cg_samp *cs, const char *name)
 {
-	if ((cs->nfiles + 1) * 2 > cs->fhcap) {
-		uint32_t ncap = cs->fhcap ? cs->fhcap * 2 : 256;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < cs->nfiles; i++) {
-			uint32_t k = (uint32_t)cg_hash_str(cs->files[i]) & (ncap - 1);
-			while (nh[k] != ~0u)
-				k = (k + 1) & (ncap - 1);
-			nh[k] = i;
-		}
-		free(cs->fhash);
-		cs->fhash = nh;
-		cs->fhcap = ncap;
-	}
-	uint32_t k = (uint32_t)cg_hash_str(name) & (cs->fhcap - 1);
-	while (cs->fhash[k] != ~0u) {
-		if (strcmp(cs->files[cs->fhash[k]], name) == 0)
-			return cs->fhash[k];
-		k = (k + 1) & (cs->fhcap - 1);
-	}
+	util_index_reserve(&cs->file_index, cs->nfiles, cg_file_key, cs);
+	uint32_t *k = util_index_probe(&cs->file_index, util_hash_str(name, 0));
+	for (; *k != UTIL_INDEX_EMPTY; k = util_index_next(&cs->file_index, k))
+		if (strcmp(cs->files[*k], name) == 0)
+			return *k;
 	if (cs->nfiles == cs->capfiles) {
 		cs->capfiles = cs->capfiles ? cs->capfiles * 2 : 256;
-		cs->files = realloc(cs->files, cs->capfiles * sizeof(*cs->files));
-		if (!cs->files)
-			abort();
+		cs->files = xrealloc(cs->files, cs->capfiles * sizeof(*cs->files));
 	}
 	cs->files[cs->nfiles] = name; /* the data file's and r's strings outlive the export */
-	cs->fhash[k] = cs->nfiles;
+	*k = cs->nfiles;
 	return cs->nfiles++;
 }
 
@@ -289,10 +252,8 @@ static void cg_grow_fn(struct cg_samp *cs, uint32_t fn)
 	uint32_t ncap = cs->nfn ? cs->nfn : 256;
 	while (ncap <= fn)
 		ncap *= 2;
-	cs->fn_file = realloc(cs->fn_file, ncap * sizeof(*cs->fn_file));
-	cs->stamp = realloc(cs->stamp, ncap * sizeof(*cs->stamp));
-	if (!cs->fn_file || !cs->stamp)
-		abort();
+	cs->fn_file = xrealloc(cs->fn_file, ncap * sizeof(*cs->fn_file));
+	cs->stamp = xrealloc(cs->stamp, ncap * sizeof(*cs->stamp));
 	memset(cs->fn_file + cs->nfn, 0xff, (ncap - cs->nfn) * sizeof(*cs->fn_file));
 	memset(cs->stamp + cs->nfn, 0, (ncap - cs->nfn) * sizeof(*cs->stamp));
 	cs->nfn = ncap;
@@ -319,42 +280,30 @@ static uint64_t cg_cost_key(uint32_t from, uint32_t line, uint32_t to)
 	return h ^ (h >> 32);
 }
 
+static uint64_t cg_cost_rekey(const void *cs, uint32_t i)
+{
+	const struct cg_cost *c = &((const struct cg_samp *)cs)->c[i];
+	return cg_cost_key(c->from, c->line, c->to);
+}
+
 static void cg_add(struct cg_samp *cs, uint32_t from, uint32_t file, uint32_t line, uint32_t to)
 {
-	if ((cs->n + 1) * 2 > cs->hcap) {
-		uint32_t ncap = cs->hcap ? cs->hcap * 2 : 1024;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (uint32_t i = 0; i < cs->n; i++) {
-			uint32_t k = (uint32_t)cg_cost_key(cs->c[i].from, cs->c[i].line, cs->c[i].to) & (ncap - 1);
-			while (nh[k] != ~0u)
-				k = (k + 1) & (ncap - 1);
-			nh[k] = i;
-		}
-		free(cs->hash);
-		cs->hash = nh;
-		cs->hcap = ncap;
-	}
+	util_index_reserve(&cs->index, cs->n, cg_cost_rekey, cs);
 	/* a function's lines are all in its one file: (from, line, to) is the key */
-	uint32_t k = (uint32_t)cg_cost_key(from, line, to) & (cs->hcap - 1);
-	while (cs->hash[k] != ~0u) {
-		struct cg_cost *c = &cs->c[cs->hash[k]];
+	uint32_t *k = util_index_probe(&cs->index, cg_cost_key(from, line, to));
+	for (; *k != UTIL_INDEX_EMPTY; k = util_index_next(&cs->index, k)) {
+		struct cg_cost *c = &cs->c[*k];
 		if (c->from == from && c->line == line && c->to == to) {
 			c->n++;
 			return;
 		}
-		k = (k + 1) & (cs->hcap - 1);
 	}
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? cs->cap * 2 : 1024;
-		cs->c = realloc(cs->c, cs->cap * sizeof(*cs->c));
-		if (!cs->c)
-			abort();
+		cs->c = xrealloc(cs->c, cs->cap * sizeof(*cs->c));
 	}
 	cs->c[cs->n] = (struct cg_cost){from, file, line, to, 1};
-	cs->hash[k] = cs->n++;
+	*k = cs->n++;
 }
 
 static void cg_add_sample(void *ctx, const struct an_walk_sample *s)
@@ -362,9 +311,7 @@ static void cg_add_sample(void *ctx, const struct an_walk_sample *s)
 	struct cg_samp *cs = ctx;
 	if (s->nframes > cs->capids) {
 		cs->capids = s->nframes * 2;
-		cs->ids = realloc(cs->ids, cs->capids * sizeof(*cs->ids));
-		if (!cs->ids)
-			abort();
+		cs->ids = xrealloc(cs->ids, cs->capids * sizeof(*cs->ids));
 	}
 	uint32_t stamp = ++cs->sample;
 	for (size_t j = s->nframes; j-- > 0;) { /* outermost first: the first of a function is level 1 */
@@ -415,10 +362,8 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 		qsort(cs.c, cs.n, sizeof(*cs.c), cg_cost_cmp);
 	double total = (double)cs.total;
 	cg_header(f, d, 1, &total, 1);
-	uint8_t *fn_done = calloc((size_t)cs.nfn * 2 + 2, 1), *fl_done = calloc(cs.nfiles + 1, 1);
-	uint8_t *ob_done = calloc(r->nmods + 1, 1);
-	if (!fn_done || !fl_done || !ob_done)
-		abort();
+	uint8_t *fn_done = xcalloc((size_t)cs.nfn * 2 + 2, 1), *fl_done = xcalloc(cs.nfiles + 1, 1);
+	uint8_t *ob_done = xcalloc(r->nmods + 1, 1);
 	for (uint32_t i = 0; i < cs.n;) {
 		uint32_t id = cs.c[i].from, fn = id / 2;
 		const struct an_module *m = fn_module(r, fn);
@@ -449,9 +394,9 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 	free(fl_done);
 	free(ob_done);
 	free(cs.c);
-	free(cs.hash);
+	util_index_free(&cs.index);
 	free(cs.files);
-	free(cs.fhash);
+	util_index_free(&cs.file_index);
 	free(cs.fn_file);
 	free(cs.stamp);
 	free(cs.ids);
@@ -491,13 +436,11 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 	uint32_t *order, *same;
 	uint32_t n = an_view_preorder(v, &order, &same);
 	uint32_t nids = r->nfuncs * 2 + 2;
-	double *self = calloc((size_t)nids * 2, sizeof(*self));
-	uint8_t *used = calloc(nids, 1);
-	struct cg_edge *edges = malloc((n + 1) * sizeof(*edges));
-	struct cg_names nm = {calloc(nids, 1), calloc(r->nfuncs + 1, 1), calloc(r->nmods + 1, 1),
+	double *self = xcalloc((size_t)nids * 2, sizeof(*self));
+	uint8_t *used = xcalloc(nids, 1);
+	struct cg_edge *edges = xmalloc((n + 1) * sizeof(*edges));
+	struct cg_names nm = {xcalloc(nids, 1), xcalloc(r->nfuncs + 1, 1), xcalloc(r->nmods + 1, 1),
 			      cg_number_files(r)};
-	if (!self || !used || !edges || !nm.fn_done || !nm.fl_done || !nm.ob_done)
-		abort();
 	uint32_t ne = 0;
 	double total[2] = {0, 0};
 	for (uint32_t i = 0; i < n; i++) {
@@ -698,9 +641,7 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 	if (e->depth >= t->cap) {
 		while (t->cap <= e->depth)
 			t->cap *= 2;
-		t->st = realloc(t->st, t->cap * sizeof(*t->st));
-		if (!t->st)
-			abort();
+		t->st = xrealloc(t->st, t->cap * sizeof(*t->st));
 	}
 	struct ch_frame *fr = &t->st[e->depth];
 	const struct an_module *m = fn_module(c->r, e->fn);
@@ -725,9 +666,7 @@ static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 {
 	const struct fmt_thread *th = &c->d->threads[ti];
 	struct ch_thread t = {.c = c, .pid = c->d->procs[th->proc].pid, .tid = th->tid, .cap = 256};
-	t.st = malloc(t.cap * sizeof(*t.st));
-	if (!t.st)
-		abort();
+	t.st = xmalloc(t.cap * sizeof(*t.st));
 	double end = an_walk_events(c->d, c->r, &c->maps[th->proc], ti, c->o->no_compensation, ch_instr_event, &t);
 	if (end > c->tmax)
 		c->tmax = end;
@@ -782,9 +721,7 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct ou
 	struct ch_ctx c = {.f = f, .d = d, .r = r, .o = o, .first = 1, .cutoff = INFINITY};
 	const struct an_filter *flt = o->filter;
 	c.filtering = flt && (flt->module || flt->function);
-	c.maps = calloc(d->nprocs + 1, sizeof(*c.maps));
-	if (!c.maps)
-		abort();
+	c.maps = xcalloc(d->nprocs + 1, sizeof(*c.maps));
 	c.t0 = INFINITY;
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
 		double s = (double)d->threads[ti].start * d->ns_per_tick;
@@ -805,9 +742,7 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct ou
 		total = c.count;
 	}
 	if (o->max_events && total > o->max_events) {
-		c.bins = calloc(CH_BINS, sizeof(*c.bins));
-		if (!c.bins)
-			abort();
+		c.bins = xcalloc(CH_BINS, sizeof(*c.bins));
 		/* the latest time before which at most max_events start: a
 		 * histogram of start times, refined in the bin where the cap
 		 * falls (a bin of a long run can hold many more events than the

@@ -31,7 +31,7 @@ struct out_paths {
 	struct cct t;
 	double (*x)[3];
 };
-int out_fold_paths(const struct an_view *v, struct out_paths *fp);
+void out_fold_paths(const struct an_view *v, struct out_paths *fp);
 void out_paths_release(struct out_paths *fp);
 
 /*

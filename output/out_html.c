@@ -410,27 +410,30 @@ struct hj_edge {
 struct hj_edges {
 	struct hj_edge *e;
 	uint32_t len, cap;
-	uint32_t *hash, hcap;
+	struct util_index index; /* (caller, callee) -> edge */
 };
 
-static uint32_t hj_edge_slot(const struct hj_edges *s, uint32_t a, uint32_t b)
+static uint64_t hj_edge_key(uint32_t a, uint32_t b)
 {
-	uint64_t x = ((uint64_t)a << 32) | b;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (uint32_t)x & (s->hcap - 1);
+	return util_hash64(((uint64_t)a << 32) | b);
+}
+
+static uint64_t hj_edge_rekey(const void *s, uint32_t i)
+{
+	const struct hj_edge *e = &((const struct hj_edges *)s)->e[i];
+	return hj_edge_key(e->caller, e->callee);
 }
 
 static struct hj_edge *hj_edge_get(struct hj_edges *s, uint32_t a, uint32_t b)
 {
-	uint32_t h = hj_edge_slot(s, a, b);
-	for (; s->hash[h] != ~0u; h = (h + 1) & (s->hcap - 1)) {
-		struct hj_edge *e = &s->e[s->hash[h]];
+	util_index_reserve(&s->index, s->len, hj_edge_rekey, s);
+	uint32_t *h = util_index_probe(&s->index, hj_edge_key(a, b));
+	for (; *h != UTIL_INDEX_EMPTY; h = util_index_next(&s->index, h)) {
+		struct hj_edge *e = &s->e[*h];
 		if (e->caller == a && e->callee == b)
 			return e;
 	}
-	s->hash[h] = s->len;
+	*h = s->len;
 	struct hj_edge *e = &s->e[s->len++];
 	memset(e, 0, sizeof(*e));
 	e->caller = a;
@@ -441,7 +444,12 @@ static struct hj_edge *hj_edge_get(struct hj_edges *s, uint32_t a, uint32_t b)
 static int hj_cmp_edge(const void *a, const void *b)
 {
 	const struct hj_edge *x = a, *y = b;
-	return (x->v[AN_EI] < y->v[AN_EI]) - (x->v[AN_EI] > y->v[AN_EI]);
+	if (x->v[AN_EI] != y->v[AN_EI])
+		return (x->v[AN_EI] < y->v[AN_EI]) - (x->v[AN_EI] > y->v[AN_EI]);
+	/* ties in a fixed order, whatever order the walk met them in */
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return (x->callee > y->callee) - (x->callee < y->callee);
 }
 
 /*
@@ -451,54 +459,34 @@ static int hj_cmp_edge(const void *a, const void *b)
  */
 static int hj_edges_build(const struct an_view *v, struct hj_edges *s)
 {
-	const struct an_result *r = v->r;
 	s->cap = v->len;
 	s->len = 0;
-	for (s->hcap = 16; s->hcap < 2 * v->len; s->hcap *= 2)
-		;
+	memset(&s->index, 0, sizeof(s->index));
 	s->e = malloc((size_t)s->cap * sizeof(*s->e));
-	s->hash = malloc((size_t)s->hcap * sizeof(*s->hash));
-	uint32_t *on = calloc((size_t)r->nfuncs + 1, sizeof(*on));
-	uint32_t *stack = malloc((size_t)(v->len + 1) * sizeof(*stack));
-	uint8_t *leaving = calloc(v->len + 1, 1);
+	uint32_t *order = NULL, *same = NULL;
 	int rc = -1;
-	if (!s->e || !s->hash || !on || !stack || !leaving)
+	if (!s->e)
 		goto out;
-	memset(s->hash, 0xff, (size_t)s->hcap * sizeof(*s->hash));
-	uint32_t sp = 0;
-	for (uint32_t c = v->n[0].child; c; c = v->n[c].next)
-		stack[sp++] = c;
-	while (sp) {
-		uint32_t i = stack[sp - 1];
-		const struct view_node *n = &v->n[i];
-		uint32_t fn = n->fn < r->nfuncs ? n->fn : r->nfuncs;
-		if (leaving[i]) {
-			sp--;
-			on[fn]--;
-			continue;
-		}
-		leaving[i] = 1;
+	uint32_t nord = an_view_preorder(v, &order, &same);
+	for (uint32_t k = 0; k < nord; k++) {
+		uint32_t i = order[k];
+		const struct cct_node *n = &v->n[i];
 		uint32_t caller = n->parent == 0 ? ~0u : v->n[n->parent].fn;
 		struct hj_edge *e = hj_edge_get(s, caller, n->fn);
 		e->calls += n->calls;
 		e->v[AN_EE] += n->v[AN_EE];
 		e->v[AN_AE] += n->v[AN_AE];
-		if (!on[fn]) {
+		if (!same[i]) {
 			e->v[AN_EI] += n->v[AN_EI];
 			e->v[AN_AI] += n->v[AN_AI];
 		}
-		on[fn]++;
-		for (uint32_t c = n->child; c; c = v->n[c].next)
-			stack[sp++] = c;
 	}
 	qsort(s->e, s->len, sizeof(*s->e), hj_cmp_edge);
 	rc = 0;
 out:
-	free(s->hash);
-	s->hash = NULL;
-	free(on);
-	free(stack);
-	free(leaving);
+	util_index_free(&s->index);
+	free(order);
+	free(same);
 	return rc;
 }
 

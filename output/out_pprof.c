@@ -56,6 +56,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 #else
 #include "../analysis/an_walk.h"
 #include "out_pprof.pb-c.h"
+#include "../lib/util.h"
 
 int out_pprof_available(void)
 {
@@ -66,17 +67,12 @@ int out_pprof_available(void)
 struct pp_strings {
 	char **s;
 	size_t n, cap;
-	uint32_t *hash, hcap;
+	struct util_index index;
 };
 
-static uint64_t pp_hash(const char *s)
+static uint64_t pp_str_key(const void *t, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return util_hash_str(((const struct pp_strings *)t)->s[i], 0);
 }
 
 /* The index of s, added if new (pointers are kept, not copied). */
@@ -84,36 +80,17 @@ static int64_t pp_str(struct pp_strings *t, const char *s)
 {
 	if (!s)
 		s = "";
-	if ((t->n + 1) * 2 > t->hcap) {
-		uint32_t ncap = t->hcap ? t->hcap * 2 : 256;
-		uint32_t *nh = malloc(ncap * sizeof(*nh));
-		if (!nh)
-			abort();
-		memset(nh, 0xff, ncap * sizeof(*nh));
-		for (size_t i = 0; i < t->n; i++) {
-			uint32_t k = (uint32_t)pp_hash(t->s[i]) & (ncap - 1);
-			while (nh[k] != ~0u)
-				k = (k + 1) & (ncap - 1);
-			nh[k] = (uint32_t)i;
-		}
-		free(t->hash);
-		t->hash = nh;
-		t->hcap = ncap;
-	}
-	uint32_t k = (uint32_t)pp_hash(s) & (t->hcap - 1);
-	while (t->hash[k] != ~0u) {
-		if (strcmp(t->s[t->hash[k]], s) == 0)
-			return t->hash[k];
-		k = (k + 1) & (t->hcap - 1);
-	}
+	util_index_reserve(&t->index, (uint32_t)t->n, pp_str_key, t);
+	uint32_t *k = util_index_probe(&t->index, util_hash_str(s, 0));
+	for (; *k != UTIL_INDEX_EMPTY; k = util_index_next(&t->index, k))
+		if (strcmp(t->s[*k], s) == 0)
+			return *k;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
-		t->s = realloc(t->s, t->cap * sizeof(*t->s));
-		if (!t->s)
-			abort();
+		t->s = xrealloc(t->s, t->cap * sizeof(*t->s));
 	}
 	t->s[t->n] = (char *)s; /* protobuf-c wants char *; never written */
-	t->hash[k] = (uint32_t)t->n;
+	*k = (uint32_t)t->n;
 	return (int64_t)t->n++;
 }
 
@@ -149,9 +126,7 @@ static int pp_pack_write(int fd, const StintPprof__Profile *prof)
 {
 	int rc = -1;
 	size_t len = stint_pprof__profile__get_packed_size(prof);
-	uint8_t *buf = malloc(len + 1);
-	if (!buf)
-		abort();
+	uint8_t *buf = xmalloc(len + 1);
 	stint_pprof__profile__pack(prof, buf);
 	int fd2 = dup(fd); /* gzclose closes its descriptor; the caller keeps fd */
 	gzFile gz = fd2 >= 0 ? gzdopen(fd2, "wb") : NULL;
@@ -193,7 +168,7 @@ struct pp_samp {
 	uint32_t fn_cap;
 	struct pp_loc *loc;          /* location id i + 1 */
 	uint32_t nloc, caploc;
-	uint32_t *loc_hash, loc_hcap;
+	struct util_index loc_index;
 	uint32_t *lfn, *lline;       /* Line entries of the locations */
 	uint32_t nl, capl;
 	uint64_t *ids;               /* the distinct stacks' location ids, leaf first */
@@ -202,7 +177,7 @@ struct pp_samp {
 	uint32_t *stk_len;
 	uint64_t *stk_count;
 	uint32_t nstk, capstk;
-	uint32_t *stk_hash, stk_hcap;
+	struct util_index stk_index;
 	uint64_t *cur;               /* the stack being added */
 	size_t capcur;
 };
@@ -223,31 +198,9 @@ static int pp_loc_eq(const struct pp_loc *l, uint32_t proc, uint64_t pc, int lea
 	return l->proc == proc && l->pc == pc && l->leaf == leaf;
 }
 
-/* Grow an open-addressing table of indices (~0u empty) to hold n + 1 entries. */
-static void pp_grow_hash(uint32_t **hash, uint32_t *hcap, uint32_t n, uint64_t (*key)(void *, uint32_t),
-			 void *ctx)
+static uint64_t pp_loc_rekey(const void *ctx, uint32_t i)
 {
-	if ((n + 1) * 2 <= *hcap)
-		return;
-	uint32_t ncap = *hcap ? *hcap * 2 : 1024;
-	uint32_t *nh = malloc(ncap * sizeof(*nh));
-	if (!nh)
-		abort();
-	memset(nh, 0xff, ncap * sizeof(*nh));
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = (uint32_t)key(ctx, i) & (ncap - 1);
-		while (nh[k] != ~0u)
-			k = (k + 1) & (ncap - 1);
-		nh[k] = i;
-	}
-	free(*hash);
-	*hash = nh;
-	*hcap = ncap;
-}
-
-static uint64_t pp_loc_rekey(void *ctx, uint32_t i)
-{
-	const struct pp_loc *l = &((struct pp_samp *)ctx)->loc[i];
+	const struct pp_loc *l = &((const struct pp_samp *)ctx)->loc[i];
 	return pp_loc_key(l->proc, l->pc, l->leaf);
 }
 
@@ -259,7 +212,7 @@ static uint64_t pp_stk_key(const uint64_t *ids, uint32_t n)
 	return h;
 }
 
-static uint64_t pp_stk_rekey(void *ctx, uint32_t i)
+static uint64_t pp_stk_rekey(const void *ctx, uint32_t i)
 {
 	const struct pp_samp *ps = ctx;
 	return pp_stk_key(ps->ids + ps->stk_at[i], ps->stk_len[i]);
@@ -268,14 +221,12 @@ static uint64_t pp_stk_rekey(void *ctx, uint32_t i)
 /* The mapping (id) of the module of process proc holding pc, 0 if none. */
 static uint64_t pp_mapping_of(struct pp_samp *ps, uint32_t proc, uint64_t pc)
 {
-	const struct fmt_process *p = &ps->d->procs[proc];
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (pc >= p->mods[i].start && pc < p->mods[i].end) {
-			uint32_t id = ps->map_base[proc] + i + 1;
-			ps->map_used[id] = 1;
-			return id;
-		}
-	return 0;
+	int i = fmt_module_at(&ps->d->procs[proc], pc);
+	if (i < 0)
+		return 0;
+	uint32_t id = ps->map_base[proc] + (uint32_t)i + 1;
+	ps->map_used[id] = 1;
+	return id;
 }
 
 static void pp_use_fn(struct pp_samp *ps, uint32_t fn)
@@ -284,9 +235,7 @@ static void pp_use_fn(struct pp_samp *ps, uint32_t fn)
 		uint32_t ncap = ps->fn_cap ? ps->fn_cap : 256;
 		while (ncap <= fn)
 			ncap *= 2;
-		ps->fn_used = realloc(ps->fn_used, ncap);
-		if (!ps->fn_used)
-			abort();
+		ps->fn_used = xrealloc(ps->fn_used, ncap);
 		memset(ps->fn_used + ps->fn_cap, 0, ncap - ps->fn_cap);
 		ps->fn_cap = ncap;
 	}
@@ -299,25 +248,19 @@ static uint64_t pp_location(struct pp_samp *ps, const struct an_walk_sample *s, 
 	uint32_t pi = s->pc_index[k];
 	uint64_t pc = s->pcs[pi];
 	int leaf = pi == 0;
-	pp_grow_hash(&ps->loc_hash, &ps->loc_hcap, ps->nloc, pp_loc_rekey, ps);
-	uint32_t h = (uint32_t)pp_loc_key(s->proc, pc, leaf) & (ps->loc_hcap - 1);
-	while (ps->loc_hash[h] != ~0u) {
-		if (pp_loc_eq(&ps->loc[ps->loc_hash[h]], s->proc, pc, leaf))
-			return ps->loc_hash[h] + 1;
-		h = (h + 1) & (ps->loc_hcap - 1);
-	}
+	util_index_reserve(&ps->loc_index, ps->nloc, pp_loc_rekey, ps);
+	uint32_t *h = util_index_probe(&ps->loc_index, pp_loc_key(s->proc, pc, leaf));
+	for (; *h != UTIL_INDEX_EMPTY; h = util_index_next(&ps->loc_index, h))
+		if (pp_loc_eq(&ps->loc[*h], s->proc, pc, leaf))
+			return (uint64_t)*h + 1;
 	if (ps->nloc == ps->caploc) {
 		ps->caploc = ps->caploc ? ps->caploc * 2 : 256;
-		ps->loc = realloc(ps->loc, ps->caploc * sizeof(*ps->loc));
-		if (!ps->loc)
-			abort();
+		ps->loc = xrealloc(ps->loc, ps->caploc * sizeof(*ps->loc));
 	}
 	if (ps->nl + n > ps->capl) {
 		ps->capl = (uint32_t)((ps->nl + n) * 2 + 256);
-		ps->lfn = realloc(ps->lfn, ps->capl * sizeof(*ps->lfn));
-		ps->lline = realloc(ps->lline, ps->capl * sizeof(*ps->lline));
-		if (!ps->lfn || !ps->lline)
-			abort();
+		ps->lfn = xrealloc(ps->lfn, ps->capl * sizeof(*ps->lfn));
+		ps->lline = xrealloc(ps->lline, ps->capl * sizeof(*ps->lline));
 	}
 	struct pp_loc *l = &ps->loc[ps->nloc];
 	l->proc = s->proc;
@@ -331,7 +274,7 @@ static uint64_t pp_location(struct pp_samp *ps, const struct an_walk_sample *s, 
 		ps->lline[ps->nl++] = s->line[k + j];
 		pp_use_fn(ps, s->fn[k + j]);
 	}
-	ps->loc_hash[h] = ps->nloc;
+	*h = ps->nloc;
 	return ++ps->nloc;
 }
 
@@ -340,9 +283,7 @@ static void pp_add_sample(void *ctx, const struct an_walk_sample *s)
 	struct pp_samp *ps = ctx;
 	if (s->nframes > ps->capcur) {
 		ps->capcur = s->nframes * 2;
-		ps->cur = realloc(ps->cur, ps->capcur * sizeof(*ps->cur));
-		if (!ps->cur)
-			abort();
+		ps->cur = xrealloc(ps->cur, ps->capcur * sizeof(*ps->cur));
 	}
 	uint32_t n = 0;
 	for (size_t k = 0; k < s->nframes;) { /* frames of one address make one location */
@@ -352,36 +293,31 @@ static void pp_add_sample(void *ctx, const struct an_walk_sample *s)
 		ps->cur[n++] = pp_location(ps, s, k, e - k);
 		k = e;
 	}
-	pp_grow_hash(&ps->stk_hash, &ps->stk_hcap, ps->nstk, pp_stk_rekey, ps);
-	uint32_t h = (uint32_t)pp_stk_key(ps->cur, n) & (ps->stk_hcap - 1);
-	while (ps->stk_hash[h] != ~0u) {
-		uint32_t i = ps->stk_hash[h];
+	util_index_reserve(&ps->stk_index, ps->nstk, pp_stk_rekey, ps);
+	uint32_t *h = util_index_probe(&ps->stk_index, pp_stk_key(ps->cur, n));
+	for (; *h != UTIL_INDEX_EMPTY; h = util_index_next(&ps->stk_index, h)) {
+		uint32_t i = *h;
 		if (ps->stk_len[i] == n && memcmp(ps->ids + ps->stk_at[i], ps->cur, n * sizeof(*ps->cur)) == 0) {
 			ps->stk_count[i]++;
 			return;
 		}
-		h = (h + 1) & (ps->stk_hcap - 1);
 	}
 	if (ps->nstk == ps->capstk) {
 		ps->capstk = ps->capstk ? ps->capstk * 2 : 256;
-		ps->stk_at = realloc(ps->stk_at, ps->capstk * sizeof(*ps->stk_at));
-		ps->stk_len = realloc(ps->stk_len, ps->capstk * sizeof(*ps->stk_len));
-		ps->stk_count = realloc(ps->stk_count, ps->capstk * sizeof(*ps->stk_count));
-		if (!ps->stk_at || !ps->stk_len || !ps->stk_count)
-			abort();
+		ps->stk_at = xrealloc(ps->stk_at, ps->capstk * sizeof(*ps->stk_at));
+		ps->stk_len = xrealloc(ps->stk_len, ps->capstk * sizeof(*ps->stk_len));
+		ps->stk_count = xrealloc(ps->stk_count, ps->capstk * sizeof(*ps->stk_count));
 	}
 	if (ps->nids + n > ps->capids) {
 		ps->capids = (ps->nids + n) * 2 + 1024;
-		ps->ids = realloc(ps->ids, ps->capids * sizeof(*ps->ids));
-		if (!ps->ids)
-			abort();
+		ps->ids = xrealloc(ps->ids, ps->capids * sizeof(*ps->ids));
 	}
 	memcpy(ps->ids + ps->nids, ps->cur, n * sizeof(*ps->cur));
 	ps->stk_at[ps->nstk] = ps->nids;
 	ps->stk_len[ps->nstk] = n;
 	ps->stk_count[ps->nstk] = 1;
 	ps->nids += n;
-	ps->stk_hash[h] = ps->nstk++;
+	*h = ps->nstk++;
 }
 
 static void pp_samp_free(struct pp_samp *ps)
@@ -390,14 +326,14 @@ static void pp_samp_free(struct pp_samp *ps)
 	free(ps->map_used);
 	free(ps->fn_used);
 	free(ps->loc);
-	free(ps->loc_hash);
+	util_index_free(&ps->loc_index);
 	free(ps->lfn);
 	free(ps->lline);
 	free(ps->ids);
 	free(ps->stk_at);
 	free(ps->stk_len);
 	free(ps->stk_count);
-	free(ps->stk_hash);
+	util_index_free(&ps->stk_index);
 	free(ps->cur);
 }
 
@@ -410,33 +346,26 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 {
 	struct pp_samp ps = {.r = r, .d = d};
 	uint32_t nmaps = 0;
-	ps.map_base = calloc(d->nprocs + 1, sizeof(*ps.map_base));
-	if (!ps.map_base)
-		abort();
+	ps.map_base = xcalloc(d->nprocs + 1, sizeof(*ps.map_base));
 	for (uint32_t p = 0; p < d->nprocs; p++) {
 		ps.map_base[p] = nmaps;
 		nmaps += d->procs[p].nmods;
 	}
-	ps.map_used = calloc(nmaps + 1, 1);
-	if (!ps.map_used)
-		abort();
+	ps.map_used = xcalloc(nmaps + 1, 1);
 	an_walk_samples(d, r, f, pp_add_sample, &ps);
 
-	StintPprof__Mapping *maps = calloc(nmaps + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = calloc(nmaps + 1, sizeof(*map_ptrs));
+	StintPprof__Mapping *maps = xcalloc(nmaps + 1, sizeof(*maps));
+	StintPprof__Mapping **map_ptrs = xcalloc(nmaps + 1, sizeof(*map_ptrs));
 	uint32_t nf = r->nfuncs < ps.fn_cap ? r->nfuncs : ps.fn_cap;
-	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = calloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = calloc(ps.nloc + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = calloc(ps.nloc + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = calloc(ps.nl + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = calloc(ps.nl + 1, sizeof(*line_ptrs));
-	StintPprof__Sample *smp = calloc(ps.nstk + 1, sizeof(*smp));
-	StintPprof__Sample **smp_ptrs = calloc(ps.nstk + 1, sizeof(*smp_ptrs));
-	int64_t *vals = calloc((size_t)(ps.nstk + 1) * 2, sizeof(*vals));
-	if (!maps || !map_ptrs || !fns || !fn_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs || !smp ||
-	    !smp_ptrs || !vals)
-		abort();
+	StintPprof__Function *fns = xcalloc(nf + 1, sizeof(*fns));
+	StintPprof__Function **fn_ptrs = xcalloc(nf + 1, sizeof(*fn_ptrs));
+	StintPprof__Location *locs = xcalloc(ps.nloc + 1, sizeof(*locs));
+	StintPprof__Location **loc_ptrs = xcalloc(ps.nloc + 1, sizeof(*loc_ptrs));
+	StintPprof__Line *lines = xcalloc(ps.nl + 1, sizeof(*lines));
+	StintPprof__Line **line_ptrs = xcalloc(ps.nl + 1, sizeof(*line_ptrs));
+	StintPprof__Sample *smp = xcalloc(ps.nstk + 1, sizeof(*smp));
+	StintPprof__Sample **smp_ptrs = xcalloc(ps.nstk + 1, sizeof(*smp_ptrs));
+	int64_t *vals = xcalloc((size_t)(ps.nstk + 1) * 2, sizeof(*vals));
 	for (uint32_t p = 0; p < d->nprocs; p++)
 		for (uint32_t i = 0; i < d->procs[p].nmods; i++) {
 			uint32_t id = ps.map_base[p] + i + 1;
@@ -551,10 +480,8 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	prof.time_nanos = (int64_t)d->wall_start;
 	prof.duration_nanos = (int64_t)d->duration_ns;
 	int64_t comments[2];
-	char *note = NULL;
-	if (asprintf(&note, "stint %s profile of: %s", v->sampling ? "sampling" : "instrumentation",
-		     d->command ? d->command : "") < 0)
-		abort();
+	char *note = xasprintf("stint %s profile of: %s", v->sampling ? "sampling" : "instrumentation",
+			       d->command ? d->command : "");
 	comments[0] = pp_str(&st, note);
 	comments[1] = pp_str(&st, v->sampling ? "cpu = samples x the sampling period (1 / frequency)"
 					      : "elapsed and application: exclusive time of each call path, "
@@ -564,25 +491,22 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	if (v->sampling) {
 		int src = pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns);
 		free(st.s);
-		free(st.hash);
+		util_index_free(&st.index);
 		free(note);
 		return src;
 	}
 
 	/* instrumentation: functions, locations and mappings: one per stint function or module used */
 	uint32_t nf = r->nfuncs, nm = r->nmods;
-	uint8_t *fn_used = calloc(nf + 1, 1), *mod_used = calloc(nm + 1, 1);
-	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = calloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = calloc(nf + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = calloc(nf + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = calloc(nf + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = calloc(nf + 1, sizeof(*line_ptrs));
-	StintPprof__Mapping *maps = calloc(nm + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = calloc(nm + 1, sizeof(*map_ptrs));
-	if (!fn_used || !mod_used || !fns || !fn_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs ||
-	    !maps || !map_ptrs)
-		abort();
+	uint8_t *fn_used = xcalloc(nf + 1, 1), *mod_used = xcalloc(nm + 1, 1);
+	StintPprof__Function *fns = xcalloc(nf + 1, sizeof(*fns));
+	StintPprof__Function **fn_ptrs = xcalloc(nf + 1, sizeof(*fn_ptrs));
+	StintPprof__Location *locs = xcalloc(nf + 1, sizeof(*locs));
+	StintPprof__Location **loc_ptrs = xcalloc(nf + 1, sizeof(*loc_ptrs));
+	StintPprof__Line *lines = xcalloc(nf + 1, sizeof(*lines));
+	StintPprof__Line **line_ptrs = xcalloc(nf + 1, sizeof(*line_ptrs));
+	StintPprof__Mapping *maps = xcalloc(nm + 1, sizeof(*maps));
+	StintPprof__Mapping **map_ptrs = xcalloc(nm + 1, sizeof(*map_ptrs));
 	for (uint32_t i = 1; i < v->len; i++)
 		if (v->n[i].fn < nf) {
 			fn_used[v->n[i].fn] = 1;
@@ -636,19 +560,16 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	/* one sample per call path with a value, recursion folded: the
 	 * locations of all samples grow with the data, not its square */
 	struct out_paths fp;
-	if (out_fold_paths(v, &fp) < 0)
-		abort();
+	out_fold_paths(v, &fp);
 	uint32_t np = fp.t.len;
-	StintPprof__Sample *smp = calloc(np + 1, sizeof(*smp));
-	StintPprof__Sample **smp_ptrs = calloc(np + 1, sizeof(*smp_ptrs));
-	int64_t *vals = calloc((size_t)(np + 1) * 3, sizeof(*vals));
+	StintPprof__Sample *smp = xcalloc(np + 1, sizeof(*smp));
+	StintPprof__Sample **smp_ptrs = xcalloc(np + 1, sizeof(*smp_ptrs));
+	int64_t *vals = xcalloc((size_t)(np + 1) * 3, sizeof(*vals));
 	size_t nids = 0;
 	for (uint32_t i = 1; i < np; i++)
 		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
 			nids++;
-	uint64_t *ids = malloc((nids + 1) * sizeof(*ids));
-	if (!smp || !smp_ptrs || !vals || !ids)
-		abort();
+	uint64_t *ids = xmalloc((nids + 1) * sizeof(*ids));
 	size_t used_ids = 0;
 	for (uint32_t i = 1; i < np; i++) {
 		const double *fx = fp.x[i];
@@ -697,7 +618,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	free(maps);
 	free(map_ptrs);
 	free(st.s);
-	free(st.hash);
+	util_index_free(&st.index);
 	free(note);
 	return rc;
 }

@@ -44,17 +44,17 @@ int out_sort_key_ok(const char *key)
 	return sort_col(key) >= 0 ? 0 : -1;
 }
 
-static int g_sort_col;
-
-static int cmp_rows(const void *a, const void *b)
+/* Rows by column *col (a sort_col() value), then by EI, then by name. */
+static int cmp_rows(const void *a, const void *b, void *colp)
 {
 	const struct an_row *x = a, *y = b;
+	int col = *(const int *)colp;
 	int c = 0;
-	if (g_sort_col < AN_NVALUES)
-		c = (x->v[g_sort_col] < y->v[g_sort_col]) - (x->v[g_sort_col] > y->v[g_sort_col]);
-	else if (g_sort_col == 10)
+	if (col < AN_NVALUES)
+		c = (x->v[col] < y->v[col]) - (x->v[col] > y->v[col]);
+	else if (col == 10)
 		c = (x->calls < y->calls) - (x->calls > y->calls);
-	else if (g_sort_col == 11)
+	else if (col == 11)
 		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
 	else
 		c = strcmp(x->module ? x->module : "", y->module ? y->module : "");
@@ -742,8 +742,8 @@ int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r, con
 		if (col < 0 || col == AN_AI || col == AN_AE || col == 10)
 			return -1;
 		for (int v = 0; v < 6; v++) {
-			g_sort_col = v == o->by ? col : AN_EE;
-			qsort(rows[v], n[v], sizeof(struct an_row), cmp_rows);
+			int by = v == o->by ? col : AN_EE;
+			qsort_r(rows[v], n[v], sizeof(struct an_row), cmp_rows, &by);
 		}
 		if (o->format == OUT_JSON)
 			print_sample_json(f, d, r, o, rows, n);
@@ -761,8 +761,8 @@ int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r, con
 	if (col < 0)
 		return -1;
 	for (int v = 0; v < 4; v++) {
-		g_sort_col = (v == o->by) ? col : (v == OUT_BY_FUNCTION ? AN_EE : AN_EI);
-		qsort(rows[v], n[v], sizeof(struct an_row), cmp_rows);
+		int by = (v == o->by) ? col : (v == OUT_BY_FUNCTION ? AN_EE : AN_EI);
+		qsort_r(rows[v], n[v], sizeof(struct an_row), cmp_rows, &by);
 	}
 	if (o->format == OUT_JSON)
 		print_json(f, d, r, o, rows, n);

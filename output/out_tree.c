@@ -32,10 +32,8 @@ static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **
 	uint32_t n = 0;
 	for (uint32_t c = v->n[i].child; c; c = v->n[c].next)
 		n++;
-	uint32_t *a = malloc((n + 1) * sizeof(*a));
-	struct kid_key *k = malloc((n + 1) * sizeof(*k));
-	if (!a || !k)
-		abort();
+	uint32_t *a = xmalloc((n + 1) * sizeof(*a));
+	struct kid_key *k = xmalloc((n + 1) * sizeof(*k));
 	n = 0;
 	for (uint32_t c = v->n[i].child; c; c = v->n[c].next, n++)
 		k[n] = (struct kid_key){v->n[c].v[AN_EI], n, c};
@@ -47,7 +45,7 @@ static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **
 	return n;
 }
 
-static void text_values(FILE *f, const struct an_view *v, const struct view_node *n)
+static void text_values(FILE *f, const struct an_view *v, const struct cct_node *n)
 {
 	if (v->sampling) {
 		fprintf(f, "%8.0f %6.2f %8.0f %6.2f  ", n->v[AN_EI], out_pct(n->v[AN_EI], v->total[AN_EI]), n->v[AN_EE],
@@ -79,7 +77,7 @@ struct tree_ctx {
 	uint64_t folded;   /* nodes not shown */
 };
 
-static void json_values(FILE *f, const struct an_view *v, const struct view_node *n)
+static void json_values(FILE *f, const struct an_view *v, const struct cct_node *n)
 {
 	if (v->sampling) {
 		fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
@@ -117,7 +115,7 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void csv_values(FILE *f, const struct an_view *v, const struct view_node *n)
+static void csv_values(FILE *f, const struct an_view *v, const struct cct_node *n)
 {
 	if (v->sampling)
 		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", n->v[AN_EI], n->v[AN_EE], out_pct(n->v[AN_EI], v->total[AN_EI]),
@@ -163,7 +161,7 @@ struct tree_frame {
 static void text_enter(struct tree_ctx *c, const struct tree_frame *fr, uint32_t depth)
 {
 	const struct an_view *v = c->v;
-	const struct view_node *n = &v->n[fr->node];
+	const struct cct_node *n = &v->n[fr->node];
 	text_values(c->f, v, n);
 	for (uint32_t d = 0; d < depth && d < TREE_MAX_INDENT; d++)
 		fputs("  ", c->f);
@@ -194,7 +192,7 @@ static void text_leave(struct tree_ctx *c, const struct tree_frame *fr, uint32_t
 static void json_enter(struct tree_ctx *c, const struct tree_frame *fr)
 {
 	const struct an_view *v = c->v;
-	const struct view_node *n = &v->n[fr->node];
+	const struct cct_node *n = &v->n[fr->node];
 	fputs("{\"name\":", c->f);
 	out_json_str(c->f, v->r->funcs[n->fn].name);
 	fputs(",\"module\":", c->f);
@@ -209,7 +207,7 @@ static void json_enter(struct tree_ctx *c, const struct tree_frame *fr)
 static void csv_enter(struct tree_ctx *c, const struct tree_frame *st, uint32_t sp)
 {
 	const struct an_view *v = c->v;
-	const struct view_node *n = &v->n[st[sp - 1].node];
+	const struct cct_node *n = &v->n[st[sp - 1].node];
 	fprintf(c->f, "%u,\"", sp - 1);
 	for (uint32_t i = 0; i < sp; i++) {
 		if (sp > TREE_PATH_HEAD + TREE_PATH_TAIL && i == TREE_PATH_HEAD) {
@@ -230,9 +228,7 @@ static void tree_walk(struct tree_ctx *c, uint32_t root, int hot, int format)
 {
 	const struct an_view *v = c->v;
 	uint32_t cap = 64, sp = 0;
-	struct tree_frame *st = malloc(cap * sizeof(*st));
-	if (!st)
-		abort();
+	struct tree_frame *st = xmalloc(cap * sizeof(*st));
 	st[sp++] = (struct tree_frame){.node = root, .hot = hot, .first = 1};
 	for (;;) {
 		struct tree_frame *fr = &st[sp - 1];
@@ -258,9 +254,7 @@ static void tree_walk(struct tree_ctx *c, uint32_t root, int hot, int format)
 			fr->first = 0;
 			if (sp == cap) {
 				cap *= 2;
-				st = realloc(st, cap * sizeof(*st));
-				if (!st)
-					abort();
+				st = xrealloc(st, cap * sizeof(*st));
 			}
 			st[sp++] = (struct tree_frame){.node = ch, .hot = is_hot, .first = 1};
 			continue;
@@ -327,10 +321,8 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 			   uint32_t n, const struct an_row *self, int json, int *first_section)
 {
 	/* by inclusive value, largest first, ties in their order (stable) */
-	struct kid_key *k = malloc((n + 1) * sizeof(*k));
-	struct an_row *sorted = malloc((n + 1) * sizeof(*sorted));
-	if (!k || !sorted)
-		abort();
+	struct kid_key *k = xmalloc((n + 1) * sizeof(*k));
+	struct an_row *sorted = xmalloc((n + 1) * sizeof(*sorted));
 	for (uint32_t x = 0; x < n; x++)
 		k[x] = (struct kid_key){rows[x].v[AN_EI], x, x};
 	qsort(k, n, sizeof(*k), kid_cmp);
@@ -344,7 +336,7 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 		fprintf(f, "%s\"%s\":[", *first_section ? "" : ",", title);
 		*first_section = 0;
 		for (uint32_t i = 0; i < n; i++) {
-			struct view_node tmp = {0};
+			struct cct_node tmp = {0};
 			tmp.calls = rows[i].calls;
 			memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
 			fputs(i ? ",{\"name\":" : "{\"name\":", f);
@@ -361,7 +353,7 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 	}
 	fprintf(f, "\n%s:\n", title);
 	for (uint32_t i = 0; i < n; i++) {
-		struct view_node tmp = {0};
+		struct cct_node tmp = {0};
 		tmp.calls = rows[i].calls;
 		memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
 		text_values(f, v, &tmp);
@@ -386,7 +378,7 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 			const struct an_row *rows = part == 0 ? &self : part == 1 ? callers : callees;
 			uint32_t n = part == 0 ? 1 : part == 1 ? ncallers : ncallees;
 			for (uint32_t i = 0; i < n; i++) {
-				struct view_node tmp = {0};
+				struct cct_node tmp = {0};
 				tmp.calls = rows[i].calls;
 				memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
 				fputs(part == 0 ? "function," : part == 1 ? "caller," : "callee,", f);
@@ -406,7 +398,7 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 		out_json_str(f, self.name);
 		fputs(",\"module\":", f);
 		out_json_str(f, self.module);
-		struct view_node tmp = {0};
+		struct cct_node tmp = {0};
 		tmp.calls = self.calls;
 		memcpy(tmp.v, self.v, sizeof(tmp.v));
 		json_values(f, v, &tmp);
@@ -414,7 +406,7 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 	} else {
 		fprintf(f, "# %s [%s]\n", self.name, self.module);
 		text_header(f, v, "Function");
-		struct view_node tmp = {0};
+		struct cct_node tmp = {0};
 		tmp.calls = self.calls;
 		memcpy(tmp.v, self.v, sizeof(tmp.v));
 		text_values(f, v, &tmp);

@@ -9,7 +9,6 @@
  * processes' user and system time.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,20 +17,9 @@
 #include "recorder.h"
 #include "rec_perf.h"
 #include "../format/fmt_sample.h"
+#include "../format/fmt_spool.h"
 #include "../lib/util.h"
 
-/* runtime/smp.c's per-thread header */
-struct smp_file_hdr {
-	char magic[8]; /* "STINTSM2" */
-	int32_t pid, tid;
-	uint64_t start;
-	char name[16];
-	uint32_t flags;
-	uint32_t sig;
-	uint64_t cpu_ns;
-};
-#define SMP_F_NO_TIMER 1u
-#define SMP_F_CPU 2u
 /* A thread counts as not sampled when it had at least this many periods of
  * CPU time and fewer than 1/SMP_STARVED of that in samples (its signal was
  * blocked by a means the sampler cannot intercept, such as a raw system
@@ -46,55 +34,32 @@ static uint64_t usage_get(const char *text, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	const char *dx = strchr(x, '-'), *dy = strchr(y, '-');
-	unsigned long long nx = dx ? strtoull(dx + 1, NULL, 10) : 0, ny = dy ? strtoull(dy + 1, NULL, 10) : 0;
-	return nx < ny ? -1 : nx > ny;
-}
-
 int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats *st, char *err,
 		    size_t errlen)
 {
-	DIR *dh = opendir(dir);
-	if (!dh) {
-		snprintf(err, errlen, "cannot read the spool '%s': %s", dir, strerror(errno));
+	struct rec_spool_key *keys;
+	uint32_t nkeys;
+	if (rec_spool_scan(dir, FMT_SMP_SUFFIX, &keys, &nkeys, err, errlen) < 0)
 		return -1;
-	}
-	char **keys = NULL;
-	size_t nkeys = 0;
-	struct dirent *de;
-	while ((de = readdir(dh))) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] != 'p' || l < 6 || strcmp(de->d_name + l - 5, ".info") != 0)
-			continue;
-		keys = xrealloc(keys, (nkeys + 1) * sizeof(*keys));
-		keys[nkeys++] = xstrndup(de->d_name, l - 5);
-	}
-	closedir(dh);
-	qsort(keys, nkeys, sizeof(*keys), cmp_key);
 	d->procs = xcalloc(nkeys, sizeof(*d->procs));
 	uint64_t *pcs = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
 	uint64_t syscalls = 0, utime = 0, stime = 0, usages = 0;
 	unsigned unsampled = 0;
-	for (size_t k = 0; k < nkeys; k++) {
+	for (uint32_t k = 0; k < nkeys; k++) {
+		if (!keys[k].has_info)
+			continue;
+		const char *key = keys[k].key;
 		struct fmt_process *p = &d->procs[d->nprocs];
 		uint64_t *addrs = NULL;
 		size_t naddrs = 0, cap = 0;
 		uint32_t first = d->nthreads;
-		dh = opendir(dir);
-		while (dh && (de = readdir(dh))) {
-			size_t kl = strlen(keys[k]), l = strlen(de->d_name);
-			if (strncmp(de->d_name, keys[k], kl) != 0 || de->d_name[kl] != '.' || l < 4 ||
-			    strcmp(de->d_name + l - 4, ".smp") != 0)
-				continue;
-			char *path = xasprintf("%s/%s", dir, de->d_name);
+		for (uint32_t fi = 0; fi < keys[k].nfiles; fi++) {
+			char *path = xasprintf("%s/%s", dir, keys[k].files[fi]);
 			size_t len;
 			char *buf = util_read_regular(path, REC_SPOOL_BIG_MAX, 1, &len);
 			free(path);
-			struct smp_file_hdr h;
-			if (!buf || len < sizeof(h) || memcmp(buf, "STINTSM2", 8) != 0) {
+			struct fmt_smp_hdr h;
+			if (!buf || len < sizeof(h) || memcmp(buf, FMT_SMP_MAGIC, 8) != 0) {
 				free(buf);
 				continue;
 			}
@@ -132,23 +97,21 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 						cap = cap ? cap * 2 : 4096;
 						addrs = xrealloc(addrs, cap * sizeof(*addrs));
 					}
-					addrs[naddrs++] = i ? pcs[i] - 1 : pcs[i];
+					addrs[naddrs++] = fmt_caller_pc(pcs[i], i == 0);
 				}
 			}
 			t->ev_owned = out;
 			t->ev = t->ev_owned;
 			t->ev_len = (size_t)(o - out);
-			if ((h.flags & SMP_F_NO_TIMER) ||
-			    ((h.flags & SMP_F_CPU) && d->rate &&
+			if ((h.flags & FMT_SMP_NO_TIMER) ||
+			    ((h.flags & FMT_SMP_CPU) && d->rate &&
 			     (double)h.cpu_ns * (double)d->rate / 1e9 >= SMP_STARVED_MIN_PERIODS &&
 			     (double)taken * SMP_STARVED < (double)h.cpu_ns * (double)d->rate / 1e9))
 				unsampled++;
 			free(buf);
 		}
-		if (dh)
-			closedir(dh);
 		if (d->nthreads > first) {
-			char *f = xasprintf("%s/%s.info", dir, keys[k]);
+			char *f = xasprintf("%s/%s.info", dir, key);
 			size_t l;
 			char *info = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &l);
 			free(f);
@@ -156,7 +119,7 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 			p->pid = pp ? (uint32_t)atoi(pp + 4) : 0;
 			p->ppid = ppp ? (uint32_t)atoi(ppp + 5) : 0;
 			free(info);
-			f = xasprintf("%s/%s.cmdline", dir, keys[k]);
+			f = xasprintf("%s/%s.cmdline", dir, key);
 			char *cmd = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &l);
 			free(f);
 			if (cmd)
@@ -165,14 +128,14 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 						cmd[i] = ' ';
 			p->command = cmd ? cmd : xstrdup("");
 			p->os = xstrdup("");
-			f = xasprintf("%s/%s.maps", dir, keys[k]);
+			f = xasprintf("%s/%s.maps", dir, key);
 			char *maps = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &l);
 			free(f);
 			rec_symbolize_samples(p, maps, maps ? l : 0, addrs, naddrs);
 			free(maps);
 			d->nprocs++;
 		}
-		char *f = xasprintf("%s/%s.usage", dir, keys[k]);
+		char *f = xasprintf("%s/%s.usage", dir, key);
 		size_t ul;
 		char *usage = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &ul);
 		free(f);
@@ -183,10 +146,9 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 		}
 		free(usage);
 		free(addrs);
-		free(keys[k]);
 	}
 	free(pcs);
-	free(keys);
+	rec_spool_keys_free(keys, nkeys);
 	/* usage=0: no process ended by exit, so no user and system time */
 	char *notes = xasprintf("%s%sinproc=1 unsampled=%u syscall=%llu usage=%llu utime=%llu stime=%llu",
 				d->notes ? d->notes : "", d->notes && *d->notes ? " " : "", unsampled,

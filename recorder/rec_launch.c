@@ -198,7 +198,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			if (strcmp(name, "LD_PRELOAD") == 0 && old && *old) {
 				char *both = xasprintf("%s:%s", val, old);
 				setenv(name, both, 1);
-			} else if (strcmp(name, "STINT_SPOOL") == 0 && val[0] != '/' &&
+			} else if (strcmp(name, FMT_ENV_SPOOL) == 0 && val[0] != '/' &&
 				   getcwd(cwd, sizeof(cwd))) {
 				/* absolute: the program may chdir, and processes it
 				 * starts elsewhere inherit the variable */
@@ -210,7 +210,7 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			free(name);
 		}
 		if (recorder)
-			setenv("STINT_RECORDER", recorder, 1);
+			setenv(FMT_ENV_RECORDER, recorder, 1);
 		if (c->hold) {
 			char b;
 			close(go[1]);
@@ -281,7 +281,7 @@ static void spool_warn_stopped(int fd, const char *name)
 	for (size_t i = 0; i < nwarned; i++)
 		if (strcmp(warned[i], name) == 0)
 			return;
-	warned = xrealloc(warned, (nwarned + 1) * sizeof(*warned));
+	UTIL_GROW1(warned, nwarned);
 	warned[nwarned++] = xstrdup(name);
 	int32_t tid = 0;
 	if (pread(fd, &tid, sizeof(tid), offsetof(struct fmt_spool_hdr, tid)) != sizeof(tid))

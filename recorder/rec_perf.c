@@ -21,6 +21,7 @@
 
 #include "rec_perf.h"
 #include "recorder.h"
+#include "../format/fmt_spool.h"
 #include "../lib/util.h"
 
 /* data pages per ring: 256 KiB, or 4 MiB when every sample carries a copy
@@ -117,7 +118,7 @@ struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opt
 {
 	*denied = 0;
 	/* the tests' stand-in for perf_event_paranoid 3 or seccomp (see rt.c) */
-	if (getenv("STINT_DENY_PERF")) {
+	if (getenv(FMT_ENV_DENY_PERF)) {
 		*denied = 1;
 		snprintf(err, errlen, "perf events are not permitted here (STINT_DENY_PERF is set)");
 		return NULL;

@@ -86,8 +86,10 @@ void rec_attach_free(struct rec_attach *at);
 int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, const struct rec_attach *at,
 		     struct fmt_data *d, struct rec_sample_stats *st);
 
+#define REC_KERNEL_START 0xffff800000000000ull /* x86_64: kernel addresses from here */
+
 /*
- * Symbolize sampled addresses (callers already one byte back) of a process
+ * rec_symbolize.c: symbolize sampled addresses (callers already one byte back, fmt_caller_pc) of a process
  * described by its maps text: fills p's modules, exe, symbols and lines.
  */
 void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_len, uint64_t *addrs,

@@ -17,7 +17,6 @@
 #include "../lib/util.h"
 #include "../symbol/symbol.h"
 
-#define KERNEL_START 0xffff800000000000ull /* x86_64: kernel addresses from here */
 
 struct srec {
 	uint64_t time;
@@ -114,7 +113,7 @@ static struct sthread *thread_of(struct simage *im, uint32_t tid, uint64_t time)
 	for (uint32_t i = 0; i < im->nthreads; i++)
 		if (im->threads[i].tid == tid)
 			return &im->threads[i];
-	im->threads = xrealloc(im->threads, (im->nthreads + 1) * sizeof(*im->threads));
+	UTIL_GROW1(im->threads, im->nthreads);
 	struct sthread *t = &im->threads[im->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -318,7 +317,7 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			cut = (cut & 1) || ran_out;
 		} else if (n < FMT_SAMPLE_MAX_FRAMES) {
 			/* no user registers: a kernel thread, or the task exiting */
-			if (!n || ip < KERNEL_START)
+			if (!n || ip < REC_KERNEL_START)
 				pcs[n++] = ip;
 			cut = 1;
 		}
@@ -350,166 +349,14 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 	t->len = (size_t)(e - t->ev);
 	t->last = time;
 	t->nsamples++;
-	/* callers are return addresses: their call is one byte back */
 	for (int i = 0; i < n; i++)
-		add_addr(im, i ? pcs[i] - 1 : pcs[i]);
+		add_addr(im, fmt_caller_pc(pcs[i], i == 0));
 }
 
 /* Functions and source lines of every sampled address of an image. */
 static void symbolize_image(struct simage *im, struct fmt_process *p)
 {
 	rec_symbolize_samples(p, im->maps, im->maps_len, im->addrs, im->naddrs);
-}
-
-/* ------------------------------------------------------------------------
- * Kernel frames (--kernel): names from /proc/kallsyms
- * --------------------------------------------------------------------- */
-
-struct ksym {
-	uint64_t addr;
-	char *name;
-};
-
-static struct ksym *ksyms;
-static size_t nksyms;
-
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void load_kallsyms(void)
-{
-	static int loaded;
-	if (loaded)
-		return;
-	loaded = 1;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return;
-	char line[512];
-	size_t cap = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char type, name[256];
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a)
-			continue;
-		if (type != 't' && type != 'T')
-			continue;
-		if (nksyms == cap) {
-			cap = cap ? cap * 2 : 65536;
-			ksyms = xrealloc(ksyms, cap * sizeof(*ksyms));
-		}
-		ksyms[nksyms++] = (struct ksym){a, xstrdup(name)};
-	}
-	fclose(f);
-	qsort(ksyms, nksyms, sizeof(*ksyms), cmp_ksym);
-}
-
-/* The kernel function holding a; 0 if unknown (addresses hidden). */
-static const struct ksym *kernel_symbol(uint64_t a)
-{
-	load_kallsyms();
-	size_t lo = 0, hi = nksyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ksyms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &ksyms[lo - 1] : NULL;
-}
-
-static void add_kernel_symbols(struct fmt_process *p, const uint64_t *addrs, size_t naddrs)
-{
-	uint32_t kmod = ~0u;
-	for (size_t i = 0; i < naddrs; i++) {
-		if (addrs[i] < KERNEL_START)
-			continue;
-		if (kmod == ~0u) {
-			p->mods = xrealloc(p->mods, (p->nmods + 1) * sizeof(*p->mods));
-			p->mods[p->nmods] = (struct fmt_module){.start = KERNEL_START, .end = ~0ull,
-							     .path = xstrdup("[kernel.kallsyms]"),
-							     .build_id = xstrdup("")};
-			kmod = p->nmods++;
-		}
-		const struct ksym *k = kernel_symbol(addrs[i]);
-		if (!k || (p->nsyms && p->syms[p->nsyms - 1].addr == k->addr))
-			continue;
-		int dup = 0;
-		for (uint32_t j = 0; j < p->nsyms && !dup; j++)
-			dup = p->syms[j].addr == k->addr;
-		if (dup)
-			continue;
-		size_t next = (size_t)(k - ksyms) + 1;
-		struct fmt_symbol *y = &p->syms[p->nsyms++];
-		y->addr = k->addr;
-		y->size = next < nksyms ? ksyms[next].addr - k->addr : 1;
-		y->name = xstrdup(k->name);
-		y->module = kmod;
-		y->file = xstrdup("");
-		y->line = 0;
-	}
-}
-
-void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_len, uint64_t *addrs,
-			   size_t naddrs)
-{
-	struct sym_proc *sp = rec_open_process(p, maps, maps_len);
-	util_sort_u64(addrs, naddrs);
-	p->syms = xcalloc(naddrs, sizeof(*p->syms));
-	p->lines = xcalloc(naddrs, sizeof(*p->lines));
-	for (size_t i = 0; i < naddrs; i++) {
-		uint64_t a = addrs[i];
-		if (i && a == addrs[i - 1])
-			continue;
-		const char *file;
-		uint32_t line;
-		if (sym_proc_line(sp, a, &file, &line) == 0) {
-			struct fmt_line *l = &p->lines[p->nlines++];
-			l->addr = a;
-			l->file = xstrdup(file);
-			l->line = line;
-			/* the functions inlined here stand on the stack too (doc/numbers.md, sampling) */
-			struct sym_inline *inl;
-			uint32_t ni = sym_proc_inlines(sp, a, &inl);
-			if (ni) {
-				l->inl = xcalloc(ni, sizeof(*l->inl));
-				for (uint32_t k = 0; k < ni; k++)
-					l->inl[k] = (struct fmt_inline){inl[k].name, inl[k].file, inl[k].line,
-									inl[k].call_file, inl[k].call_line};
-				l->ninl = ni;
-				free(inl); /* the strings moved to l->inl */
-			}
-		}
-		if (p->nsyms && p->syms[p->nsyms - 1].size &&
-		    a < p->syms[p->nsyms - 1].addr + p->syms[p->nsyms - 1].size)
-			continue; /* inside the function just added */
-		struct sym_info si;
-		if (sym_proc_lookup(sp, a, &si) == 0 && si.name) {
-			int dup = 0;
-			for (uint32_t k = 0; k < p->nsyms; k++)
-				if (p->syms[k].addr == si.start) {
-					dup = 1;
-					break;
-				}
-			if (!dup) {
-				struct fmt_symbol *y = &p->syms[p->nsyms++];
-				y->addr = si.start;
-				y->size = si.size ? si.size : 1;
-				y->name = xstrdup(si.name);
-				y->module = si.module >= 0 ? (uint32_t)si.module : ~0u;
-				y->file = xstrdup(si.file ? si.file : "");
-				y->line = si.line;
-			}
-		}
-		sym_info_free(&si);
-	}
-	add_kernel_symbols(p, addrs, naddrs);
-	fmt_sort_symbols(p);
-	sym_proc_close(sp);
 }
 
 int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, const struct rec_attach *at,

@@ -23,19 +23,74 @@
 #include "../format/fmt_spool.h"
 #include "../lib/util.h"
 #include "../symbol/symbol.h"
-#include "rec_perf.h"
 
-struct spool_proc {
-	char key[64];
-	uint64_t start_ns; /* from the key: orders processes */
-	char **bufs;       /* thread buffer file names */
-	uint32_t nbufs;
-};
-
-static int cmp_proc(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
-	const struct spool_proc *x = a, *y = b;
-	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+	const struct rec_spool_key *x = a, *y = b;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int rec_spool_scan(const char *dir, const char *suffix, struct rec_spool_key **out, uint32_t *nout, char *err,
+		   size_t errlen)
+{
+	*out = NULL;
+	*nout = 0;
+	DIR *dh = opendir(dir);
+	if (!dh) {
+		snprintf(err, errlen, "cannot read the spool '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	struct rec_spool_key *keys = NULL;
+	uint32_t n = 0, cap = 0;
+	size_t sl = strlen(suffix);
+	struct dirent *de;
+	while ((de = readdir(dh))) {
+		const char *nm = de->d_name, *dot = strchr(nm, '.');
+		size_t l = strlen(nm);
+		if (nm[0] != 'p' || !dot || (size_t)(dot - nm) >= sizeof(keys->key))
+			continue;
+		int info = strcmp(dot, ".info") == 0;
+		int file = !info && l >= sl && strcmp(nm + l - sl, suffix) == 0;
+		if (!info && !file)
+			continue;
+		uint32_t i;
+		for (i = 0; i < n; i++)
+			if (strlen(keys[i].key) == (size_t)(dot - nm) && strncmp(keys[i].key, nm, (size_t)(dot - nm)) == 0)
+				break;
+		if (i == n) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 8;
+				keys = xrealloc(keys, cap * sizeof(*keys));
+			}
+			memset(&keys[i], 0, sizeof(keys[i]));
+			snprintf(keys[i].key, sizeof(keys[i].key), "%.*s", (int)(dot - nm), nm);
+			const char *dash = strchr(keys[i].key, '-');
+			keys[i].order = dash ? strtoull(dash + 1, NULL, 10) : 0;
+			n++;
+		}
+		if (info) {
+			keys[i].has_info = 1;
+			continue;
+		}
+		UTIL_GROW1(keys[i].files, keys[i].nfiles);
+		keys[i].files[keys[i].nfiles++] = xstrdup(nm);
+	}
+	closedir(dh);
+	if (n > 1)
+		qsort(keys, n, sizeof(*keys), cmp_key);
+	*out = keys;
+	*nout = n;
+	return 0;
+}
+
+void rec_spool_keys_free(struct rec_spool_key *keys, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t f = 0; f < keys[i].nfiles; f++)
+			free(keys[i].files[f]);
+		free(keys[i].files);
+	}
+	free(keys);
 }
 
 static char *read_spool_file(const char *dir, const char *key, const char *suffix, size_t *len)
@@ -46,7 +101,7 @@ static char *read_spool_file(const char *dir, const char *key, const char *suffi
 	return s;
 }
 
-static const char *info_get(const char *info, const char *name, char *out, size_t n)
+const char *rec_info_get(const char *info, const char *name, char *out, size_t n)
 {
 	size_t l = strlen(name);
 	for (const char *p = info; p && *p;) {
@@ -207,28 +262,6 @@ static const char *plt_name(const char *plt, uint64_t addr, char *buf, size_t n)
 	return NULL;
 }
 
-struct sym_proc *rec_open_process(struct fmt_process *p, const char *maps, size_t len)
-{
-	struct sym_proc *sp = sym_proc_open(maps ? maps : "", maps ? len : 0);
-	if (!sp)
-		die("out of memory");
-	uint32_t nm;
-	const struct fmt_module *mods = sym_proc_modules(sp, &nm);
-	p->mods = xcalloc(nm, sizeof(*p->mods));
-	for (uint32_t i = 0; i < nm; i++) {
-		p->mods[i] = mods[i];
-		p->mods[i].path = xstrdup(mods[i].path);
-		p->mods[i].build_id = xstrdup(mods[i].build_id);
-		p->mods[i].load = p->mods[i].unload = 0; /* mapped all along */
-	}
-	p->nmods = nm;
-	if (!p->exe || !p->exe[0]) {
-		free(p->exe);
-		p->exe = xstrdup(nm ? mods[0].path : "");
-	}
-	return sp;
-}
-
 /* A snapshot of a process's maps (<key>.maps, <key>.maps.<n>). */
 struct maps_epoch {
 	uint64_t when; /* ticks from which it holds (0: the start) */
@@ -272,7 +305,7 @@ static struct maps_epoch *read_epochs(const char *dir, const char *key, uint32_t
 			free(text);
 			continue;
 		}
-		e = xrealloc(e, (*n + 1) * sizeof(*e));
+		UTIL_GROW1(e, *n);
 		struct maps_epoch *x = &e[(*n)++];
 		x->when = strtoull(text + 1, NULL, 10);
 		x->seq = (unsigned)seq;
@@ -448,58 +481,26 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, stru
 
 int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen)
 {
-	DIR *dh = opendir(dir);
-	if (!dh) {
-		snprintf(err, errlen, "cannot read the spool '%s': %s", dir, strerror(errno));
+	struct rec_spool_key *procs;
+	uint32_t nprocs;
+	if (rec_spool_scan(dir, ".buf", &procs, &nprocs, err, errlen) < 0)
 		return -1;
-	}
-	struct spool_proc *procs = NULL;
-	uint32_t nprocs = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(dh))) {
-		const char *nm = de->d_name;
-		size_t l = strlen(nm);
-		if (nm[0] != 'p' || l < 5 || strcmp(nm + l - 4, ".buf") != 0)
-			continue;
-		const char *dot = strchr(nm, '.');
-		if (!dot || (size_t)(dot - nm) >= sizeof(procs->key))
-			continue;
-		uint32_t i;
-		for (i = 0; i < nprocs; i++)
-			if (strlen(procs[i].key) == (size_t)(dot - nm) &&
-			    strncmp(procs[i].key, nm, (size_t)(dot - nm)) == 0)
-				break;
-		if (i == nprocs) {
-			if (nprocs == cap) {
-				cap = cap ? cap * 2 : 8;
-				procs = xrealloc(procs, cap * sizeof(*procs));
-			}
-			memset(&procs[i], 0, sizeof(procs[i]));
-			snprintf(procs[i].key, sizeof(procs[i].key), "%.*s", (int)(dot - nm), nm);
-			const char *dash = strchr(procs[i].key, '-');
-			procs[i].start_ns = dash ? strtoull(dash + 1, NULL, 10) : 0;
-			nprocs++;
-		}
-		procs[i].bufs = xrealloc(procs[i].bufs, (procs[i].nbufs + 1) * sizeof(char *));
-		procs[i].bufs[procs[i].nbufs++] = xstrdup(nm);
-	}
-	closedir(dh);
-	if (nprocs > 1)
-		qsort(procs, nprocs, sizeof(*procs), cmp_proc);
 	d->procs = xcalloc(nprocs, sizeof(*d->procs));
 	for (uint32_t pi = 0; pi < nprocs; pi++) {
-		struct spool_proc *sp = &procs[pi];
+		struct rec_spool_key *sp = &procs[pi];
 		struct fmt_process *p = &d->procs[d->nprocs];
+		if (!sp->nfiles)
+			continue; /* no thread buffer (the sampler's keys have none) */
 		size_t ilen = 0, clen = 0, mlen = 0, plen = 0;
 		char *info = read_spool_file(dir, sp->key, ".info", &ilen);
 		char *cmd = read_spool_file(dir, sp->key, ".cmdline", &clen);
 		char *maps = read_spool_file(dir, sp->key, ".maps", &mlen);
 		char *plt = read_spool_file(dir, sp->key, ".plt", &plen);
 		char v[256];
-		p->pid = info && info_get(info, "pid", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
-		p->ppid = info && info_get(info, "ppid", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
-		p->cost = info && info_get(info, "cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
-		p->os = xstrdup(info && info_get(info, "os", v, sizeof(v)) ? v : "unknown");
+		p->pid = info && rec_info_get(info, "pid", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
+		p->ppid = info && rec_info_get(info, "ppid", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
+		p->cost = info && rec_info_get(info, "cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		p->os = xstrdup(info && rec_info_get(info, "os", v, sizeof(v)) ? v : "unknown");
 		if (cmd) {
 			for (size_t k = 0; k + 1 < clen; k++)
 				if (!cmd[k])
@@ -509,13 +510,13 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			p->command = xstrdup("");
 		}
 		p->exe = xstrdup("");
-		uint64_t calib_tail = info && info_get(info, "calib_tail", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		uint64_t calib_tail = info && rec_info_get(info, "calib_tail", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
 		uint64_t tail_sum = 0, tail_n = 0;
 		uint64_t *addrs = NULL;
 		size_t naddrs = 0, capaddrs = 0;
 		uint32_t first_thread = d->nthreads;
-		for (uint32_t b = 0; b < sp->nbufs; b++) {
-			char *path = xasprintf("%s/%s", dir, sp->bufs[b]);
+		for (uint32_t b = 0; b < sp->nfiles; b++) {
+			char *path = xasprintf("%s/%s", dir, sp->files[b]);
 			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 			free(path);
 			struct stat st;
@@ -548,12 +549,12 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			tail_sum += h->tail_sum;
 			tail_n += h->tail_n;
 			event_segments(fd, (uint64_t)st.st_size, h, t);
-			t->spool_path = xasprintf("%s/%s", dir, sp->bufs[b]);
+			t->spool_path = xasprintf("%s/%s", dir, sp->files[b]);
 			free(h);
-			read_fns(dir, sp->bufs[b], &addrs, &naddrs, &capaddrs);
+			read_fns(dir, sp->files[b], &addrs, &naddrs, &capaddrs);
 		}
 		p->cost = adjusted_cost(p->cost, calib_tail, tail_sum, tail_n);
-		p->lib_cost = info && info_get(info, "lib_cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		p->lib_cost = info && rec_info_get(info, "lib_cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
 		plt_addresses(plt, p);
 		/* main thread (tid == pid) first, then by tid */
 		for (uint32_t a = first_thread; a < d->nthreads; a++)
@@ -585,11 +586,8 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		free(cmd);
 		free(maps);
 		free(plt);
-		for (uint32_t b = 0; b < sp->nbufs; b++)
-			free(sp->bufs[b]);
-		free(sp->bufs);
 	}
-	free(procs);
+	rec_spool_keys_free(procs, nprocs);
 	return 0;
 }
 
@@ -769,7 +767,7 @@ void rec_spool_remove(struct rec_spool *s)
 }
 
 /* ------------------------------------------------------------------------
- * The session file: what `stint recover` needs to finish a conversion
+ * What the data set says of the OS-event detector
  * --------------------------------------------------------------------- */
 
 const char *rec_describe_os(const struct fmt_data *d, const char *wanted)
@@ -782,95 +780,4 @@ const char *rec_describe_os(const struct fmt_data *d, const char *wanted)
 				       ? "getrusage(RUSAGE_THREAD) per probe (--os-events rusage)"
 				       : "getrusage(RUSAGE_THREAD) per probe: perf events not permitted here";
 	return "perf context-switch counter per thread (one load per probe)";
-}
-
-static void put_line(FILE *f, const char *key, const char *v)
-{
-	fprintf(f, "%s ", key);
-	for (; v && *v; v++)
-		fputc(*v == '\n' ? ' ' : *v, f);
-	fputc('\n', f);
-}
-
-int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char *kind,
-			   const char *os_wanted, int finished)
-{
-	/* written whole under another name and renamed: recover never reads
-	 * half of one (the recorder rewrites it while the program runs) */
-	char *tmp = xasprintf("%s/session.tmp", dir), *path = xasprintf("%s/session", dir);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		free(path);
-		return -1;
-	}
-	fputs(REC_SESSION_MAGIC "\n", f);
-	put_line(f, "kind", kind);
-	put_line(f, "command", d->command);
-	put_line(f, "clock", d->clock);
-	put_line(f, "os_wanted", os_wanted);
-	put_line(f, "os", d->os);
-	put_line(f, "notes", d->notes);
-	fprintf(f, "wall_start %llu\nduration_ns %llu\nns_per_tick %.17g\nexit_status %u\nflags %u\nrate %llu\n"
-		   "finished %d\n",
-		(unsigned long long)d->wall_start, (unsigned long long)d->duration_ns, d->ns_per_tick,
-		d->exit_status, d->flags, (unsigned long long)d->rate, finished);
-	int rc = fclose(f) == 0 && rename(tmp, path) == 0 ? 0 : -1;
-	free(tmp);
-	free(path);
-	return rc;
-}
-
-int rec_spool_convert(const char *dir, const char *shown, struct fmt_data *d, int *finished,
-		      char *err, size_t errlen)
-{
-	size_t len;
-	char *path = xasprintf("%s/session", dir);
-	char *text = util_read_regular(path, 1 << 20, 1, &len);
-	free(path);
-	size_t ml = strlen(REC_SESSION_MAGIC);
-	if (!text || len <= ml || memcmp(text, REC_SESSION_MAGIC, ml) != 0 || text[ml] != '\n') {
-		snprintf(err, errlen, "'%s' is not a stint spool directory (%s)", shown,
-			 text ? "its session file is not stint's" : "no session file");
-		free(text);
-		return -1;
-	}
-	char v[4096], kind[64] = "", os_wanted[64] = "perf";
-	memset(d, 0, sizeof(*d));
-	if (info_get(text, "kind", v, sizeof(v)))
-		snprintf(kind, sizeof(kind), "%.63s", v);
-	if (info_get(text, "os_wanted", v, sizeof(v)))
-		snprintf(os_wanted, sizeof(os_wanted), "%.63s", v);
-	d->command = xstrdup(info_get(text, "command", v, sizeof(v)) ? v : "");
-	d->clock = xstrdup(info_get(text, "clock", v, sizeof(v)) ? v : "tsc");
-	d->notes = xstrdup(info_get(text, "notes", v, sizeof(v)) ? v : "");
-	d->os = xstrdup(info_get(text, "os", v, sizeof(v)) ? v : "");
-	d->wall_start = info_get(text, "wall_start", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
-	d->duration_ns = info_get(text, "duration_ns", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
-	d->ns_per_tick = info_get(text, "ns_per_tick", v, sizeof(v)) ? strtod(v, NULL) : 1.0;
-	d->exit_status = info_get(text, "exit_status", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
-	d->flags = info_get(text, "flags", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
-	d->rate = info_get(text, "rate", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
-	if (finished)
-		*finished = info_get(text, "finished", v, sizeof(v)) ? atoi(v) : 0;
-	free(text);
-	if (!(d->ns_per_tick > 0))
-		d->ns_per_tick = 1.0;
-	int rc;
-	if (strcmp(kind, "inproc") == 0) {
-		struct rec_sample_stats st = {0};
-		d->method = xstrdup("sampling");
-		rc = rec_inproc_read(dir, d, &st, err, errlen);
-	} else {
-		d->method = xstrdup("instrumentation");
-		rc = rec_spool_read(dir, d, err, errlen);
-		if (rc == 0) {
-			free(d->os);
-			d->os = xstrdup(rec_describe_os(d, os_wanted));
-		}
-	}
-	return rc;
 }

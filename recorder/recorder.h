@@ -104,14 +104,14 @@ const char *rec_describe_os(const struct fmt_data *d, const char *wanted);
 
 /*
  * Save the session's facts in the spool (kind: "instrument" or "inproc"),
- * so that rec_spool_convert() can rebuild the data set from the spool alone
+ * so that rec_session_convert() can rebuild the data set from the spool alone
  * (`stint recover`, after a conversion failed for want of disk space, or
  * after stint itself was killed): once before the program starts, again
  * while it runs (the clock factor and duration so far), and with finished
  * set at the end.
  */
-int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char *kind,
-			   const char *os_wanted, int finished);
+int rec_session_save(const char *dir, const struct fmt_data *d, const char *kind, const char *os_wanted,
+		     int finished);
 
 /* The first line of a session file: what makes a directory a spool. */
 #define REC_SESSION_MAGIC "stint-spool 1"
@@ -122,8 +122,11 @@ int rec_spool_save_session(const char *dir, const struct fmt_data *d, const char
  * it was killed while the program ran: the session holds what it knew
  * then).  0, or -1 with err set.
  */
-int rec_spool_convert(const char *dir, const char *shown, struct fmt_data *d, int *finished,
-		      char *err, size_t errlen);
+int rec_session_convert(const char *dir, const char *shown, struct fmt_data *d, int *finished, char *err,
+			size_t errlen);
+
+/* The value of "name value" line name of a spool's text file, into out; NULL if none. */
+const char *rec_info_get(const char *info, const char *name, char *out, size_t n);
 
 /*
  * Symbolization of a process described by its maps text: the modules
@@ -174,8 +177,64 @@ void rec_spool_remove(struct rec_spool *s);
 /* Close s, leaving the spool on disk. */
 void rec_spool_close(struct rec_spool *s);
 
+/*
+ * One process of a spool (fmt_spool.h): its key ("p<pid>-<start>"), and
+ * the names of its files that end in a suffix, in directory order.
+ */
+struct rec_spool_key {
+	char key[64];
+	uint64_t order;   /* the start after '-': orders the processes */
+	int has_info;     /* <key>.info is there */
+	char **files;
+	uint32_t nfiles;
+};
+
+/* The processes of spool dir, in start order, each with its files ending in
+ * suffix (".buf": the runtime's thread buffers, FMT_SMP_SUFFIX: the
+ * sampler's); 0, or -1 with err set.  Free with rec_spool_keys_free(). */
+int rec_spool_scan(const char *dir, const char *suffix, struct rec_spool_key **keys, uint32_t *n, char *err,
+		   size_t errlen);
+void rec_spool_keys_free(struct rec_spool_key *keys, uint32_t n);
+
 /* Whether a file name is one of a spool's own (fmt_spool.h). */
 int rec_spool_own_name(const char *name);
+
+/*
+ * A recording through a spool (instrumentation, the in-process sampler):
+ *
+ *   rec_session_begin   the spool beside output, the program's environment
+ *                       (the runtime preloaded, STINT_SPOOL);
+ *   (the caller adds its STINT_* variables with rec_session_setenv, and
+ *   the facts it knows to d: command, clock, os, notes, rate, and sets
+ *   os_wanted and use_tsc)
+ *   rec_session_run     the session file, the program run and waited for
+ *                       (the session file rewritten once a second), the
+ *                       spool converted: d is then the data set;
+ *   rec_session_write   the data file;
+ *   rec_session_end     the spool removed (unless a failure left it for
+ *                       `stint recover`: then do not call it), all freed.
+ *
+ * The functions returning int give 0, or -1 with err set (write: errno).
+ */
+struct rec_session {
+	const char *kind;       /* "instrument" or "inproc" */
+	const char *os_wanted;  /* instrument: --os-events as asked */
+	int use_tsc;            /* instrument: ticks are the TSC's (else ns) */
+	struct rec_spool spool;
+	char **env;             /* "NAME=value", NULL-terminated */
+	int nenv;
+	struct fmt_data d;
+	struct rec_child child; /* the program, after rec_session_run */
+	int save_errno;         /* the final session file could not be written */
+	uint64_t tsc0, ns0;
+};
+int rec_session_begin(struct rec_session *s, const char *kind, const char *output, const char *runtime,
+		      char *err, size_t errlen);
+void rec_session_setenv(struct rec_session *s, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rec_session_run(struct rec_session *s, const char *path, char *const argv[], char *err, size_t errlen);
+int rec_session_write(struct rec_session *s, const char *output);
+void rec_session_end(struct rec_session *s);
 
 /* Bounds on what is read from a spool: its small text files, and a
  * thread's samples file. */

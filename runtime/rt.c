@@ -201,7 +201,7 @@ static volatile uint32_t *rt_open_switch_page(void)
 {
 	/* STINT_DENY_PERF: the tests' stand-in for perf_event_paranoid 3 or a
 	 * seccomp filter, which root cannot otherwise see here */
-	if (rt_getenv("STINT_DENY_PERF"))
+	if (rt_getenv(FMT_ENV_DENY_PERF))
 		return NULL;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -403,22 +403,22 @@ static void rt_thread_end(void *arg);
 
 static void rt_init_once(void)
 {
-	const char *spool = rt_getenv("STINT_SPOOL");
+	const char *spool = rt_getenv(FMT_ENV_SPOOL);
 	if (!rt_file_abs(rt_g.spool, sizeof(rt_g.spool), spool))
 		return;
-	const char *clk = rt_getenv("STINT_CLOCK");
+	const char *clk = rt_getenv(FMT_ENV_CLOCK);
 	rt_g.use_tsc = !(clk && strcmp(clk, "monotonic") == 0);
-	const char *os = rt_getenv("STINT_OS");
+	const char *os = rt_getenv(FMT_ENV_OS);
 	rt_g.os_mode = !os || strcmp(os, "perf") == 0 ? RT_OS_PERF
 		       : strcmp(os, "rusage") == 0   ? RT_OS_RUSAGE
 						     : RT_OS_OFF;
-	const char *plt = rt_getenv("STINT_PLT");
+	const char *plt = rt_getenv(FMT_ENV_PLT);
 	rt_g.plt = !(plt && strcmp(plt, "0") == 0);
-	const char *table = rt_getenv("STINT_TEST_TABLE");
+	const char *table = rt_getenv(FMT_ENV_TEST_TABLE);
 	if (table && atoi(table) > 0 && atoi(table) < FMT_SPOOL_MAX_CHUNKS)
 		rt_table_chunks = (unsigned)atoi(table);
-	rt_file_recorder_parse(rt_getenv("STINT_RECORDER"), &rt_recorder_pid, &rt_recorder_start);
-	const char *cost = rt_getenv("STINT_COST");
+	rt_file_recorder_parse(rt_getenv(FMT_ENV_RECORDER), &rt_recorder_pid, &rt_recorder_start);
+	const char *cost = rt_getenv(FMT_ENV_COST);
 	if (cost)
 		rt_g.calib_ticks = strtoull(cost, NULL, 10);
 	pthread_key_create(&rt_thread_key, rt_thread_end);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "rt_exec.h"
+#include "../format/fmt_spool.h"
 
 #define RT_EXEC_API __attribute__((visibility("default")))
 #define RT_EXEC_MAXVARS 16
@@ -83,10 +84,11 @@ void rt_exec_init(const char *spool)
 	    strlen(di.dli_fname) >= sizeof(rt_exec_lib))
 		return;
 	strcpy(rt_exec_lib, di.dli_fname);
-	rt_exec_keep("STINT_SPOOL", spool); /* absolute, as this process uses it */
+	rt_exec_keep(FMT_ENV_SPOOL, spool); /* absolute, as this process uses it */
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		if (strncmp(*e, "STINT_", 6) != 0 || !eq || strncmp(*e, "STINT_SPOOL=", 12) == 0)
+		if (strncmp(*e, FMT_ENV_PREFIX, strlen(FMT_ENV_PREFIX)) != 0 || !eq ||
+		    strncmp(*e, FMT_ENV_SPOOL "=", strlen(FMT_ENV_SPOOL "=")) == 0)
 			continue;
 		char name[64];
 		size_t nl = (size_t)(eq - *e);

@@ -34,7 +34,7 @@
  * Spool (see fmt_spool.h for the directory): per process <key>.info,
  * .cmdline, .maps as the instrumentation runtime writes them, <key>.usage
  * (user and system time at exit), and per thread <key>.t<tid>.smp: a
- * struct smp_file_hdr, then samples.
+ * struct fmt_smp_hdr, then samples.
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -95,18 +95,6 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
 static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
 
-/* The spool's per-thread header (recorder/rec_inproc.c reads it) */
-struct smp_file_hdr {
-	char magic[8];    /* "STINTSM2" */
-	int32_t pid, tid;
-	uint64_t start;   /* ns, CLOCK_MONOTONIC */
-	char name[16];
-	uint32_t flags;   /* SMP_F_* */
-	uint32_t sig;     /* the signal its timer sends */
-	uint64_t cpu_ns;  /* the thread's CPU time when it ended (SMP_F_CPU) */
-};
-#define SMP_F_NO_TIMER 1u /* no timer could be made: the thread was not sampled */
-#define SMP_F_CPU 2u      /* cpu_ns is set */
 
 static uint64_t smp_now(void)
 {
@@ -296,13 +284,13 @@ static void smp_thread_start(void)
 		return;
 	}
 	int tid = (int)syscall(SYS_gettid);
-	snprintf(t->path, sizeof(t->path), "%s/%s.t%d.smp", smp_spool, smp_key, tid);
+	snprintf(t->path, sizeof(t->path), "%s/%s.t%d" FMT_SMP_SUFFIX, smp_spool, smp_key, tid);
 	t->fd = open(t->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (t->fd < 0)
 		return;
-	struct smp_file_hdr h;
+	struct fmt_smp_hdr h;
 	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, "STINTSM2", 8);
+	memcpy(h.magic, FMT_SMP_MAGIC, 8);
 	h.pid = (int32_t)getpid();
 	h.tid = tid;
 	h.start = t->last = smp_now();
@@ -321,7 +309,7 @@ static void smp_thread_start(void)
 	sev._sigev_un._tid = tid;
 	int timed = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) == 0;
 	if (!timed)
-		h.flags |= SMP_F_NO_TIMER; /* counted as a thread not sampled */
+		h.flags |= FMT_SMP_NO_TIMER; /* counted as a thread not sampled */
 	ssize_t w = write(t->fd, &h, sizeof(h));
 	close(t->fd);
 	t->fd = -1;
@@ -340,13 +328,13 @@ static void smp_thread_start(void)
 /* Set a thread file's final name (unless NULL) and CPU time, once. */
 static void smp_hdr_update(int fd, const char *name, uint64_t cpu_ns)
 {
-	struct smp_file_hdr h;
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h.magic, "STINTSM2", 8) != 0 ||
-	    (h.flags & SMP_F_CPU))
+	struct fmt_smp_hdr h;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h.magic, FMT_SMP_MAGIC, 8) != 0 ||
+	    (h.flags & FMT_SMP_CPU))
 		return;
 	if (name)
 		memcpy(h.name, name, sizeof(h.name));
-	h.flags |= SMP_F_CPU;
+	h.flags |= FMT_SMP_CPU;
 	h.cpu_ns = cpu_ns;
 	if (pwrite(fd, &h, sizeof(h), 0) < 0)
 		h.flags = 0;
@@ -361,7 +349,7 @@ static void smp_thread_stop(void *arg)
 	timer_delete(t->timer);
 	/* the final name, which the program may have set, and the CPU time the
 	 * samples are checked against */
-	struct smp_file_hdr h;
+	struct fmt_smp_hdr h;
 	prctl(PR_GET_NAME, h.name, 0, 0, 0);
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -425,7 +413,7 @@ static void smp_live_threads_cpu(void)
 				if (l > 0 && name[l - 1] == '\n')
 					name[l - 1] = 0;
 			}
-			snprintf(path, sizeof(path), "%s/%s.t%d.smp", smp_spool, smp_key, tid);
+			snprintf(path, sizeof(path), "%s/%s.t%d" FMT_SMP_SUFFIX, smp_spool, smp_key, tid);
 			int fd = open(path, O_RDWR | O_CLOEXEC);
 			if (fd < 0)
 				continue;
@@ -481,18 +469,18 @@ static int smp_choose_signal(void)
 __attribute__((constructor)) static void smp_init(void)
 {
 	smp_resolve();
-	const char *spool = getenv("STINT_SPOOL");
+	const char *spool = getenv(FMT_ENV_SPOOL);
 	if (!rt_file_abs(smp_spool, sizeof(smp_spool), spool))
 		return;
-	rt_file_recorder_parse(getenv("STINT_RECORDER"), &smp_recorder_pid, &smp_recorder_start);
+	rt_file_recorder_parse(getenv(FMT_ENV_RECORDER), &smp_recorder_pid, &smp_recorder_start);
 	if (rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start))
 		return; /* started after stint record was killed */
-	const char *freq = getenv("STINT_FREQ");
+	const char *freq = getenv(FMT_ENV_FREQ);
 	long hz = freq ? atol(freq) : 1000;
 	if (hz < 1)
 		hz = 1000;
 	smp_period_ns = 1000000000L / hz;
-	const char *kern = getenv("STINT_KERNEL");
+	const char *kern = getenv(FMT_ENV_KERNEL);
 	smp_keep_kernel = kern && *kern == '1';
 	int sig = smp_choose_signal();
 	if (!sig)

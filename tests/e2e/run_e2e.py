@@ -369,6 +369,30 @@ def test_deep_recursion(c):
 
 
 @test
+def test_out_of_memory_one_line(c):
+    """Short of memory, every command of the analysis says so in one line and exits with an
+    error status: no silent abort() (doc: lib/util.h, the error policy)."""
+    with open(c.stint, "rb") as f:
+        if b"__asan_init" in f.read():
+            raise TestSkip("AddressSanitizer needs a large address space")
+    _, data = c.record([c.prog("e2e_deep_recursion")])
+    failed = 0
+    for mb in (400, 200, 120, 80, 60, 40, 30):
+        def limit(mb=mb):
+            resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+        for args in (["report", "--format", "json"], ["report", "--tree", "--format", "json"],
+                     ["export", "--format", "callgrind"]):
+            p = c.run([c.stint] + args + ["-i", data], expect=None, timeout=DEEP_TIMEOUT, preexec_fn=limit)
+            if p.returncode == 0:
+                continue
+            failed += 1
+            check(p.returncode > 0, "%s under %d MB died of signal %d, not with a message" % (
+                " ".join(args), mb, -p.returncode))
+            one_line_error(p, ["out of memory"], " ".join(args) + " under %d MB" % mb)
+    check(failed > 0, "no command ran short of memory even with 30 MB of address space")
+
+
+@test
 def test_sleep_vs_compute(c):
     """A 50 ms sleeper has AI ~ 0, EI ~ 50 ms; a computing function has AI ~ EI."""
     rec, rep = c.record_and_report([c.prog("e2e_sleep_compute")])

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	v.n[0].fn = ~0u;
 	v.n[0].parent = ~0u;
 	for (uint32_t i = 1; i < v.len; i++) {
-		struct view_node *n = &v.n[i];
+		struct cct_node *n = &v.n[i];
 		uint32_t lo = (i - 1) / 6, hi = (i - 1) / 2;
 		n->parent = i == 1 ? 0 : lo + rnd() % (hi - lo + 1);
 		n->fn = i < 8 ? i : rnd() % NFUNCS;
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 		n->v[AN_EE] = (double)(uint64_t)n->v[AN_EE];
 	}
 	for (uint32_t i = v.len; i-- > 1;) {
-		struct view_node *n = &v.n[i], *p = &v.n[n->parent];
+		struct cct_node *n = &v.n[i], *p = &v.n[n->parent];
 		n->v[AN_EI] += n->v[AN_EE];
 		n->v[AN_AI] += n->v[AN_AE];
 		for (int k = 0; k < AN_NVALUES; k++) {
