@@ -10,7 +10,7 @@ command, or whose source file is /dev/zero; `stint record` killed with
 SIGKILL; a program that starts a daemon; Ctrl-C typed on a real terminal
 (a pty); set-user-ID and static programs; a 3,000-character output path;
 a program that changes directory; a library unloaded and another loaded at
-its address.
+its address; a data file truncated while stint reads it.
 
     run_safety.py --stint build/stint --progs build/tests TESTNAME
     run_safety.py --list
@@ -582,6 +582,31 @@ def test_dlclose_address_reused(c):
             wrong.append("%s[%s] %d calls, expected %d" % (name, mod, calls(rep, name, mod), n))
     check(not wrong, "%s\n  functions: %s" % ("; ".join(wrong), function_list(rep)))
 
+
+@test
+def test_data_file_truncated_while_read(c):
+    """The data file shrinks while stint reads it (a program still writing it,
+    a full disk): the pages of stint's mapping past the new end raise SIGBUS
+    when read.  The LD_PRELOAD library e2e_truncate_on_map cuts the file to
+    4096 bytes as soon as stint has mapped it.  Every reading command must end
+    with one line naming the file and exit 2, not with "Bus error"."""
+    seed = os.path.join(HERE, "..", "fuzz", "corpus", "ok-real-sample-recurse.data")
+    data = os.path.join(c.tmp, "shrinking.data")
+    shim = os.path.join(c.progs, "libe2e_truncate_on_map.so")
+    check(os.path.exists(shim), "%s is missing (build the tests first)" % shim)
+    env = dict(os.environ, LD_PRELOAD=shim, STINT_TEST_TRUNCATE=data)
+    # a sanitizer build's runtime wants to be the first library loaded
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"]))
+    for argv in (["report", "-i", data], ["report", "-i", data, "--tree"],
+                 ["export", "-i", data, "--format", "folded", "-o", os.path.join(c.tmp, "out.folded")]):
+        shutil.copyfile(seed, data)
+        check(os.path.getsize(data) > 8192, "the seed file is too small to be cut at 4096 bytes")
+        p = c.run([c.stint] + argv, env=env)
+        check(os.path.getsize(data) == 4096, "the preloaded library did not truncate %s" % data)
+        check(p.returncode == 2, "stint %s exited %d (expected 2: an error); stderr: %s" % (
+            argv[0], p.returncode, p.stderr.strip()))
+        one_line_error(p, [data, "truncated while being read"], "stint " + " ".join(argv))
+    check(not [f for f in os.listdir(c.tmp) if "folded" in f], "export left a file behind: %s" % os.listdir(c.tmp))
 
 # ---------------------------------------------------------------------------
 
