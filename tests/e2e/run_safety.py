@@ -19,7 +19,6 @@ Exit status 0 when the test passes, 77 when it cannot run here (ctest shows
 it as skipped: e.g. a test that needs root to act as another user), 1 with
 a message on stderr when it fails.  Python 3 standard library only.
 """
-import argparse
 import glob
 import os
 import pty
@@ -29,19 +28,18 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run_e2e import (Ctx, TestFailure, calls, check, function_list,  # noqa: E402
-                     one_line_error, RECORD_TIMEOUT)
+import harness  # noqa: E402
+from harness import RECORD_TIMEOUT, TestFailure, TestSkip, check, function_list, one_line_error  # noqa: E402
+from run_e2e import Ctx, calls  # noqa: E402
 
 NOBODY = 65534
 
 
-class Skip(Exception):
-    pass
+Skip = TestSkip  # a test that cannot run here (exit 77)
 
 
 def need_root(what):
@@ -122,12 +120,7 @@ def killed_recorder_spool(c, outdir):
 # The tests
 # ---------------------------------------------------------------------------
 
-TESTS = {}
-
-
-def test(fn):
-    TESTS[fn.__name__[len("test_"):]] = fn
-    return fn
+TESTS, test = harness.registry()
 
 
 @test
@@ -611,41 +604,7 @@ def test_data_file_truncated_while_read(c):
 # ---------------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser(description="stint safety tests")
-    ap.add_argument("--stint", help="path of the stint executable")
-    ap.add_argument("--progs", help="directory holding the built e2e_* programs")
-    ap.add_argument("--list", action="store_true", help="list the test names")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir of the test")
-    ap.add_argument("test", nargs="?")
-    a = ap.parse_args()
-    if a.list:
-        for name in TESTS:
-            print(name)
-        return 0
-    if not (a.stint and a.progs and a.test):
-        ap.error("--stint, --progs and a test name are required (or --list)")
-    if a.test not in TESTS:
-        print("unknown test %r; --list shows the names" % a.test, file=sys.stderr)
-        return 1
-    stint = os.path.abspath(a.stint)
-    tmp = tempfile.mkdtemp(prefix="stint-safety-%s-" % a.test)
-    c = Ctx(stint, os.path.abspath(a.progs), tmp)
-    t0 = time.time()
-    try:
-        TESTS[a.test](c)
-    except Skip as e:
-        print("SKIP safety.%s: %s" % (a.test, e))
-        shutil.rmtree(tmp, ignore_errors=True)
-        return 77
-    except TestFailure as e:
-        print("FAIL safety.%s: %s" % (a.test, e), file=sys.stderr)
-        print("  commands run:\n    " + "\n    ".join(c.log), file=sys.stderr)
-        print("  temp dir kept: %s" % tmp, file=sys.stderr)
-        return 1
-    if not a.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS safety.%s (%.1f s)" % (a.test, time.time() - t0))
-    return 0
+    return harness.main(TESTS, "safety", "stint safety tests", Ctx)
 
 
 if __name__ == "__main__":
