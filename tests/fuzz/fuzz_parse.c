@@ -102,7 +102,7 @@ static void fuzz_analyse(const struct fmt_data *d, const struct an_filter *f)
 static void fuzz_fix_checksums(uint8_t *buf, size_t size)
 {
 	size_t off = FMT_HDR_SIZE;
-	while (size - off >= FMT_CHUNK_HDR && off < size) {
+	while (off < size && size - off >= FMT_CHUNK_HDR) {
 		uint32_t tag, crc;
 		uint64_t n;
 		memcpy(&tag, buf + off, 4);
@@ -110,7 +110,8 @@ static void fuzz_fix_checksums(uint8_t *buf, size_t size)
 		off += FMT_CHUNK_HDR;
 		if (n > size - off)
 			return;
-		size_t span = (tag == FMT_EVTS || tag == FMT_EVTC) && n > FMT_EVTS_CRC_SPAN ? FMT_EVTS_CRC_SPAN : (size_t)n;
+		int events = tag == FMT_EVTS || tag == FMT_EVTC;
+		size_t span = events && n > FMT_EVTS_CRC_SPAN ? FMT_EVTS_CRC_SPAN : (size_t)n;
 		crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), buf + off, span);
 		memcpy(buf + off - FMT_CHUNK_HDR + 4, &crc, 4);
 		off += (size_t)n;
