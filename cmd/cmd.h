@@ -28,6 +28,14 @@ int cmd_callees(int argc, char **argv);
  */
 #define CMD_EXIT_DAMAGED 3
 extern int cmd_damaged;
+
+/*
+ * Read input into d, or die with one line (exit 2).  The file stays mapped
+ * until fmt_data_free: if it is truncated meanwhile (a program writing it, a
+ * full disk), the command ends with one line naming it and exit 2, not with
+ * "Bus error".
+ */
+void cmd_read(const char *input, struct fmt_data *d);
 void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 	      const struct an_filter *f);
 

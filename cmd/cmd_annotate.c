@@ -133,9 +133,7 @@ int cmd_annotate(int argc, char **argv)
 	}
 	const char *want = argv[optind];
 	struct fmt_data d;
-	char err[1024];
-	if (fmt_read(input, &d, err, sizeof(err)) < 0)
-		die("%s", err);
+	cmd_read(input, &d);
 	if (d.damage) {
 		warn("'%s' is damaged: %s; annotating what precedes the damage", input, d.damage);
 		cmd_damaged = 1;

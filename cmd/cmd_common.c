@@ -4,21 +4,68 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../lib/util.h"
 
 int cmd_damaged;
 
-void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
-	      const struct an_filter *f)
+static void cmd_write_all(const char *s)
 {
+	size_t n = strlen(s);
+	while (n) {
+		ssize_t w = write(STDERR_FILENO, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* SIGBUS: a data file truncated while mapped (fmt_mapped_file_at) ends the
+ * command with one line and exit 2, its temporary output removed; any
+ * other cause gets the default action when the fault repeats. */
+static void cmd_on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	const char *path = fmt_mapped_file_at(si->si_addr);
+	if (!path) {
+		signal(sig, SIG_DFL);
+		return;
+	}
+	cmd_write_all("stint: cannot read '");
+	cmd_write_all(path);
+	cmd_write_all("': it was truncated while being read (by a program writing it, or a full disk)\n");
+	util_tmp_remove_all();
+	_exit(2);
+}
+
+void cmd_read(const char *input, struct fmt_data *d)
+{
+	static int installed;
+	if (!installed) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = cmd_on_sigbus;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+		installed = 1;
+	}
 	char err[1024];
 	if (fmt_read(input, d, err, sizeof(err)) < 0)
 		die("%s", err);
+}
+
+void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
+	      const struct an_filter *f)
+{
+	cmd_read(input, d);
 	int sampling = strcmp(d->method, "sampling") == 0;
 	if (!sampling && strcmp(d->method, "instrumentation") != 0)
 		die("'%s' holds '%s' data, which this stint cannot report", input, d->method);

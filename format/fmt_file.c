@@ -1037,6 +1037,55 @@ int fmt_read_mem(const void *buf, size_t len, const char *name, struct fmt_data 
 	return 0;
 }
 
+/*
+ * The files fmt_read has mapped, so that a SIGBUS on one of them (the file
+ * truncated while mapped: a writer, a full disk) can be told from any
+ * other (fmt_mapped_file_at).  Read from a signal handler: a slot's path
+ * is set before its range, and the range cleared before the path is freed.
+ */
+#define FMT_MAPS 8
+static struct {
+	const uint8_t *volatile base;
+	volatile size_t len;
+	char *volatile path;
+} fmt_maps[FMT_MAPS];
+
+static void fmt_map_register(const void *base, size_t len, const char *path)
+{
+	for (int i = 0; i < FMT_MAPS; i++)
+		if (!fmt_maps[i].base && !fmt_maps[i].path) {
+			/* (not registered at all if out of slots or memory: such a
+			 * fault is then the default SIGBUS) */
+			if (!(fmt_maps[i].path = strdup(path)))
+				return;
+			fmt_maps[i].len = len;
+			__atomic_store_n(&fmt_maps[i].base, (const uint8_t *)base, __ATOMIC_SEQ_CST);
+			return;
+		}
+}
+
+static void fmt_map_unregister(const void *base)
+{
+	for (int i = 0; i < FMT_MAPS; i++)
+		if (fmt_maps[i].base == base) {
+			__atomic_store_n(&fmt_maps[i].base, NULL, __ATOMIC_SEQ_CST);
+			free(fmt_maps[i].path);
+			fmt_maps[i].path = NULL;
+			return;
+		}
+}
+
+const char *fmt_mapped_file_at(const void *addr)
+{
+	const uint8_t *a = addr;
+	for (int i = 0; i < FMT_MAPS; i++) {
+		const uint8_t *base = __atomic_load_n(&fmt_maps[i].base, __ATOMIC_SEQ_CST);
+		if (base && a >= base && (size_t)(a - base) < fmt_maps[i].len)
+			return fmt_maps[i].path;
+	}
+	return NULL;
+}
+
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
@@ -1058,10 +1107,16 @@ int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
+	/* from here until fmt_data_free, any read of the map may fault if the
+	 * file shrinks */
+	if (map)
+		fmt_map_register(map, len, path);
 	if (fmt_parse(map ? map : (const void *)"", len, path, d, err, errlen) < 0) {
 		fmt_data_free(d);
-		if (map)
+		if (map) {
+			fmt_map_unregister(map);
 			munmap(map, len);
+		}
 		return -1;
 	}
 	d->map = map;
@@ -1219,7 +1274,9 @@ void fmt_data_free(struct fmt_data *d)
 		free(d->threads[t].spool_path);
 	}
 	free(d->threads);
-	if (d->map)
+	if (d->map) {
+		fmt_map_unregister(d->map);
 		munmap(d->map, d->map_len);
+	}
 	memset(d, 0, sizeof(*d));
 }

@@ -234,6 +234,16 @@ int fmt_write(const struct fmt_data *d, const char *path);
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen);
 
 /*
+ * fmt_read maps the file: the events stay in the map, read as the analysis
+ * goes.  If the file is truncated meanwhile (a program writing it, a full
+ * disk), a read beyond its new end raises SIGBUS.  This is the path of the
+ * file whose map (of a fmt_read not yet freed) holds addr, or NULL: a SIGBUS
+ * handler's question (async-signal-safe), so that a reading command ends
+ * with one line naming the file rather than "Bus error".
+ */
+const char *fmt_mapped_file_at(const void *addr);
+
+/*
  * The same from len bytes at buf (name is what messages call them); d
  * points into buf, which must outlive it.  For the fuzz target.
  */

@@ -222,7 +222,7 @@ static char util_tmp_path[UTIL_TMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t util_tmp_used[UTIL_TMP_SLOTS];
 static const int util_tmp_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
-static void util_tmp_remove_all(void)
+void util_tmp_remove_all(void)
 {
 	for (int i = 0; i < UTIL_TMP_SLOTS; i++)
 		if (util_tmp_used[i])

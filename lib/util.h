@@ -121,6 +121,10 @@ void util_out_abort(struct util_out *o);
 int util_tmp_guard(const char *path);
 void util_tmp_forget(int slot);
 
+/* Remove every temporary file listed now (async-signal-safe: for a signal
+ * handler that ends stint with _exit). */
+void util_tmp_remove_all(void);
+
 /* Sort n 64-bit numbers, ascending. */
 void util_sort_u64(uint64_t *v, size_t n);
 

@@ -14,7 +14,6 @@ the error messages of the usual mistakes.
 Exit status 0 when the test passes, 1 with a message on stderr when it fails.
 Python 3 standard library only.
 """
-import argparse
 import json
 import os
 import re
@@ -24,25 +23,12 @@ import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
-RECORD_TIMEOUT = 20  # seconds; every test must stay well under ~20 s
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROG_SOURCES = os.path.join(os.path.dirname(HERE), "progs")
-
-
-class TestFailure(Exception):
-    pass
-
-
-class TestSkip(Exception):
-    """The test cannot run here; CTest reports it as skipped (exit 77)."""
-
-
-def check(cond, msg):
-    if not cond:
-        raise TestFailure(msg)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import (HERE, PROG_SOURCES, RECORD_TIMEOUT, TestFailure, TestSkip, check,  # noqa: E402,F401
+                     func, function_list, function_rows, module_matches, one_line_error)
 
 
 def ms(ns):
@@ -53,14 +39,8 @@ def ms(ns):
 # Running stint
 # ---------------------------------------------------------------------------
 
-class Ctx:
+class Ctx(harness.Ctx):
     """One test's view of stint, the programs and a private temp dir."""
-
-    def __init__(self, stint, progs, tmp):
-        self.stint = stint
-        self.progs = progs
-        self.tmp = tmp
-        self.log = []  # commands run, shown when a test fails
 
     def prog(self, name):
         path = os.path.join(self.progs, name)
@@ -79,40 +59,13 @@ class Ctx:
         self.run([gxx, "-g", "-O2", "-finstrument-functions", "-o", out, src], expect=0)
         return out
 
-    def run(self, argv, expect=None, timeout=RECORD_TIMEOUT, **kw):
-        self.log.append(" ".join(argv))
-        try:
-            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               timeout=timeout, universal_newlines=True, **kw)
-        except subprocess.TimeoutExpired:
-            raise TestFailure("timed out after %d s: %s" % (timeout, " ".join(argv)))
-        if expect is not None and p.returncode != expect:
-            raise TestFailure("%s\n  exited %d, expected %d\n  stderr: %s" % (
-                " ".join(argv), p.returncode, expect, p.stderr.strip()))
-        return p
-
     def record(self, prog_argv, expect_status=0, data=None, options=()):
         """stint record -m instrument -o DATA [options] -- PROG ARGS; returns (proc, data)."""
-        data = data or os.path.join(self.tmp, "stint.data")
-        argv = [self.stint, "record", "-m", "instrument", "-o", data] + list(options) + ["--"] + prog_argv
-        p = self.run(argv)
-        check(p.returncode == expect_status,
-              "record of %s exited %d, expected %d (the program's status)\n  stderr: %s" % (
-                  os.path.basename(prog_argv[0]), p.returncode, expect_status, p.stderr.strip()))
-        check(os.path.isfile(data), "record did not write the data file %s" % data)
-        return p, data
+        return self.record_with("instrument", prog_argv, data or os.path.join(self.tmp, "stint.data"),
+                                expect_status, options)
 
     def report_json(self, data, options=(), allow_stderr=False, timeout=RECORD_TIMEOUT):
-        p = self.run([self.stint, "report", "-i", data, "--format", "json"] + list(options), expect=0,
-                     timeout=timeout)
-        if not allow_stderr:
-            check(p.stderr.strip() == "", "report printed on stderr: %s" % p.stderr.strip())
-        try:
-            rep = json.loads(p.stdout)
-        except ValueError as e:
-            raise TestFailure("report --format json is not valid JSON (%s):\n%s" % (e, p.stdout[:2000]))
-        check_report_invariants(rep)
-        return rep
+        return self.report_json_checked(data, check_report_invariants, options, allow_stderr, timeout)
 
     def record_and_report(self, prog_argv, expect_status=0, options=()):
         rec, data = self.record(prog_argv, expect_status, options=options)
@@ -126,32 +79,10 @@ class Ctx:
 VALUES = ("elapsed_inclusive", "elapsed_exclusive", "application_inclusive", "application_exclusive")
 
 
-def function_rows(rep, name, module=None):
-    return [r for r in rep["functions"]
-            if r["name"] == name and (module is None or module_matches(r["module"], module))]
-
-
-def module_matches(actual, wanted):
-    """Module names are the ELF file's base name; "libc.so" matches "libc.so.6"."""
-    return actual == wanted or (wanted.endswith(".so") and actual.startswith(wanted + "."))
-
-
-def func(rep, name, module=None):
-    rows = function_rows(rep, name, module)
-    if len(rows) != 1:
-        raise TestFailure("expected one function row named %r%s, found %d; functions: %s" % (
-            name, " in module %s" % module if module else "", len(rows), function_list(rep)))
-    return rows[0]
-
-
 def calls(rep, name, module=None):
     rows = function_rows(rep, name, module)
     check(len(rows) <= 1, "several function rows named %r: %s" % (name, rows))
     return rows[0]["calls"] if rows else 0
-
-
-def function_list(rep):
-    return ", ".join("%s[%s]x%d" % (r["name"], r["module"], r["calls"]) for r in rep["functions"])
 
 
 def expect_calls(rep, expected, module=None):
@@ -223,28 +154,11 @@ def check_avg_in_range(rep, names):
                   "%s: %s min/avg/max %s/%s/%s out of order" % (n, k, r[k + "_min"], r[k + "_avg"], r[k + "_max"]))
 
 
-def one_line_error(p, must_mention=(), what="command"):
-    """A failing command: non-zero status, one line on stderr naming the culprit."""
-    check(p.returncode != 0, "%s succeeded (status 0) but should fail; stderr: %s" % (what, p.stderr.strip()))
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
-    check(len(lines) == 1, "%s should fail with one line on stderr, printed %d:\n%s" % (
-        what, len(lines), p.stderr))
-    for m in must_mention:
-        check(m in lines[0], "%s error %r does not mention %r" % (what, lines[0], m))
-    check("Traceback" not in p.stderr and "Sanitizer" not in p.stderr, "crash output: %s" % p.stderr)
-    return lines[0]
-
-
 # ---------------------------------------------------------------------------
 # The tests
 # ---------------------------------------------------------------------------
 
-TESTS = {}
-
-
-def test(fn):
-    TESTS[fn.__name__[len("test_"):]] = fn
-    return fn
+TESTS, test = harness.registry()
 
 
 @test
@@ -1915,44 +1829,7 @@ def glob_files(top):
 # ---------------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser(description="stint end-to-end tests")
-    ap.add_argument("--stint", help="path of the stint executable")
-    ap.add_argument("--progs", help="directory holding the built e2e_* programs")
-    ap.add_argument("--list", action="store_true", help="list the test names")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir of the test")
-    ap.add_argument("test", nargs="?")
-    a = ap.parse_args()
-    if a.list:
-        for name in TESTS:
-            print(name)
-        return 0
-    if not (a.stint and a.progs and a.test):
-        ap.error("--stint, --progs and a test name are required (or --list)")
-    if a.test not in TESTS:
-        print("unknown test %r; --list shows the names" % a.test, file=sys.stderr)
-        return 1
-    stint = os.path.abspath(a.stint)
-    if not os.access(stint, os.X_OK):
-        print("FAIL e2e.%s: stint executable %s not found" % (a.test, stint), file=sys.stderr)
-        return 1
-    tmp = tempfile.mkdtemp(prefix="stint-e2e-%s-" % a.test)
-    c = Ctx(stint, os.path.abspath(a.progs), tmp)
-    t0 = time.time()
-    try:
-        TESTS[a.test](c)
-    except TestSkip as e:
-        print("SKIP e2e.%s: %s" % (a.test, e))
-        shutil.rmtree(tmp, ignore_errors=True)
-        return 77
-    except TestFailure as e:
-        print("FAIL e2e.%s: %s" % (a.test, e), file=sys.stderr)
-        print("  commands run:\n    " + "\n    ".join(c.log), file=sys.stderr)
-        print("  temp dir kept: %s" % tmp, file=sys.stderr)
-        return 1
-    if not a.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS e2e.%s (%.1f s)" % (a.test, time.time() - t0))
-    return 0
+    return harness.main(TESTS, "e2e", "stint end-to-end tests", Ctx)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ command, or whose source file is /dev/zero; `stint record` killed with
 SIGKILL; a program that starts a daemon; Ctrl-C typed on a real terminal
 (a pty); set-user-ID and static programs; a 3,000-character output path;
 a program that changes directory; a library unloaded and another loaded at
-its address.
+its address; a data file truncated while stint reads it.
 
     run_safety.py --stint build/stint --progs build/tests TESTNAME
     run_safety.py --list
@@ -19,7 +19,6 @@ Exit status 0 when the test passes, 77 when it cannot run here (ctest shows
 it as skipped: e.g. a test that needs root to act as another user), 1 with
 a message on stderr when it fails.  Python 3 standard library only.
 """
-import argparse
 import glob
 import os
 import pty
@@ -29,19 +28,18 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run_e2e import (Ctx, TestFailure, calls, check, function_list,  # noqa: E402
-                     one_line_error, RECORD_TIMEOUT)
+import harness  # noqa: E402
+from harness import RECORD_TIMEOUT, TestFailure, TestSkip, check, function_list, one_line_error  # noqa: E402
+from run_e2e import Ctx, calls  # noqa: E402
 
 NOBODY = 65534
 
 
-class Skip(Exception):
-    pass
+Skip = TestSkip  # a test that cannot run here (exit 77)
 
 
 def need_root(what):
@@ -122,12 +120,7 @@ def killed_recorder_spool(c, outdir):
 # The tests
 # ---------------------------------------------------------------------------
 
-TESTS = {}
-
-
-def test(fn):
-    TESTS[fn.__name__[len("test_"):]] = fn
-    return fn
+TESTS, test = harness.registry()
 
 
 @test
@@ -583,44 +576,35 @@ def test_dlclose_address_reused(c):
     check(not wrong, "%s\n  functions: %s" % ("; ".join(wrong), function_list(rep)))
 
 
+@test
+def test_data_file_truncated_while_read(c):
+    """The data file shrinks while stint reads it (a program still writing it,
+    a full disk): the pages of stint's mapping past the new end raise SIGBUS
+    when read.  The LD_PRELOAD library e2e_truncate_on_map cuts the file to
+    4096 bytes as soon as stint has mapped it.  Every reading command must end
+    with one line naming the file and exit 2, not with "Bus error"."""
+    seed = os.path.join(HERE, "..", "fuzz", "corpus", "ok-real-sample-recurse.data")
+    data = os.path.join(c.tmp, "shrinking.data")
+    shim = os.path.join(c.progs, "libe2e_truncate_on_map.so")
+    check(os.path.exists(shim), "%s is missing (build the tests first)" % shim)
+    env = dict(os.environ, LD_PRELOAD=shim, STINT_TEST_TRUNCATE=data)
+    # a sanitizer build's runtime wants to be the first library loaded
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"]))
+    for argv in (["report", "-i", data], ["report", "-i", data, "--tree"],
+                 ["export", "-i", data, "--format", "folded", "-o", os.path.join(c.tmp, "out.folded")]):
+        shutil.copyfile(seed, data)
+        check(os.path.getsize(data) > 8192, "the seed file is too small to be cut at 4096 bytes")
+        p = c.run([c.stint] + argv, env=env)
+        check(os.path.getsize(data) == 4096, "the preloaded library did not truncate %s" % data)
+        check(p.returncode == 2, "stint %s exited %d (expected 2: an error); stderr: %s" % (
+            argv[0], p.returncode, p.stderr.strip()))
+        one_line_error(p, [data, "truncated while being read"], "stint " + " ".join(argv))
+    check(not [f for f in os.listdir(c.tmp) if "folded" in f], "export left a file behind: %s" % os.listdir(c.tmp))
+
 # ---------------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser(description="stint safety tests")
-    ap.add_argument("--stint", help="path of the stint executable")
-    ap.add_argument("--progs", help="directory holding the built e2e_* programs")
-    ap.add_argument("--list", action="store_true", help="list the test names")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir of the test")
-    ap.add_argument("test", nargs="?")
-    a = ap.parse_args()
-    if a.list:
-        for name in TESTS:
-            print(name)
-        return 0
-    if not (a.stint and a.progs and a.test):
-        ap.error("--stint, --progs and a test name are required (or --list)")
-    if a.test not in TESTS:
-        print("unknown test %r; --list shows the names" % a.test, file=sys.stderr)
-        return 1
-    stint = os.path.abspath(a.stint)
-    tmp = tempfile.mkdtemp(prefix="stint-safety-%s-" % a.test)
-    c = Ctx(stint, os.path.abspath(a.progs), tmp)
-    t0 = time.time()
-    try:
-        TESTS[a.test](c)
-    except Skip as e:
-        print("SKIP safety.%s: %s" % (a.test, e))
-        shutil.rmtree(tmp, ignore_errors=True)
-        return 77
-    except TestFailure as e:
-        print("FAIL safety.%s: %s" % (a.test, e), file=sys.stderr)
-        print("  commands run:\n    " + "\n    ".join(c.log), file=sys.stderr)
-        print("  temp dir kept: %s" % tmp, file=sys.stderr)
-        return 1
-    if not a.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS safety.%s (%.1f s)" % (a.test, time.time() - t0))
-    return 0
+    return harness.main(TESTS, "safety", "stint safety tests", Ctx)
 
 
 if __name__ == "__main__":

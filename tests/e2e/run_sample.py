@@ -19,9 +19,7 @@ Exit status 0 when the test passes, 77 (prints "SKIP: reason") because it
 needs perf events and perf_event_open is not permitted here), 1 with a
 message on stderr when it fails.  Python 3 standard library only.
 """
-import argparse
 import ctypes
-import json
 import math
 import os
 import platform
@@ -30,28 +28,15 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-RECORD_TIMEOUT = 20  # seconds; every test must stay well under ~20 s
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROG_SOURCES = os.path.join(os.path.dirname(HERE), "progs")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import (HERE, PROG_SOURCES, RECORD_TIMEOUT, TestFailure, TestSkip, check,  # noqa: E402,F401
+                     func, function_list, function_rows, module_matches, one_line_error)
 
 # Functions that may be the outermost frame of a complete user stack.
 ROOTS = ("_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl")
-
-
-class TestFailure(Exception):
-    pass
-
-
-class TestSkip(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise TestFailure(msg)
 
 
 # ---------------------------------------------------------------------------
@@ -105,52 +90,15 @@ def need_perf():
 # Running stint
 # ---------------------------------------------------------------------------
 
-class Ctx:
+class Ctx(harness.Ctx):
     """One test's view of stint, the programs and a private temp dir."""
-
-    def __init__(self, stint, progs, tmp):
-        self.stint = stint
-        self.progs = progs
-        self.tmp = tmp
-        self.log = []  # commands run, shown when a test fails
-
-    def prog(self, name):
-        path = os.path.join(self.progs, name)
-        check(os.path.exists(path), "test program %s is missing (build the tests first)" % path)
-        return path
-
-    def run(self, argv, expect=None, timeout=RECORD_TIMEOUT, **kw):
-        self.log.append(" ".join(argv))
-        try:
-            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               timeout=timeout, universal_newlines=True, **kw)
-        except subprocess.TimeoutExpired:
-            raise TestFailure("timed out after %d s: %s" % (timeout, " ".join(argv)))
-        if expect is not None and p.returncode != expect:
-            raise TestFailure("%s\n  exited %d, expected %d\n  stderr: %s" % (
-                " ".join(argv), p.returncode, expect, p.stderr.strip()))
-        return p
 
     def record(self, prog_argv, expect_status=0, options=(), name="stint.data"):
         """stint record -m sample -o DATA [options] -- PROG ARGS; returns (proc, data)."""
-        data = os.path.join(self.tmp, name)
-        argv = [self.stint, "record", "-m", "sample", "-o", data] + list(options) + ["--"] + prog_argv
-        p = self.run(argv)
-        check(p.returncode == expect_status,
-              "record of %s exited %d, expected %d (the program's status)\n  stderr: %s" % (
-                  os.path.basename(prog_argv[0]), p.returncode, expect_status, p.stderr.strip()))
-        check(os.path.isfile(data), "record did not write the data file %s" % data)
-        return p, data
+        return self.record_with("sample", prog_argv, os.path.join(self.tmp, name), expect_status, options)
 
     def report_json(self, data, options=()):
-        p = self.run([self.stint, "report", "-i", data, "--format", "json"] + list(options), expect=0)
-        check(p.stderr.strip() == "", "report printed on stderr: %s" % p.stderr.strip())
-        try:
-            rep = json.loads(p.stdout)
-        except ValueError as e:
-            raise TestFailure("report --format json is not valid JSON (%s):\n%s" % (e, p.stdout[:2000]))
-        check_report_invariants(rep)
-        return rep
+        return self.report_json_checked(data, check_report_invariants, options)
 
     def record_and_report(self, prog_argv, expect_status=0, options=(), min_samples=100):
         rec, data = self.record(prog_argv, expect_status, options=options)
@@ -165,24 +113,6 @@ class Ctx:
 # Reading a report
 # ---------------------------------------------------------------------------
 
-def module_matches(actual, wanted):
-    """Module names are the ELF file's base name; "libc.so" matches "libc.so.6"."""
-    return actual == wanted or (wanted.endswith(".so") and actual.startswith(wanted + "."))
-
-
-def function_rows(rep, name, module=None):
-    return [r for r in rep["functions"]
-            if r["name"] == name and (module is None or module_matches(r["module"], module))]
-
-
-def func(rep, name, module=None):
-    rows = function_rows(rep, name, module)
-    if len(rows) != 1:
-        raise TestFailure("expected one function row named %r%s, found %d; functions: %s" % (
-            name, " in module %s" % module if module else "", len(rows), function_list(rep)))
-    return rows[0]
-
-
 def incl(rep, name):
     """Inclusive samples of a function (0 when it has no row)."""
     return sum(r["inclusive_samples"] for r in function_rows(rep, name))
@@ -194,12 +124,6 @@ def excl(rep, name):
 
 def pct(rep, n):
     return 100.0 * n / rep["samples"] if rep["samples"] else 0.0
-
-
-def function_list(rep, limit=25):
-    rows = sorted(rep["functions"], key=lambda r: -r["inclusive_samples"])[:limit]
-    return ", ".join("%s[%s] %d/%d" % (r["name"], r["module"], r["inclusive_samples"], r["exclusive_samples"])
-                     for r in rows) + " (inclusive/exclusive samples of %d)" % rep["samples"]
 
 
 def near(value, want, tol):
@@ -296,18 +220,6 @@ def check_chain(rep, unwinding):
                 r["name"], r["module"], r["inclusive_pct"], function_list(rep)))
 
 
-def one_line_error(p, must_mention=(), what="command"):
-    """A failing command: non-zero status, one line on stderr naming the culprit."""
-    check(p.returncode != 0, "%s succeeded (status 0) but should fail; stderr: %s" % (what, p.stderr.strip()))
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
-    check(len(lines) == 1, "%s should fail with one line on stderr, printed %d:\n%s" % (
-        what, len(lines), p.stderr))
-    for m in must_mention:
-        check(m in lines[0], "%s error %r does not mention %r" % (what, lines[0], m))
-    check("Traceback" not in p.stderr and "Sanitizer" not in p.stderr, "crash output: %s" % p.stderr)
-    return lines[0]
-
-
 def cpu_seconds(pid):
     """User + system CPU time of a running process, from /proc/PID/stat."""
     with open("/proc/%d/stat" % pid) as f:
@@ -327,12 +239,7 @@ def marker_line(src, marker):
 # The tests
 # ---------------------------------------------------------------------------
 
-TESTS = {}
-
-
-def test(fn):
-    TESTS[fn.__name__[len("test_"):]] = fn
-    return fn
+TESTS, test = harness.registry()
 
 
 @test
@@ -1219,44 +1126,8 @@ def test_attach_target_exits(c):
 # ---------------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser(description="stint sampling end-to-end tests")
-    ap.add_argument("--stint", help="path of the stint executable")
-    ap.add_argument("--progs", help="directory holding the built s_* programs")
-    ap.add_argument("--list", action="store_true", help="list the test names")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir of the test")
-    ap.add_argument("test", nargs="?")
-    a = ap.parse_args()
-    if a.list:
-        for name in TESTS:
-            print(name)
-        return 0
-    if not (a.stint and a.progs and a.test):
-        ap.error("--stint, --progs and a test name are required (or --list)")
-    if a.test not in TESTS:
-        print("unknown test %r; --list shows the names" % a.test, file=sys.stderr)
-        return 1
-    stint = os.path.abspath(a.stint)
-    if not os.access(stint, os.X_OK):
-        print("FAIL sample.%s: stint executable %s not found" % (a.test, stint), file=sys.stderr)
-        return 1
-    tmp = tempfile.mkdtemp(prefix="stint-sample-%s-" % a.test)
-    c = Ctx(stint, os.path.abspath(a.progs), tmp)
-    t0 = time.time()
-    try:
-        TESTS[a.test](c)
-    except TestSkip as e:
-        print("SKIP: %s" % e)
-        shutil.rmtree(tmp, ignore_errors=True)
-        return 77  # CTest's SKIP_RETURN_CODE: reported as skipped, not passed
-    except TestFailure as e:
-        print("FAIL sample.%s: %s" % (a.test, e), file=sys.stderr)
-        print("  commands run:\n    " + "\n    ".join(c.log), file=sys.stderr)
-        print("  temp dir kept: %s" % tmp, file=sys.stderr)
-        return 1
-    if not a.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS sample.%s (%.1f s)" % (a.test, time.time() - t0))
-    return 0
+    return harness.main(TESTS, "sample", "stint sampling end-to-end tests", Ctx,
+                        progs_help="directory holding the built s_* programs")
 
 
 if __name__ == "__main__":

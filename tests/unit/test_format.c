@@ -145,6 +145,37 @@ static void test_corrupt_and_foreign(void **state)
 	assert_true(strstr(err, "cannot open") != NULL);
 }
 
+/* A read file's map is known by address (for the SIGBUS of a file truncated
+ * while read) from fmt_read until fmt_data_free, and only its own bytes. */
+static void test_mapped_file_at(void **state)
+{
+	(void)state;
+	write_sample();
+	struct fmt_data d;
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	const char *m = d.map;
+	assert_non_null(m);
+	assert_string_equal(fmt_mapped_file_at(m), path);
+	assert_string_equal(fmt_mapped_file_at(m + d.map_len - 1), path);
+	assert_null(fmt_mapped_file_at(m + d.map_len));
+	assert_null(fmt_mapped_file_at(err));
+	fmt_data_free(&d);
+	assert_null(fmt_mapped_file_at(m));
+	/* a file that is refused leaves nothing behind */
+	FILE *f = fopen(path, "wb");
+	fputs("not a stint data file", f);
+	fclose(f);
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), -1);
+	for (int i = 0; i < 16; i++) { /* more reads than slots: each one freed */
+		write_sample();
+		assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+		assert_string_equal(fmt_mapped_file_at(d.map), path);
+		fmt_data_free(&d);
+	}
+	unlink(path);
+}
+
 /* The spool's chunked layout (EVTC): a PAD, or a chunk's end, continues at
  * the next chunk, whose size doubles; a zero byte ends the data. */
 static void test_chunked_layout(void **state)
@@ -485,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt_and_foreign),
+		cmocka_unit_test(test_mapped_file_at),
 		cmocka_unit_test(test_chunked_layout),
 		cmocka_unit_test(test_repeated_chunks),
 		cmocka_unit_test(test_bad_indices),
