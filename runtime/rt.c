@@ -314,14 +314,14 @@ static void rt_set_limit(struct rt_thread *t)
 }
 
 /*
- * Where the next tail sample is due (rt_after_lean): 192..319 bytes of
+ * Where the next tail sample is due (rt_after_lean): 896..1151 bytes of
  * records on, the step varied by the clock's low bits so that it does not
  * keep falling on the same probe of a program's repeating pattern.  The
  * probes test one limit, the nearer of that and the chunk's end.
  */
 static void rt_next_sample(struct rt_thread *t, uint64_t now)
 {
-	t->sample_at = t->pos + RT_SAMPLE_GAP + (now & 127);
+	t->sample_at = t->pos + RT_SAMPLE_GAP + (now & 255);
 	rt_set_limit(t);
 }
 
@@ -742,7 +742,7 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
  * The calibration measures the probes in a tight loop, with their code and
  * data in the caches and their branches learnt; in a real program they
  * cost more (a Lua interpreter: 20-50 ticks more per event).  So the lean
- * probe whose record crosses t->sample_at (one in ~100, on the limit test
+ * probe whose record crosses t->sample_at (one in ~400, on the limit test
  * the probe makes anyway) also times its own tail, from its clock read to
  * here; the calibration's probes do the same, and the recorder adds the
  * difference of the two averages to the calibrated cost.  A tail in which

@@ -25,7 +25,7 @@
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
-#define RT_SAMPLE_GAP 192    /* bytes of records between two tail samples, plus 0..127 */
+#define RT_SAMPLE_GAP 896    /* bytes of records between two tail samples, plus 0..255 */
 #define RT_SAMPLE_MAX 4096   /* ticks: a longer tail was interrupted, not counted */
 
 /* An event of a signal handler that interrupted a probe. */
