@@ -14,6 +14,8 @@
 #
 # Environment (all optional):
 #   STINT        stint binary (default: build/stint of this repository)
+#   STINT_BASE   a second stint binary (another build, e.g. of the previous
+#                commit) measured as one more variant: an A/B in one run
 #   RUNS         runs per variant, the median is reported (default 5)
 #   REPORT_RUNS  runs of each report command (default: RUNS)
 #   FIB_N        fib(N) of the "fib" workload (default 36: ~48M calls)
@@ -30,6 +32,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 out="$here/out"
 STINT="${STINT:-$root/build/stint}"
+STINT_BASE="${STINT_BASE:-}"
 RUNS="${RUNS:-5}"
 REPORT_RUNS="${REPORT_RUNS:-$RUNS}"
 FIB_N="${FIB_N:-36}"
@@ -61,6 +64,10 @@ if [ ! -x "$STINT" ]; then
 	echo "  or point to one:  STINT=/path/to/stint bash bench/bench-instrument.sh" >&2
 	exit 1
 fi
+if [ -n "$STINT_BASE" ] && [ ! -x "$STINT_BASE" ]; then
+	echo "bench: STINT_BASE '$STINT_BASE' is not an executable stint" >&2
+	exit 1
+fi
 for v in RUNS REPORT_RUNS FIB_N LIB_N; do
 	[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number, not '${!v}'" >&2; exit 1; }
 done
@@ -89,4 +96,4 @@ versions+=", $($CC --version | head -1), $(uftrace --version | head -1 | cut -d'
 
 exec python3 "$here/bench_instrument.py" --out "$out" --stint "$STINT" --runs "$RUNS" \
 	--report-runs "$REPORT_RUNS" --fib-n "$FIB_N" --lib-n "$LIB_N" --workloads "$WORKLOADS" \
-	--versions "$versions"
+	--versions "$versions" --stint-base "$STINT_BASE"

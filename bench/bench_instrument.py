@@ -11,12 +11,16 @@ reports medians and, above all, ratios of medians:
   alone    the -finstrument-functions binary with glibc's no-op hooks
   floor    the same binary, LD_PRELOAD=floor.so (TSC into a TLS ring)
   stint    stint record -m instrument -o FILE  (same binary)
+  stint-base  the same with another build of stint (--stint-base, the
+           STINT_BASE knob): an A/B of two builds in one run
   uftrace  uftrace record -d DIR               (same binary)
   plain    the binary built without instrumentation (-O2)
   gprof    the -pg binary (writes gmon.out at exit)
 
 added(X) = median(X) - median(alone), except gprof: median(gprof) -
-median(plain).  Then the report side: stint report -i FILE against uftrace
+median(plain).  The CPU time of each command (all its processes, user +
+system) is kept too: on a loaded machine the wall clock also counts the
+time spent waiting for a CPU, the CPU time does not.  Then the report side: stint report -i FILE against uftrace
 report -d DIR on the last recordings, and the bytes each stores per event.
 """
 import argparse
@@ -26,6 +30,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -39,14 +44,17 @@ def die(msg):
 
 
 def run(cmd, cwd, env=None, capture_err=False, expect_ok=True):
-    """Run cmd, stdout discarded; return (seconds, stderr text)."""
+    """Run cmd, stdout discarded; return (seconds, stderr text, CPU seconds)."""
     full_env = os.environ.copy()
     if env:
         full_env.update(env)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE if capture_err else subprocess.DEVNULL)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     err = p.stderr.decode(errors="replace") if capture_err else ""
     if expect_ok and p.returncode != 0:
         if not capture_err:  # run it again to show why
@@ -54,7 +62,7 @@ def run(cmd, cwd, env=None, capture_err=False, expect_ok=True):
                                 stderr=subprocess.PIPE)
             err = p2.stderr.decode(errors="replace")
         die("'%s' failed (exit %d):\n%s" % (" ".join(cmd), p.returncode, err[-2000:]))
-    return dt, err
+    return dt, err, cpu
 
 
 def output_of(cmd, cwd):
@@ -102,6 +110,7 @@ class Workload:
         self.out = out
         self.variants = variants
         self.times = {v: [] for v in variants}
+        self.cpu = {v: [] for v in variants}  # CPU seconds of each run
         self.stint_in_program = []  # duration of the program under stint (ns), per run
         self.stint_err = ""
         self.calls = None  # instrumented calls, as the program computes them
@@ -117,6 +126,9 @@ def variant_cmd(w, v, a):
         return inst, {"LD_PRELOAD": os.path.join(o, "floor.so")}, o
     if v == "stint":
         return [a.stint, "record", "-m", "instrument", "-o", stint_file(w, a), "--"] + inst, None, o
+    if v == "stint-base":
+        return ([a.stint_base, "record", "-m", "instrument", "-o", stint_file(w, a, v), "--"] + inst,
+                None, o)
     if v == "uftrace":
         return ["uftrace", "record", "-d", uftrace_dir(w, a, v)] + inst, None, o
     if v == "uftrace-nolib":
@@ -129,8 +141,8 @@ def variant_cmd(w, v, a):
     raise ValueError(v)
 
 
-def stint_file(w, a):
-    return os.path.join(a.out, "stint-%s.data" % w.name)
+def stint_file(w, a, v="stint"):
+    return os.path.join(a.out, "%s-%s.data" % (v, w.name))
 
 
 def uftrace_dir(w, a, v="uftrace"):
@@ -139,8 +151,8 @@ def uftrace_dir(w, a, v="uftrace"):
 
 def clean_before(w, v, a):
     """Outside the timed region: remove what the previous run left."""
-    if v == "stint":
-        rm(stint_file(w, a))
+    if v.startswith("stint"):
+        rm(stint_file(w, a, v))
         for d in glob.glob(os.path.join(a.out, ".stint-spool-*")):
             rm(d)
     elif v.startswith("uftrace"):
@@ -162,11 +174,12 @@ def stint_json(w, a):
 def one_run(w, v, a, timed=True):
     clean_before(w, v, a)
     cmd, env, cwd = variant_cmd(w, v, a)
-    dt, err = run(cmd, cwd, env, capture_err=(v == "stint"))
+    dt, err, cpu = run(cmd, cwd, env, capture_err=(v == "stint"))
     if v == "stint":
         w.stint_err = err
     if timed:
         w.times[v].append(dt)
+        w.cpu[v].append(cpu)
         if v == "stint":  # how long the program itself ran under stint
             w.stint_in_program.append(stint_json(w, a)["duration_ns"] / 1e9)
     return dt
@@ -242,8 +255,12 @@ def summarize(w, res, a):
     if "gprof" in t:
         added["gprof"] = t["gprof"] - t["plain"]
     inst_events = 2 * w.calls
+    c = {v: med(w.cpu[v]) for v in w.variants}
+    cpu_added = {v: c[v] - c["alone"] for v in w.variants if v not in ("alone", "plain", "gprof")}
     s = {"t": t, "spread": spread, "added": added, "inst_events": inst_events}
+    s["cpu_floor"] = {v: ratio(cpu_added[v], cpu_added.get("floor")) for v in cpu_added}
     s["stint_floor"] = ratio(added.get("stint"), added.get("floor"))
+    s["stint_base_floor"] = ratio(added.get("stint-base"), added.get("floor"))
     s["uftrace_floor"] = ratio(added.get("uftrace"), added.get("floor"))
     s["uftrace_nolib_floor"] = ratio(added.get("uftrace-nolib"), added.get("floor"))
     s["gprof_floor"] = ratio(added.get("gprof"), added.get("floor"))
@@ -282,11 +299,13 @@ def render(ws, results, summaries, a, md):
         head = "%s — %s: %d instrumented calls, %d probe events" % (w.name, w.label, w.calls, ev)
         L.append(("#### " if md else "--- ") + head)
         L.append("")
-        rows = [("variant", "median", "min..max", "added", "added/event", "added ÷ floor")]
+        rows = [("variant", "median", "min..max", "added", "added/event", "added ÷ floor",
+                 "CPU added ÷ floor")]
         for v in w.variants:
             med_t = s["t"][v]
             lo, hi = s["spread"][v]
             add = s["added"].get(v)
+            cf = fmt_ratio(s["cpu_floor"].get(v)) if v in s["cpu_floor"] else ""
             if v in ("alone", "plain"):
                 per, rf = "", ""
             elif v == "gprof":  # one mcount per call, relative to the plain build
@@ -296,18 +315,20 @@ def render(ws, results, summaries, a, md):
                 n = ev  # each tool per the events it records (libcalls included)
                 if v == "uftrace" and res["uftrace_events"]:
                     n = res["uftrace_events"]
-                elif v == "stint" and res["stint_events"]:
+                elif v.startswith("stint") and res["stint_events"]:
                     n = res["stint_events"]
                 per = "%.1f ns" % (add / n * 1e9)
                 rf = {"floor": "1.00", "stint": fmt_ratio(s["stint_floor"]),
+                      "stint-base": fmt_ratio(s["stint_base_floor"]),
                       "uftrace": fmt_ratio(s["uftrace_floor"]),
                       "uftrace-nolib": fmt_ratio(s["uftrace_nolib_floor"])}[v]
             name = {"alone": "alone (no-op hooks)", "plain": "plain -O2 (no -finstrument)",
                     "gprof": "gprof (-pg, vs plain)", "floor": "floor (TSC→TLS ring)",
-                    "stint": "stint record", "uftrace": "uftrace record",
+                    "stint": "stint record", "stint-base": "stint record (STINT_BASE build)",
+                    "uftrace": "uftrace record",
                     "uftrace-nolib": "uftrace record --no-libcall"}[v]
             rows.append((name, fmt_s(med_t), "%.3f..%.3f" % (lo, hi),
-                         "" if add is None else "%+.3f s" % add, per, rf))
+                         "" if add is None else "%+.3f s" % add, per, rf, cf))
         L += table(rows, md)
         L.append("")
         if s["in_program"] is not None:
@@ -381,6 +402,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True)
     p.add_argument("--stint", required=True)
+    p.add_argument("--stint-base", default="")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--report-runs", type=int, default=None)
     p.add_argument("--fib-n", type=int, default=36)
@@ -390,6 +412,8 @@ def main():
     a = p.parse_args()
     a.out = os.path.abspath(a.out)
     a.stint = os.path.abspath(a.stint)
+    a.stint_base = os.path.abspath(a.stint_base) if a.stint_base else ""
+    base = ["stint-base"] if a.stint_base else []
     if a.runs < 1:
         die("--runs must be at least 1")
     if a.report_runs is None:
@@ -400,11 +424,11 @@ def main():
 
     all_w = {
         "fib": Workload("fib", "recursive fib(%d), pure calls" % a.fib_n, ["fib", str(a.fib_n)],
-                        a.out, ["alone", "floor", "stint", "uftrace", "plain", "gprof"]),
+                        a.out, ["alone", "floor", "stint"] + base + ["uftrace", "plain", "gprof"]),
         "lib": Workload("lib", "%d iterations of a function calling strlen+memcpy" % a.lib_n,
                         ["lib", str(a.lib_n)], a.out,
-                        ["alone", "floor", "stint", "uftrace", "uftrace-nolib", "plain",
-                         "gprof"]),
+                        ["alone", "floor", "stint"] + base + ["uftrace", "uftrace-nolib", "plain",
+                                                               "gprof"]),
     }
     names = [n.strip() for n in a.workloads.split(",") if n.strip()]
     for n in names:

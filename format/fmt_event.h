@@ -8,8 +8,9 @@
  *
  * A thread's events form one byte stream.  Each record starts with a header
  * byte that is never zero, so a zero byte marks the end of what was written
- * (the runtime stores the header byte last, so a record cut short by SIGKILL
- * is invisible).
+ * (the runtime stores the header byte last, or a short record with one store
+ * that also writes zeros past it, so a record cut short by SIGKILL is
+ * invisible).
  *
  *   header bits 7..6  kind: 0 EXT, 1 EXIT, 2 ENTER (cached), 3 ENTER_NEW
  *

@@ -206,7 +206,7 @@ static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, siz
 /*
  * The calibrated probe cost, corrected by what the probes cost in this
  * run: the runtime timed the tails of a sample of the run's probes and of
- * the calibration's (runtime/rt.c, rt_sample_tail), and the difference of
+ * the calibration's (runtime/rt.c, rt_after_lean), and the difference of
  * the averages is what the program's cache and branch state added to each
  * probe.  All in 1/1024 ticks; never below half the calibrated cost.
  */

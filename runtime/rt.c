@@ -201,7 +201,7 @@ static volatile uint32_t *rt_open_switch_page(void)
 {
 	/* STINT_DENY_PERF: the tests' stand-in for perf_event_paranoid 3 or a
 	 * seccomp filter, which root cannot otherwise see here */
-	if (rt_getenv(FMT_ENV_DENY_PERF))
+	if (rt_getenv("STINT_DENY_PERF"))
 		return NULL;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -303,6 +303,28 @@ static void rt_thread_path(const struct rt_thread *t, const char *ext, char *buf
 	rt_path(buf, n, suffix);
 }
 
+/* The probes' limit: 0 while work waits (rt_after), else the nearer of the
+ * next tail sample and the chunk's end.  Called with busy set. */
+static void rt_set_limit(struct rt_thread *t)
+{
+	if (t->nnotes || t->npend)
+		t->limit = 0;
+	else
+		t->limit = t->sample_at < t->end_limit ? t->sample_at : t->end_limit;
+}
+
+/*
+ * Where the next tail sample is due (rt_after_lean): 896..1151 bytes of
+ * records on, the step varied by the clock's low bits so that it does not
+ * keep falling on the same probe of a program's repeating pattern.  The
+ * probes test one limit, the nearer of that and the chunk's end.
+ */
+static void rt_next_sample(struct rt_thread *t, uint64_t now)
+{
+	t->sample_at = t->pos + RT_SAMPLE_GAP + (now & 255);
+	rt_set_limit(t);
+}
+
 /* Map chunk number t->chunk of the buffer file; 0 on success. */
 static int rt_map_chunk(struct rt_thread *t)
 {
@@ -331,7 +353,7 @@ static int rt_map_chunk(struct rt_thread *t)
 	t->chunk_base = m;
 	t->pos = m;
 	t->end_limit = (uint8_t *)m + size - FMT_MAX_RECORD;
-	t->limit = t->end_limit;
+	rt_next_sample(t, 0);
 	return 0;
 }
 
@@ -362,7 +384,7 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
 {
 	if (t->hdr)
 		t->hdr->flags |= flag;
-	t->fast = 0;
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_LEAN);
 	t->state = RT_DONE;
 }
 
@@ -403,22 +425,22 @@ static void rt_thread_end(void *arg);
 
 static void rt_init_once(void)
 {
-	const char *spool = rt_getenv(FMT_ENV_SPOOL);
+	const char *spool = rt_getenv("STINT_SPOOL");
 	if (!rt_file_abs(rt_g.spool, sizeof(rt_g.spool), spool))
 		return;
-	const char *clk = rt_getenv(FMT_ENV_CLOCK);
+	const char *clk = rt_getenv("STINT_CLOCK");
 	rt_g.use_tsc = !(clk && strcmp(clk, "monotonic") == 0);
-	const char *os = rt_getenv(FMT_ENV_OS);
+	const char *os = rt_getenv("STINT_OS");
 	rt_g.os_mode = !os || strcmp(os, "perf") == 0 ? RT_OS_PERF
 		       : strcmp(os, "rusage") == 0   ? RT_OS_RUSAGE
 						     : RT_OS_OFF;
-	const char *plt = rt_getenv(FMT_ENV_PLT);
+	const char *plt = rt_getenv("STINT_PLT");
 	rt_g.plt = !(plt && strcmp(plt, "0") == 0);
-	const char *table = rt_getenv(FMT_ENV_TEST_TABLE);
+	const char *table = rt_getenv("STINT_TEST_TABLE");
 	if (table && atoi(table) > 0 && atoi(table) < FMT_SPOOL_MAX_CHUNKS)
 		rt_table_chunks = (unsigned)atoi(table);
-	rt_file_recorder_parse(rt_getenv(FMT_ENV_RECORDER), &rt_recorder_pid, &rt_recorder_start);
-	const char *cost = rt_getenv(FMT_ENV_COST);
+	rt_file_recorder_parse(rt_getenv("STINT_RECORDER"), &rt_recorder_pid, &rt_recorder_start);
+	const char *cost = rt_getenv("STINT_COST");
 	if (cost)
 		rt_g.calib_ticks = strtoull(cost, NULL, 10);
 	pthread_key_create(&rt_thread_key, rt_thread_end);
@@ -444,7 +466,7 @@ int rt_thread_start(struct rt_thread *t)
 		t->state = RT_DONE;
 		return 0;
 	}
-	RT_GUARD(t->busy, 1);
+	RT_GUARD(t->gate, RT_GATE_BUSY);
 	/* the thread's clock starts now: setting up is the first overhead */
 	uint64_t t0 = rt_clock();
 	t->tid = (pid_t)syscall(SYS_gettid);
@@ -502,12 +524,11 @@ int rt_thread_start(struct rt_thread *t)
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
 	rt_mark_overhead(t);
-	t->fast = rt_g.use_tsc && t->lock != NULL;
-	RT_GUARD(t->busy, 0);
+	RT_GUARD(t->gate, rt_g.use_tsc && t->lock != NULL ? RT_GATE_LEAN : 0);
 	return 1;
 fail:
 	t->state = RT_DONE;
-	RT_GUARD(t->busy, 0);
+	RT_GUARD(t->gate, 0);
 	return 0;
 }
 
@@ -545,20 +566,15 @@ __attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint6
 }
 
 /*
- * Append one entry or exit at time now, when the switch count was sw.  An
- * exit names no function when it closes the frame the runtime knows to be
- * innermost; otherwise (longjmp skipped exits, or the stack is deeper than
- * RT_STACK) it names its function and the reader closes frames up to it.
+ * Append one entry or exit whose interval lasted delta ticks, os set when
+ * the thread left the CPU in it.  An exit names no function when it closes
+ * the frame the runtime knows to be innermost; otherwise (longjmp skipped
+ * exits, or the stack is deeper than RT_STACK) it names its function and
+ * the reader closes frames up to it.
  */
-static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, int is_exit,
-								  uint64_t fn, uint64_t now, uint64_t sw)
+static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, int is_exit, uint64_t fn,
+							 uint64_t delta, int os)
 {
-	int os = sw != t->last_switches;
-	t->last_switches = sw;
-	if (RT_UNLIKELY(now < t->last_t)) /* a signal handler's events came first */
-		now = t->last_t;
-	uint64_t delta = now - t->last_t;
-	t->last_t = now;
 	if (!is_exit) {
 		unsigned slot = fmt_cache_slot(fn);
 		if (RT_LIKELY(t->cache[slot] == fn)) {
@@ -600,6 +616,19 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 	}
 }
 
+/* Append one entry or exit at time now, when the switch count was sw. */
+static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, int is_exit,
+								  uint64_t fn, uint64_t now, uint64_t sw)
+{
+	int os = sw != t->last_switches;
+	t->last_switches = sw;
+	if (RT_UNLIKELY(now < t->last_t)) /* a signal handler's events came first */
+		now = t->last_t;
+	uint64_t delta = now - t->last_t;
+	t->last_t = now;
+	rt_put(t, is_exit, fn, delta, os);
+}
+
 /*
  * What a probe may need after its record, kept off the hot path (which
  * then needs no call and no saved registers): telling the recorder about
@@ -609,10 +638,16 @@ static void rt_flush(struct rt_thread *t);
 
 __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 {
-	int was = t->busy;
-	RT_GUARD(t->busy, 1);
+	uint32_t was = t->gate & RT_GATE_BUSY;
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	for (;;) {
-		t->limit = t->end_limit;
+		/* no pending work is left once the loop ends (rt_flush and
+		 * the notes are done below): the limit is the chunk's end or
+		 * the next sample, reset here when a probe of the general
+		 * path (which takes no sample) crossed it */
+		if (t->pos >= t->sample_at)
+			t->sample_at = t->pos + RT_SAMPLE_GAP;
+		t->limit = t->sample_at < t->end_limit ? t->sample_at : t->end_limit;
 		if (t->state == RT_ACTIVE && t->pos >= t->end_limit)
 			rt_next_chunk(t); /* first: the chunk may have no room left */
 		if (t->nnotes) {
@@ -629,7 +664,7 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 		else
 			break;
 	}
-	RT_GUARD(t->busy, was);
+	RT_GUARD(t->gate, (t->gate & ~RT_GATE_BUSY) | was);
 }
 
 /*
@@ -684,13 +719,13 @@ void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 {
 	uint64_t sw;
 	uint64_t now = rt_stamp(t, &sw);
-	if (RT_UNLIKELY(t->busy)) {
+	if (RT_UNLIKELY(rt_busy(t))) {
 		rt_defer(t, is_exit, fn, now, sw);
 		return;
 	}
-	RT_GUARD(t->busy, 1);
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
-	RT_GUARD(t->busy, 0);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
@@ -706,50 +741,119 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
 /*
  * The calibration measures the probes in a tight loop, with their code and
  * data in the caches and their branches learnt; in a real program they
- * cost more (a Lua interpreter: 20-50 ticks more per event).  So a probe
- * whose record ends in the first 3 bytes of a 256-byte block (one in ~100,
- * tested on the pointer the probe holds anyway) also times its own tail,
- * from its clock read to here; the calibration's probes do the same, and the recorder adds the
+ * cost more (a Lua interpreter: 20-50 ticks more per event).  So the lean
+ * probe whose record crosses t->sample_at (one in ~400, on the limit test
+ * the probe makes anyway) also times its own tail, from its clock read to
+ * here; the calibration's probes do the same, and the recorder adds the
  * difference of the two averages to the calibrated cost.  A tail in which
  * the thread was switched out or interrupted at length is not counted.
+ * Then the rest of the probe's work after its record (rt_after).
  */
-__attribute__((noinline, cold)) static void rt_sample_tail(struct rt_thread *t)
+__attribute__((noinline, cold)) static void rt_after_lean(struct rt_thread *t)
 {
 	uint64_t end = __rdtsc();
-	/* the probe's clock read and switch count, as rt_emit() left them
-	 * (passing them would cost the hot path a saved register) */
-	uint64_t now = t->last_t;
-	if (*t->lock == (uint32_t)t->last_switches && end >= now && end - now < RT_SAMPLE_MAX) {
-		t->tail_sum += end - now;
-		t->tail_n++;
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
+	if (t->pos >= t->sample_at) {
+		/* the probe's clock read and switch count, as it left them
+		 * (passing them would cost the hot path a saved register) */
+		uint64_t now = t->last_t;
+		if (*t->lock == (uint32_t)t->last_switches && end >= now && end - now < RT_SAMPLE_MAX) {
+			t->tail_sum += end - now;
+			t->tail_n++;
+		}
+		rt_next_sample(t, end);
 	}
+	if (t->pos >= t->limit)
+		rt_after(t);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 }
 
 /*
- * The hot path: no call but the tail ones, so the compiler saves no
- * register.  A signal landing between the busy test and its store finds
- * busy clear and records normally; this record then comes after it, with
- * its time clamped to the handler's last.
+ * A lean probe whose record is not of the common shape (a new function,
+ * an exit that is not of the innermost frame, an interval outside
+ * 16..2047 ticks, a context switch since the previous probe): the general
+ * writer.  Reached by a tail call, so the hot path still saves no register.
+ */
+__attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_exit, uint64_t fn,
+						  uint64_t delta, uint64_t sw)
+{
+	/* the probe has set last_t to its time already */
+	if (RT_UNLIKELY((int64_t)delta < 0)) { /* a signal handler's events came first */
+		t->last_t -= delta;
+		delta = 0;
+	}
+	int os = sw != t->last_switches;
+	t->last_switches = sw;
+	rt_put(t, is_exit, fn, delta, os);
+	RT_GUARD(t->gate, RT_GATE_LEAN);
+	if (RT_UNLIKELY(t->pos >= t->limit))
+		rt_after_lean(t);
+}
+
+/*
+ * The hot path: no call but tail ones, so the compiler saves no register,
+ * and as few stores as can be (one store port on many x86 cores).  Common
+ * records: an ENTER of a cached address or an EXIT of the innermost frame,
+ * after an interval of 16..2047 ticks (each interval holds at least one
+ * probe's cost, so shorter ones are rare) in which the thread stayed on
+ * the CPU: a header and one delta byte (fmt_put_common's layout), and for
+ * an ENTER the slot, written with a single store.  The store's bytes past
+ * the record are zeros over the zeros of the unwritten buffer (the chunk's
+ * end is FMT_MAX_RECORD further); a store is whole or not at all when the
+ * program is killed, so a record is never seen cut short.
+ *
+ * Busy is set before the clock is read: a signal handler's probe after
+ * that is queued and appended after this record, with its later time; one
+ * landing between the gate test and its store records first and leaves a
+ * time that this probe's clock read then follows (rt_emit clamps a time
+ * that goes back, e.g. on a CPU whose TSC lags, through the general path:
+ * the delta is then out of range).
  */
 static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn)
 {
 	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(!t->fast || t->busy)) {
+	if (RT_UNLIKELY(t->gate != RT_GATE_LEAN)) {
 		rt_probe_slow(t, is_exit, fn);
 		return;
 	}
+	RT_GUARD(t->gate, RT_GATE_LEAN | RT_GATE_BUSY);
 	volatile uint32_t *lock = t->lock;
 	uint32_t sw = *lock, again; /* counter, clock, counter: rt_stamp() */
 	uint64_t now;
 	while (RT_UNLIKELY((now = __rdtsc(), again = *lock) != sw))
 		sw = again;
-	RT_GUARD(t->busy, 1);
-	rt_emit(t, is_exit, fn, now, sw);
-	RT_GUARD(t->busy, 0);
-	if (RT_UNLIKELY(((uintptr_t)t->pos & RT_SAMPLE_MASK) < 3)) /* no counter to keep */
-		rt_sample_tail(t);
+	uint64_t delta = now - t->last_t;
+	t->last_t = now;
+	uint8_t *p = t->pos;
+	uint32_t d = t->depth;
+	/* header (os clear, MORE set, the delta's low 4 bits) and delta byte */
+	uint32_t rec = FMT_MORE_BIT | (uint32_t)(delta & 0xf) | (uint32_t)((delta << 4) & 0x7f00);
+	if (!is_exit) {
+		unsigned slot = fmt_cache_slot(fn);
+		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || t->cache[slot] != fn)) {
+			rt_put_lean(t, 0, fn, delta, sw);
+			return;
+		}
+		rec |= (FMT_K_ENTER << 6) | slot << 16;
+		memcpy(p, &rec, 4);
+		t->pos = p + 3;
+		t->stack[d & (RT_STACK - 1)] = fn;
+		d++;
+	} else {
+		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || d == 0 ||
+				t->stack[(d - 1) & (RT_STACK - 1)] != fn)) {
+			rt_put_lean(t, 1, fn, delta, sw);
+			return;
+		}
+		rec |= FMT_K_EXIT << 6;
+		uint16_t r2 = (uint16_t)rec;
+		memcpy(p, &r2, 2);
+		t->pos = p + 2;
+		d--;
+	}
+	RT_GUARD(t->depth_gate, (uint64_t)RT_GATE_LEAN << 32 | d);
 	if (RT_UNLIKELY(t->pos >= t->limit))
-		rt_after(t);
+		rt_after_lean(t);
 }
 
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
@@ -772,7 +876,7 @@ static void rt_finish_thread(struct rt_thread *t)
 {
 	if (t->state != RT_ACTIVE)
 		return;
-	RT_GUARD(t->busy, 1);
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	if (t->npend)
 		rt_flush(t);
 	uint64_t sw;
@@ -788,7 +892,7 @@ static void rt_finish_thread(struct rt_thread *t)
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
-	RT_GUARD(t->busy, 0);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 }
 
 /*
@@ -844,6 +948,7 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
 			return 0;
 		memset(p0, 0, (size_t)(t->pos - p0));
 		t->pos = p0;
+		rt_next_sample(t, t->last_t);
 		t->depth = depth0;
 		/* a batch the thread was switched out in measured someone else */
 		if (rt_switches(t) != sw0 && tries < 4 * BATCHES)
@@ -869,7 +974,7 @@ static void rt_calibrate(struct rt_thread *t, int lib)
 	t->tail_sum = t->tail_n = 0;
 	if (!lib) {
 		rt_g.calib_ticks = rt_calibrate_loop(t, NULL);
-		/* the calibration's tails, to compare with the run's (rt_sample_tail) */
+		/* the calibration's tails, to compare with the run's (rt_after_lean) */
 		rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
 		t->hdr->calib_ticks = rt_g.calib_ticks;
 	} else {
@@ -883,6 +988,7 @@ static void rt_calibrate(struct rt_thread *t, int lib)
 		return;
 	memcpy(t->cache, cache0, sizeof(cache0));
 	t->pos = start;
+	rt_next_sample(t, t->last_t);
 	/* the calibration's time goes into the constructor's overhead */
 	t->last_t = last_t0;
 	t->last_switches = last_sw0;
@@ -994,8 +1100,8 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	(void)si;
 	struct rt_thread *t = &rt_self;
-	if (t->state == RT_ACTIVE && !t->busy) {
-		RT_GUARD(t->busy, 1);
+	if (t->state == RT_ACTIVE && !rt_busy(t)) {
+		RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 		if (t->npend)
 			rt_flush(t);
 		uint64_t sw;
@@ -1004,7 +1110,7 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 			t->pos = fmt_put_ext(t->pos, FMT_X_TICK, os, now - t->last_t, NULL, 0);
 		t->last_t = now;
-		RT_GUARD(t->busy, 0);
+		RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 	}
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
@@ -1057,9 +1163,9 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		rt_calibrate(t, 1);
 	rt_save_info();
 	rt_patch_init();
-	RT_GUARD(t->busy, 1);
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	rt_mark_overhead(t); /* calibrating and reading the modules */
-	RT_GUARD(t->busy, 0);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -1096,9 +1202,9 @@ RT_API void *dlopen(const char *file, int mode)
 		/* the program's time ends here, the runtime's bookkeeping is
 		 * overhead */
 		struct rt_thread *t = &rt_self;
-		int mark = t->state == RT_ACTIVE && !t->busy;
+		int mark = t->state == RT_ACTIVE && !rt_busy(t);
 		if (mark) {
-			RT_GUARD(t->busy, 1);
+			RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 			rt_mark(t, FMT_X_TICK);
 		}
 		rt_save_maps_epoch(before);
@@ -1106,7 +1212,7 @@ RT_API void *dlopen(const char *file, int mode)
 		rt_patch_init();
 		if (mark) {
 			rt_mark_overhead(t);
-			RT_GUARD(t->busy, 0);
+			RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 		}
 	}
 	return h;

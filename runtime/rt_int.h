@@ -21,7 +21,7 @@
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /*
- * Sets a signal-handler guard (busy, plt_busy): the store is made, and no
+ * Sets a signal-handler guard (the gate's busy bit, plt_busy): the store is made, and no
  * access to the state it guards moves across it.  Without the barriers
  * the compiler may drop `busy = 1` before `busy = 0`, or load the spool
  * position before setting it, and a handler's events written in between
@@ -40,7 +40,7 @@
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
-#define RT_SAMPLE_MASK 255   /* a record ending at offset < 3 of a block this big: a tail sample */
+#define RT_SAMPLE_GAP 896    /* bytes of records between two tail samples, plus 0..255 */
 #define RT_SAMPLE_MAX 4096   /* ticks: a longer tail was interrupted, not counted */
 
 /* An event of a signal handler that interrupted a probe. */
@@ -63,23 +63,42 @@ struct rt_ret {
 enum rt_state { RT_NEW = 0, RT_ACTIVE = 1, RT_DONE = 2 };
 enum rt_os_mode { RT_OS_OFF = 0, RT_OS_PERF = 1, RT_OS_RUSAGE = 2 };
 
+/*
+ * The probes' lean path may run when gate is exactly RT_GATE_LEAN: the
+ * thread records, with TSC timestamps and the perf switch counter, and no
+ * probe is running.  A new thread's zeroed state fails the test, so one
+ * compare sends every other case to the general path.
+ */
+#define RT_GATE_LEAN 1u /* active, TSC clock, perf switch counter */
+#define RT_GATE_BUSY 2u /* a probe is running: signal-handler re-entry guard */
+
+/* The first 64 bytes are all a common probe touches but the address
+ * cache's slot and the stack slot: one cache line. */
 struct rt_thread {
 	uint8_t *pos;             /* next byte to write */
-	uint8_t *limit;           /* end_limit, or 0 when work waits (notes, queued
-				   * handler events): the probes test only this */
-	uint8_t *end_limit;       /* chunk end less FMT_MAX_RECORD */
+	uint8_t *limit;           /* min(end_limit, sample_at), or 0 when work
+				   * waits (notes, queued handler events): the
+				   * probes test only this */
 	uint64_t last_t;          /* timestamp of the previous record */
+	volatile uint32_t *lock;  /* perf user page's lock word, RT_OS_PERF */
+	uint64_t last_switches;   /* last lock word / rusage switch count */
+	union { /* the lean probe ends with one store of both */
+		struct {
+			uint32_t depth; /* open frames, also beyond RT_STACK */
+			uint32_t gate;  /* RT_GATE_LEAN | RT_GATE_BUSY */
+		};
+		uint64_t depth_gate;    /* little-endian: depth | gate << 32 */
+	};
+	uint8_t *sample_at;       /* the lean probe whose record crosses this
+				   * times its tail (rt_after_lean) */
+	uint8_t *end_limit;       /* chunk end less FMT_MAX_RECORD */
+	/* end of the first cache line */
 	uint64_t dropped;         /* ticks left out of the events' deltas (chunk
 				   * switches, calibration): clock - dropped is
 				   * the time the events' deltas add up to */
-	volatile uint32_t *lock;  /* perf user page's lock word, RT_OS_PERF */
-	uint64_t last_switches;   /* last lock word / rusage switch count */
 	int state;                /* enum rt_state */
-	int busy;                 /* a probe is running: signal-handler re-entry guard */
-	int fast;                 /* active, TSC clock, perf switch counter: the lean path */
 	uint32_t nnotes;          /* new function addresses in notes[] */
 	uint64_t notes[RT_NOTES];
-	uint32_t depth;           /* open frames, also beyond RT_STACK */
 	uint64_t cache[FMT_CACHE_SLOTS]; /* mirrors the decoder's address cache */
 	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
 	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file */
@@ -95,7 +114,12 @@ struct rt_thread {
 	uint32_t nrets;           /* library calls in flight */
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
 	struct rt_ret rets[RT_RETS];
-};
+} __attribute__((aligned(64)));
+
+static inline int rt_busy(const struct rt_thread *t)
+{
+	return (t->gate & RT_GATE_BUSY) != 0;
+}
 
 /* Process-wide settings, fixed once rt_init() ran. */
 struct rt_global {
