@@ -38,6 +38,7 @@
 
 #include "rt_int.h"
 #include "rt_plt.h"
+#include "rt_patch.h"
 
 #define RT_PLT_STUB 32
 
@@ -235,7 +236,8 @@ static int rt_plt_module_instrumented(const struct rt_dyn *d)
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < counts[l]; i++) {
 			uint32_t s = (uint32_t)ELF64_R_SYM(lists[l][i].r_info);
-			if (s && strcmp(d->strtab + d->symtab[s].st_name, "__cyg_profile_func_enter") == 0)
+			if (s && (strcmp(d->strtab + d->symtab[s].st_name, "__cyg_profile_func_enter") == 0 ||
+				  strcmp(d->strtab + d->symtab[s].st_name, "__fentry__") == 0))
 				return 1;
 		}
 	return 0;
@@ -277,7 +279,10 @@ static int rt_plt_collect(struct dl_phdr_info *info, size_t size, void *arg)
 	 * but its interposers are library functions to probe */
 	Dl_info self;
 	int is_self = dladdr((void *)rt_plt_collect, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr;
-	m->instrumented = !is_self && rt_plt_read_dynamic(info, &d) == 0 && rt_plt_module_instrumented(&d);
+	/* a module patched at load (rt_patch.c) is instrumented too: its
+	 * calls into libraries are probed as an instrumented module's */
+	m->instrumented = !is_self && rt_plt_read_dynamic(info, &d) == 0 &&
+			  (rt_plt_module_instrumented(&d) || (rt_patch_wanted() && rt_patch_module_selected(info->dlpi_name)));
 	return 0;
 }
 
@@ -616,6 +621,7 @@ void rt_plt_init(void)
 	}
 	if (rt_plt_slots) {
 		rt_plt_nmods = 0;
+		rt_patch_wanted(); /* decided before the walk: it walks the modules too */
 		dl_iterate_phdr(rt_plt_collect, NULL);
 		dl_iterate_phdr(rt_plt_visit, NULL);
 		if (rt_plt_names_len)
