@@ -28,7 +28,8 @@
  *   nosize - its symbol has no size (the code to scan is not known);
  *   entry  - the program's entry point (no return address on its stack).
  * Parts of functions the compiler split off (NAME.cold) are jumped to,
- * never called, and are not functions: neither patched nor counted.
+ * never called, and are not functions: neither patched nor counted; nor is
+ * the start-up code of crt*.o (_start, _init, frame_dummy, ...).
  *
  * Capstone (libcapstone.so.4) is loaded with dlopen only when a module
  * needs it, and allocates from mmap'ed memory of ours (the program may
@@ -203,6 +204,20 @@ static int rt_cs_endbr(const uint8_t *p)
 	return p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] == 0xfa || p[3] == 0xfb);
 }
 
+/* The start-up code the toolchain adds to every program (crt*.o): not the
+ * program's functions, and not instrumented by -finstrument-functions
+ * either; _start has no return address at all. */
+static int rt_cs_is_crt(const char *nm)
+{
+	static const char *const crt[] = {"_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
+					  "__do_global_dtors_aux", "frame_dummy", "__libc_csu_init", "__libc_csu_fini",
+					  "_dl_relocate_static_pie"};
+	for (size_t i = 0; i < sizeof(crt) / sizeof(crt[0]); i++)
+		if (strcmp(nm, crt[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* A name of a part the compiler split off a function (NAME.cold, NAME.cold.N). */
 static int rt_cs_is_fragment(const char *nm)
 {
@@ -268,7 +283,7 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 		    s->st_name >= str->sh_size)
 			continue;
 		const char *nm = (const char *)f + str->sh_offset + s->st_name;
-		if (rt_cs_is_fragment(nm))
+		if (rt_cs_is_fragment(nm) || rt_cs_is_crt(nm))
 			continue;
 		uint64_t a = (eh->e_type == ET_EXEC ? 0 : m->info->dlpi_addr) + s->st_value;
 		if (!rt_cs_exec_at(m, a, 1))

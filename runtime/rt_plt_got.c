@@ -243,6 +243,14 @@ static int rt_plt_module_instrumented(const struct rt_dyn *d)
 	return 0;
 }
 
+/* Instrumented, or patched at load (rt_patch.c: the program not built for
+ * instrumentation and the libraries it selects): its calls into libraries
+ * are probed. */
+static int rt_plt_probes_calls(const struct dl_phdr_info *info, const struct rt_dyn *d)
+{
+	return rt_plt_module_instrumented(d) || (rt_patch_wanted() && rt_patch_module_selected(info->dlpi_name));
+}
+
 /* ------------------------------------------------------------------------
  * The modules of the process: which are instrumented
  * --------------------------------------------------------------------- */
@@ -279,10 +287,7 @@ static int rt_plt_collect(struct dl_phdr_info *info, size_t size, void *arg)
 	 * but its interposers are library functions to probe */
 	Dl_info self;
 	int is_self = dladdr((void *)rt_plt_collect, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr;
-	/* a module patched at load (rt_patch.c) is instrumented too: its
-	 * calls into libraries are probed as an instrumented module's */
-	m->instrumented = !is_self && rt_plt_read_dynamic(info, &d) == 0 &&
-			  (rt_plt_module_instrumented(&d) || (rt_patch_wanted() && rt_patch_module_selected(info->dlpi_name)));
+	m->instrumented = !is_self && rt_plt_read_dynamic(info, &d) == 0 && rt_plt_probes_calls(info, &d);
 	return 0;
 }
 
@@ -499,7 +504,7 @@ static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_d
 static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *done)
 {
 	struct rt_dyn d;
-	if (rt_plt_read_dynamic(info, &d) < 0 || !rt_plt_module_instrumented(&d))
+	if (rt_plt_read_dynamic(info, &d) < 0 || !rt_plt_probes_calls(info, &d))
 		return;
 	struct rt_plt_hook h;
 	memset(&h, 0, sizeof(h));
