@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
+#include "../symbol/symbol.h"
 
 /* The reasons' keywords (runtime/rt_patch_cs.c) in words. */
 static const char *op_reason(const char *k, size_t n)
@@ -70,7 +71,10 @@ static size_t op_each_why(const char *notes, const char *mod, size_t mn,
 
 static void op_print_why(void *arg, const char *nm, size_t nl, const char *r, size_t rl)
 {
-	fprintf((FILE *)arg, "#   %-40.*s %s\n", (int)nl, nm, op_reason(r, rl));
+	char *raw = strndup(nm, nl), *name = sym_demangle(raw);
+	fprintf((FILE *)arg, "#   %-40s %s\n", name, op_reason(r, rl));
+	free(name);
+	free(raw);
 }
 
 void out_patch_header(FILE *f, const char *notes, int why)
@@ -107,7 +111,8 @@ struct op_json {
 static void op_json_why(void *arg, const char *nm, size_t nl, const char *r, size_t rl)
 {
 	struct op_json *j = arg;
-	char *name = strndup(nm, nl), *reason = strndup(r, rl);
+	char *raw = strndup(nm, nl), *name = sym_demangle(raw), *reason = strndup(r, rl);
+	free(raw);
 	fputs(j->first ? "{\"name\":" : ",{\"name\":", j->f);
 	out_json_str(j->f, name);
 	fputs(",\"reason\":", j->f);

@@ -336,8 +336,11 @@ char *rec_patch_notes(const char *dir)
 		seen[nseen++] = xstrdup(p);
 		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
 		unsigned long long n = strtoull(t1 + 1, NULL, 10), m = strtoull(t2 + 1, NULL, 10);
-		if (ml)
-			rp_word(&mods, &ml, &mc, " ", 0), mods[ml++] = ' ', mods[ml] = 0;
+		if (ml) {
+			rp_word(&mods, &ml, &mc, "", 0);
+			mods[ml++] = ' ';
+			mods[ml] = 0;
+		}
 		rp_word(&mods, &ml, &mc, "patchmod=", 9);
 		rp_word(&mods, &ml, &mc, base, strlen(base));
 		char nm[64];
@@ -356,10 +359,17 @@ char *rec_patch_notes(const char *dir)
 			char *tab = strchr(line, '\t');
 			if (!tab)
 				continue;
-			rp_word(&why, &wl, &wc, wl ? "," : "patchwhy=", wl ? 1 : 9);
+			if (wl) {
+				rp_word(&why, &wl, &wc, "", 0);
+				why[wl++] = ',';
+			} else {
+				rp_word(&why, &wl, &wc, "patchwhy=", 9);
+			}
 			rp_word(&why, &wl, &wc, line, (size_t)(tab - line));
+			rp_word(&why, &wl, &wc, "", 0);
 			why[wl++] = ':';
 			rp_word(&why, &wl, &wc, tab + 1, strlen(tab + 1));
+			rp_word(&why, &wl, &wc, "", 0);
 			why[wl++] = ':';
 			rp_word(&why, &wl, &wc, base, strlen(base));
 		}

@@ -103,10 +103,19 @@ static uint64_t rt_patch_fn_of(uint64_t r)
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
+/* Set while this thread runs the runtime's own code from a patched entry
+ * or return: what that code calls of the program's (bash defines getenv,
+ * which starting a thread's recording reads) runs unrecorded, instead of
+ * entering the runtime again without end. */
+static __thread int rt_patch_in_rt __attribute__((tls_model("initial-exec")));
+
 static void rt_patch_exit_event(uint64_t fn)
 {
-	if (rt_self.state == RT_ACTIVE)
+	if (rt_self.state == RT_ACTIVE) {
+		rt_patch_in_rt = 1;
 		__cyg_profile_func_exit((void *)(uintptr_t)fn, NULL);
+		rt_patch_in_rt = 0;
+	}
 }
 
 /*
@@ -191,8 +200,15 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 {
 	struct rt_patch_thread *pt = &rt_pt;
 	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+	if (RT_UNLIKELY(rt_patch_in_rt))
 		return;
+	if (RT_UNLIKELY(t->state != RT_ACTIVE)) {
+		rt_patch_in_rt = 1;
+		int ok = rt_thread_start(t);
+		rt_patch_in_rt = 0;
+		if (!ok)
+			return;
+	}
 	/* A signal handler that interrupted the shadow-stack code of this
 	 * thread (nested set) only pushes on top and pops its own entries,
 	 * which it does before the interrupted code goes on: every step
@@ -242,7 +258,9 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 	*slot = (uint64_t)(uintptr_t)rt_patch_return;
 	RT_COMPILER_BARRIER();
 	pt->busy = nested;
+	rt_patch_in_rt = 1;
 	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
+	rt_patch_in_rt = 0;
 }
 
 /* A patched function returned through slot: its caller's address. */

@@ -392,35 +392,25 @@ static int rt_cs_target_inside(const struct rt_cs_mod *m, uint64_t lo, uint64_t 
 	return a < m->ntargets && m->targets[a] < hi;
 }
 
-/* Padding between functions: int3 and the NOP forms. */
-static size_t rt_cs_padding(const uint8_t *p, size_t n)
+/* Whether [pc, end) is padding after a function: whole NOPs and int3s. */
+static int rt_cs_padding(struct rt_cs_mod *m, uint64_t pc, uint64_t end)
 {
-	size_t i = 0;
-	while (i < n) {
-		if (p[i] == 0xcc || p[i] == 0x90) {
-			i++;
-		} else if (p[i] == 0x66 && i + 1 < n && (p[i + 1] == 0x90 || p[i + 1] == 0x66 || p[i + 1] == 0x0f || p[i + 1] == 0x2e)) {
-			i++; /* operand-size prefixes of the long NOPs */
-		} else if (p[i] == 0x2e && i + 1 < n && p[i + 1] == 0x0f) {
-			i++;
-		} else if (p[i] == 0x0f && i + 1 < n && p[i + 1] == 0x1f) {
-			/* nopl/nopw with a ModRM operand: 3 to 8 bytes */
-			if (i + 2 >= n)
-				return i;
-			uint8_t modrm = p[i + 2];
-			size_t len = 3;
-			if ((modrm & 7) == 4 && (modrm >> 6) != 3)
-				len++; /* SIB */
-			if ((modrm >> 6) == 1)
-				len += 1;
-			else if ((modrm >> 6) == 2)
-				len += 4;
-			i += len;
-		} else {
-			return i;
+	while (pc < end) {
+		if (!rt_cs_exec_at(m, pc, 1))
+			return 0;
+		const uint8_t *code = (const uint8_t *)(uintptr_t)pc;
+		if (*code == 0xcc) {
+			pc++;
+			continue;
 		}
+		size_t left = 16;
+		uint64_t ipc = pc;
+		if (!rt_cs_exec_at(m, pc, left) || !rt_cs.disasm_iter(m->cs, &code, &left, &ipc, m->insn) ||
+		    (m->insn->id != X86_INS_NOP && m->insn->id != X86_INS_INT3))
+			return 0;
+		pc += m->insn->size;
 	}
-	return n;
+	return 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -496,9 +486,7 @@ static size_t rt_cs_build(struct rt_cs_mod *m, struct rt_cs_fn *fn, uint64_t at,
 			/* the function ended: what follows up to 5 bytes must be
 			 * padding no other function starts in, and the code must
 			 * not fall through into it */
-			size_t need = (size_t)(at + 5 - pc);
-			if (!ended || !rt_cs_exec_at(m, pc, need) ||
-			    rt_cs_padding((const uint8_t *)(uintptr_t)pc, need) < need) {
+			if (!ended || !rt_cs_padding(m, pc, at + 5)) {
 				fn->why = "short";
 				return 0;
 			}

@@ -78,8 +78,8 @@ int rt_plt_kind_of(const char *name)
 	 * the unwinder's internals and clone (whose child would share this
 	 * thread's recording) are not calls of the program's to count */
 	static const char *const never[] = {
-		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__libc_start_main",
-		"__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
+		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__fentry__", "mcount", "_mcount",
+		"__libc_start_main", "__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
 	};
 	static const char *const noreturn[] = {
 		"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",

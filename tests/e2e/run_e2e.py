@@ -62,6 +62,26 @@ class Ctx:
         self.tmp = tmp
         self.log = []  # commands run, shown when a test fails
 
+    def capstone(self):
+        """Whether stint can patch programs that have no patch site (Capstone built in and
+        installed): a plain program records, instead of failing with a line naming Capstone."""
+        if not hasattr(self, "_capstone"):
+            data = os.path.join(self.tmp, "capstone-probe.data")
+            p = self.run([self.stint, "record", "-m", "instrument", "-o", data, "--", self.prog("e2e_plain_prog")])
+            self._capstone = p.returncode == 0 and "Capstone" not in p.stderr
+            if os.path.exists(data):
+                os.unlink(data)
+        return self._capstone
+
+    def load_variants(self):
+        """The builds of a test program not made for instrumentation that stint patches: through
+        the compiler's patch sites, and plain -O2 when Capstone is there."""
+        return PATCH_VARIANTS + (("plain",) if self.capstone() else ())
+
+    def need_capstone(self):
+        if not self.capstone():
+            raise TestSkip("stint cannot patch plain programs here (no Capstone)")
+
     def prog(self, name):
         path = os.path.join(self.progs, name)
         if os.path.exists(path):
@@ -956,7 +976,7 @@ def test_patched_same_output_and_counts(c):
     want = program_counts(c.report_json(data), "e2e_patch_mix")
     check(want.get("fib", 0) > 1000 and want.get("on_signal") == 3, "reference counts %s" % want)
     # also: endbr64 before the sites, NOP sites of -mnop-mcount, 8 NOPs
-    for v in PATCH_VARIANTS + ("fentry_cet", "nop", "patch8"):
+    for v in c.load_variants() + ("fentry_cet", "nop", "patch8"):
         name = "e2e_patch_mix_" + v
         prog = c.prog(name)
         out = c.run([prog], expect=0).stdout
@@ -968,6 +988,13 @@ def test_patched_same_output_and_counts(c):
         check(got == want, "%s: calls %s\n  the -finstrument-functions build's: %s" % (
             name, sorted(got.items()), sorted(want.items())))
         text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+        if v == "plain":
+            # every function of the program is patched at load
+            m = re.search(r"# instrumented: (\d+) of (\d+) functions of %s, patched at load" % name, text)
+            check(m and m.group(1) == m.group(2) and int(m.group(1)) == len(want),
+                  "%s: the header should say %d of %d functions patched at load:\n%s" % (
+                      name, len(want), len(want), text[:1500]))
+            continue
         m = re.search(r"# instrumented: (\d+) of (\d+) functions", text)
         check(m, "%s: the report header does not say how many functions are instrumented:\n%s" % (
             name, text[:1500]))
@@ -980,7 +1007,7 @@ def test_patched_same_output_and_counts(c):
 @test
 def test_patched_threads_and_signals(c):
     """Threads, 40 short-lived threads and a signal handler, through patch sites: exact calls."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         _, rep = c.record_and_report([c.prog("e2e_threads_" + v)])
         expect_calls(rep, {"alpha_step": 100, "beta_step": 200, "gamma_step": 300, "main_step": 7,
                            "alpha_main": 1, "beta_main": 1, "gamma_main": 1, "main": 1})
@@ -996,7 +1023,7 @@ def test_patched_threads_and_signals(c):
 @test
 def test_patched_longjmp(c):
     """longjmp skipping 3 patched frames 10 times: exact calls, the skipped frames closed."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         _, rep = c.record_and_report([c.prog("e2e_longjmp_skip_" + v)])
         expect_calls(rep, {"jump_driver": 1, "outer": 10, "middle": 10, "inner": 10, "after_jump": 3, "main": 1})
         after, inner = func(rep, "after_jump"), func(rep, "inner")
@@ -1009,7 +1036,7 @@ def test_patched_longjmp(c):
 def test_patched_cxx_exceptions(c):
     """C++ through patch sites: names; exceptions thrown through 3 patched frames (the unwinder
     meets real return addresses) and from inside libstdc++: calls exact, unwound frames closed."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         prog = c.prog("e2e_cxx_names_" + v)
         _, rep = c.record_and_report([prog, "names"])
         expect_calls(rep, {"Foo::bar(int)": 10, "Foo::Foo(int)": 1, "int twice<int>(int)": 4,
@@ -1041,7 +1068,7 @@ def test_patched_cxx_rethrow(c):
     check("caught 12" in alone, "e2e_patch_cxx printed %r" % alone)
     _, data = c.record([ref])
     want = program_counts(c.report_json(data), "e2e_patch_cxx")
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         name = "e2e_patch_cxx_" + v
         prog = c.prog(name)
         rec, data = c.record([prog], data=os.path.join(c.tmp, v + ".data"))
@@ -1057,7 +1084,7 @@ def test_patched_cxx_rethrow(c):
 @test
 def test_patched_fork_exec(c):
     """fork + exec, both programs instrumented through patch sites: each process its calls."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         target = c.prog("e2e_exec_target_" + v)
         _, rep = c.record_and_report([c.prog("e2e_fork_exec_" + v), target])
         expect_calls(rep, {"launcher_step": 3, "child_before_exec": 1, "main": 1}, module="e2e_fork_exec_" + v)
@@ -1068,7 +1095,7 @@ def test_patched_fork_exec(c):
 @test
 def test_patched_dlopen(c):
     """A library with patch sites loaded with dlopen: its functions patched before they run."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         plugin = os.path.join(c.progs, "libe2e_plugin_%s.so" % v)
         check(os.path.exists(plugin), "%s is missing (build the tests first)" % plugin)
         _, rep = c.record_and_report([c.prog("e2e_dlopen_host_" + v), plugin])
@@ -1584,18 +1611,24 @@ def test_err_missing_program(c):
 
 @test
 def test_err_not_instrumented(c):
-    """record -m instrument of a program built without -finstrument-functions."""
-    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_prog")])
-    one_line_error(p, ["-finstrument-functions", "-pg -mfentry", "-fpatchable-function-entry=5"],
-                   "record of an uninstrumented program")
+    """record -m instrument of a program built without -finstrument-functions where Capstone
+    is missing (STINT_NO_CAPSTONE stands in for that): one line naming Capstone and the
+    rebuild options, no data file."""
+    env = dict(os.environ, STINT_NO_CAPSTONE="1")
+    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_prog")],
+              env=env)
+    one_line_error(p, ["Capstone", "-finstrument-functions", "-pg -mfentry", "-fpatchable-function-entry=5"],
+                   "record of an uninstrumented program without Capstone")
     check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
 
 
 @test
 def test_err_pg_without_mfentry(c):
     """record -m instrument of a program built with -pg alone (mcount after the prologue)."""
-    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_pg")])
-    one_line_error(p, ["-mfentry", "-pg"], "record of a -pg program")
+    env = dict(os.environ, STINT_NO_CAPSTONE="1")
+    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_pg")],
+              env=env, cwd=c.tmp)
+    one_line_error(p, ["-mfentry", "-pg", "Capstone"], "record of a -pg program")
     check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
 
 
