@@ -3,7 +3,8 @@
  * at load (test e2e.patched_refusals): built plain at -O2, it must print
  * the same under stint, and the report must list each of these as not
  * instrumented, with its reason:
- *   tiny_a, tiny_b - 2-byte functions back to back: no room for a jump
+ *   tiny_a         - 2 bytes, tiny_b right after it: no room for a jump
+ *                    (tiny_b, 4 bytes with padding after it, is patched)
  *   jump_in        - a loop jumps back into its first 5 bytes
  *   no_size        - a symbol without a size
  * while counted_fn, an ordinary function, is counted.
