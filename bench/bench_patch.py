@@ -9,8 +9,10 @@ wall clock of the whole command, stdout discarded:
   stint          stint record -m instrument -o FILE -- BINARY
   uftrace        uftrace record -d DIR BINARY (fentry), uftrace record -P . (patch)
 
-for BINARY = fib-fentry (-pg -mfentry) and fib-patch
-(-fpatchable-function-entry=5), plus stint on fib-inst
+for BINARY = fib-fentry (-pg -mfentry), fib-patch
+(-fpatchable-function-entry=5) and fib-plain (plain -O2: stint moves the
+first instructions with Capstone, uftrace -P . does the same with its
+dynamic patching), plus stint on fib-inst
 (-finstrument-functions) for reference.  added = median(tool) -
 median(alone of that binary); the headline is added(stint) / added(uftrace).
 """
@@ -57,6 +59,9 @@ def main():
         ("patch", "alone", ["./fib-patch", "fib", n]),
         ("patch", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-patch", "fib", n]),
         ("patch", "uftrace", ["uftrace", "record", "-P", ".", "-d", udir, "./fib-patch", "fib", n]),
+        ("plain", "alone", ["./fib-plain", "fib", n]),
+        ("plain", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-plain", "fib", n]),
+        ("plain", "uftrace", ["uftrace", "record", "-P", ".", "-d", udir, "./fib-plain", "fib", n]),
         ("inst", "alone", ["./fib-inst", "fib", n]),
         ("inst", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-inst", "fib", n]),
     ]
@@ -82,6 +87,7 @@ def main():
              "| build | alone | stint | uftrace | stint added | uftrace added | stint ÷ uftrace (added) | stint ns/event |",
              "|---|---|---|---|---|---|---|---|"]
     for b, label in (("fentry", "-pg -mfentry"), ("patch", "-fpatchable-function-entry=5"),
+                     ("plain", "plain -O2 (Capstone; uftrace -P .)"),
                      ("inst", "-finstrument-functions (reference)")):
         al, st = med[(b, "alone")], med[(b, "stint")]
         uf = med.get((b, "uftrace"))
