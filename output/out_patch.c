@@ -89,6 +89,12 @@ void out_patch_header(FILE *f, const char *notes, int why)
 			continue;
 		}
 		size_t ml = (size_t)(colon - v);
+		if (m == 0) { /* stripped: no function symbols to patch */
+			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols (stripped); "
+				   "its calls into libraries are recorded\n", (int)ml, v);
+			v = e;
+			continue;
+		}
 		fprintf(f, "# instrumented: %llu of %llu functions of %.*s, patched at load", n, m, (int)ml, v);
 		if (n < m && !why)
 			fprintf(f, " (stint report --why lists the other %llu)", m - n);

@@ -103,19 +103,17 @@ static uint64_t rt_patch_fn_of(uint64_t r)
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
-/* Set while this thread runs the runtime's own code from a patched entry
- * or return: what that code calls of the program's (bash defines getenv,
- * which starting a thread's recording reads) runs unrecorded, instead of
- * entering the runtime again without end. */
+/* Set while this thread starts its recording from a patched entry: what
+ * that calls of the program's (bash defines getenv, which it reads) runs
+ * unrecorded, instead of starting the recording again without end.  Only
+ * there: a signal handler's patched calls that interrupt a probe are
+ * recorded (rt.c queues their events). */
 static __thread int rt_patch_in_rt __attribute__((tls_model("initial-exec")));
 
 static void rt_patch_exit_event(uint64_t fn)
 {
-	if (rt_self.state == RT_ACTIVE) {
-		rt_patch_in_rt = 1;
+	if (rt_self.state == RT_ACTIVE)
 		__cyg_profile_func_exit((void *)(uintptr_t)fn, NULL);
-		rt_patch_in_rt = 0;
-	}
 }
 
 /*
@@ -258,9 +256,7 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 	*slot = (uint64_t)(uintptr_t)rt_patch_return;
 	RT_COMPILER_BARRIER();
 	pt->busy = nested;
-	rt_patch_in_rt = 1;
 	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
-	rt_patch_in_rt = 0;
 }
 
 /* A patched function returned through slot: its caller's address. */
@@ -523,6 +519,11 @@ static int rt_patch_imports(const uint8_t *f, size_t fsz, const char *name)
  * this). */
 static int rt_patch_cs_on = -1;
 
+/* STINT_PATCH_LIBS, read once before anything is patched: the program may
+ * define getenv itself (bash does), and a patched one must not run from
+ * the runtime's walks of the modules */
+static const char *rt_patch_libs;
+
 static int rt_patch_has(const char *list, const char *base)
 {
 	size_t bl = strcspn(base, ".");
@@ -552,7 +553,7 @@ int rt_patch_module_selected(const char *name)
 					  "/usr/lib64/", "/usr/libx32/"};
 	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
 		if (strncmp(name, sys[i], strlen(sys[i])) == 0)
-			return rt_patch_has(getenv("STINT_PATCH_LIBS"), base);
+			return rt_patch_has(rt_patch_libs, base);
 	return 1;
 }
 
@@ -656,6 +657,7 @@ static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 static void rt_patch_fork_child(void)
 {
 	pthread_mutex_init(&rt_patch_lock, NULL);
+	rt_patch_dropped_lock = 0;
 }
 
 /* dl_iterate_phdr's first module is the program */
@@ -687,6 +689,7 @@ int rt_patch_wanted(void)
 {
 	if (rt_patch_cs_on < 0) {
 		const char *off = getenv("STINT_PATCH");
+		rt_patch_libs = getenv("STINT_PATCH_LIBS");
 		int on = 0;
 		dl_iterate_phdr(rt_patch_program, &on);
 		rt_patch_cs_on = on && !(off && strcmp(off, "0") == 0);

@@ -252,6 +252,19 @@ static int rt_cs_exec_at(const struct rt_cs_mod *m, uint64_t a, uint64_t len)
 	return 0;
 }
 
+/* The end of the executable segment holding a. */
+static uintptr_t rt_cs_segment_end(const struct rt_cs_mod *m, uint64_t a)
+{
+	const struct dl_phdr_info *info = m->info;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= s && a < s + ph->p_memsz)
+			return s + ph->p_memsz;
+	}
+	return a + 1;
+}
+
 /* Read the functions from the file's .symtab, else its .dynsym. */
 static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 {
@@ -764,8 +777,10 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 			/* a run of pages at once: the sites are in address order */
 			open_lo = pg;
 			open_hi = end + 64 * page;
-			if (open_hi > ((m.hi + page - 1) & ~(page - 1)))
-				open_hi = end > ((m.hi + page - 1) & ~(page - 1)) ? end : ((m.hi + page - 1) & ~(page - 1));
+			uintptr_t seg = rt_cs_segment_end(&m, sites[s].at); /* never past it */
+			seg = (seg + page - 1) & ~(page - 1);
+			if (open_hi > seg)
+				open_hi = end > seg ? end : seg;
 			if (mprotect((void *)open_lo, open_hi - open_lo, PROT_READ | PROT_WRITE | PROT_EXEC) < 0 &&
 			    mprotect((void *)open_lo, open_hi - open_lo, PROT_READ | PROT_WRITE) < 0) {
 				open_lo = open_hi = 0;
