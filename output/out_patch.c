@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
-#include "../symbol/symbol.h"
+
+/* symbol/sym.c's, weak: a program linking the output code without the
+ * symbolizer (the fuzz target) shows mangled names */
+extern char *sym_demangle(const char *name) __attribute__((weak));
+
+static char *op_demangle(const char *raw)
+{
+	return sym_demangle ? sym_demangle(raw) : strdup(raw);
+}
 
 /* The reasons' keywords (runtime/rt_patch_cs.c) in words. */
 static const char *op_reason(const char *k, size_t n)
@@ -71,7 +79,7 @@ static size_t op_each_why(const char *notes, const char *mod, size_t mn,
 
 static void op_print_why(void *arg, const char *nm, size_t nl, const char *r, size_t rl)
 {
-	char *raw = strndup(nm, nl), *name = sym_demangle(raw);
+	char *raw = strndup(nm, nl), *name = op_demangle(raw);
 	fprintf((FILE *)arg, "#   %-40s %s\n", name, op_reason(r, rl));
 	free(name);
 	free(raw);
@@ -117,7 +125,7 @@ struct op_json {
 static void op_json_why(void *arg, const char *nm, size_t nl, const char *r, size_t rl)
 {
 	struct op_json *j = arg;
-	char *raw = strndup(nm, nl), *name = sym_demangle(raw), *reason = strndup(r, rl);
+	char *raw = strndup(nm, nl), *name = op_demangle(raw), *reason = strndup(r, rl);
 	free(raw);
 	fputs(j->first ? "{\"name\":" : ",{\"name\":", j->f);
 	out_json_str(j->f, name);
