@@ -26,6 +26,11 @@
  * __cxa_rethrow, std::rethrow_exception and pthread_exit put them back
  * first, and __cxa_end_catch, once no exception is in flight, closes the
  * frames that were unwound and swaps the live ones again.  Nothing else ever writes a return address.
+ * A frame dropped as dead that was live after all (a coroutine's, on a
+ * stack of its own) is found again on its return in a process-wide table
+ * of dropped frames: the program never loses a return address.
+ * Functions with no patch site at all are patched by rt_patch_cs.c, whose
+ * trampolines call the same probe (rt_patch_entry_tramp).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
