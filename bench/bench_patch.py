@@ -9,13 +9,16 @@ wall clock of the whole command, stdout discarded:
   stint          stint record -m instrument -o FILE -- BINARY
   uftrace        uftrace record -d DIR BINARY (fentry), uftrace record -P . (patch)
 
-for BINARY = fib-fentry (-pg -mfentry) and fib-patch
-(-fpatchable-function-entry=5), plus stint on fib-inst
+for BINARY = fib-fentry (-pg -mfentry), fib-patch
+(-fpatchable-function-entry=5) and fib-plain (plain -O2: stint moves the
+first instructions with Capstone, uftrace -P . does the same with its
+dynamic patching), plus stint on fib-inst
 (-finstrument-functions) for reference.  added = median(tool) -
 median(alone of that binary); the headline is added(stint) / added(uftrace).
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -23,12 +26,19 @@ import sys
 import time
 
 
-def run(cmd, cwd):
+CPU = {}  # (build, tool) -> CPU times (user + system of the command and all it started)
+
+
+def run(cmd, cwd, key=None):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit("bench: '%s' failed: %s" % (" ".join(cmd), p.stderr.decode(errors="replace")[-1500:]))
+    if key:
+        CPU.setdefault(key, []).append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     return dt
 
 
@@ -57,6 +67,9 @@ def main():
         ("patch", "alone", ["./fib-patch", "fib", n]),
         ("patch", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-patch", "fib", n]),
         ("patch", "uftrace", ["uftrace", "record", "-P", ".", "-d", udir, "./fib-patch", "fib", n]),
+        ("plain", "alone", ["./fib-plain", "fib", n]),
+        ("plain", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-plain", "fib", n]),
+        ("plain", "uftrace", ["uftrace", "record", "-P", ".", "-d", udir, "./fib-plain", "fib", n]),
         ("inst", "alone", ["./fib-inst", "fib", n]),
         ("inst", "stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--", "./fib-inst", "fib", n]),
     ]
@@ -68,7 +81,7 @@ def main():
         k = r % len(variants)
         for b, t, cmd in variants[k:] + variants[:k]:
             clean()
-            times[(b, t)].append(run(cmd, out))
+            times[(b, t)].append(run(cmd, out, (b, t)))
     clean()
     med = {k: statistics.median(v) for k, v in times.items()}
     calls = 0
@@ -82,6 +95,7 @@ def main():
              "| build | alone | stint | uftrace | stint added | uftrace added | stint ÷ uftrace (added) | stint ns/event |",
              "|---|---|---|---|---|---|---|---|"]
     for b, label in (("fentry", "-pg -mfentry"), ("patch", "-fpatchable-function-entry=5"),
+                     ("plain", "plain -O2 (Capstone; uftrace -P .)"),
                      ("inst", "-finstrument-functions (reference)")):
         al, st = med[(b, "alone")], med[(b, "stint")]
         uf = med.get((b, "uftrace"))
@@ -92,6 +106,20 @@ def main():
             label, span((b, "alone")), span((b, "stint")), span((b, "uftrace")) if uf is not None else "-",
             sa, "%.3f s" % ua if ua is not None else "-",
             "**%.2f**" % (sa / ua) if ua else "-", sa * 1e9 / (2 * calls)))
+    # CPU time: on a loaded machine the wall clock mostly measures waiting
+    # for a CPU; the processor time of everything the command ran does not
+    cmed = {k: statistics.median(v) for k, v in CPU.items()}
+    lines += ["", "CPU time (user + system of the command and every process it started), medians:", "",
+              "| build | alone | stint | uftrace | stint added | uftrace added | stint ÷ uftrace (added) |",
+              "|---|---|---|---|---|---|---|"]
+    for b, label in (("fentry", "-pg -mfentry"), ("patch", "-fpatchable-function-entry=5"),
+                     ("plain", "plain -O2 (Capstone; uftrace -P .)"),
+                     ("inst", "-finstrument-functions (reference)")):
+        al, st, uf = cmed[(b, "alone")], cmed[(b, "stint")], cmed.get((b, "uftrace"))
+        sa, ua = st - al, (uf - al if uf is not None else None)
+        lines.append("| %s | %.3f s | %.3f s | %s | %.3f s | %s | %s |" % (
+            label, al, st, "%.3f s" % uf if uf is not None else "-", sa,
+            "%.3f s" % ua if ua is not None else "-", "**%.2f**" % (sa / ua) if ua else "-"))
     text = "\n".join(lines) + "\n"
     print(text)
     with open(os.path.join(out, "patch-summary.md"), "w") as f:

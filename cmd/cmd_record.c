@@ -504,16 +504,21 @@ int cmd_record(int argc, char **argv)
 	if (inst == 0) {
 		/* not built for instrumentation: patch sites the compiler left? */
 		rec_patch_scan(path, &pinfo);
-		if (!pinfo.patched && pinfo.mcount)
+		/* none: the runtime moves its functions' first instructions
+		 * (Capstone), if it can here */
+		const char *nocs = pinfo.patched ? NULL : rec_patch_capstone_missing();
+		if (nocs && pinfo.mcount)
 			die("'%s' was built with -pg without -mfentry: its mcount calls come after the "
-			    "prologue and cannot be used; rebuild it with 'gcc -pg -mfentry', "
+			    "prologue and cannot be used, and %s; rebuild it with 'gcc -pg -mfentry', "
 			    "'-fpatchable-function-entry=5' or '-finstrument-functions', or use -m sample",
-			    pargv[0]);
-		if (!pinfo.patched)
-			die("'%s' was not built with -finstrument-functions: rebuild it with "
+			    pargv[0], nocs);
+		if (nocs)
+			die("'%s' was not built with -finstrument-functions and %s; or rebuild it with "
 			    "'gcc -g -finstrument-functions ...' (no other change; '-pg -mfentry' or "
 			    "'-fpatchable-function-entry=5' work too), or use -m sample",
-			    pargv[0]);
+			    pargv[0], nocs);
+		if (!pinfo.patched)
+			rec_patch_free(&pinfo); /* the runtime tells what it patched */
 	}
 	if (inst < 0 && !quiet)
 		warn("'%s' is not an ELF file: recording the instrumented programs it runs", pargv[0]);
@@ -558,6 +563,13 @@ int cmd_record(int argc, char **argv)
 		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
 	if (pinfo.functions)
 		patch_notes(d, &pinfo, plt);
+	char *pn = rec_patch_notes(rs.spool.path); /* modules patched at load (Capstone) */
+	if (pn) {
+		char *n = xasprintf("%s%s%s", d->notes ? d->notes : "", d->notes && *d->notes ? " " : "", pn);
+		free(d->notes);
+		free(pn);
+		d->notes = n;
+	}
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		bytes += d->threads[i].ev_len;

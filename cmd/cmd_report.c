@@ -35,7 +35,8 @@ static const char report_usage[] =
 	"      --no-compensation  do not subtract the probe cost from the times\n"
 	"      --no-pager       on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n"
 	"      --width N        shorten names to N columns (default: the terminal's; 0: never)\n"
-	"      --color[=WHEN]   colour hot percentages: auto (default), always, never\n" CMD_FILTER_HELP;
+	"      --color[=WHEN]   colour hot percentages: auto (default), always, never\n"
+	"      --why            programs patched at load: list the functions not instrumented, and why\n" CMD_FILTER_HELP;
 
 int cmd_report(int argc, char **argv)
 {
@@ -47,6 +48,7 @@ int cmd_report(int argc, char **argv)
 		{"hot-path", no_argument, NULL, 6},       {"threshold", required_argument, NULL, 7},
 		{"no-pager", no_argument, NULL, 8},       {"width", required_argument, NULL, 9},
 		{"color", optional_argument, NULL, 10},   {"colour", optional_argument, NULL, 10},
+		{"why", no_argument, NULL, 11},
 		{"help", no_argument, NULL, 'h'},         CMD_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
@@ -109,6 +111,7 @@ int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "auto")) color = OUT_COLOR_AUTO;
 			else die("report: --color wants auto, always or never, not '%s'", optarg);
 			break;
+		case 11: o.why = 1; break;
 		case 'h': fputs(report_usage, stdout); return 0;
 		default: fputs(report_usage, stderr); return 2;
 		}

@@ -260,6 +260,7 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 		fputs(",\n\"damage\":", f);
 		out_json_str(f, d->damage);
 	}
+	out_patch_json(f, d->notes);
 	json_selection(f, r, o);
 	fputs(",\n\"session\":", f);
 	json_row(f, r, &r->session, -1);
@@ -397,6 +398,7 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	}
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
 	print_patched(f, d->notes);
+	out_patch_header(f, d->notes, o->why);
 	print_selection(f, r, o);
 	if (r->lost)
 		fprintf(f, "# lost events: %" PRIu64 "\n", r->lost);

@@ -22,6 +22,7 @@ struct out_opts {
 	int width;         /* table: shorten names to this many columns; 0 for no limit */
 	int color;         /* table: colour the percentages of hot rows */
 	const char *selection; /* the filter in words, NULL for none */
+	int why;           /* list the functions not instrumented, with the reason */
 };
 
 /* Terminal conventions (out_term.c). */
@@ -50,6 +51,12 @@ void out_csv_str(FILE *f, const char *s);
 
 /* Validate a --sort key; 0 if known. */
 int out_sort_key_ok(const char *key);
+
+/* Programs instrumented at load (out_patch.c): "N of M functions" per
+ * module in the header (and with why, the others and the reason); the
+ * same as the JSON member "patched_modules". */
+void out_patch_header(FILE *f, const char *notes, int why);
+void out_patch_json(FILE *f, const char *notes);
 
 /* Print the report of d and its analysis r.  Returns 0, -1 on a bad key. */
 int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r,

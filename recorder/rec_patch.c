@@ -12,6 +12,8 @@
  *   - five bytes of NOPs listed in __patchable_function_entries or
  *     __mcount_loc (-fpatchable-function-entry=N with N >= 5, -mnop-mcount).
  */
+#include <dirent.h>
+#include <dlfcn.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <fcntl.h>
@@ -237,4 +239,155 @@ void rec_patch_free(struct rec_patch_info *p)
 		free(p->missing[i]);
 	free(p->missing);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ------------------------------------------------------------------------
+ * Functions without a patch site: the runtime moves their first
+ * instructions with Capstone (runtime/rt_patch_cs.c)
+ * --------------------------------------------------------------------- */
+
+const char *rec_patch_capstone_missing(void)
+{
+#ifdef STINT_HAVE_CAPSTONE
+	const char *off = getenv("STINT_NO_CAPSTONE"); /* tests: as where it is missing */
+	if (off && *off && strcmp(off, "0") != 0)
+		return "the Capstone disassembler (libcapstone.so.4) is not installed: install it "
+		       "(Debian: libcapstone4)";
+	void *h = dlopen("libcapstone.so.4", RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
+		return "the Capstone disassembler (libcapstone.so.4) is not installed: install it "
+		       "(Debian: libcapstone4)";
+	dlclose(h);
+	return NULL;
+#else
+	return "this stint was built without the Capstone disassembler: rebuild it with libcapstone-dev "
+	       "installed (scripts/deps.sh)";
+#endif
+}
+
+/* A note's word: no space, comma or colon. */
+static void rp_word(char **w, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 2 > *cap) {
+		*cap = (*len + n + 2) * 2;
+		*w = xrealloc(*w, *cap);
+	}
+	for (size_t i = 0; i < n; i++)
+		(*w)[(*len)++] = s[i] == ' ' || s[i] == ',' || s[i] == ':' || s[i] == '\t' ? '_' : s[i];
+	(*w)[*len] = 0;
+}
+
+static int rp_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *rec_patch_notes(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return NULL;
+	char **names = NULL;
+	size_t nnames = 0;
+	struct dirent *de;
+	while ((de = readdir(dh))) {
+		const char *dot = strstr(de->d_name, ".patch.");
+		if (de->d_name[0] != 'p' || !dot || strchr(dot + 7, '.'))
+			continue;
+		names = xrealloc(names, (nnames + 1) * sizeof(*names));
+		names[nnames++] = xstrdup(de->d_name);
+	}
+	closedir(dh);
+	if (nnames > 1)
+		qsort(names, nnames, sizeof(*names), rp_cmp_str);
+	char *mods = xstrdup(""), *why = xstrdup("");
+	size_t ml = 0, mc = 1, wl = 0, wc = 1;
+	char **seen = NULL;
+	size_t nseen = 0;
+	for (size_t i = 0; i < nnames; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		size_t len = 0;
+		char *text = util_read_regular(path, 64u << 20, 1, &len);
+		free(path);
+		if (!text)
+			continue;
+		/* "module\tPATH\tN\tM\n" then "NAME\tREASON\n" lines */
+		char *line = text, *nl = strchr(line, '\n');
+		if (!nl || strncmp(line, "module\t", 7) != 0) {
+			free(text);
+			continue;
+		}
+		*nl = 0;
+		char *p = line + 7, *t1 = strchr(p, '\t');
+		char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t1 || !t2) {
+			free(text);
+			continue;
+		}
+		*t1 = 0;
+		int dup = 0; /* the same module in another process: told once */
+		for (size_t k = 0; k < nseen && !dup; k++)
+			dup = strcmp(seen[k], p) == 0;
+		if (dup) {
+			free(text);
+			continue;
+		}
+		seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
+		seen[nseen++] = xstrdup(p);
+		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		unsigned long long n = strtoull(t1 + 1, NULL, 10), m = strtoull(t2 + 1, NULL, 10);
+		if (ml) {
+			rp_word(&mods, &ml, &mc, "", 0);
+			mods[ml++] = ' ';
+			mods[ml] = 0;
+		}
+		rp_word(&mods, &ml, &mc, "patchmod=", 9);
+		rp_word(&mods, &ml, &mc, base, strlen(base));
+		char nm[64];
+		int k = snprintf(nm, sizeof(nm), ":%llu/%llu", n, m);
+		if (ml + (size_t)k + 2 > mc) {
+			mc = (ml + (size_t)k + 2) * 2;
+			mods = xrealloc(mods, mc);
+		}
+		memcpy(mods + ml, nm, (size_t)k + 1);
+		ml += (size_t)k;
+		for (line = nl + 1; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				break;
+			*nl = 0;
+			char *tab = strchr(line, '\t');
+			if (!tab)
+				continue;
+			if (wl) {
+				rp_word(&why, &wl, &wc, "", 0);
+				why[wl++] = ',';
+			} else {
+				rp_word(&why, &wl, &wc, "patchwhy=", 9);
+			}
+			rp_word(&why, &wl, &wc, line, (size_t)(tab - line));
+			rp_word(&why, &wl, &wc, "", 0);
+			why[wl++] = ':';
+			rp_word(&why, &wl, &wc, tab + 1, strlen(tab + 1));
+			rp_word(&why, &wl, &wc, "", 0);
+			why[wl++] = ':';
+			rp_word(&why, &wl, &wc, base, strlen(base));
+		}
+		free(text);
+	}
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
+	if (!ml) {
+		free(mods);
+		free(why);
+		return NULL;
+	}
+	char *r = xasprintf("%s%s%s", mods, wl ? " " : "", why);
+	free(mods);
+	free(why);
+	return r;
 }

@@ -31,6 +31,13 @@ struct rec_patch_info {
 };
 int rec_patch_scan(const char *path, struct rec_patch_info *out);
 void rec_patch_free(struct rec_patch_info *p);
+/* Why functions without a patch site cannot be instrumented here (no
+ * Capstone in this build or on this system): a sentence, or NULL. */
+const char *rec_patch_capstone_missing(void);
+/* The notes for the modules the runtime patched at load, from its
+ * "<key>.patch.<n>" files in the spool dir: "patchmod=MOD:N/M ..." and
+ * "patchwhy=NAME:REASON:MOD,...", or NULL when there are none. */
+char *rec_patch_notes(const char *dir);
 
 /* Whether the ELF executable at path has no program interpreter (a static
  * program, which LD_PRELOAD cannot reach): 1 yes, 0 no, -1 not ELF. */

@@ -26,6 +26,11 @@
  * __cxa_rethrow, std::rethrow_exception and pthread_exit put them back
  * first, and __cxa_end_catch, once no exception is in flight, closes the
  * frames that were unwound and swaps the live ones again.  Nothing else ever writes a return address.
+ * A frame dropped as dead that was live after all (a coroutine's, on a
+ * stack of its own) is found again on its return in a process-wide table
+ * of dropped frames: the program never loses a return address.
+ * Functions with no patch site at all are patched by rt_patch_cs.c, whose
+ * trampolines call the same probe (rt_patch_entry_tramp).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -41,10 +46,11 @@
 #include <unistd.h>
 
 #include "rt_int.h"
+#include "rt_patch.h"
 
 extern void rt_patch_entry(void);
 extern void rt_patch_return(void);
-void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot) __attribute__((visibility("hidden")));
+void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp) __attribute__((visibility("hidden")));
 uint64_t rt_patch_leave(uint64_t *slot) __attribute__((visibility("hidden")));
 
 #define RT_PATCH_DEPTH 1024          /* swapped return addresses per thread */
@@ -102,10 +108,89 @@ static uint64_t rt_patch_fn_of(uint64_t r)
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
+/* Set while this thread starts its recording from a patched entry: what
+ * that calls of the program's (bash defines getenv, which it reads) runs
+ * unrecorded, instead of starting the recording again without end.  Only
+ * there: a signal handler's patched calls that interrupt a probe are
+ * recorded (rt.c queues their events). */
+static __thread int rt_patch_in_rt __attribute__((tls_model("initial-exec")));
+
 static void rt_patch_exit_event(uint64_t fn)
 {
 	if (rt_self.state == RT_ACTIVE)
 		__cyg_profile_func_exit((void *)(uintptr_t)fn, NULL);
+}
+
+/*
+ * Frames dropped from a shadow stack while their slot still held
+ * rt_patch_return: most are gone (a longjmp, an exception), but a frame of
+ * a coroutine whose stack lay where a new frame took it for a dead one is
+ * still live, and returns one day through rt_patch_return.  Process-wide
+ * (a coroutine may resume on another thread), keyed by slot: the latest
+ * frame dropped at a slot is the only one that can still be live there.
+ * Looked at only when a return finds no entry of its own.
+ */
+#define RT_PATCH_DROPPED 16384 /* a power of 2 */
+#define RT_PATCH_PROBE 8
+static struct {
+	uint64_t *slot;
+	uint64_t orig;
+} rt_patch_dropped[RT_PATCH_DROPPED];
+static int rt_patch_dropped_lock;
+
+static void rt_patch_spin(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static uint32_t rt_patch_hash(const uint64_t *slot)
+{
+	uint64_t h = (uint64_t)(uintptr_t)slot >> 3;
+	h *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 40) & (RT_PATCH_DROPPED - 1);
+}
+
+static void rt_patch_drop(const struct rt_patch_ent *e)
+{
+	if (e->restored)
+		return; /* its slot holds the real return address again */
+	uint32_t h = rt_patch_hash(e->slot), at = h;
+	/* a signal handler of this thread may come here while the lock is
+	 * held: after a while it gives up (the frame is almost surely dead) */
+	int tries = 0;
+	while (__atomic_exchange_n(&rt_patch_dropped_lock, 1, __ATOMIC_ACQUIRE))
+		if (++tries > 100000)
+			return;
+		else
+			__builtin_ia32_pause();
+	for (uint32_t k = 0; k < RT_PATCH_PROBE; k++) {
+		uint32_t j = (h + k) & (RT_PATCH_DROPPED - 1);
+		if (rt_patch_dropped[j].slot == e->slot || !rt_patch_dropped[j].slot) {
+			at = j;
+			break;
+		}
+	}
+	rt_patch_dropped[at].slot = e->slot; /* else the first of the window is evicted */
+	rt_patch_dropped[at].orig = e->orig;
+	__atomic_store_n(&rt_patch_dropped_lock, 0, __ATOMIC_RELEASE);
+}
+
+static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
+{
+	uint32_t h = rt_patch_hash(slot);
+	int found = 0;
+	rt_patch_spin(&rt_patch_dropped_lock);
+	for (uint32_t k = 0; k < RT_PATCH_PROBE && !found; k++) {
+		uint32_t j = (h + k) & (RT_PATCH_DROPPED - 1);
+		if (rt_patch_dropped[j].slot == slot) {
+			*orig = rt_patch_dropped[j].orig;
+			rt_patch_dropped[j].slot = NULL;
+			found = 1;
+		}
+	}
+	__atomic_store_n(&rt_patch_dropped_lock, 0, __ATOMIC_RELEASE);
+	return found;
 }
 
 /*
@@ -114,12 +199,19 @@ static void rt_patch_exit_event(uint64_t fn)
  * past them): they are closed first.  A slot that already holds
  * rt_patch_return is a tail call from a patched function, which ends it.
  */
-void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
+void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 {
 	struct rt_patch_thread *pt = &rt_pt;
 	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+	if (RT_UNLIKELY(rt_patch_in_rt))
 		return;
+	if (RT_UNLIKELY(t->state != RT_ACTIVE)) {
+		rt_patch_in_rt = 1;
+		int ok = rt_thread_start(t);
+		rt_patch_in_rt = 0;
+		if (!ok)
+			return;
+	}
 	/* A signal handler that interrupted the shadow-stack code of this
 	 * thread (nested set) only pushes on top and pops its own entries,
 	 * which it does before the interrupted code goes on: every step
@@ -139,6 +231,8 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 		if (e->slot == slot && tail) {
 			orig = e->orig;
 			tail = 0;
+		} else {
+			rt_patch_drop(e);
 		}
 		if (e->restored)
 			pt->nrestored--;
@@ -156,7 +250,9 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 	pt->n = i + 1;
 	RT_COMPILER_BARRIER();
 	struct rt_patch_ent *e = &pt->e[i];
-	uint64_t fn = rt_patch_fn_of(ret_into_fn);
+	/* a trampoline (rt_patch_cs.c) holds its function's address before
+	 * its 6-byte call */
+	uint64_t fn = tramp ? *(const uint64_t *)(uintptr_t)(ret_into_fn - 14) : rt_patch_fn_of(ret_into_fn);
 	e->slot = slot;
 	e->orig = orig;
 	e->fn = fn;
@@ -181,6 +277,7 @@ uint64_t rt_patch_leave(uint64_t *slot)
 		/* entries above it are frames that never returned */
 		while (pt->n > i + 1) {
 			uint64_t fn = pt->e[pt->n - 1].fn;
+			rt_patch_drop(&pt->e[pt->n - 1]);
 			if (pt->e[pt->n - 1].restored)
 				pt->nrestored--;
 			RT_COMPILER_BARRIER();
@@ -194,6 +291,13 @@ uint64_t rt_patch_leave(uint64_t *slot)
 		RT_COMPILER_BARRIER();
 		rt_patch_exit_event(fn);
 		RT_GUARD(pt->busy, nested);
+		return orig;
+	}
+	/* a frame dropped as dead that was not (a coroutine's): its exit was
+	 * recorded when it was dropped */
+	uint64_t orig;
+	if (rt_patch_undrop(slot, &orig)) {
+		pt->busy = nested;
 		return orig;
 	}
 	rt_patch_die("stint: lost track of a patched function's return address\n");
@@ -226,6 +330,7 @@ static void rt_patch_after_catch(void *sp)
 	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
 	while (pt->n && (void *)pt->e[pt->n - 1].slot < sp) {
+		rt_patch_drop(&pt->e[pt->n - 1]);
 		pt->n--;
 		if (pt->e[pt->n].restored)
 			pt->nrestored--;
@@ -392,8 +497,74 @@ static int rt_patch_segment(const struct dl_phdr_info *info, uintptr_t addr, uin
  * file (they are not in the program headers) and read from memory, where
  * the dynamic linker relocated them.
  */
+/* Whether the ELF file (mapped) imports name: an undefined dynamic symbol. */
+static int rt_patch_imports(const uint8_t *f, size_t fsz, const char *name)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		if (sh[s].sh_type != SHT_DYNSYM || sh[s].sh_link >= eh->e_shnum ||
+		    sh[s].sh_offset + sh[s].sh_size > fsz || sh[s].sh_entsize != sizeof(ElfW(Sym)))
+			continue;
+		const ElfW(Shdr) *str = &sh[sh[s].sh_link];
+		if (str->sh_offset + str->sh_size > fsz)
+			continue;
+		const ElfW(Sym) *sym = (const void *)(f + sh[s].sh_offset);
+		for (size_t i = 0; i < sh[s].sh_size / sizeof(ElfW(Sym)); i++)
+			if (sym[i].st_shndx == SHN_UNDEF && sym[i].st_name < str->sh_size &&
+			    strcmp((const char *)f + str->sh_offset + sym[i].st_name, name) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* Whether this process moves instructions to patch functions without a
+ * patch site: its program was not built with -finstrument-functions (an
+ * instrumented program's other libraries stay library calls, as without
+ * this). */
+static int rt_patch_cs_on = -1;
+
+/* STINT_PATCH_LIBS, read once before anything is patched: the program may
+ * define getenv itself (bash does), and a patched one must not run from
+ * the runtime's walks of the modules */
+static const char *rt_patch_libs;
+
+static int rt_patch_has(const char *list, const char *base)
+{
+	size_t bl = strcspn(base, ".");
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		if ((l == 3 && strncmp(p, "all", 3) == 0) || (l == bl && strncmp(p, base, l) == 0) ||
+		    (l == strlen(base) && strncmp(p, base, l) == 0))
+			return 1;
+		p += l + (p[l] == ',');
+	}
+	return 0;
+}
+
+int rt_patch_module_selected(const char *name)
+{
+	if (!name || !*name)
+		return 1; /* the program itself */
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	/* what the runtime itself runs on, never */
+	static const char *const never[] = {"ld-linux", "ld64.so", "libc.so", "libc-", "libpthread", "libdl.",
+					    "libdl-", "librt.", "libgcc_s", "libstint-", "libcapstone", "linux-vdso"};
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (strncmp(base, never[i], strlen(never[i])) == 0)
+			return 0;
+	static const char *const sys[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/usr/lib/", "/usr/lib32/",
+					  "/usr/lib64/", "/usr/libx32/"};
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (strncmp(name, sys[i], strlen(sys[i])) == 0)
+			return rt_patch_has(rt_patch_libs, base);
+	return 1;
+}
+
 static void rt_patch_module(const struct dl_phdr_info *info)
 {
+	size_t nsites = 0;
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -449,7 +620,22 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 			memcpy(call + 1, &rel, 4);
 			memcpy((void *)site, call, 5);
 			mprotect((void *)pg, len, PROT_READ | PROT_EXEC);
+			nsites++;
 		}
+	}
+	/* no patch site of the compiler's: its functions' first instructions
+	 * are moved (rt_patch_cs.c), in a program not built for
+	 * instrumentation and the libraries it selects */
+	if (!nsites && rt_patch_cs_on && rt_patch_module_selected(info->dlpi_name) &&
+	    !rt_patch_imports(f, fsz, "__cyg_profile_func_enter") && !rt_patch_imports(f, fsz, "__fentry__")) {
+		char shown[4096];
+		const char *p = info->dlpi_name;
+		if (!p || !*p) {
+			ssize_t n = readlink("/proc/self/exe", shown, sizeof(shown) - 1);
+			shown[n > 0 ? n : 0] = 0;
+			p = shown;
+		}
+		rt_patch_cs_module(info, f, fsz, p);
 	}
 	munmap(map, fsz);
 }
@@ -476,6 +662,44 @@ static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 static void rt_patch_fork_child(void)
 {
 	pthread_mutex_init(&rt_patch_lock, NULL);
+	rt_patch_dropped_lock = 0;
+}
+
+/* dl_iterate_phdr's first module is the program */
+static int rt_patch_program(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	int *on = arg;
+	*on = 0;
+	if (map != MAP_FAILED) {
+		const ElfW(Ehdr) *eh = map;
+		if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+		    eh->e_shoff && eh->e_shentsize == sizeof(ElfW(Shdr)) &&
+		    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) <= (size_t)st.st_size)
+			*on = !rt_patch_imports(map, (size_t)st.st_size, "__cyg_profile_func_enter");
+		munmap(map, (size_t)st.st_size);
+	}
+	return 1;
+}
+
+int rt_patch_wanted(void)
+{
+	if (rt_patch_cs_on < 0) {
+		const char *off = getenv("STINT_PATCH");
+		rt_patch_libs = getenv("STINT_PATCH_LIBS");
+		int on = 0;
+		dl_iterate_phdr(rt_patch_program, &on);
+		rt_patch_cs_on = on && !(off && strcmp(off, "0") == 0);
+	}
+	return rt_patch_cs_on;
 }
 
 void rt_patch_init(void)
@@ -484,6 +708,7 @@ void rt_patch_init(void)
 	if (!__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		pthread_atfork(NULL, NULL, rt_patch_fork_child);
 	pthread_mutex_lock(&rt_patch_lock);
+	rt_patch_wanted();
 	dl_iterate_phdr(rt_patch_visit, NULL);
 	pthread_mutex_unlock(&rt_patch_lock);
 }

@@ -6,24 +6,25 @@
  * after its endbr64): the patched "call island", or the compiler's own
  * "call __fentry__", which is why it is also exported under that name.  On
  * top of the stack is the address in the function to go on at, above it
- * the function's return address.  It saves the argument registers and lets
+ * the function's return address.  It saves every register a call may
+ * clobber (the argument and return registers, r10, r11, xmm0-15: a caller
+ * compiled with interprocedural register allocation, GCC's -fipa-ra at
+ * -O2, keeps values in the ones it knows the callee leaves alone) and lets
  * rt_patch_enter() record the entry and swap that return address for
  * rt_patch_return, which records the exit through rt_patch_leave() and
- * returns to the original address.
+ * returns to the original address.  rt_patch_entry_tramp is the same
+ * probe called from a trampoline of rt_patch_cs.c (functions with no patch
+ * site, whose first instructions were moved there).
  */
 	.text
-	.p2align 4
-	.globl rt_patch_entry
-	.hidden rt_patch_entry
-	.type rt_patch_entry, @function
-	.globl __fentry__
-	.type __fentry__, @function
-rt_patch_entry:
-__fentry__:
+/* the entry probe: \kind in %edx tells rt_patch_enter how to find the
+ * function (0: from the patch site's bytes, 1: the qword before the
+ * trampoline's call) */
+.macro RT_ENTRY kind
 	.cfi_startproc
 	/* %rsp is 0 mod 16 here (the function's entry was 8 mod 16) */
-	sub $192, %rsp
-	.cfi_adjust_cfa_offset 192
+	sub $336, %rsp
+	.cfi_adjust_cfa_offset 336
 	mov %rdi, 0(%rsp)
 	mov %rsi, 8(%rsp)
 	mov %rdx, 16(%rsp)
@@ -32,16 +33,26 @@ __fentry__:
 	mov %r9, 40(%rsp)
 	mov %rax, 48(%rsp)
 	mov %r10, 56(%rsp)
-	movdqu %xmm0, 64(%rsp)
-	movdqu %xmm1, 80(%rsp)
-	movdqu %xmm2, 96(%rsp)
-	movdqu %xmm3, 112(%rsp)
-	movdqu %xmm4, 128(%rsp)
-	movdqu %xmm5, 144(%rsp)
-	movdqu %xmm6, 160(%rsp)
-	movdqu %xmm7, 176(%rsp)
-	mov 192(%rsp), %rdi          /* where the function goes on */
-	lea 200(%rsp), %rsi          /* where its return address is */
+	mov %r11, 64(%rsp)
+	movdqu %xmm0, 80(%rsp)
+	movdqu %xmm1, 96(%rsp)
+	movdqu %xmm2, 112(%rsp)
+	movdqu %xmm3, 128(%rsp)
+	movdqu %xmm4, 144(%rsp)
+	movdqu %xmm5, 160(%rsp)
+	movdqu %xmm6, 176(%rsp)
+	movdqu %xmm7, 192(%rsp)
+	movdqu %xmm8, 208(%rsp)
+	movdqu %xmm9, 224(%rsp)
+	movdqu %xmm10, 240(%rsp)
+	movdqu %xmm11, 256(%rsp)
+	movdqu %xmm12, 272(%rsp)
+	movdqu %xmm13, 288(%rsp)
+	movdqu %xmm14, 304(%rsp)
+	movdqu %xmm15, 320(%rsp)
+	mov 336(%rsp), %rdi          /* where the function goes on */
+	lea 344(%rsp), %rsi          /* where its return address is */
+	mov $\kind, %edx
 	call rt_patch_enter
 	mov 0(%rsp), %rdi
 	mov 8(%rsp), %rsi
@@ -51,20 +62,49 @@ __fentry__:
 	mov 40(%rsp), %r9
 	mov 48(%rsp), %rax
 	mov 56(%rsp), %r10
-	movdqu 64(%rsp), %xmm0
-	movdqu 80(%rsp), %xmm1
-	movdqu 96(%rsp), %xmm2
-	movdqu 112(%rsp), %xmm3
-	movdqu 128(%rsp), %xmm4
-	movdqu 144(%rsp), %xmm5
-	movdqu 160(%rsp), %xmm6
-	movdqu 176(%rsp), %xmm7
-	add $192, %rsp
-	.cfi_adjust_cfa_offset -192
+	mov 64(%rsp), %r11
+	movdqu 80(%rsp), %xmm0
+	movdqu 96(%rsp), %xmm1
+	movdqu 112(%rsp), %xmm2
+	movdqu 128(%rsp), %xmm3
+	movdqu 144(%rsp), %xmm4
+	movdqu 160(%rsp), %xmm5
+	movdqu 176(%rsp), %xmm6
+	movdqu 192(%rsp), %xmm7
+	movdqu 208(%rsp), %xmm8
+	movdqu 224(%rsp), %xmm9
+	movdqu 240(%rsp), %xmm10
+	movdqu 256(%rsp), %xmm11
+	movdqu 272(%rsp), %xmm12
+	movdqu 288(%rsp), %xmm13
+	movdqu 304(%rsp), %xmm14
+	movdqu 320(%rsp), %xmm15
+	add $336, %rsp
+	.cfi_adjust_cfa_offset -336
 	ret
 	.cfi_endproc
+.endm
+
+	.p2align 4
+	.globl rt_patch_entry
+	.hidden rt_patch_entry
+	.type rt_patch_entry, @function
+	.globl __fentry__
+	.type __fentry__, @function
+rt_patch_entry:
+__fentry__:
+	RT_ENTRY 0
 	.size rt_patch_entry, .-rt_patch_entry
 	.size __fentry__, .-__fentry__
+
+/* called from the trampolines of rt_patch_cs.c */
+	.p2align 4
+	.globl rt_patch_entry_tramp
+	.hidden rt_patch_entry_tramp
+	.type rt_patch_entry_tramp, @function
+rt_patch_entry_tramp:
+	RT_ENTRY 1
+	.size rt_patch_entry_tramp, .-rt_patch_entry_tramp
 
 	.p2align 4
 	.globl rt_patch_return
@@ -72,19 +112,61 @@ __fentry__:
 	.type rt_patch_return, @function
 rt_patch_return:
 	/* %rsp is the old return-address slot + 8, and 0 mod 16 */
-	sub $64, %rsp
-	mov %rax, 0(%rsp)
-	mov %rdx, 8(%rsp)
-	movdqu %xmm0, 16(%rsp)
-	movdqu %xmm1, 32(%rsp)
-	lea 56(%rsp), %rdi           /* the old return-address slot */
+	sub $336, %rsp
+	mov %rdi, 0(%rsp)
+	mov %rsi, 8(%rsp)
+	mov %rdx, 16(%rsp)
+	mov %rcx, 24(%rsp)
+	mov %r8, 32(%rsp)
+	mov %r9, 40(%rsp)
+	mov %rax, 48(%rsp)
+	mov %r10, 56(%rsp)
+	mov %r11, 64(%rsp)
+	movdqu %xmm0, 80(%rsp)
+	movdqu %xmm1, 96(%rsp)
+	movdqu %xmm2, 112(%rsp)
+	movdqu %xmm3, 128(%rsp)
+	movdqu %xmm4, 144(%rsp)
+	movdqu %xmm5, 160(%rsp)
+	movdqu %xmm6, 176(%rsp)
+	movdqu %xmm7, 192(%rsp)
+	movdqu %xmm8, 208(%rsp)
+	movdqu %xmm9, 224(%rsp)
+	movdqu %xmm10, 240(%rsp)
+	movdqu %xmm11, 256(%rsp)
+	movdqu %xmm12, 272(%rsp)
+	movdqu %xmm13, 288(%rsp)
+	movdqu %xmm14, 304(%rsp)
+	movdqu %xmm15, 320(%rsp)
+	lea 328(%rsp), %rdi          /* the old return-address slot */
 	call rt_patch_leave
-	mov %rax, 56(%rsp)           /* put the original return address back */
-	mov 0(%rsp), %rax
-	mov 8(%rsp), %rdx
-	movdqu 16(%rsp), %xmm0
-	movdqu 32(%rsp), %xmm1
-	add $56, %rsp
+	mov %rax, 328(%rsp)          /* put the original return address back */
+	mov 0(%rsp), %rdi
+	mov 8(%rsp), %rsi
+	mov 16(%rsp), %rdx
+	mov 24(%rsp), %rcx
+	mov 32(%rsp), %r8
+	mov 40(%rsp), %r9
+	mov 48(%rsp), %rax
+	mov 56(%rsp), %r10
+	mov 64(%rsp), %r11
+	movdqu 80(%rsp), %xmm0
+	movdqu 96(%rsp), %xmm1
+	movdqu 112(%rsp), %xmm2
+	movdqu 128(%rsp), %xmm3
+	movdqu 144(%rsp), %xmm4
+	movdqu 160(%rsp), %xmm5
+	movdqu 176(%rsp), %xmm6
+	movdqu 192(%rsp), %xmm7
+	movdqu 208(%rsp), %xmm8
+	movdqu 224(%rsp), %xmm9
+	movdqu 240(%rsp), %xmm10
+	movdqu 256(%rsp), %xmm11
+	movdqu 272(%rsp), %xmm12
+	movdqu 288(%rsp), %xmm13
+	movdqu 304(%rsp), %xmm14
+	movdqu 320(%rsp), %xmm15
+	add $328, %rsp
 	ret
 	.size rt_patch_return, .-rt_patch_return
 

@@ -38,6 +38,7 @@
 
 #include "rt_int.h"
 #include "rt_plt.h"
+#include "rt_patch.h"
 
 #define RT_PLT_STUB 32
 
@@ -77,8 +78,8 @@ int rt_plt_kind_of(const char *name)
 	 * the unwinder's internals and clone (whose child would share this
 	 * thread's recording) are not calls of the program's to count */
 	static const char *const never[] = {
-		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__libc_start_main",
-		"__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
+		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__fentry__", "mcount", "_mcount",
+		"__libc_start_main", "__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
 	};
 	static const char *const noreturn[] = {
 		"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",
@@ -235,10 +236,19 @@ static int rt_plt_module_instrumented(const struct rt_dyn *d)
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < counts[l]; i++) {
 			uint32_t s = (uint32_t)ELF64_R_SYM(lists[l][i].r_info);
-			if (s && strcmp(d->strtab + d->symtab[s].st_name, "__cyg_profile_func_enter") == 0)
+			if (s && (strcmp(d->strtab + d->symtab[s].st_name, "__cyg_profile_func_enter") == 0 ||
+				  strcmp(d->strtab + d->symtab[s].st_name, "__fentry__") == 0))
 				return 1;
 		}
 	return 0;
+}
+
+/* Instrumented, or patched at load (rt_patch.c: the program not built for
+ * instrumentation and the libraries it selects): its calls into libraries
+ * are probed. */
+static int rt_plt_probes_calls(const struct dl_phdr_info *info, const struct rt_dyn *d)
+{
+	return rt_plt_module_instrumented(d) || (rt_patch_wanted() && rt_patch_module_selected(info->dlpi_name));
 }
 
 /* ------------------------------------------------------------------------
@@ -277,7 +287,7 @@ static int rt_plt_collect(struct dl_phdr_info *info, size_t size, void *arg)
 	 * but its interposers are library functions to probe */
 	Dl_info self;
 	int is_self = dladdr((void *)rt_plt_collect, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr;
-	m->instrumented = !is_self && rt_plt_read_dynamic(info, &d) == 0 && rt_plt_module_instrumented(&d);
+	m->instrumented = !is_self && rt_plt_read_dynamic(info, &d) == 0 && rt_plt_probes_calls(info, &d);
 	return 0;
 }
 
@@ -494,7 +504,7 @@ static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_d
 static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *done)
 {
 	struct rt_dyn d;
-	if (rt_plt_read_dynamic(info, &d) < 0 || !rt_plt_module_instrumented(&d))
+	if (rt_plt_read_dynamic(info, &d) < 0 || !rt_plt_probes_calls(info, &d))
 		return;
 	struct rt_plt_hook h;
 	memset(&h, 0, sizeof(h));
@@ -616,6 +626,7 @@ void rt_plt_init(void)
 	}
 	if (rt_plt_slots) {
 		rt_plt_nmods = 0;
+		rt_patch_wanted(); /* decided before the walk: it walks the modules too */
 		dl_iterate_phdr(rt_plt_collect, NULL);
 		dl_iterate_phdr(rt_plt_visit, NULL);
 		if (rt_plt_names_len)

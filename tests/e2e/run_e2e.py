@@ -16,6 +16,7 @@ Python 3 standard library only.
 """
 import json
 import os
+import random
 import re
 import resource
 import shutil
@@ -41,6 +42,26 @@ def ms(ns):
 
 class Ctx(harness.Ctx):
     """One test's view of stint, the programs and a private temp dir."""
+
+    def capstone(self):
+        """Whether stint can patch programs that have no patch site (Capstone built in and
+        installed): a plain program records, instead of failing with a line naming Capstone."""
+        if not hasattr(self, "_capstone"):
+            data = os.path.join(self.tmp, "capstone-probe.data")
+            p = self.run([self.stint, "record", "-m", "instrument", "-o", data, "--", self.prog("e2e_plain_prog")])
+            self._capstone = p.returncode == 0 and "Capstone" not in p.stderr
+            if os.path.exists(data):
+                os.unlink(data)
+        return self._capstone
+
+    def load_variants(self):
+        """The builds of a test program not made for instrumentation that stint patches: through
+        the compiler's patch sites, and plain -O2 when Capstone is there."""
+        return PATCH_VARIANTS + (("plain",) if self.capstone() else ())
+
+    def need_capstone(self):
+        if not self.capstone():
+            raise TestSkip("stint cannot patch plain programs here (no Capstone)")
 
     def prog(self, name):
         path = os.path.join(self.progs, name)
@@ -894,7 +915,7 @@ def test_patched_same_output_and_counts(c):
     want = program_counts(c.report_json(data), "e2e_patch_mix")
     check(want.get("fib", 0) > 1000 and want.get("on_signal") == 3, "reference counts %s" % want)
     # also: endbr64 before the sites, NOP sites of -mnop-mcount, 8 NOPs
-    for v in PATCH_VARIANTS + ("fentry_cet", "nop", "patch8"):
+    for v in c.load_variants() + ("fentry_cet", "nop", "patch8"):
         name = "e2e_patch_mix_" + v
         prog = c.prog(name)
         out = c.run([prog], expect=0).stdout
@@ -906,6 +927,13 @@ def test_patched_same_output_and_counts(c):
         check(got == want, "%s: calls %s\n  the -finstrument-functions build's: %s" % (
             name, sorted(got.items()), sorted(want.items())))
         text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+        if v == "plain":
+            # every function of the program is patched at load
+            m = re.search(r"# instrumented: (\d+) of (\d+) functions of %s, patched at load" % name, text)
+            check(m and m.group(1) == m.group(2) and int(m.group(1)) == len(want),
+                  "%s: the header should say %d of %d functions patched at load:\n%s" % (
+                      name, len(want), len(want), text[:1500]))
+            continue
         m = re.search(r"# instrumented: (\d+) of (\d+) functions", text)
         check(m, "%s: the report header does not say how many functions are instrumented:\n%s" % (
             name, text[:1500]))
@@ -918,7 +946,7 @@ def test_patched_same_output_and_counts(c):
 @test
 def test_patched_threads_and_signals(c):
     """Threads, 40 short-lived threads and a signal handler, through patch sites: exact calls."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         _, rep = c.record_and_report([c.prog("e2e_threads_" + v)])
         expect_calls(rep, {"alpha_step": 100, "beta_step": 200, "gamma_step": 300, "main_step": 7,
                            "alpha_main": 1, "beta_main": 1, "gamma_main": 1, "main": 1})
@@ -934,7 +962,7 @@ def test_patched_threads_and_signals(c):
 @test
 def test_patched_longjmp(c):
     """longjmp skipping 3 patched frames 10 times: exact calls, the skipped frames closed."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         _, rep = c.record_and_report([c.prog("e2e_longjmp_skip_" + v)])
         expect_calls(rep, {"jump_driver": 1, "outer": 10, "middle": 10, "inner": 10, "after_jump": 3, "main": 1})
         after, inner = func(rep, "after_jump"), func(rep, "inner")
@@ -947,7 +975,7 @@ def test_patched_longjmp(c):
 def test_patched_cxx_exceptions(c):
     """C++ through patch sites: names; exceptions thrown through 3 patched frames (the unwinder
     meets real return addresses) and from inside libstdc++: calls exact, unwound frames closed."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         prog = c.prog("e2e_cxx_names_" + v)
         _, rep = c.record_and_report([prog, "names"])
         expect_calls(rep, {"Foo::bar(int)": 10, "Foo::Foo(int)": 1, "int twice<int>(int)": 4,
@@ -979,7 +1007,7 @@ def test_patched_cxx_rethrow(c):
     check("caught 12" in alone, "e2e_patch_cxx printed %r" % alone)
     _, data = c.record([ref])
     want = program_counts(c.report_json(data), "e2e_patch_cxx")
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         name = "e2e_patch_cxx_" + v
         prog = c.prog(name)
         rec, data = c.record([prog], data=os.path.join(c.tmp, v + ".data"))
@@ -995,7 +1023,7 @@ def test_patched_cxx_rethrow(c):
 @test
 def test_patched_fork_exec(c):
     """fork + exec, both programs instrumented through patch sites: each process its calls."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         target = c.prog("e2e_exec_target_" + v)
         _, rep = c.record_and_report([c.prog("e2e_fork_exec_" + v), target])
         expect_calls(rep, {"launcher_step": 3, "child_before_exec": 1, "main": 1}, module="e2e_fork_exec_" + v)
@@ -1006,12 +1034,158 @@ def test_patched_fork_exec(c):
 @test
 def test_patched_dlopen(c):
     """A library with patch sites loaded with dlopen: its functions patched before they run."""
-    for v in PATCH_VARIANTS:
+    for v in c.load_variants():
         plugin = os.path.join(c.progs, "libe2e_plugin_%s.so" % v)
         check(os.path.exists(plugin), "%s is missing (build the tests first)" % plugin)
         _, rep = c.record_and_report([c.prog("e2e_dlopen_host_" + v), plugin])
         expect_calls(rep, {"host_step": 2, "main": 1}, module="e2e_dlopen_host_" + v)
         expect_calls(rep, {"plugin_entry": 1, "plugin_step": 12}, module="libe2e_plugin_%s.so" % v)
+
+
+@test
+def test_patched_coroutines(c):
+    """Generators on makecontext stacks side by side, switched with swapcontext inside patched
+    frames (one left unfinished): same output as alone (no 'lost track' abort), exact calls."""
+    c.need_capstone()
+    prog = c.prog("e2e_coroutines_plain")
+    alone = c.run([prog], expect=0).stdout
+    check("finished=110" in alone, "e2e_coroutines_plain printed %r" % alone)
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    expect_calls(rep, {"gen_yield": 32, "gen_step": 32, "gen_inner": 3, "gen_body": 3, "resume": 34, "main": 1})
+
+
+@test
+def test_patched_refusals(c):
+    """Functions that cannot be patched safely (2 bytes with no padding after, a loop into its
+    first bytes, no symbol size) are left alone and listed with the reason; the program's
+    output is unchanged and the others are counted."""
+    c.need_capstone()
+    prog = c.prog("e2e_patch_refuse_plain")
+    alone = c.run([prog], expect=0).stdout
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    expect_calls(rep, {"counted_fn": 5, "main": 1, "tiny_b": 5})
+    for n in ("tiny_a", "jump_in", "no_size"):
+        check(calls(rep, n) == 0, "%s was refused but has calls" % n)
+    mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+    m = mods.get("e2e_patch_refuse_plain")
+    check(m, "no patched_modules entry for the program: %s" % rep.get("patched_modules"))
+    why = {f["name"]: f["reason"] for f in m["not_instrumented"]}
+    check(why == {"tiny_a": "short", "jump_in": "jump", "no_size": "nosize"},
+          "refused functions and reasons: %s" % why)
+    check(m["instrumented"] == 3 and m["functions"] == 6, "N of M: %s" % m)
+    text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+    check(re.search(r"# instrumented: 3 of 6 functions of e2e_patch_refuse_plain, patched at load "
+                    r"\(stint report --why lists the other 3\)", text), "header:\n%s" % text[:1200])
+    text = c.run([c.stint, "report", "-i", data, "--no-pager", "--why"], expect=0).stdout
+    for n, words in (("tiny_a", "ends before 5 bytes"), ("jump_in", "a jump lands inside"),
+                     ("no_size", "no size")):
+        check(re.search(r"#\s+%s\s+.*%s" % (n, words), text), "--why does not say %s: %s:\n%s" % (
+            n, words, text[:1500]))
+
+
+@test
+def test_patched_library_calls(c):
+    """A plain program patched at load: its calls into libc are recorded as those of the
+    -finstrument-functions build (same libc functions, same calls)."""
+    c.need_capstone()
+    _, ref = c.record_and_report([c.prog("e2e_libcalls")])
+    _, rep = c.record_and_report([c.prog("e2e_libcalls_plain")])
+    want = {r["name"]: r["calls"] for r in ref["functions"] if "libc.so" in r["module"]}
+    got = {r["name"]: r["calls"] for r in rep["functions"] if "libc.so" in r["module"]}
+    check(want.get("qsort") == 1 and got == want, "libc calls %s\n  the -finstrument-functions build's: %s" % (
+        sorted(got.items()), sorted(want.items())))
+    expect_calls(rep, {"use_libc": 1, "main": 1})
+
+
+@test
+def test_patched_pg_mcount(c):
+    """-pg without -mfentry (mcount after the prologue): patched at load like a plain build."""
+    c.need_capstone()
+    prog = c.prog("e2e_plain_pg")
+    alone = c.run([prog], expect=0, cwd=c.tmp).stdout
+    rec, data = c.record([prog], options=[])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    check(calls(rep, "main") == 1, "main: %d calls" % calls(rep, "main"))
+
+
+def debian_binary(name):
+    path = shutil.which(name, path="/usr/bin:/bin")
+    if path:
+        path = os.path.realpath(path)
+        with open(path, "rb") as f:
+            if f.read(4) == b"\x7fELF":
+                return path
+    return None
+
+
+@test
+def test_patched_debian_binaries(c):
+    """Debian's -O2 binaries, not built for instrumentation, patched at load: xz and gzip
+    (compress and decompress, also with liblzma patched: STINT_PATCH_LIBS), bash (command
+    substitution: a fork child whose runtime reads bash's own getenv) and python3 give
+    byte-identical output to an unprofiled run; functions are counted where there are symbols."""
+    c.need_capstone()
+    data_in = os.path.join(c.tmp, "input.txt")
+    rnd = random.Random(7)
+    with open(data_in, "w") as f:
+        for i in range(15000):
+            f.write("%d %s\n" % (i, "".join(rnd.choice("abcdefgh ") for _ in range(30))))
+    ran = []
+
+    def same(argv, env=None, name="run"):
+        p1 = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=RECORD_TIMEOUT)
+        check(p1.returncode == 0, "%s alone exited %d: %s" % (argv, p1.returncode, p1.stderr[:300]))
+        data = os.path.join(c.tmp, name + ".data")
+        c.log.append("stint record -o %s -- %s" % (data, " ".join(argv)))
+        p2 = subprocess.run([c.stint, "record", "-m", "instrument", "-o", data, "--"] + argv,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=RECORD_TIMEOUT)
+        check(p2.returncode == 0, "%s under stint exited %d: %s" % (argv, p2.returncode, p2.stderr[-500:]))
+        check(p1.stdout == p2.stdout, "%s printed %d bytes under stint, %d alone (or other bytes)" % (
+            argv, len(p2.stdout), len(p1.stdout)))
+        ran.append(os.path.basename(argv[0]))
+        return c.report_json(data)
+
+    xz = debian_binary("xz")
+    if xz:
+        same([xz, "-c", "-6", data_in], name="xz")
+        env = dict(os.environ, STINT_PATCH_LIBS="liblzma")
+        rep = same([xz, "-c", "-6", data_in], env=env, name="xz-lib")
+        mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+        lz = [m for k, m in mods.items() if k.startswith("liblzma")]
+        check(lz and lz[0]["instrumented"] > 20, "liblzma was not patched: %s" % rep.get("patched_modules"))
+        check(calls(rep, "lzma_code") > 0, "lzma_code has no calls")
+        with open(os.path.join(c.tmp, "in.xz"), "wb") as f:
+            f.write(subprocess.run([xz, "-c", data_in], stdout=subprocess.PIPE).stdout)
+        same([xz, "-dc", os.path.join(c.tmp, "in.xz")], env=env, name="unxz")
+    gz = debian_binary("gzip")
+    if gz:
+        same([gz, "-c", "-9", data_in], name="gzip")
+        with open(os.path.join(c.tmp, "in.gz"), "wb") as f:
+            f.write(subprocess.run([gz, "-c", data_in], stdout=subprocess.PIPE).stdout)
+        same([gz, "-dc", os.path.join(c.tmp, "in.gz")], name="gunzip")
+    bash = debian_binary("bash")
+    if bash:
+        rep = same([bash, "-c", 'x=$(echo hi); for i in 1 2 3; do y="$y$x$i"; done; echo "[$y]"'], name="bash")
+        check(any(m["instrumented"] > 500 for m in rep.get("patched_modules", [])),
+              "bash: few functions patched: %s" % rep.get("patched_modules"))
+    py = debian_binary("python3")
+    if py:
+        script = ("import json, hashlib, collections\n"
+                  "d = {str(i): [i * i, str(i)[::-1]] for i in range(3000)}\n"
+                  "s = json.dumps(d, sort_keys=True)\n"
+                  "print(hashlib.sha256(s.encode()).hexdigest(), collections.Counter(s).most_common(3))\n")
+        rep = same([py, "-c", script], name="python3")
+        check(any(m["instrumented"] > 500 for m in rep.get("patched_modules", [])),
+              "python3: few functions patched: %s" % rep.get("patched_modules"))
+        check(calls(rep, "PyList_Append") > 0 or calls(rep, "PyDict_SetItem") > 0,
+              "python3: no calls of its API functions recorded")
+    if not ran:
+        raise TestSkip("none of xz, gzip, bash, python3 is installed")
 
 
 # --- error cases -------------------------------------------------------------
@@ -1522,18 +1696,24 @@ def test_err_missing_program(c):
 
 @test
 def test_err_not_instrumented(c):
-    """record -m instrument of a program built without -finstrument-functions."""
-    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_prog")])
-    one_line_error(p, ["-finstrument-functions", "-pg -mfentry", "-fpatchable-function-entry=5"],
-                   "record of an uninstrumented program")
+    """record -m instrument of a program built without -finstrument-functions where Capstone
+    is missing (STINT_NO_CAPSTONE stands in for that): one line naming Capstone and the
+    rebuild options, no data file."""
+    env = dict(os.environ, STINT_NO_CAPSTONE="1")
+    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_prog")],
+              env=env)
+    one_line_error(p, ["Capstone", "-finstrument-functions", "-pg -mfentry", "-fpatchable-function-entry=5"],
+                   "record of an uninstrumented program without Capstone")
     check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
 
 
 @test
 def test_err_pg_without_mfentry(c):
     """record -m instrument of a program built with -pg alone (mcount after the prologue)."""
-    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_pg")])
-    one_line_error(p, ["-mfentry", "-pg"], "record of a -pg program")
+    env = dict(os.environ, STINT_NO_CAPSTONE="1")
+    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", c.prog("e2e_plain_pg")],
+              env=env, cwd=c.tmp)
+    one_line_error(p, ["-mfentry", "-pg", "Capstone"], "record of a -pg program")
     check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
 
 

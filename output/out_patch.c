@@ -1,0 +1,165 @@
+/*
+ * out_patch.c - what the report says about programs instrumented at load
+ * (not built with -finstrument-functions): per module, how many of its
+ * functions got probes, and with --why the others and the reason.  Read
+ * from the data file's notes, written by stint record from the runtime's
+ * account (recorder/rec_patch.c): "patchmod=MOD:N/M" per module and
+ * "patchwhy=NAME:REASON:MOD,...".
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output.h"
+
+/* symbol/sym.c's, weak: a program linking the output code without the
+ * symbolizer (the fuzz target) shows mangled names */
+extern char *sym_demangle(const char *name) __attribute__((weak));
+
+static char *op_demangle(const char *raw)
+{
+	return sym_demangle ? sym_demangle(raw) : strdup(raw);
+}
+
+/* The reasons' keywords (runtime/rt_patch_cs.c) in words. */
+static const char *op_reason(const char *k, size_t n)
+{
+	static const char *const r[][2] = {
+		{"short", "ends before 5 bytes, and no padding follows it"},
+		{"jump", "a jump lands inside its first 5 bytes"},
+		{"insn", "an instruction that cannot be moved (or that Capstone does not know)"},
+		{"nosize", "its symbol has no size"},
+		{"entry", "the program's entry point (no return address)"},
+		{"far", "no memory for its trampoline within 2 GiB"},
+		{"write", "its code could not be made writable"},
+		{"nocapstone", "the Capstone disassembler was missing"},
+	};
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (strlen(r[i][0]) == n && strncmp(r[i][0], k, n) == 0)
+			return r[i][1];
+	return "unknown reason";
+}
+
+/* The next token of notes starting with key, as [*v, end). */
+static const char *op_token(const char *p, const char *key, const char **end)
+{
+	size_t l = strlen(key);
+	while (p && *p) {
+		if (strncmp(p, key, l) == 0) {
+			*end = strchrnul(p + l, ' ');
+			return p + l;
+		}
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/* Each refused function of module mod (n chars): fn(name, reason). */
+static size_t op_each_why(const char *notes, const char *mod, size_t mn,
+			  void (*fn)(void *, const char *, size_t, const char *, size_t), void *arg)
+{
+	const char *e, *v = op_token(notes, "patchwhy=", &e);
+	size_t count = 0;
+	while (v && v < e) {
+		const char *c = memchr(v, ',', (size_t)(e - v));
+		const char *ie = c ? c : e;
+		const char *c1 = memchr(v, ':', (size_t)(ie - v));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(ie - c1 - 1)) : NULL;
+		if (c1 && c2 && (size_t)(ie - c2 - 1) == mn && strncmp(c2 + 1, mod, mn) == 0) {
+			count++;
+			if (fn)
+				fn(arg, v, (size_t)(c1 - v), c1 + 1, (size_t)(c2 - c1 - 1));
+		}
+		v = ie + 1;
+	}
+	return count;
+}
+
+static void op_print_why(void *arg, const char *nm, size_t nl, const char *r, size_t rl)
+{
+	char *raw = strndup(nm, nl), *name = op_demangle(raw);
+	fprintf((FILE *)arg, "#   %-40s %s\n", name, op_reason(r, rl));
+	free(name);
+	free(raw);
+}
+
+void out_patch_header(FILE *f, const char *notes, int why)
+{
+	const char *e, *v = notes;
+	int any = 0;
+	while ((v = op_token(v, "patchmod=", &e))) {
+		const char *colon = memrchr(v, ':', (size_t)(e - v));
+		unsigned long long n = 0, m = 0;
+		if (!colon || sscanf(colon + 1, "%llu/%llu", &n, &m) != 2) {
+			v = e;
+			continue;
+		}
+		size_t ml = (size_t)(colon - v);
+		if (m == 0) { /* stripped: no function symbols to patch */
+			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols (stripped); "
+				   "its calls into libraries are recorded\n", (int)ml, v);
+			v = e;
+			continue;
+		}
+		fprintf(f, "# instrumented: %llu of %llu functions of %.*s, patched at load", n, m, (int)ml, v);
+		if (n < m && !why)
+			fprintf(f, " (stint report --why lists the other %llu)", m - n);
+		fputc('\n', f);
+		if (why && n < m) {
+			fprintf(f, "# not instrumented in %.*s:\n", (int)ml, v);
+			op_each_why(notes, v, ml, op_print_why, f);
+		}
+		any = 1;
+		v = e;
+	}
+	(void)any;
+}
+
+struct op_json {
+	FILE *f;
+	int first;
+};
+
+static void op_json_why(void *arg, const char *nm, size_t nl, const char *r, size_t rl)
+{
+	struct op_json *j = arg;
+	char *raw = strndup(nm, nl), *name = op_demangle(raw), *reason = strndup(r, rl);
+	free(raw);
+	fputs(j->first ? "{\"name\":" : ",{\"name\":", j->f);
+	out_json_str(j->f, name);
+	fputs(",\"reason\":", j->f);
+	out_json_str(j->f, reason);
+	fputc('}', j->f);
+	j->first = 0;
+	free(name);
+	free(reason);
+}
+
+void out_patch_json(FILE *f, const char *notes)
+{
+	const char *e, *v = notes;
+	int first = 1;
+	while ((v = op_token(v, "patchmod=", &e))) {
+		const char *colon = memrchr(v, ':', (size_t)(e - v));
+		unsigned long long n = 0, m = 0;
+		if (!colon || sscanf(colon + 1, "%llu/%llu", &n, &m) != 2) {
+			v = e;
+			continue;
+		}
+		size_t ml = (size_t)(colon - v);
+		char *mod = strndup(v, ml);
+		fputs(first ? ",\n\"patched_modules\":[\n {\"module\":" : ",\n {\"module\":", f);
+		out_json_str(f, mod);
+		fprintf(f, ",\"instrumented\":%llu,\"functions\":%llu,\"not_instrumented\":[", n, m);
+		struct op_json j = {f, 1};
+		op_each_why(notes, v, ml, op_json_why, &j);
+		fputs("]}", f);
+		free(mod);
+		first = 0;
+		v = e;
+	}
+	if (!first)
+		fputs("]", f);
+}

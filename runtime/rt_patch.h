@@ -1,0 +1,26 @@
+/*
+ * rt_patch.h - what rt_patch.c (compiler patch sites, the return probe)
+ * shares with rt_patch_cs.c (functions without one, moved with Capstone)
+ * and rt_plt_got.c (which modules' library calls are probed).
+ */
+#ifndef STINT_RT_PATCH_H
+#define STINT_RT_PATCH_H
+
+#include <link.h>
+#include <stdint.h>
+
+/* Patch the entries of one module's functions through trampolines, and
+ * write its ".patch.<n>" file (N of M, the reasons for the others). */
+void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, size_t fsz, const char *path);
+/* Whether this runtime was built with Capstone's header. */
+int rt_patch_cs_available(void);
+/* Whether the module named name (dl_iterate_phdr's dlpi_name: "" for the
+ * program) is one this process patches when it has no probes of its own:
+ * the program, and libraries outside the system's directories (or named in
+ * STINT_PATCH_LIBS). */
+int rt_patch_module_selected(const char *name);
+/* Whether this process patches functions without patch sites: its program
+ * was not built with -finstrument-functions (and STINT_PATCH is not 0). */
+int rt_patch_wanted(void);
+
+#endif

@@ -1,0 +1,832 @@
+/*
+ * rt_patch_cs.c - probes at the entry of functions that have no patch site
+ * (a program or library built without -finstrument-functions, -pg -mfentry
+ * or -fpatchable-function-entry), with the Capstone disassembler.
+ *
+ * For each function of a module (its symbol table, else its dynamic one,
+ * with sizes) the instructions covering the first 5 bytes after any endbr64
+ * are moved to a trampoline in pages mapped within +-2 GiB of the module,
+ * and replaced by "jmp trampoline".  The trampoline is
+ *     .quad function          (rt_patch_enter reads it)
+ *     call *entry(%rip)       (rt_patch_entry_tramp: entry probe, swaps the
+ *                              return address exactly as rt_patch.c does)
+ *     the moved instructions, relocated
+ *     jmp back                (to the first instruction not moved)
+ * Relocation: RIP-relative operands get a new displacement; jcc/jmp rel8 and
+ * rel32 become rel32 forms to the same target; "call rel32" becomes "push
+ * the original return address; jmp target", so the callee returns into the
+ * function itself and unwinders and backtraces never see the trampoline.
+ *
+ * A function is refused (listed in the .patch file the recorder reads,
+ * never patched half) when:
+ *   short  - it ends before 5 bytes and what follows is not padding;
+ *   jump   - a direct branch anywhere in the module's functions lands
+ *            inside the bytes that would be moved;
+ *   insn   - an instruction Capstone does not know, or one that cannot be
+ *            moved (loop/jrcxz, xbegin, int3, a relative operand it cannot
+ *            reach from the trampoline);
+ *   nosize - its symbol has no size (the code to scan is not known);
+ *   entry  - the program's entry point (no return address on its stack).
+ * Parts of functions the compiler split off (NAME.cold) are jumped to,
+ * never called, and are not functions: neither patched nor counted; nor is
+ * the start-up code of crt*.o (_start, _init, frame_dummy, ...).
+ *
+ * Capstone (libcapstone.so.4) is loaded with dlopen only when a module
+ * needs it, and allocates from mmap'ed memory of ours (the program may
+ * define its own malloc; the runtime never calls it).  Built without
+ * Capstone's header (STINT_HAVE_CAPSTONE undefined), or where the library
+ * is missing at run time, modules are left alone and the .patch file says
+ * so: stint record checks this first and says so in one line.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt_int.h"
+#include "rt_patch.h"
+
+#ifdef STINT_HAVE_CAPSTONE
+#include <capstone/capstone.h>
+
+extern void rt_patch_entry_tramp(void);
+
+/* ------------------------------------------------------------------------
+ * Memory for Capstone and our tables: bump allocation from mmap, released
+ * all at once after each module
+ * --------------------------------------------------------------------- */
+
+struct rt_arena {
+	uint8_t *base;
+	size_t used, size;
+};
+static struct rt_arena rt_cs_heap;
+
+static void *rt_arena_alloc(struct rt_arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!a->base || a->used + n > a->size) {
+		/* a new, larger block; the old one is dropped with the arena */
+		size_t sz = a->size ? a->size * 2 : (1u << 20);
+		while (sz < n + 16)
+			sz *= 2;
+		void *m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		/* chain the old block in the new one's first 16 bytes */
+		memcpy(m, &a->base, sizeof(a->base));
+		memcpy((uint8_t *)m + 8, &a->size, sizeof(a->size));
+		a->base = m;
+		a->size = sz;
+		a->used = 16;
+	}
+	void *p = a->base + a->used;
+	a->used += n;
+	return p;
+}
+
+static void rt_arena_reset(struct rt_arena *a)
+{
+	while (a->base) {
+		uint8_t *old;
+		size_t oldsz;
+		memcpy(&old, a->base, sizeof(old));
+		memcpy(&oldsz, a->base + 8, sizeof(oldsz));
+		munmap(a->base, a->size);
+		a->base = old;
+		a->size = oldsz;
+	}
+	a->used = a->size = 0;
+}
+
+static void *rt_cs_malloc(size_t n)
+{
+	size_t *p = rt_arena_alloc(&rt_cs_heap, n + 16);
+	if (!p)
+		return NULL;
+	p[0] = n;
+	return p + 2;
+}
+
+static void *rt_cs_calloc(size_t n, size_t m)
+{
+	void *p = rt_cs_malloc(n * m);
+	if (p)
+		memset(p, 0, n * m);
+	return p;
+}
+
+static void *rt_cs_realloc(void *old, size_t n)
+{
+	void *p = rt_cs_malloc(n);
+	if (p && old) {
+		size_t was = ((size_t *)old)[-2];
+		memcpy(p, old, was < n ? was : n);
+	}
+	return p;
+}
+
+static void rt_cs_free(void *p)
+{
+	(void)p; /* released with the arena */
+}
+
+/* ------------------------------------------------------------------------
+ * Capstone, loaded on first use
+ * --------------------------------------------------------------------- */
+
+static struct {
+	int tried, ok;
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_err (*close)(csh *);
+	cs_insn *(*malloc_insn)(csh);
+	void (*free_insn)(cs_insn *, size_t);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+} rt_cs;
+
+static int rt_cs_load(void)
+{
+	if (rt_cs.tried)
+		return rt_cs.ok;
+	rt_cs.tried = 1;
+	/* the dynamic linker's dlopen, not this library's interposer */
+	void *(*real_dlopen)(const char *, int) = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	void *h = real_dlopen ? real_dlopen("libcapstone.so.4", RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!h)
+		return 0;
+	rt_cs.open = (cs_err(*)(cs_arch, cs_mode, csh *))dlsym(h, "cs_open");
+	rt_cs.option = (cs_err(*)(csh, cs_opt_type, size_t))dlsym(h, "cs_option");
+	rt_cs.close = (cs_err(*)(csh *))dlsym(h, "cs_close");
+	rt_cs.malloc_insn = (cs_insn * (*)(csh)) dlsym(h, "cs_malloc");
+	rt_cs.free_insn = (void (*)(cs_insn *, size_t))dlsym(h, "cs_free");
+	rt_cs.disasm_iter = (bool (*)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *))dlsym(h, "cs_disasm_iter");
+	if (!rt_cs.open || !rt_cs.option || !rt_cs.close || !rt_cs.malloc_insn || !rt_cs.free_insn ||
+	    !rt_cs.disasm_iter)
+		return 0;
+	cs_opt_mem mem = {rt_cs_malloc, rt_cs_calloc, rt_cs_realloc, rt_cs_free, vsnprintf};
+	if (rt_cs.option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK)
+		return 0;
+	rt_cs.ok = 1;
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * The module's functions
+ * --------------------------------------------------------------------- */
+
+struct rt_cs_fn {
+	uint64_t addr, size; /* in memory */
+	const char *name;
+	const char *why;     /* refused: the reason's keyword */
+};
+
+static int rt_cs_cmp_fn(const void *a, const void *b)
+{
+	const struct rt_cs_fn *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int rt_cs_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int rt_cs_endbr(const uint8_t *p)
+{
+	return p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] == 0xfa || p[3] == 0xfb);
+}
+
+/* The start-up code the toolchain adds to every program (crt*.o): not the
+ * program's functions, and not instrumented by -finstrument-functions
+ * either; _start has no return address at all. */
+static int rt_cs_is_crt(const char *nm)
+{
+	static const char *const crt[] = {"_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
+					  "__do_global_dtors_aux", "frame_dummy", "__libc_csu_init", "__libc_csu_fini",
+					  "_dl_relocate_static_pie"};
+	for (size_t i = 0; i < sizeof(crt) / sizeof(crt[0]); i++)
+		if (strcmp(nm, crt[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A name of a part the compiler split off a function (NAME.cold, NAME.cold.N). */
+static int rt_cs_is_fragment(const char *nm)
+{
+	const char *c = strstr(nm, ".cold");
+	return c && (c[5] == 0 || c[5] == '.');
+}
+
+struct rt_cs_mod {
+	const struct dl_phdr_info *info;
+	uintptr_t lo, hi;       /* the module's executable segments */
+	struct rt_cs_fn *fns;
+	size_t nfns;
+	uint64_t *targets;      /* direct branch targets, sorted */
+	size_t ntargets, cap;
+	uint8_t *tramp;         /* trampoline block, and what is used of it */
+	size_t tused, tsize;
+	csh cs;
+	cs_insn *insn;
+};
+
+static int rt_cs_exec_at(const struct rt_cs_mod *m, uint64_t a, uint64_t len)
+{
+	const struct dl_phdr_info *info = m->info;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (a >= s && a + len <= s + ph->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
+/* The end of the executable segment holding a. */
+static uintptr_t rt_cs_segment_end(const struct rt_cs_mod *m, uint64_t a)
+{
+	const struct dl_phdr_info *info = m->info;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= s && a < s + ph->p_memsz)
+			return s + ph->p_memsz;
+	}
+	return a + 1;
+}
+
+/* Read the functions from the file's .symtab, else its .dynsym. */
+static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz)
+		return -1;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	const ElfW(Shdr) *sym = NULL;
+	for (unsigned s = 0; s < eh->e_shnum; s++)
+		if (sh[s].sh_type == SHT_SYMTAB || (sh[s].sh_type == SHT_DYNSYM && !sym))
+			sym = &sh[s];
+	if (!sym || sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(ElfW(Sym)) ||
+	    sym->sh_offset + sym->sh_size > fsz)
+		return 0;
+	const ElfW(Shdr) *str = &sh[sym->sh_link];
+	if (str->sh_offset + str->sh_size > fsz)
+		return -1;
+	const ElfW(Sym) *syms = (const void *)(f + sym->sh_offset);
+	size_t n = sym->sh_size / sizeof(ElfW(Sym));
+	m->fns = rt_arena_alloc(&rt_cs_heap, (n + 1) * sizeof(*m->fns));
+	if (!m->fns)
+		return -1;
+	uintptr_t entry = eh->e_type == ET_EXEC ? eh->e_entry : m->info->dlpi_addr + eh->e_entry;
+	int is_exe = !m->info->dlpi_name || !*m->info->dlpi_name;
+	for (size_t i = 0; i < n; i++) {
+		const ElfW(Sym) *s = &syms[i];
+		if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx == SHN_UNDEF || s->st_value == 0 ||
+		    s->st_name >= str->sh_size)
+			continue;
+		const char *nm = (const char *)f + str->sh_offset + s->st_name;
+		if (rt_cs_is_fragment(nm) || rt_cs_is_crt(nm))
+			continue;
+		uint64_t a = (eh->e_type == ET_EXEC ? 0 : m->info->dlpi_addr) + s->st_value;
+		if (!rt_cs_exec_at(m, a, 1))
+			continue;
+		struct rt_cs_fn *fn = &m->fns[m->nfns++];
+		fn->addr = a;
+		fn->size = s->st_size;
+		fn->name = nm;
+		fn->why = s->st_size == 0 ? "nosize" : !rt_cs_exec_at(m, a, s->st_size) ? "nosize" : NULL;
+		if (is_exe && a == entry)
+			fn->why = "entry";
+	}
+	qsort(m->fns, m->nfns, sizeof(*m->fns), rt_cs_cmp_fn);
+	/* aliases: one function per address (the sized one, the first name) */
+	size_t w = 0;
+	for (size_t i = 0; i < m->nfns; i++) {
+		if (w && m->fns[w - 1].addr == m->fns[i].addr) {
+			if (m->fns[w - 1].size == 0 && m->fns[i].size)
+				m->fns[w - 1] = m->fns[i];
+			continue;
+		}
+		m->fns[w++] = m->fns[i];
+	}
+	m->nfns = w;
+	return 0;
+}
+
+static void rt_cs_add_target(struct rt_cs_mod *m, uint64_t t)
+{
+	if (m->ntargets == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 4096;
+		uint64_t *v = rt_arena_alloc(&rt_cs_heap, cap * sizeof(*v));
+		if (!v)
+			return;
+		if (m->ntargets)
+			memcpy(v, m->targets, m->ntargets * sizeof(*v));
+		m->targets = v;
+		m->cap = cap;
+	}
+	m->targets[m->ntargets++] = t;
+}
+
+/* The immediate target of a direct jump or call, or 0. */
+static uint64_t rt_cs_branch_target(const cs_insn *in)
+{
+	const cs_detail *d = in->detail;
+	int branch = 0;
+	for (int g = 0; g < d->groups_count; g++)
+		if (d->groups[g] == CS_GRP_JUMP || d->groups[g] == CS_GRP_CALL ||
+		    d->groups[g] == CS_GRP_BRANCH_RELATIVE)
+			branch = 1;
+	if (in->id == X86_INS_XBEGIN)
+		branch = 1;
+	if (!branch || d->x86.op_count != 1 || d->x86.operands[0].type != X86_OP_IMM)
+		return 0;
+	return (uint64_t)d->x86.operands[0].imm;
+}
+
+/* Disassemble every function whole: the branch targets of the module.  A
+ * function that does not decode to its end is refused (what it jumps to
+ * is not known, nor whether it could be moved). */
+static void rt_cs_scan(struct rt_cs_mod *m)
+{
+	for (size_t i = 0; i < m->nfns; i++) {
+		struct rt_cs_fn *fn = &m->fns[i];
+		if (fn->size == 0 || !rt_cs_exec_at(m, fn->addr, fn->size))
+			continue;
+		const uint8_t *code = (const uint8_t *)(uintptr_t)fn->addr;
+		size_t left = fn->size;
+		uint64_t pc = fn->addr;
+		while (left > 0) {
+			if (!rt_cs.disasm_iter(m->cs, &code, &left, &pc, m->insn)) {
+				if (left >= 4 && rt_cs_endbr(code)) {
+					code += 4, left -= 4, pc += 4;
+					continue;
+				}
+				if (!fn->why)
+					fn->why = "insn";
+				/* go on after one byte: branches further on
+				 * still count for the other functions */
+				code++;
+				left--;
+				pc++;
+				continue;
+			}
+			uint64_t t = rt_cs_branch_target(m->insn);
+			if (t)
+				rt_cs_add_target(m, t);
+		}
+	}
+	if (m->ntargets)
+		qsort(m->targets, m->ntargets, sizeof(*m->targets), rt_cs_cmp_u64);
+}
+
+/* A direct branch lands in (lo, hi). */
+static int rt_cs_target_inside(const struct rt_cs_mod *m, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = m->ntargets;
+	while (a < b) { /* first target > lo */
+		size_t c = (a + b) / 2;
+		if (m->targets[c] <= lo)
+			a = c + 1;
+		else
+			b = c;
+	}
+	return a < m->ntargets && m->targets[a] < hi;
+}
+
+/* Whether [pc, end) is padding after a function: whole NOPs and int3s. */
+static int rt_cs_padding(struct rt_cs_mod *m, uint64_t pc, uint64_t end)
+{
+	while (pc < end) {
+		if (!rt_cs_exec_at(m, pc, 1))
+			return 0;
+		const uint8_t *code = (const uint8_t *)(uintptr_t)pc;
+		if (*code == 0xcc) {
+			pc++;
+			continue;
+		}
+		size_t left = 16;
+		uint64_t ipc = pc;
+		if (!rt_cs_exec_at(m, pc, left) || !rt_cs.disasm_iter(m->cs, &code, &left, &ipc, m->insn) ||
+		    (m->insn->id != X86_INS_NOP && m->insn->id != X86_INS_INT3))
+			return 0;
+		pc += m->insn->size;
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Trampolines
+ * --------------------------------------------------------------------- */
+
+#define RT_CS_TRAMP_MAX 128 /* bytes one trampoline may take */
+
+/* A block of n bytes mapped within reach of a rel32 from all of [lo, hi). */
+static uint8_t *rt_cs_near(uintptr_t lo, uintptr_t hi, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	n = (n + page - 1) & ~(page - 1);
+	for (int dir = 0; dir < 2; dir++)
+		for (uintptr_t k = 1; k < 1024; k++) {
+			uintptr_t at = dir == 0 ? ((hi + page - 1) & ~(page - 1)) + k * (1u << 20)
+						: (lo & ~(page - 1)) - k * (1u << 20) - n;
+			if (dir == 1 && lo < k * (1u << 20) + n + page)
+				break;
+			if (dir == 0 ? at + n - lo >= (1u << 31) : hi - at >= (1u << 31))
+				break;
+			void *m = mmap((void *)at, n, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (m == MAP_FAILED)
+				continue;
+			if ((uintptr_t)m != at) {
+				munmap(m, n);
+				continue;
+			}
+			return m;
+		}
+	return NULL;
+}
+
+static int rt_cs_fits32(int64_t v)
+{
+	return v == (int32_t)v;
+}
+
+static void rt_cs_put32(uint8_t *p, int64_t v)
+{
+	int32_t x = (int32_t)v;
+	memcpy(p, &x, 4);
+}
+
+/*
+ * Build fn's trampoline at out (its address in memory: out too) and say how
+ * many bytes at fn's patch point it replaces (*moved).  Returns the
+ * trampoline's length, or 0 with fn->why set.
+ */
+static size_t rt_cs_build(struct rt_cs_mod *m, struct rt_cs_fn *fn, uint64_t at, uint8_t *out,
+			  size_t *moved)
+{
+	uint64_t fnend = fn->addr + fn->size;
+	uint8_t *o = out;
+	uint64_t fnaddr = fn->addr;
+	memcpy(o, &fnaddr, 8);
+	o += 8;
+	/* call *entry(%rip): the entry's address is the block's first qword */
+	o[0] = 0xff;
+	o[1] = 0x15;
+	int64_t d = (int64_t)((uintptr_t)m->tramp - ((uintptr_t)o + 6));
+	if (!rt_cs_fits32(d)) {
+		fn->why = "insn";
+		return 0;
+	}
+	rt_cs_put32(o + 2, d);
+	o += 6;
+	uint64_t pc = at;
+	int ended = 0; /* an unconditional jump or return was moved */
+	while (pc < at + 5) {
+		if (pc >= fnend) {
+			/* the function ended: what follows up to 5 bytes must be
+			 * padding no other function starts in, and the code must
+			 * not fall through into it */
+			if (!ended || !rt_cs_padding(m, pc, at + 5)) {
+				fn->why = "short";
+				return 0;
+			}
+			pc = at + 5;
+			break;
+		}
+		const uint8_t *code = (const uint8_t *)(uintptr_t)pc;
+		size_t left = (size_t)(fnend - pc);
+		uint64_t ipc = pc;
+		if (!rt_cs.disasm_iter(m->cs, &code, &left, &ipc, m->insn)) {
+			fn->why = "insn";
+			return 0;
+		}
+		const cs_insn *in = m->insn;
+		const cs_x86 *x = &in->detail->x86;
+		uint64_t next = pc + in->size;
+		if (ended) {
+			/* after a return inside the moved bytes: code reached
+			 * only by a branch, and none lands here */
+			pc = next;
+			continue;
+		}
+		switch (in->id) {
+		case X86_INS_LOOP:
+		case X86_INS_LOOPE:
+		case X86_INS_LOOPNE:
+		case X86_INS_JRCXZ:
+		case X86_INS_JECXZ:
+		case X86_INS_JCXZ:
+		case X86_INS_XBEGIN:
+		case X86_INS_INT3:
+		case X86_INS_SYSCALL: /* the kernel may restart it at its address */
+			fn->why = "insn";
+			return 0;
+		default:
+			break;
+		}
+		uint64_t target = rt_cs_branch_target(in);
+		if (target) {
+			/* the opcode after any prefixes */
+			size_t k = 0;
+			while (k < in->size && (in->bytes[k] == 0xf2 || in->bytes[k] == 0x2e || in->bytes[k] == 0x3e))
+				k++;
+			uint8_t op = in->bytes[k];
+			int64_t rel;
+			if (op == 0xe8) { /* call: push the original return address, jmp */
+				/* lea -8(%rsp),%rsp; movl $lo,(%rsp); movl $hi,4(%rsp) */
+				static const uint8_t lea[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8};
+				memcpy(o, lea, 5);
+				o += 5;
+				o[0] = 0xc7, o[1] = 0x04, o[2] = 0x24;
+				rt_cs_put32(o + 3, (int64_t)(uint32_t)next);
+				o += 7;
+				o[0] = 0xc7, o[1] = 0x44, o[2] = 0x24, o[3] = 0x04;
+				rt_cs_put32(o + 4, (int64_t)(uint32_t)(next >> 32));
+				o += 8;
+				o[0] = 0xe9;
+				rel = (int64_t)(target - ((uintptr_t)o + 5));
+				if (!rt_cs_fits32(rel)) {
+					fn->why = "insn";
+					return 0;
+				}
+				rt_cs_put32(o + 1, rel);
+				o += 5;
+			} else if (op == 0xe9 || op == 0xeb) { /* jmp */
+				o[0] = 0xe9;
+				rel = (int64_t)(target - ((uintptr_t)o + 5));
+				if (!rt_cs_fits32(rel)) {
+					fn->why = "insn";
+					return 0;
+				}
+				rt_cs_put32(o + 1, rel);
+				o += 5;
+				ended = 1;
+			} else if ((op & 0xf0) == 0x70 || (op == 0x0f && k + 1 < in->size && (in->bytes[k + 1] & 0xf0) == 0x80)) {
+				uint8_t cc = (op == 0x0f ? in->bytes[k + 1] : op) & 0x0f;
+				o[0] = 0x0f;
+				o[1] = (uint8_t)(0x80 | cc);
+				rel = (int64_t)(target - ((uintptr_t)o + 6));
+				if (!rt_cs_fits32(rel)) {
+					fn->why = "insn";
+					return 0;
+				}
+				rt_cs_put32(o + 2, rel);
+				o += 6;
+			} else {
+				fn->why = "insn";
+				return 0;
+			}
+		} else {
+			int riprel = 0;
+			for (int i = 0; i < x->op_count; i++)
+				if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
+					riprel = 1;
+			memcpy(o, in->bytes, in->size);
+			if (riprel) {
+				if (x->encoding.disp_offset == 0 || x->encoding.disp_size != 4 ||
+				    x->encoding.disp_offset + 4u > in->size) {
+					fn->why = "insn";
+					return 0;
+				}
+				uint64_t ref = next + (uint64_t)x->disp;
+				int64_t nd = (int64_t)(ref - ((uintptr_t)o + in->size));
+				if (!rt_cs_fits32(nd)) {
+					fn->why = "insn";
+					return 0;
+				}
+				rt_cs_put32(o + x->encoding.disp_offset, nd);
+			} else {
+				/* anything else that reads RIP cannot be moved */
+				for (int r = 0; r < in->detail->regs_read_count; r++)
+					if (in->detail->regs_read[r] == X86_REG_RIP) {
+						fn->why = "insn";
+						return 0;
+					}
+			}
+			o += in->size;
+			if (in->id == X86_INS_RET || in->id == X86_INS_RETF || in->id == X86_INS_UD2 ||
+			    in->id == X86_INS_HLT || (in->id == X86_INS_JMP && !target))
+				ended = 1;
+		}
+		pc = next;
+		if ((size_t)(o - out) > RT_CS_TRAMP_MAX - 8) {
+			fn->why = "insn";
+			return 0;
+		}
+	}
+	if (!ended) { /* jmp back */
+		o[0] = 0xe9;
+		int64_t rel = (int64_t)(pc - ((uintptr_t)o + 5));
+		if (!rt_cs_fits32(rel)) {
+			fn->why = "insn";
+			return 0;
+		}
+		rt_cs_put32(o + 1, rel);
+		o += 5;
+	}
+	*moved = (size_t)(pc - at);
+	return (size_t)(o - out);
+}
+
+/* ------------------------------------------------------------------------
+ * The .patch file: what was done to each module, for the report
+ * --------------------------------------------------------------------- */
+
+static unsigned rt_cs_seq;
+
+static void rt_cs_report(const char *path, const struct rt_cs_mod *m, size_t npatched, size_t ncounted,
+			 const char *all_why)
+{
+	size_t cap = 256 + strlen(path);
+	for (size_t i = 0; i < m->nfns; i++)
+		if (m->fns[i].why || all_why)
+			cap += strlen(m->fns[i].name) + 16;
+	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return;
+	size_t n = (size_t)snprintf(buf, cap, "module\t%s\t%zu\t%zu\n", path, npatched, ncounted);
+	for (size_t i = 0; i < m->nfns && n < cap; i++) {
+		const char *why = all_why ? all_why : m->fns[i].why;
+		if (why)
+			n += (size_t)snprintf(buf + n, cap - n, "%s\t%s\n", m->fns[i].name, why);
+	}
+	char suffix[32];
+	snprintf(suffix, sizeof(suffix), ".patch.%u", __atomic_add_fetch(&rt_cs_seq, 1, __ATOMIC_RELAXED));
+	rt_write_file(suffix, buf, n < cap ? n : cap);
+	munmap(buf, cap);
+}
+
+/* Patch the functions of one module; file is its ELF file, mapped. */
+void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, size_t fsz, const char *path)
+{
+	struct rt_cs_mod m;
+	memset(&m, 0, sizeof(m));
+	m.info = info;
+	m.lo = UINTPTR_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < m.lo)
+			m.lo = a;
+		if (a + ph->p_memsz > m.hi)
+			m.hi = a + ph->p_memsz;
+	}
+	if (m.hi <= m.lo || rt_cs_functions(&m, file, fsz) < 0) {
+		rt_arena_reset(&rt_cs_heap);
+		return;
+	}
+	if (!rt_cs_load()) {
+		rt_cs_report(path, &m, 0, m.nfns, "nocapstone");
+		rt_arena_reset(&rt_cs_heap);
+		return;
+	}
+	if (rt_cs.open(CS_ARCH_X86, CS_MODE_64, &m.cs) != CS_ERR_OK) {
+		rt_cs_report(path, &m, 0, m.nfns, "nocapstone");
+		rt_arena_reset(&rt_cs_heap);
+		return;
+	}
+	rt_cs.option(m.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	m.insn = rt_cs.malloc_insn(m.cs);
+	if (!m.insn)
+		goto out;
+	rt_cs_scan(&m);
+
+	size_t ncand = 0;
+	for (size_t i = 0; i < m.nfns; i++)
+		ncand += !m.fns[i].why;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	m.tsize = (16 + ncand * RT_CS_TRAMP_MAX + page - 1) & ~(page - 1);
+	if (ncand) {
+		m.tramp = rt_cs_near(m.lo, m.hi, m.tsize);
+		if (!m.tramp)
+			for (size_t i = 0; i < m.nfns; i++)
+				if (!m.fns[i].why)
+					m.fns[i].why = "far";
+	}
+	if (m.tramp) {
+		uint64_t entry = (uint64_t)(uintptr_t)rt_patch_entry_tramp;
+		memcpy(m.tramp, &entry, 8);
+		memset(m.tramp + 8, 0xcc, m.tsize - 8);
+		m.tused = 16;
+	}
+	/* First every trampoline (the code is not changed yet), then the
+	 * jumps to them, one page's write permission at a time. */
+	struct rt_cs_site {
+		uint64_t at;
+		size_t moved;
+		uint8_t *tramp;
+		struct rt_cs_fn *fn;
+	} *sites = rt_arena_alloc(&rt_cs_heap, (ncand + 1) * sizeof(*sites));
+	size_t nsites = 0;
+	for (size_t i = 0; m.tramp && sites && i < m.nfns; i++) {
+		struct rt_cs_fn *fn = &m.fns[i];
+		if (fn->why)
+			continue;
+		uint64_t at = fn->addr;
+		if (fn->size >= 4 && rt_cs_endbr((const uint8_t *)(uintptr_t)at))
+			at += 4;
+		/* the next function's start bounds the moved bytes */
+		uint64_t next = i + 1 < m.nfns ? m.fns[i + 1].addr : UINT64_MAX;
+		size_t moved = 0;
+		uint8_t *t = m.tramp + m.tused;
+		size_t len = rt_cs_build(&m, fn, at, t, &moved);
+		if (!len)
+			continue;
+		if (at + moved > next) {
+			fn->why = "short";
+			continue;
+		}
+		if (rt_cs_target_inside(&m, at, at + moved)) {
+			fn->why = "jump";
+			continue;
+		}
+		m.tused += (len + 7) & ~(size_t)7;
+		sites[nsites].at = at;
+		sites[nsites].moved = moved;
+		sites[nsites].tramp = t + 8; /* the code after the function's address */
+		sites[nsites].fn = fn;
+		nsites++;
+	}
+	if (m.tramp) {
+		/* refused functions' leftovers stay int3, never reached */
+		mprotect(m.tramp, m.tsize, PROT_READ | PROT_EXEC);
+	}
+	size_t npatched = 0;
+	uintptr_t open_lo = 0, open_hi = 0; /* pages made writable */
+	for (size_t s = 0; s < nsites; s++) {
+		uintptr_t pg = sites[s].at & ~(page - 1);
+		uintptr_t end = (sites[s].at + sites[s].moved + page - 1) & ~(page - 1);
+		if (pg < open_lo || end > open_hi) {
+			if (open_hi)
+				mprotect((void *)open_lo, open_hi - open_lo, PROT_READ | PROT_EXEC);
+			/* a run of pages at once: the sites are in address order */
+			open_lo = pg;
+			open_hi = end + 64 * page;
+			uintptr_t seg = rt_cs_segment_end(&m, sites[s].at); /* never past it */
+			seg = (seg + page - 1) & ~(page - 1);
+			if (open_hi > seg)
+				open_hi = end > seg ? end : seg;
+			if (mprotect((void *)open_lo, open_hi - open_lo, PROT_READ | PROT_WRITE | PROT_EXEC) < 0 &&
+			    mprotect((void *)open_lo, open_hi - open_lo, PROT_READ | PROT_WRITE) < 0) {
+				open_lo = open_hi = 0;
+				sites[s].fn->why = "write";
+				continue;
+			}
+		}
+		uint8_t jmp[16];
+		memset(jmp, 0xcc, sizeof(jmp));
+		jmp[0] = 0xe9;
+		rt_cs_put32(jmp + 1, (int64_t)((uintptr_t)sites[s].tramp - (sites[s].at + 5)));
+		memcpy((void *)(uintptr_t)sites[s].at, jmp, sites[s].moved);
+		npatched++;
+	}
+	if (open_hi)
+		mprotect((void *)open_lo, open_hi - open_lo, PROT_READ | PROT_EXEC);
+	rt_cs_report(path, &m, npatched, m.nfns, NULL);
+	rt_cs.free_insn(m.insn, 1);
+out:
+	rt_cs.close(&m.cs);
+	rt_arena_reset(&rt_cs_heap);
+}
+
+int rt_patch_cs_available(void)
+{
+	return 1;
+}
+
+#else /* built without Capstone */
+
+void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, size_t fsz, const char *path)
+{
+	(void)info;
+	(void)file;
+	(void)fsz;
+	char buf[4200];
+	int n = snprintf(buf, sizeof(buf), "module\t%s\t0\t0\n*\tnocapstone\n", path);
+	static unsigned seq;
+	char suffix[32];
+	snprintf(suffix, sizeof(suffix), ".patch.%u", __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	rt_write_file(suffix, buf, (size_t)n);
+}
+
+int rt_patch_cs_available(void)
+{
+	return 0;
+}
+
+#endif
