@@ -36,6 +36,14 @@ static const char record_usage[] =
 	"      --clock CLOCK      tsc (default where invariant) or monotonic\n"
 	"  -f, --force            overwrite FILE (default: an existing FILE is kept as FILE.old)\n"
 	"  -q, --quiet            no summary line\n"
+	"selection (-m instrument; the other calls are not recorded, their time is their\n"
+	"callers' exclusive time):\n"
+	"      --function GLOB    record only the functions matching GLOB (repeatable)\n"
+	"      --not-function GLOB  record no function matching GLOB (repeatable)\n"
+	"      --module GLOB      record only the functions of the modules (file names)\n"
+	"                         matching GLOB (repeatable)\n"
+	"      --depth N          record calls at most N selected frames deep\n"
+	"      --min-duration TIME  record only calls that last at least TIME (10us, 1ms)\n"
 	"sampling (-m sample), on any binary:\n"
 	"  -g                     record call graphs (always on; as perf's -g: --call-graph dwarf)\n"
 	"  -F, --freq HZ          samples per second of CPU time (default 1000)\n"
@@ -435,6 +443,67 @@ static void keep_old_output(const char *output, int force)
 	free(old);
 }
 
+/*
+ * Record-time selection (runtime/rt_select.c): what the options asked, as
+ * STINT_SELECT for the runtime and as the words shown by `stint report`.
+ */
+struct record_select {
+	char *env;      /* STINT_SELECT's value, one item a line, without the ticks */
+	char *shown;    /* "--function 'parse_*' --depth 3" */
+	uint64_t min_ns;
+	unsigned depth;
+};
+
+static void select_add(struct record_select *s, char kind, const char *opt, const char *val)
+{
+	if (!*val || strchr(val, '\n'))
+		die("record: %s wants a non-empty pattern of one line", opt);
+	char *e = xasprintf("%s%c%s\n", s->env ? s->env : "", kind, val);
+	char *w = xasprintf("%s%s%s '%s'", s->shown ? s->shown : "", s->shown ? " " : "", opt, val);
+	free(s->env);
+	free(s->shown);
+	s->env = e;
+	s->shown = w;
+}
+
+/* "10us", "1.5ms", "2s", "500ns": nanoseconds, or dies */
+static uint64_t parse_duration(const char *opt, const char *v)
+{
+	char *end;
+	double x = strtod(v, &end);
+	double unit = strcmp(end, "ns") == 0 ? 1 : strcmp(end, "us") == 0 ? 1e3 : strcmp(end, "ms") == 0 ? 1e6
+		      : strcmp(end, "s") == 0 ? 1e9 : 0;
+	if (end == v || !unit || !(x > 0) || x * unit > 1e15)
+		die("record: %s wants a time with its unit, such as 10us, 1ms, 500ns or 2s (not '%s')", opt, v);
+	return (uint64_t)(x * unit + 0.5);
+}
+
+/* The selection as a word of the data file's notes: "select=" and the
+ * shown text with spaces, commas and '%' written %XX (notes are words). */
+static char *select_note(const struct record_select *s)
+{
+	char *o = xmalloc(strlen(s->shown) * 3 + 8), *w = o;
+	w += sprintf(w, "select=");
+	for (const unsigned char *c = (const unsigned char *)s->shown; *c; c++)
+		if (*c <= ' ' || *c == ',' || *c == '%' || *c >= 0x7f)
+			w += sprintf(w, "%%%02X", *c);
+		else
+			*w++ = (char)*c;
+	*w = 0;
+	return o;
+}
+
+/* notes with the selection word last (replacing one the session file cut short) */
+static void notes_with_select(struct fmt_data *d, const char *word)
+{
+	char *n = d->notes ? d->notes : xstrdup("");
+	char *old = strstr(n, "select=");
+	if (old && (old == n || old[-1] == ' '))
+		*(old == n ? old : old - 1) = 0;
+	d->notes = xasprintf("%s%s%s", n, *n ? " " : "", word);
+	free(n);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -446,7 +515,12 @@ int cmd_record(int argc, char **argv)
 		{"call-graph", required_argument, NULL, 5}, {"stack-size", required_argument, NULL, 6},
 		{"kernel", no_argument, NULL, 7},          {"sampler", required_argument, NULL, 8},
 		{"force", no_argument, NULL, 'f'},
+		{"function", required_argument, NULL, 9},  {"not-function", required_argument, NULL, 10},
+		{"module", required_argument, NULL, 11},   {"depth", required_argument, NULL, 12},
+		{"min-duration", required_argument, NULL, 13},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	struct record_select sel = {0};
+	const char *select_only = NULL; /* the first option only instrumentation takes */
 	struct rec_perf_opts so = {.freq = 1000, .stack_size = 16384};
 	const char *sampler = "auto";
 	pid_t attach = 0;
@@ -504,6 +578,34 @@ int cmd_record(int argc, char **argv)
 				die("record: unknown sampler '%s' (auto, perf or inproc)", optarg);
 			sampler = optarg;
 			break;
+		case 9: select_add(&sel, 'f', "--function", optarg); select_only = "--function"; break;
+		case 10: select_add(&sel, 'n', "--not-function", optarg); select_only = "--not-function"; break;
+		case 11: select_add(&sel, 'm', "--module", optarg); select_only = "--module"; break;
+		case 12: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || n < 1 || n > 1000000)
+				die("record: --depth wants a number of frames from 1, not '%s'", optarg);
+			if (sel.depth)
+				die("record: --depth is given twice");
+			sel.depth = (unsigned)n;
+			char *w = xasprintf("%s%s--depth %ld", sel.shown ? sel.shown : "", sel.shown ? " " : "", n);
+			free(sel.shown);
+			sel.shown = w;
+			select_only = "--depth";
+			break;
+		}
+		case 13: {
+			if (sel.min_ns)
+				die("record: --min-duration is given twice");
+			sel.min_ns = parse_duration("--min-duration", optarg);
+			char *w = xasprintf("%s%s--min-duration %s", sel.shown ? sel.shown : "", sel.shown ? " " : "",
+					    optarg);
+			free(sel.shown);
+			sel.shown = w;
+			select_only = "--min-duration";
+			break;
+		}
 		case 'h': fputs(record_usage, stdout); return 0;
 		default: fputs(record_usage, stderr); return 2;
 		}
@@ -512,6 +614,9 @@ int cmd_record(int argc, char **argv)
 	if (!sampling && sample_only)
 		die("record: %s is an option of sampling (-m sample); instrumentation records every call",
 		    sample_only);
+	if (sampling && select_only)
+		die("record: %s selects what instrumentation records; sampling records every function "
+		    "(select at report time: stint report --function, --module)", select_only);
 	if (duration && !attach)
 		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
 	keep_old_output(output, force);
@@ -598,6 +703,9 @@ int cmd_record(int argc, char **argv)
 					      pinfo.functions)
 				  : xstrdup(plt ? "libcalls" : "");
 	d.os = xstrdup("");
+	char *sel_word = sel.shown ? select_note(&sel) : NULL;
+	if (sel_word)
+		notes_with_select(&d, sel_word);
 	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
 	if (use_tsc) {
 		/* a first factor for the session file (the kernel's, else 5 ms
@@ -615,6 +723,14 @@ int cmd_record(int argc, char **argv)
 		die("cannot write to '%s': %s", sp.shown, strerror(e));
 	}
 
+	if (sel.shown) {
+		/* the minimum in the clock's ticks, by the factor known now (the
+		 * report's is refined over the whole run) */
+		uint64_t ticks = use_tsc ? (uint64_t)((double)sel.min_ns / d.ns_per_tick + 0.5) : sel.min_ns;
+		env[ne++] = xasprintf("STINT_SELECT=%sd%u\nt%llu\n", sel.env ? sel.env : "", sel.depth,
+				      (unsigned long long)(sel.min_ns ? (ticks ? ticks : 1) : 0));
+		env[ne] = NULL;
+	}
 	struct rec_child child = {.go_fd = -1};
 	if (rec_spawn(path, pargv, env, &child, err, sizeof(err)) < 0) {
 		rec_spool_remove(&sp);
@@ -635,6 +751,8 @@ int cmd_record(int argc, char **argv)
 		die("%s (the raw recording is kept in '%s')", err, sp.shown);
 	if (pinfo.functions)
 		patch_notes(&d, &pinfo, plt);
+	if (sel_word)
+		notes_with_select(&d, sel_word);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d.nthreads; i++)
 		bytes += d.threads[i].ev_len;
@@ -671,6 +789,9 @@ int cmd_record(int argc, char **argv)
 	}
 	fmt_data_free(&d);
 	rec_patch_free(&pinfo);
+	free(sel_word);
+	free(sel.env);
+	free(sel.shown);
 	for (int i = 0; i < ne; i++)
 		free(env[i]);
 	free(outcopy);

@@ -33,6 +33,7 @@
 #include "rt_exec.h"
 #include "rt_file.h"
 #include "rt_int.h"
+#include "rt_select.h"
 
 struct rt_global rt_g;
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
@@ -502,7 +503,7 @@ int rt_thread_start(struct rt_thread *t)
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
 	rt_mark_overhead(t);
-	t->fast = rt_g.use_tsc && t->lock != NULL;
+	t->fast = rt_g.use_tsc && t->lock != NULL && !rt_sel_on; /* a selection: rt_probe() */
 	t->busy = 0;
 	return 1;
 fail:
@@ -680,10 +681,8 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
  * handlers that arrive while busy is set are queued and appended right
  * after this record, which is older.
  */
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
 {
-	uint64_t sw;
-	uint64_t now = rt_stamp(t, &sw);
 	if (RT_UNLIKELY(t->busy)) {
 		rt_defer(t, is_exit, fn, now, sw);
 		return;
@@ -693,6 +692,37 @@ void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 	t->busy = 0;
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
+}
+
+/*
+ * An entry held back by --min-duration (rt_select.c), written at its own,
+ * earlier time: what rt_after() would do now (tell the recorder about new
+ * functions, with an OVERHEAD record stamped now) waits for the next
+ * probe, or the held entries still to come would land after a record
+ * stamped later than they are.  Only a chunk switch, or a full notes list,
+ * cannot wait.
+ */
+void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw)
+{
+	if (RT_UNLIKELY(t->busy)) {
+		rt_defer(t, 0, fn, at, sw);
+		return;
+	}
+	t->busy = 1;
+	rt_emit(t, 0, fn, at, sw);
+	t->busy = 0;
+	if (RT_UNLIKELY(t->pos >= t->end_limit || t->nnotes >= RT_NOTES - 1))
+		rt_after(t);
+}
+
+/* (with a record-time selection, rt_select.c decides first) */
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+{
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
+	if (RT_UNLIKELY(rt_sel_on) && rt_sel_event(t, is_exit, fn, now, sw))
+		return;
+	rt_probe_at(t, is_exit, fn, now, sw);
 }
 
 /* The probes' way when the lean one does not apply. */
@@ -772,6 +802,9 @@ static void rt_finish_thread(struct rt_thread *t)
 {
 	if (t->state != RT_ACTIVE)
 		return;
+	rt_sel_thread_end(t);
+	if (t->nnotes) /* held entries wrote new functions (rt_probe_held) */
+		rt_after(t);
 	t->busy = 1;
 	if (t->npend)
 		rt_flush(t);
@@ -995,6 +1028,9 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_ACTIVE && !t->busy) {
+		rt_sel_thread_end(t);
+		if (t->nnotes)
+			rt_after(t);
 		t->busy = 1;
 		if (t->npend)
 			rt_flush(t);
@@ -1041,6 +1077,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	pthread_once(&rt_once, rt_init_once);
 	if (!rt_g.enabled)
 		return;
+	rt_sel_init(); /* before calibrating: a selection takes the probes off the lean path */
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
 	rt_exec_init(rt_g.spool);
@@ -1103,6 +1140,7 @@ RT_API void *dlopen(const char *file, int mode)
 		}
 		rt_save_maps_epoch(before);
 		rt_plt_after_dlopen();
+		rt_sel_after_dlopen();
 		rt_patch_init();
 		if (mark) {
 			rt_mark_overhead(t);

@@ -102,6 +102,11 @@ uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);
 /* Record an entry (is_exit 0) or exit of fn; safe from signal handlers. */
 void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn);
+/* The same at a time and switch count of the caller's (no selection). */
+void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw);
+/* An entry of an earlier time, held back by rt_select.c (new functions are
+ * told to the recorder at the next probe). */
+void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw);
 void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);

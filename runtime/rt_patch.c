@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "rt_int.h"
+#include "rt_select.h"
 
 extern void rt_patch_entry(void);
 extern void rt_patch_return(void);
@@ -119,6 +120,10 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 	struct rt_patch_thread *pt = &rt_pt;
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
+		return;
+	/* not selected (stint record --function...): its return address is
+	 * left alone, and it costs this test only */
+	if (RT_UNLIKELY(rt_sel_on) && !rt_sel_want(rt_patch_fn_of(ret_into_fn)))
 		return;
 	/* A signal handler that interrupted the shadow-stack code of this
 	 * thread (nested set) only pushes on top and pops its own entries,
@@ -431,6 +436,9 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 			uintptr_t site = (uintptr_t)sites[i];
 			uintptr_t lo, hi;
 			if (!rt_patch_segment(info, site, &lo, &hi) || !rt_patch_is_nop5((uint8_t *)site))
+				continue;
+			/* a function the selection leaves out keeps its NOPs */
+			if (rt_sel_on && !rt_sel_want(rt_patch_fn_of(site + 5)))
 				continue;
 			if (!island || (intptr_t)((uintptr_t)island - (site + 5)) != (int32_t)((uintptr_t)island - (site + 5))) {
 				island = rt_patch_island(lo, hi);

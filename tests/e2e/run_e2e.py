@@ -1889,6 +1889,148 @@ def glob_files(top):
 
 
 # ---------------------------------------------------------------------------
+# Record-time selection (stint record --function, --not-function, --module,
+# --depth, --min-duration: runtime/rt_select.c, doc/stint-record.md)
+# ---------------------------------------------------------------------------
+
+def select_record(c, options, args=(), extra=()):
+    """Record select_prog with a selection, raw values (no compensation): the report JSON."""
+    _, data = c.record([c.prog("e2e_select_prog")] + list(args), options=list(options) + list(extra))
+    return data, c.report_json(data, ["--no-compensation"])
+
+
+def check_exclusive_absorbs(rep, parent, children):
+    """The parent's raw EI is its EE plus its recorded children's EI, to the ns the JSON rounds to:
+    the calls left out are in its exclusive time, nothing is lost."""
+    p = func(rep, parent)
+    kids = sum(func(rep, k)["elapsed_inclusive"] for k in children if function_rows(rep, k))
+    n = 1 + len(children)
+    check(abs(p["elapsed_exclusive"] + kids - p["elapsed_inclusive"]) <= n,
+          "%s: EE %d + children's EI %d != EI %d" % (parent, p["elapsed_exclusive"], kids, p["elapsed_inclusive"]))
+
+
+@test
+def test_select_function(c):
+    """--function (repeatable): only the matching functions, with their exact calls; chain_3's
+    unrecorded callee is its exclusive time; the report says what was selected."""
+    data, rep = select_record(c, ["--function", "alpha_*", "--function", "chain_3"])
+    names = sorted(r["name"] for r in rep["functions"])
+    check(names == ["alpha_one", "alpha_two", "chain_3"], "functions recorded: %s" % function_list(rep))
+    expect_calls(rep, {"alpha_one": 10, "alpha_two": 20, "chain_3": 1})
+    r = func(rep, "chain_3")
+    check(r["elapsed_exclusive"] == r["elapsed_inclusive"],
+          "chain_3: EE %d != EI %d though chain_4 was not recorded" % (r["elapsed_exclusive"], r["elapsed_inclusive"]))
+    check(rep.get("recorded_selection") == "--function 'alpha_*' --function 'chain_3'",
+          "recorded_selection in the JSON is %r" % rep.get("recorded_selection"))
+    p = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0)
+    check("selected at record time: --function 'alpha_*' --function 'chain_3'" in p.stdout
+          and "absent" in p.stdout, "the report header does not say what was selected:\n%s" % p.stdout[:1500])
+
+
+@test
+def test_select_not_function(c):
+    """--not-function: those functions (and only those) are absent; a caller's exclusive time takes
+    the left-out callee's whole time."""
+    _, rep = select_record(c, ["--not-function", "alpha_", "--not-function", "chain_2"], extra=["--no-libcalls"])
+    check(not function_rows(rep, "alpha_one") and not function_rows(rep, "alpha_two") and
+          not function_rows(rep, "chain_2"), "left-out functions recorded: %s" % function_list(rep))
+    expect_calls(rep, {"beta_one": 30, "chain_1": 1, "chain_3": 1, "chain_4": 1, "slow_sleep": 3,
+                       "tiny_loop": 1, "tiny_leaf": 2000, "main": 1})
+    check_exclusive_absorbs(rep, "chain_1", ["chain_3"])
+    check_exclusive_absorbs(rep, "main", ["beta_one", "chain_1", "slow_sleep", "tiny_loop"])
+
+
+@test
+def test_select_module(c):
+    """--module: the functions of the matching modules only (here the C library's calls)."""
+    _, rep = select_record(c, ["--module", "libc*"])
+    check(rep["functions"], "nothing recorded")
+    others = [r for r in rep["functions"] if not r["module"].startswith("libc")]
+    check(not others, "functions of other modules recorded: %s" % others[:5])
+    check(calls(rep, "nanosleep") == 3, "nanosleep: %d calls, expected 3" % calls(rep, "nanosleep"))
+    _, rep = select_record(c, ["--module", "e2e_select*"])
+    check(all(r["module"] == "e2e_select_prog" for r in rep["functions"]),
+          "--module e2e_select*: %s" % function_list(rep))
+    expect_calls(rep, {"alpha_one": 10, "tiny_leaf": 2000, "chain_4": 1})
+
+
+@test
+def test_select_depth(c):
+    """--depth N: calls at most N selected frames deep (main is 1), their exact counts; deeper
+    ones are in their caller's exclusive time."""
+    _, rep = select_record(c, ["--depth", "2"], extra=["--no-libcalls"])
+    expect_calls(rep, {"main": 1, "chain_1": 1, "chain_2": 0, "tiny_loop": 1, "tiny_leaf": 0,
+                       "slow_sleep": 3, "alpha_one": 10})
+    check_exclusive_absorbs(rep, "chain_1", [])
+    _, rep = select_record(c, ["--depth", "3"], extra=["--no-libcalls"])
+    expect_calls(rep, {"chain_1": 1, "chain_2": 1, "chain_3": 0, "tiny_leaf": 2000})
+    # with a name selection, depth counts selected frames only
+    _, rep = select_record(c, ["--depth", "2", "--function", "chain_*"], extra=["--no-libcalls"])
+    expect_calls(rep, {"chain_1": 1, "chain_2": 1, "chain_3": 0, "main": 0})
+
+
+@test
+def test_select_min_duration(c):
+    """--min-duration 1ms (clock monotonic: ticks are ns): every recorded call lasted at least
+    1 ms (raw); the 20 ms sleeps are all there; the tiny calls are gone, their time in their
+    callers' exclusive time, and the session's time is whole."""
+    _, rep = select_record(c, ["--min-duration", "1ms", "--clock", "monotonic"], args=["20000"],
+                           extra=["--no-libcalls"])
+    expect_calls(rep, {"slow_sleep": 3, "main": 1})
+    for r in rep["functions"]:
+        check(r["elapsed_inclusive_min"] >= 1000000,
+              "%s: a recorded call lasted %d ns, under --min-duration 1ms" % (r["name"], r["elapsed_inclusive_min"]))
+    # a tiny call is kept only if it lasted 1 ms (preempted on a loaded machine): rare
+    check(calls(rep, "tiny_leaf") < 100, "tiny_leaf: %d of 20000 calls kept" % calls(rep, "tiny_leaf"))
+    check(calls(rep, "alpha_one") + calls(rep, "beta_one") < 20, "tiny calls kept: %s" % function_list(rep))
+    kids = [r["name"] for r in rep["functions"] if r["name"] not in ("main", "tiny_leaf", "chain_2",
+                                                                      "chain_3", "chain_4")]
+    kids.remove("main") if "main" in kids else None
+    check_exclusive_absorbs(rep, "main", [k for k in kids])
+    # nothing lost: the recorded functions' exclusive times add up to main's inclusive time
+    total_ee = sum(r["elapsed_exclusive"] for r in rep["functions"])
+    check(abs(total_ee - func(rep, "main")["elapsed_inclusive"]) <= len(rep["functions"]) + 1,
+          "functions' EE add up to %d, main's EI is %d" % (total_ee, func(rep, "main")["elapsed_inclusive"]))
+    check("--min-duration 1ms" in (rep.get("recorded_selection") or ""), "recorded_selection: %r" %
+          rep.get("recorded_selection"))
+
+
+@test
+def test_select_patched(c):
+    """A program instrumented through its NOP patch sites: --function leaves the other sites
+    unpatched, the selected function's calls are all there; --depth 1 keeps main alone."""
+    prog = c.prog("e2e_patch_mix_patch")
+    _, data = c.record([prog], options=["--no-libcalls"])
+    whole = c.report_json(data)
+    n = calls(whole, "fib")
+    check(n > 1, "fib not recorded without a selection: %s" % function_list(whole))
+    _, data = c.record([prog], options=["--no-libcalls", "--function", "fib"], data=os.path.join(c.tmp, "f.data"))
+    rep = c.report_json(data)
+    check([r["name"] for r in rep["functions"]] == ["fib"], "--function fib recorded %s" % function_list(rep))
+    expect_calls(rep, {"fib": n})
+    _, data = c.record([prog], options=["--no-libcalls", "--depth", "1"], data=os.path.join(c.tmp, "d.data"))
+    rep = c.report_json(data)
+    mains = [r for r in rep["functions"] if r["name"] == "main"]
+    # (thread_body ends in a tail call of fib, which then is the thread's first frame)
+    first = ("main", "thread_body", "on_signal", "on_alt_signal")
+    others = [r for r in rep["functions"] if r["name"] not in first and not (r["name"] == "fib" and r["calls"] == 3)]
+    check(mains and mains[0]["calls"] == 1 and not others,
+          "--depth 1: %s (threads' and signal handlers' first frames aside)" % function_list(rep))
+
+
+@test
+def test_select_options_checked(c):
+    """Wrong selection options fail with one line; sampling refuses them."""
+    prog = c.prog("e2e_select_prog")
+    out = os.path.join(c.tmp, "d")
+    for opts, words in ((["--min-duration", "10"], ["--min-duration", "10us"]),
+                        (["--depth", "0"], ["--depth"]),
+                        (["-m", "sample", "--function", "x"], ["--function", "sampling"])):
+        p = c.run([c.stint, "record", "-o", out] + opts + ["--", prog])
+        one_line_error(p, words, "record " + " ".join(opts))
+
+
+# ---------------------------------------------------------------------------
 
 def main():
     ap = argparse.ArgumentParser(description="stint end-to-end tests")
