@@ -28,7 +28,8 @@
 static const char record_usage[] =
 	"usage: stint record [-m instrument|sample] [-o FILE] [options] [--] PROGRAM [ARGS...]\n"
 	"\n"
-	"  -m, --method METHOD    instrument (needs -finstrument-functions; default) or sample\n"
+	"  -m, --method METHOD    instrument (needs -finstrument-functions, here or in what\n"
+	"                         PROGRAM runs: taskset, env, scripts; default) or sample\n"
 	"  -o, --output FILE      data file to write (default stint.data)\n"
 	"      --os-events MODE   how to notice the thread leaving the CPU: perf (default),\n"
 	"                         rusage (getrusage per probe) or off\n"
@@ -181,6 +182,26 @@ static void patch_notes(struct fmt_data *d, const struct rec_patch_info *p, int 
 	*w = 0;
 	free(d->notes);
 	d->notes = s;
+}
+
+/*
+ * Whether any process recorded a function of its own: a launcher that is
+ * not instrumented (taskset, env, a shell) records no function but the
+ * runtime's calibration yardstick (in libstint-rt.so).
+ */
+static int recorded_functions(const struct fmt_data *d)
+{
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		const struct fmt_process *p = &d->procs[i];
+		for (uint32_t k = 0; k < p->nsyms; k++) {
+			uint32_t m = p->syms[k].module;
+			const char *path = m < p->nmods ? p->mods[m].path : NULL;
+			const char *base = path ? strrchr(path, '/') : NULL;
+			if (!path || strcmp(base ? base + 1 : path, "libstint-rt.so") != 0)
+				return 1;
+		}
+	}
+	return 0;
 }
 
 static void explain_nothing(const char *prog)
@@ -642,6 +663,11 @@ int cmd_record(int argc, char **argv)
 	int inst = rec_is_instrumented(path);
 	struct rec_patch_info pinfo;
 	memset(&pinfo, 0, sizeof(pinfo));
+	/* PROGRAM has nothing to probe: a launcher (taskset, env, a shell
+	 * script) is followed into what it runs, the runtime staying in the
+	 * environment and across exec; refused only if nothing instrumented
+	 * ever ran (nothing_instrumented) */
+	int launcher = inst < 0;
 	if (inst == 0) {
 		/* not built for instrumentation: patch sites the compiler left? */
 		rec_patch_scan(path, &pinfo);
@@ -650,14 +676,12 @@ int cmd_record(int argc, char **argv)
 			    "prologue and cannot be used; rebuild it with 'gcc -pg -mfentry', "
 			    "'-fpatchable-function-entry=5' or '-finstrument-functions', or use -m sample",
 			    pargv[0]);
-		if (!pinfo.patched)
-			die("'%s' was not built with -finstrument-functions: rebuild it with "
-			    "'gcc -g -finstrument-functions ...' (no other change; '-pg -mfentry' or "
-			    "'-fpatchable-function-entry=5' work too), or use -m sample",
-			    pargv[0]);
+		if (!pinfo.patched) {
+			launcher = 1;
+			rec_patch_free(&pinfo);
+			memset(&pinfo, 0, sizeof(pinfo));
+		}
 	}
-	if (inst < 0 && !quiet)
-		warn("'%s' is not an ELF file: recording the instrumented programs it runs", pargv[0]);
 	char *rt = find_runtime("libstint-rt.so");
 	if (!rt)
 		die("cannot find the runtime library libstint-rt.so next to '%s'", util_self_dir());
@@ -749,6 +773,14 @@ int cmd_record(int argc, char **argv)
 	fmt_data_free(&d);
 	if (rec_spool_convert(spool, sp.shown, &d, NULL, err, sizeof(err)) < 0)
 		die("%s (the raw recording is kept in '%s')", err, sp.shown);
+	if (launcher && d.nprocs && !recorded_functions(&d)) {
+		rec_spool_remove(&sp);
+		die("%s built with -finstrument-functions: rebuild %s with 'gcc -g -finstrument-functions ...' "
+		    "(no other change; '-pg -mfentry' or '-fpatchable-function-entry=5' work too), or use -m sample",
+		    inst < 0 ? xasprintf("'%s' is no ELF program and ran none", pargv[0])
+			     : xasprintf("neither '%s' nor any program it ran was", pargv[0]),
+		    inst < 0 ? "the programs it runs" : "it");
+	}
 	if (pinfo.functions)
 		patch_notes(&d, &pinfo, plt);
 	if (sel_word)

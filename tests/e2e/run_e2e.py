@@ -1889,6 +1889,62 @@ def glob_files(top):
 
 
 # ---------------------------------------------------------------------------
+# Launchers: an uninstrumented first program is followed into what it runs
+# ---------------------------------------------------------------------------
+
+def launcher_common(c, launcher_argv):
+    """stint record -- LAUNCHER... select_prog: the program's calls all recorded, its output intact."""
+    prog = c.prog("e2e_select_prog")
+    direct = c.run([prog, "300"], expect=0).stdout
+    p, data = c.record(launcher_argv + [prog, "300"], options=["--no-libcalls"])
+    check(direct in p.stdout, "the program's output changed under the launcher: %r" % p.stdout)
+    check("not built" not in p.stderr and "no ELF" not in p.stderr and "not an ELF" not in p.stderr, "record complained: %s" % p.stderr.strip())
+    rep = c.report_json(data)
+    expect_calls(rep, {"alpha_one": 10, "alpha_two": 20, "beta_one": 30, "chain_4": 1, "slow_sleep": 3,
+                       "tiny_leaf": 300, "main": 1}, module="e2e_select_prog")
+    check(any(r["command"].startswith(prog) for r in rep["processes"]),
+          "no process row for the program: %s" % [r["command"] for r in rep["processes"]])
+    return rep
+
+
+@test
+def test_launcher_taskset(c):
+    """stint record -- taskset -c 0 ./app."""
+    taskset = shutil.which("taskset")
+    if not taskset:
+        raise TestSkip("taskset is not installed")
+    launcher_common(c, [taskset, "-c", "0"])
+
+
+@test
+def test_launcher_env(c):
+    """stint record -- env X=1 ./app (env itself is found in PATH)."""
+    launcher_common(c, ["env", "STINT_E2E_X=1"])
+
+
+@test
+def test_launcher_script(c):
+    """stint record -- ./run.sh: a script that execs the program, and one that runs it as a child."""
+    for name, body in (("exec.sh", 'exec "$@"\n'), ("child.sh", '"$@"\nstatus=$?\necho script-done\nexit $status\n')):
+        path = os.path.join(c.tmp, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        launcher_common(c, [path])
+
+
+@test
+def test_launcher_nothing_instrumented(c):
+    """A launcher that runs only uninstrumented programs: one line saying so, and no data file."""
+    taskset = shutil.which("taskset") or shutil.which("env")
+    data = os.path.join(c.tmp, "d")
+    p = c.run([c.stint, "record", "-o", data, "--", taskset] + (["-c", "0"] if "taskset" in taskset else [])
+              + [c.prog("e2e_plain_prog")])
+    one_line_error(p, ["nor any program it ran", "-finstrument-functions"], "record of a launcher of nothing")
+    check(not os.path.exists(data), "a data file was written anyway")
+
+
+# ---------------------------------------------------------------------------
 # Record-time selection (stint record --function, --not-function, --module,
 # --depth, --min-duration: runtime/rt_select.c, doc/stint-record.md)
 # ---------------------------------------------------------------------------
