@@ -27,6 +27,7 @@
 
 static const char record_usage[] =
 	"usage: stint record [-m instrument|sample] [-o FILE] [options] [--] PROGRAM [ARGS...]\n"
+	"       stint record [-m instrument|sample] -p PID [--duration SECS] [-o FILE]\n"
 	"\n"
 	"  -m, --method METHOD    instrument (needs -finstrument-functions, here or in what\n"
 	"                         PROGRAM runs: taskset, env, scripts; default) or sample\n"
@@ -49,7 +50,8 @@ static const char record_usage[] =
 	"  -g                     record call graphs (always on; as perf's -g: --call-graph dwarf)\n"
 	"  -F, --freq HZ          samples per second of CPU time (default 1000)\n"
 	"  -e, --event EVENT      task-clock (default: the threads' CPU time) or cycles\n"
-	"  -p, --pid PID          attach to a running process instead of starting one\n"
+	"  -p, --pid PID          attach to a running process instead of starting one (also\n"
+	"                         -m instrument: a -finstrument-functions program)\n"
 	"      --duration SECS    with -p: stop after SECS (default: at Ctrl-C)\n"
 	"      --call-graph HOW   dwarf (default: unwind copies of the stack with the\n"
 	"                         DWARF CFI, works without frame pointers) or fp\n"
@@ -431,6 +433,147 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	return code;
 }
 
+/*
+ * -m instrument -p PID: attach to a running program built with
+ * -finstrument-functions (recorder/rec_inject.c, runtime/rt_attach.c),
+ * record for SECS (or until Ctrl-C, or its end), detach.
+ */
+static volatile sig_atomic_t attach_stop;
+
+static void attach_on_signal(int sig)
+{
+	(void)sig;
+	attach_stop = 1;
+}
+
+static int process_alive(pid_t pid)
+{
+	char path[64], *st;
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	st = util_read_file(path, &len);
+	const char *p = st ? strrchr(st, ')') : NULL;
+	int alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(st);
+	return alive;
+}
+
+static int record_attach(pid_t pid, double duration, const char *output, const char *os, int use_tsc,
+			 int quiet)
+{
+	char err[1024];
+	char exe[64];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	if (!process_alive(pid))
+		die("no process %d to attach to", (int)pid);
+	char *lib = find_runtime("libstint-rt-attach.so");
+	if (!lib)
+		die("cannot find the runtime library libstint-rt-attach.so next to '%s'", util_self_dir());
+	check_output(output);
+	char *outcopy = xstrdup(output);
+	struct rec_spool sp;
+	if (rec_spool_create(&sp, dirname(outcopy), err, sizeof(err)) < 0)
+		die("%s", err);
+	struct fmt_data d;
+	memset(&d, 0, sizeof(d));
+	char *cmdpath = xasprintf("/proc/%d/cmdline", (int)pid);
+	size_t clen = 0;
+	char *cmd = util_read_file(cmdpath, &clen);
+	for (size_t i = 0; cmd && i + 1 < clen; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	d.command = cmd && *cmd ? cmd : xasprintf("process %d", (int)pid);
+	if (!cmd || !*cmd)
+		free(cmd);
+	free(cmdpath);
+	d.wall_start = util_wall_ns();
+	d.clock = xstrdup(use_tsc ? "tsc" : "monotonic");
+	d.notes = xstrdup("attached");
+	d.os = xstrdup("");
+	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
+	if (use_tsc) {
+		struct timespec five = {0, 5000000};
+		nanosleep(&five, NULL);
+		d.ns_per_tick = rec_tsc_ns_per_tick(tsc0, ns0, __rdtsc(), util_mono_ns());
+	} else {
+		d.ns_per_tick = 1.0;
+	}
+	if (rec_spool_save_session(sp.path, &d, "instrument", os, 0) < 0) {
+		int e = errno;
+		rec_spool_remove(&sp);
+		die("cannot write to '%s': %s", sp.shown, strerror(e));
+	}
+	/* what the preloaded runtime reads from its environment */
+	size_t slen;
+	char *self = util_read_file("/proc/self/stat", &slen);
+	const char *p = self ? strrchr(self, ')') : NULL;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	struct stat ns;
+	char *recorder = p && stat("/proc/self/ns/pid", &ns) == 0
+				 ? xasprintf("STINT_RECORDER=%d:%llu:%llu\n", (int)getpid(), strtoull(p + 1, NULL, 10),
+					     (unsigned long long)ns.st_ino)
+				 : xstrdup("");
+	char *settings = xasprintf("STINT_SPOOL=%s\nSTINT_OS=%s\nSTINT_CLOCK=%s\nSTINT_PLT=0\n%s", sp.child_path, os,
+				   use_tsc ? "tsc" : "monotonic", recorder);
+	free(recorder);
+	free(self);
+	struct rec_inject in;
+	uint64_t mono0 = util_mono_ns();
+	if (rec_inject_attach(&in, pid, lib, sp.path, settings, err, sizeof(err)) < 0) {
+		rec_spool_remove(&sp);
+		die("%s", err);
+	}
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = attach_on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (!quiet)
+		warn("recording process %d%s", (int)pid, duration > 0 ? "" : " until Ctrl-C");
+	struct session_tick tk = {sp.path, "instrument", os, &d, tsc0, ns0, use_tsc};
+	uint64_t last_tick = mono0;
+	int gone = 0;
+	while (!attach_stop && !(gone = !process_alive(pid)) &&
+	       !(duration > 0 && (double)(util_mono_ns() - mono0) >= duration * 1e9)) {
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+		if (util_mono_ns() - last_tick > 1000000000ull) {
+			session_update(&tk);
+			last_tick = util_mono_ns();
+		}
+	}
+	if (!gone && rec_inject_detach(&in, lib, err, sizeof(err)) < 0)
+		warn("%s", err);
+	rec_inject_free(&in);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+	d.duration_ns = ns1 - mono0;
+	d.ns_per_tick = use_tsc ? rec_tsc_ns_per_tick(tsc0, ns0, tsc1, ns1) : 1.0;
+	d.flags = FMT_SESS_ATTACHED;
+	if (rec_spool_save_session(sp.path, &d, "instrument", os, 1) < 0)
+		warn("cannot save the session in '%s': %s", sp.shown, strerror(errno));
+	fmt_data_free(&d);
+	if (rec_spool_convert(sp.path, sp.shown, &d, NULL, err, sizeof(err)) < 0)
+		die("%s (the raw recording is kept in '%s')", err, sp.shown);
+	d.flags |= FMT_SESS_ATTACHED;
+	/* (never in place: a thread of the process may still hold its buffer) */
+	if (fmt_write(&d, output) < 0)
+		die("cannot write '%s': %s; the raw recording is kept: 'stint recover %s -o FILE' makes the "
+		    "data file of it", output, strerror(errno), sp.shown);
+	rec_spool_remove(&sp);
+	if (!quiet)
+		warn("recorded process %d for %.1f s%s: %u process%s, %u thread%s into '%s'", (int)pid,
+		     (double)(ns1 - mono0) / 1e9, gone ? " (it ended)" : ", then detached", d.nprocs,
+		     d.nprocs == 1 ? "" : "es", d.nthreads, d.nthreads == 1 ? "" : "s", output);
+	fmt_data_free(&d);
+	free(settings);
+	free(outcopy);
+	free(lib);
+	return 0;
+}
+
 /* The name of an option only sampling takes, NULL for the others. */
 static const char *sampling_option_name(int c)
 {
@@ -551,7 +694,7 @@ int cmd_record(int argc, char **argv)
 	const char *sample_only = NULL; /* the first option that only sampling takes */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+m:o:qhfgF:e:p:", longopts, NULL)) != -1) {
-		if (!sample_only)
+		if (!sample_only && c != 'p' && c != 4) /* (-p, --duration: instrumentation attaches too) */
 			sample_only = sampling_option_name(c);
 		switch (c) {
 		case 'f': force = 1; break;
@@ -644,7 +787,7 @@ int cmd_record(int argc, char **argv)
 	if (sampling)
 		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,
 				     sampler);
-	if (optind >= argc) {
+	if (optind >= argc && !attach) {
 		die("record: no program given (stint record --help)");
 	}
 	if (strcmp(method, "instrument") != 0 && strcmp(method, "instrumentation") != 0)
@@ -654,6 +797,13 @@ int cmd_record(int argc, char **argv)
 	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
 		die("record: unknown clock '%s' (tsc or monotonic)", clock);
 	int use_tsc = clock ? strcmp(clock, "tsc") == 0 : rec_tsc_usable();
+	if (attach) {
+		if (optind < argc)
+			die("record: give either -p PID or a program, not both");
+		if (select_only)
+			die("record: %s cannot be used with -p: attaching records every function", select_only);
+		return record_attach(attach, duration, output, os, use_tsc, quiet);
+	}
 
 	char **pargv = argv + optind;
 	char *path = rec_find_program(pargv[0]);

@@ -36,7 +36,9 @@
 #include "rt_select.h"
 
 struct rt_global rt_g;
+#ifndef RT_ATTACH_LIB
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+#endif
 
 static pthread_key_t rt_thread_key;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
@@ -120,8 +122,20 @@ static int rt_env_ready(void)
 	return 1;
 }
 
+const char *rt_env_given; /* attaching: stint's settings, not the process's environment */
+
 static const char *rt_getenv(const char *name)
 {
+	if (rt_env_given) {
+		size_t l = strlen(name);
+		for (const char *p = rt_env_given; *p; p = strchrnul(p, '\n') + (strchr(p, '\n') ? 1 : 0))
+			if (strncmp(p, name, l) == 0 && p[l] == '=') {
+				static char v[4096]; /* (only the attaching thread reads it) */
+				snprintf(v, sizeof(v), "%.*s", (int)(strchrnul(p + l + 1, '\n') - (p + l + 1)), p + l + 1);
+				return v;
+			}
+		return NULL;
+	}
 	if (environ || !rt_env_ready())
 		return getenv(name);
 	size_t l = strlen(name);
@@ -428,6 +442,32 @@ static void rt_init_once(void)
 	rt_g.enabled = !rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start);
 }
 
+static int rt_note_fn(struct rt_thread *t, uint64_t fn);
+
+/* Attached to a running process: the frames the thread had open then are
+ * entered implicitly, as a fork child's (rt_attach_frames; none otherwise) */
+__attribute__((weak)) uint32_t rt_attach_frames(pid_t tid, uint64_t *open, uint32_t max)
+{
+	(void)tid;
+	(void)open;
+	(void)max;
+	return 0;
+}
+
+static void rt_inherit_attached(struct rt_thread *t)
+{
+	uint64_t open[RT_STACK];
+	uint32_t n = rt_attach_frames(t->tid, open, RT_STACK);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t b[8];
+		fmt_put_u64(b, open[i]);
+		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
+		t->stack[i] = open[i];
+		rt_note_fn(t, open[i]);
+	}
+	t->depth = n;
+}
+
 /*
  * Start recording the calling thread: create its buffer file and map the
  * header page and the first chunk.  Returns 1 when the thread records.
@@ -503,6 +543,7 @@ int rt_thread_start(struct rt_thread *t)
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
 	rt_mark_overhead(t);
+	rt_inherit_attached(t);
 	t->fast = rt_g.use_tsc && t->lock != NULL && !rt_sel_on; /* a selection: rt_probe() */
 	t->busy = 0;
 	return 1;
@@ -1102,6 +1143,66 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 __attribute__((destructor)) static void rt_destructor(void)
 {
 	rt_finish_thread(&rt_self);
+}
+
+/*
+ * Attaching (rt_attach.c): the constructor's work, in the thread stint
+ * stopped, with stint's settings (rt_env_given).  The program's signal
+ * dispositions and exec'd children are left alone: no fatal-signal
+ * handlers, no STINT_* variables passed on.  0 when recording.
+ */
+int rt_attach_start(void)
+{
+	rt_init_once();
+	if (!rt_g.enabled)
+		return -1;
+	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
+	rt_save_maps();
+	pthread_atfork(NULL, NULL, rt_atfork_child); /* (dlclose unregisters it) */
+	struct rt_thread *t = &rt_self;
+	if (t->state == RT_NEW)
+		rt_thread_start(t);
+	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
+		rt_calibrate(t, 0);
+	rt_save_info();
+	t->busy = 1;
+	rt_mark_overhead(t);
+	t->busy = 0;
+	return 0;
+}
+
+/*
+ * Detaching: the recording of every thread ends now (they are all stopped,
+ * none inside a probe), the frames still open closed at this time; with
+ * unmap their buffers are unmapped and the thread key deleted, so that
+ * the library can be unloaded.
+ */
+void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap)
+{
+	uint64_t now = rt_clock();
+	for (unsigned i = 0; i < n; i++) {
+		struct rt_thread *t = threads[i];
+		if (t->state != RT_ACTIVE)
+			continue;
+		uint64_t sw = t->lock ? *t->lock : t->last_switches;
+		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
+			t->pos = fmt_put_ext(t->pos, FMT_X_END, sw != t->last_switches, now - t->last_t, NULL, 0);
+		rt_note_chunk_used(t);
+		t->hdr->tail_sum = t->tail_sum;
+		t->hdr->tail_n = t->tail_n;
+		rt_stop_thread(t, FMT_SPOOL_ENDED);
+		if (unmap) {
+			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
+			munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+			if (t->lock)
+				munmap((void *)((uintptr_t)t->lock & ~(uintptr_t)4095), (size_t)sysconf(_SC_PAGESIZE));
+			if (t->seen)
+				munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+		}
+	}
+	rt_g.enabled = 0;
+	if (unmap)
+		pthread_key_delete(rt_thread_key);
 }
 
 /* ------------------------------------------------------------------------

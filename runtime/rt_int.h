@@ -96,7 +96,15 @@ struct rt_global {
 };
 
 extern struct rt_global rt_g;
+#ifdef RT_ATTACH_LIB
+/* libstint-rt-attach.so, dlopen'ed into a running process (rt_attach.c):
+ * a dlopen'ed library has only a few bytes of static TLS, so a thread's
+ * state is mapped on its first probe and reached through one pointer */
+struct rt_thread *rt_self_get(void);
+#define rt_self (*rt_self_get())
+#else
 extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+#endif
 
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);
@@ -119,5 +127,14 @@ void (*rt_plt_calib_stub(void))(void);
 void rt_save_maps(void);
 /* rt_patch.c: rewrite the NOP patch sites of the modules not seen yet */
 void rt_patch_init(void);
+
+/* Attaching (rt_attach.c, libstint-rt-attach.so only; rt.c has 0 / no-op
+ * versions): the frames open in thread tid when stint attached, outermost
+ * first; the environment as stint passes it ("NAME=value" lines); starting
+ * the recording in the attached process; ending it in every thread. */
+uint32_t rt_attach_frames(pid_t tid, uint64_t *open, uint32_t max);
+extern const char *rt_env_given;
+int rt_attach_start(void);
+void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap);
 
 #endif

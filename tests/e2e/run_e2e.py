@@ -2087,6 +2087,123 @@ def test_select_options_checked(c):
 
 
 # ---------------------------------------------------------------------------
+# Attaching instrumentation to a running process (stint record -p PID:
+# recorder/rec_inject.c, runtime/rt_attach.c)
+# ---------------------------------------------------------------------------
+
+def wait_for_file(path, proc, what, timeout=RECORD_TIMEOUT):
+    t0 = time.time()
+    while not os.path.exists(path):
+        check(proc.poll() is None, "%s ended early (status %s)" % (what, proc.returncode))
+        check(time.time() - t0 < timeout, "%s did not get ready in %d s" % (what, timeout))
+        time.sleep(0.02)
+
+
+def run_attach_target(c, attach=None):
+    """attach_target until it is ready, attach(pid) if given, then stop it: (its output, attach's result)."""
+    ready, stop = os.path.join(c.tmp, "ready"), os.path.join(c.tmp, "stop")
+    for f in (ready, stop):
+        if os.path.exists(f):
+            os.unlink(f)
+    proc = subprocess.Popen([c.prog("e2e_attach_target"), ready, stop], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for_file(ready, proc, "attach_target")
+        result = attach(proc.pid) if attach else None
+        check(proc.poll() is None, "attach_target ended while attached (status %s)" % proc.returncode)
+        with open(proc_maps_path(proc.pid)) as f:
+            maps_after = f.read()
+        open(stop, "w").close()
+        out, err = proc.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    check(proc.returncode == 0, "attach_target exited %d: %s" % (proc.returncode, err))
+    return out, result, maps_after
+
+
+def proc_maps_path(pid):
+    return "/proc/%d/maps" % pid
+
+
+@test
+def test_attach_record_detach(c):
+    """stint record -p PID --duration: a running -finstrument-functions program (3 threads) is
+    attached, recorded and detached; its output checksum is the same as without stint, nothing of
+    stint stays mapped in it, and the calls made in the window are recorded, with the frames open
+    at attach (main, worker) entered implicitly (0 calls)."""
+    base, _, _ = run_attach_target(c)
+    data = os.path.join(c.tmp, "att.data")
+
+    def attach(pid):
+        return c.run([c.stint, "record", "-p", str(pid), "--duration", "1", "-o", data], expect=0)
+
+    out, rec, maps = run_attach_target(c, attach)
+    check(out == base, "output changed by attaching: %r, without stint %r" % (out, base))
+    check("errors 0" in out, "the program saw wrong results: %r" % out)
+    check("stint" not in maps, "stint's runtime is still mapped after detaching:\n%s" %
+          "\n".join(l for l in maps.splitlines() if "stint" in l))
+    check("detached" in rec.stderr, "record did not say it detached: %s" % rec.stderr.strip())
+    rep = c.report_json(data)
+    check(calls(rep, "round_value") > 0 and calls(rep, "walk") > 0, "no calls recorded: %s" % function_list(rep))
+    check(len(rep["threads"]) == 3, "%d threads recorded, expected 3" % len(rep["threads"]))
+    for name in ("main", "worker"):
+        rows = function_rows(rep, name)
+        check(rows and rows[0]["calls"] == 0 and rows[0]["elapsed_inclusive"] > 0,
+              "%s, open at attach, is not an implicitly entered frame: %s" % (name, rows))
+    w = func(rep, "worker")
+    check(w["elapsed_inclusive"] >= 0.5 * func(rep, "round_value")["elapsed_inclusive"],
+          "worker's inclusive time does not hold its threads' round_value calls")
+
+
+@test
+def test_attach_refused_without_ptrace(c):
+    """-p on a process that cannot be traced (here: one a tracer already holds, as under a
+    debugger; the same refusal as kernel.yama.ptrace_scope): one line naming ptrace, and the
+    process runs on untouched."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    ready, stop = os.path.join(c.tmp, "ready"), os.path.join(c.tmp, "stop")
+    proc = subprocess.Popen([c.prog("e2e_attach_target"), ready, stop], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True,
+                            preexec_fn=lambda: libc.ptrace(0, 0, None, None))  # PTRACE_TRACEME
+    try:
+        os.waitpid(proc.pid, 0)  # stopped at its exec
+        libc.ptrace(7, proc.pid, None, None)  # PTRACE_CONT: it runs on, traced by this test
+        wait_for_file(ready, proc, "attach_target")
+        data = os.path.join(c.tmp, "d")
+        p = c.run([c.stint, "record", "-p", str(proc.pid), "--duration", "1", "-o", data])
+        one_line_error(p, ["ptrace", str(proc.pid)], "record -p of a traced process")
+        check(not os.path.exists(data), "a data file was written anyway")
+        check(proc.poll() is None, "the process did not survive the refused attach")
+        open(stop, "w").close()
+        out, _ = proc.communicate(timeout=RECORD_TIMEOUT)
+        check("errors 0" in out, "the program saw wrong results: %r" % out)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@test
+def test_attach_not_instrumented(c):
+    """-p on a program built without -finstrument-functions: one line saying so; it runs on."""
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        time.sleep(0.2)
+        data = os.path.join(c.tmp, "d")
+        p = c.run([c.stint, "record", "-p", str(proc.pid), "--duration", "1", "-o", data])
+        one_line_error(p, ["-finstrument-functions"], "record -p of an uninstrumented process")
+        check(proc.poll() is None, "the process did not survive")
+        with open(proc_maps_path(proc.pid)) as f:
+            check("stint" not in f.read(), "stint's runtime stayed mapped")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# ---------------------------------------------------------------------------
 
 def main():
     ap = argparse.ArgumentParser(description="stint end-to-end tests")
