@@ -759,6 +759,8 @@ void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw)
 /* (with a record-time selection, rt_select.c decides first) */
 void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 {
+	if (RT_UNLIKELY(rt_sel_on) && rt_sel_skip(fn))
+		return;
 	uint64_t sw;
 	uint64_t now = rt_stamp(t, &sw);
 	if (RT_UNLIKELY(rt_sel_on) && rt_sel_event(t, is_exit, fn, now, sw))

@@ -123,7 +123,7 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 		return;
 	/* not selected (stint record --function...): its return address is
 	 * left alone, and it costs this test only */
-	if (RT_UNLIKELY(rt_sel_on) && !rt_sel_want(rt_patch_fn_of(ret_into_fn)))
+	if (RT_UNLIKELY(rt_sel_on) && rt_sel_skip(rt_patch_fn_of(ret_into_fn)))
 		return;
 	/* A signal handler that interrupted the shadow-stack code of this
 	 * thread (nested set) only pushes on top and pops its own entries,

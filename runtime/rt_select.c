@@ -436,7 +436,7 @@ static int rt_sel_visit(struct dl_phdr_info *info, size_t size, void *arg)
 	m->base = info->dlpi_addr;
 	m->lo = lo;
 	m->hi = hi;
-	if (info->dlpi_addr == rt_sel_self_lo) {
+	if (rt_sel_self_lo && !rt_sel_self_len && info->dlpi_addr == rt_sel_self_lo) {
 		rt_sel_self_lo = lo;
 		rt_sel_self_len = hi - lo;
 	}
@@ -460,6 +460,16 @@ static void rt_sel_scan(void)
 	pthread_mutex_unlock(&rt_sel_lock);
 }
 
+/* (from a probe: a signal handler's probe may interrupt a scan, so never wait) */
+static int rt_sel_scan_try(void)
+{
+	if (pthread_mutex_trylock(&rt_sel_lock) != 0)
+		return -1;
+	dl_iterate_phdr(rt_sel_visit, NULL);
+	pthread_mutex_unlock(&rt_sel_lock);
+	return 0;
+}
+
 static const struct rt_sel_mod *rt_sel_find(uint64_t fn)
 {
 	unsigned n = __atomic_load_n(&rt_sel_nmods, __ATOMIC_ACQUIRE);
@@ -473,8 +483,8 @@ static int rt_sel_decide(uint64_t fn)
 {
 	const struct rt_sel_mod *m = rt_sel_find(fn);
 	if (!m) { /* loaded since (a dlopen'ed library's constructors run before dlopen returns) */
-		rt_sel_scan();
-		m = rt_sel_find(fn);
+		if (rt_sel_scan_try() == 0)
+			m = rt_sel_find(fn);
 	}
 	if (!m)
 		return !rt_sel_nfn && !rt_sel_nmod;
@@ -496,7 +506,12 @@ static inline int rt_sel_cached(struct rt_sel_thread *s, uint64_t fn)
 	if (RT_LIKELY(s->ckey[i] == fn && s->cval[i]))
 		return s->cval[i] == 2;
 	int want = rt_sel_decide(fn);
+	/* in this order: a signal handler reading the slot meanwhile finds
+	 * no value and decides for itself */
+	s->cval[i] = 0;
+	__asm__ volatile("" ::: "memory");
 	s->ckey[i] = fn;
+	__asm__ volatile("" ::: "memory");
 	s->cval[i] = (uint8_t)(want ? 2 : 1);
 	return want;
 }
@@ -633,19 +648,22 @@ static int rt_sel_exit(struct rt_thread *t, struct rt_sel_thread *s, uint64_t fn
 	return 0;
 }
 
+int rt_sel_skip(uint64_t fn)
+{
+	if (!rt_sel_by_name || fn - rt_sel_self_lo < rt_sel_self_len)
+		return 0; /* (the calibration's yardsticks are always measured) */
+	return !rt_sel_cached(&rt_st, fn);
+}
+
 int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
 {
-	if (fn - rt_sel_self_lo < rt_sel_self_len)
-		return 0; /* the calibration's yardsticks are always measured */
+	if (!(rt_sel_depth || rt_sel_min) || fn - rt_sel_self_lo < rt_sel_self_len)
+		return 0;
 	struct rt_sel_thread *s = &rt_st;
 	if (s->busy)
 		return 1; /* a signal handler interrupted this code: its calls are its caller's */
 	s->busy = 1;
-	int r = 0;
-	if (rt_sel_by_name && !rt_sel_cached(s, fn))
-		r = 1;
-	else if (rt_sel_depth || rt_sel_min)
-		r = is_exit ? rt_sel_exit(t, s, fn, now) : rt_sel_enter(t, s, fn, now, sw);
+	int r = is_exit ? rt_sel_exit(t, s, fn, now) : rt_sel_enter(t, s, fn, now, sw);
 	s->busy = 0;
 	return r;
 }

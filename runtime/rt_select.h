@@ -24,10 +24,15 @@ void rt_sel_init(void);
 /* Modules a dlopen added: read their symbols (outside any probe). */
 void rt_sel_after_dlopen(void);
 
+/* Whether fn's events are left out by name or module (before the probe
+ * reads the clock: such a probe costs a cache lookup). */
+int rt_sel_skip(uint64_t fn);
+
 /*
  * One probe event (entry or exit of fn at now, switch count sw) of thread
- * t, already active: 1 when the selection took care of it (dropped, or held
- * back until --min-duration decides), 0 when rt_probe should write it now.
+ * t, already active, of a function rt_sel_skip keeps: 1 when --depth or
+ * --min-duration took care of it (hidden, dropped, or held back until
+ * --min-duration decides), 0 when rt_probe should write it now.
  */
 int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw);
 

@@ -42,7 +42,7 @@ uint64_t rt_now(void)
 static int ev(int is_exit, uint64_t fn, uint64_t now)
 {
 	struct rt_thread *t = &rt_self;
-	int held = rt_sel_event(t, is_exit, fn, now, 0);
+	int held = rt_sel_skip(fn) || rt_sel_event(t, is_exit, fn, now, 0);
 	if (!held) {
 		if (is_exit)
 			t->depth--;
