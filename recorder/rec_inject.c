@@ -244,9 +244,13 @@ static int inj_write(pid_t t, uint64_t at, const void *data, size_t len)
 static int inj_libc_syms(struct rec_inject *in, char *err, size_t n)
 {
 	Dl_info di;
-	void *mine = dlsym(RTLD_DEFAULT, "dlopen");
+	/* the C library's own functions, not an interceptor's (a sanitizer's) */
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *mine = libc ? dlsym(libc, "dlopen") : NULL;
 	if (!mine || !dladdr(mine, &di) || !di.dli_fname) {
 		inj_err(err, n, "cannot find stint's own C library");
+		if (libc)
+			dlclose(libc);
 		return -1;
 	}
 	char *path = realpath(di.dli_fname, NULL);
@@ -281,10 +285,11 @@ static int inj_libc_syms(struct rec_inject *in, char *err, size_t n)
 		return -1;
 	}
 	uint64_t mybase = (uint64_t)(uintptr_t)di.dli_fbase;
+	int ok = 0;
 	const char *names[] = {"dlopen", "dlsym", "dlclose", "mmap", "munmap"};
 	uint64_t *out[] = {&in->a_dlopen, &in->a_dlsym, &in->a_dlclose, &in->a_mmap, &in->a_munmap};
 	for (int i = 0; i < 5; i++) {
-		void *s = dlsym(RTLD_DEFAULT, names[i]);
+		void *s = dlsym(libc, names[i]);
 		Dl_info si;
 		if (!s || !dladdr(s, &si) || si.dli_fbase != di.dli_fbase) {
 			inj_err(err, n, "cannot find %s in stint's C library", names[i]);
@@ -292,7 +297,9 @@ static int inj_libc_syms(struct rec_inject *in, char *err, size_t n)
 		}
 		*out[i] = base + ((uint64_t)(uintptr_t)s - mybase);
 	}
-	return 0;
+	ok = 1;
+	dlclose(libc);
+	return ok ? 0 : -1;
 }
 
 /* A string into the scratch page at offset *off; its address. */
