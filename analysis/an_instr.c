@@ -314,7 +314,8 @@ int an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_re
 		r->lib_events += r->threads[i].lib_events;
 		r->events += r->threads[i].events;
 		r->lost += r->threads[i].lost;
-		r->damaged_threads += r->threads[i].damaged;
+		if (r->threads[i].damaged)
+			r->damaged_threads++;
 	}
 	free(lk.k);
 	an_match_cache_free(&mc);

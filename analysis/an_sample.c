@@ -381,7 +381,8 @@ int an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 		at->total_e = at->nsel;
 		at->whole_e = at->events;
 		r->samples += at->events;
-		r->damaged_threads += at->damaged;
+		if (at->damaged)
+			r->damaged_threads++;
 	}
 	free(pcs);
 	free(outer);

@@ -1,7 +1,7 @@
 /*
  * cmd_diff.c - `stint diff A.data B.data`: per-function changes of every
  * value of the method between two runs of a program, largest change first.
- * Functions are matched by name and module.  For instrumentation the
+ * Functions are matched by name and module (analysis/an_diff.c).  For instrumentation the
  * changes are in nanoseconds (and calls); for sampling, whose sample
  * counts depend on the run's length, in percentage points of the samples.
  */
@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "../lib/util.h"
+#include "../analysis/an_diff.h"
 #include "../output/output.h"
 
 static const char diff_usage[] =
@@ -24,28 +25,9 @@ static const char diff_usage[] =
 	"                     (sampling: inclusive, exclusive (default))\n"
 	"  -n, --limit N      show the N largest changes only\n" CMD_FILTER_HELP;
 
-struct diff_row {
-	const char *name, *module;
-	int exe; /* in the main executable: matched by name alone, so that
-		  * app-v1 and app-v2 compare */
-	int in_a, in_b;
-	double a[AN_NVALUES + 1], b[AN_NVALUES + 1]; /* values, then calls */
-};
-
 static const char *const diff_keys[2][AN_NVALUES + 1] = {
 	{"elapsed_inclusive", "elapsed_exclusive", "application_inclusive", "application_exclusive", "calls"},
 	{"inclusive_pct", "exclusive_pct", "", "", ""}};
-
-static int g_key;
-
-static int cmp_change(const void *x, const void *y)
-{
-	const struct diff_row *p = x, *q = y;
-	double dp = fabs(p->b[g_key] - p->a[g_key]), dq = fabs(q->b[g_key] - q->a[g_key]);
-	if (dp != dq)
-		return dp < dq ? 1 : -1;
-	return strcmp(p->name, q->name);
-}
 
 static void fmt_delta(char *buf, size_t n, double v, int sampling)
 {
@@ -56,17 +38,6 @@ static void fmt_delta(char *buf, size_t n, double v, int sampling)
 	char t[32];
 	out_fmt_time(t, sizeof(t), fabs(v));
 	snprintf(buf, n, "%s%.30s", v < 0 ? "-" : "+", t);
-}
-
-/* Whether module (a base name) is the executable of one of d's processes. */
-static int is_exe(const struct fmt_data *d, const char *module)
-{
-	for (uint32_t i = 0; i < d->nprocs; i++) {
-		const char *slash = strrchr(d->procs[i].exe, '/');
-		if (strcmp(slash ? slash + 1 : d->procs[i].exe, module) == 0)
-			return 1;
-	}
-	return 0;
 }
 
 /* The function rows of one file, under the filter. */
@@ -126,44 +97,21 @@ int cmd_diff(int argc, char **argv)
 		die("diff: '%s' holds %s data and '%s' %s data", argv[optind], da.method, argv[optind + 1], db.method);
 	int sampling = ra.sampling;
 	int nvals = sampling ? 2 : AN_NVALUES + 1;
-	g_key = AN_EE;
+	int key = AN_EE;
 	if (sort) {
 		static const char *const names[2][5] = {{"ei", "ee", "ai", "ae", "calls"}, {"inclusive", "exclusive"}};
-		g_key = -1;
+		key = -1;
 		for (int k = 0; k < nvals; k++)
 			if (strcmp(sort, names[sampling][k]) == 0 || strcmp(sort, diff_keys[sampling][k]) == 0)
-				g_key = k;
-		if (g_key < 0)
+				key = k;
+		if (key < 0)
 			die("diff: unknown sort key '%s'", sort);
 	}
-	struct diff_row *rows = xcalloc(na + nb + 1, sizeof(*rows));
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < na; i++) {
-		struct diff_row *d = &rows[n++];
-		d->name = rowa[i].name;
-		d->module = rowa[i].module;
-		d->exe = is_exe(&da, rowa[i].module);
-		d->in_a = 1;
-		memcpy(d->a, rowa[i].v, sizeof(rowa[i].v));
-		d->a[AN_NVALUES] = (double)rowa[i].calls;
-	}
-	for (uint32_t j = 0; j < nb; j++) {
-		uint32_t i;
-		for (i = 0; i < n; i++)
-			if (rows[i].in_a && strcmp(rows[i].name, rowb[j].name) == 0 &&
-			    (strcmp(rows[i].module, rowb[j].module) == 0 ||
-			     (rows[i].exe && is_exe(&db, rowb[j].module))))
-				break;
-		struct diff_row *d = i < n ? &rows[i] : &rows[n++];
-		if (i == n - 1 && !d->in_a) {
-			d->name = rowb[j].name;
-			d->module = rowb[j].module;
-		}
-		d->in_b = 1;
-		memcpy(d->b, rowb[j].v, sizeof(rowb[j].v));
-		d->b[AN_NVALUES] = (double)rowb[j].calls;
-	}
-	qsort(rows, n, sizeof(*rows), cmp_change);
+	struct an_diff_row *rows;
+	uint32_t n;
+	if (an_diff_match(&da, rowa, na, &db, rowb, nb, &rows, &n) < 0)
+		die("out of memory");
+	an_diff_sort(rows, n, key);
 	if (limit > 0 && (uint32_t)limit < n)
 		n = (uint32_t)limit;
 	if (strcmp(format, "json") == 0) {
@@ -207,7 +155,7 @@ int cmd_diff(int argc, char **argv)
 			printf("\n%11s %11s %11s %11s %11s %11s %11s  %s\n", "EE A", "EE B", "dEE", "dEI", "dAI", "dAE",
 			       "dCalls", "Function [module]");
 		for (uint32_t i = 0; i < n; i++) {
-			const struct diff_row *r = &rows[i];
+			const struct an_diff_row *r = &rows[i];
 			char b[5][32];
 			if (sampling) {
 				fmt_delta(b[0], 32, r->b[AN_EE] - r->a[AN_EE], 1);

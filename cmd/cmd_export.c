@@ -106,6 +106,9 @@ int cmd_export(int argc, char **argv)
 		fmt = EXP_CHROME;
 	else
 		die("unknown export format '%s' (folded, pprof, callgrind or chrome)", format);
+	if (fmt == EXP_PPROF && !out_pprof_available())
+		die("export: this stint was built without protobuf-c, so it cannot write pprof "
+		    "(Debian: libprotobuf-c-dev protobuf-c-compiler, then rebuild)");
 	if (fmt == EXP_PPROF && !output && isatty(STDOUT_FILENO))
 		die("export: pprof output is binary; give -o FILE or redirect standard output");
 

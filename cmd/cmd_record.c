@@ -65,9 +65,9 @@ static const char record_usage[] =
 static char *find_runtime(const char *name)
 {
 	const char *dir = util_self_dir();
-	const char *cands[] = {"%s/%s", "%s/../lib/stint/%s", "%s/../lib/%s"};
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
-		char *p = xasprintf(cands[i], dir, name);
+	const char *subdirs[] = {"", "/../lib/stint", "/../lib"};
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		char *p = xasprintf("%s%s/%s", dir, subdirs[i], name);
 		char *real = realpath(p, NULL);
 		free(p);
 		if (real && access(real, R_OK) == 0)
@@ -222,6 +222,11 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 			 const char *why)
 {
 	char err[512];
+	if (!STINT_HAVE_INPROC)
+		die("record: %sthis stint was built without libunwind, so it has no in-process sampler%s "
+		    "(Debian: libunwind-dev, then rebuild)",
+		    strncmp(why, "perf", 4) == 0 ? "perf events are not permitted here, and " : "",
+		    strncmp(why, "perf", 4) == 0 ? " to fall back on" : "");
 	char *lib = find_runtime("libstint-sampler.so");
 	if (!lib)
 		die("cannot find libstint-sampler.so next to '%s'", util_self_dir());
@@ -637,7 +642,7 @@ static uint64_t parse_duration(const char *opt, const char *v)
 	double x = strtod(v, &end);
 	double unit = strcmp(end, "ns") == 0 ? 1 : strcmp(end, "us") == 0 ? 1e3 : strcmp(end, "ms") == 0 ? 1e6
 		      : strcmp(end, "s") == 0 ? 1e9 : 0;
-	if (end == v || !unit || !(x > 0) || x * unit > 1e15)
+	if (end == v || unit == 0 || !(x > 0) || x * unit > 1e15)
 		die("record: %s wants a time with its unit, such as 10us, 1ms, 500ns or 2s (not '%s')", opt, v);
 	return (uint64_t)(x * unit + 0.5);
 }
@@ -781,7 +786,7 @@ int cmd_record(int argc, char **argv)
 	if (sampling && select_only)
 		die("record: %s selects what instrumentation records; sampling records every function "
 		    "(select at report time: stint report --function, --module)", select_only);
-	if (duration && !attach)
+	if (duration != 0 && !attach)
 		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
 	keep_old_output(output, force);
 	if (sampling)

@@ -404,7 +404,7 @@ int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, co
 			lead = FMT_SPOOL_HDR_SIZE;
 		size_t tail = FMT_CHUNK_HDR + 4;
 		if (pwrite(fd, head, lead, 0) != (ssize_t)lead ||
-		    pwrite(fd, h, tail, FMT_SPOOL_DATA_OFF - tail) != (ssize_t)tail ||
+		    pwrite(fd, h, tail, (off_t)(FMT_SPOOL_DATA_OFF - tail)) != (ssize_t)tail ||
 		    ftruncate(fd, (off_t)(FMT_SPOOL_DATA_OFF + evlen)) < 0 ||
 		    lseek(fd, 0, SEEK_END) < 0)
 			err = errno ? errno : EIO;

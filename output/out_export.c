@@ -507,7 +507,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 		uint32_t id = cg_id(v, c, same);
 		used[id] = 1;
 		for (int e = 0; e < nev; e++) {
-			self[id * 2 + e] += v->n[c].v[self_k[e]];
+			self[id * 2 + (uint32_t)e] += v->n[c].v[self_k[e]];
 			total[e] += v->n[c].v[self_k[e]];
 		}
 		uint32_t p = v->n[c].parent;
@@ -546,7 +546,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 		uint32_t line = cg_line(v, id);
 		fprintf(f, "%u", line);
 		for (int e = 0; e < nev; e++)
-			fprintf(f, " %.0f", self[id * 2 + e]);
+			fprintf(f, " %.0f", self[id * 2 + (uint32_t)e]);
 		fputc('\n', f);
 		while (ei < ne && edges[ei].from < id)
 			ei++;

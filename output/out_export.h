@@ -69,6 +69,8 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
  */
 int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
 	      const struct an_filter *f);
+/* 0 where stint was built without protobuf-c: out_pprof then fails with ENOTSUP. */
+int out_pprof_available(void);
 
 /* Options of the Chrome trace, and what it wrote. */
 struct out_chrome_opts {

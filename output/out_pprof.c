@@ -30,6 +30,7 @@
  * look for the binaries.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,29 @@
 #include <zlib.h>
 
 #include "out_export.h"
+
+#if !STINT_HAVE_PPROF
+/* Built without protobuf-c (CMakeLists.txt): the command says so. */
+int out_pprof_available(void)
+{
+	return 0;
+}
+
+int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
+	      const struct an_filter *flt)
+{
+	(void)fd, (void)v, (void)d, (void)rw, (void)flt;
+	errno = ENOTSUP;
+	return -1;
+}
+#else
 #include "../analysis/an_walk.h"
 #include "out_pprof.pb-c.h"
+
+int out_pprof_available(void)
+{
+	return 1;
+}
 
 /* The string table, with a hash for interning. */
 struct pp_strings {
@@ -291,7 +313,7 @@ static uint64_t pp_location(struct pp_samp *ps, const struct an_walk_sample *s, 
 			abort();
 	}
 	if (ps->nl + n > ps->capl) {
-		ps->capl = (ps->nl + n) * 2 + 256;
+		ps->capl = (uint32_t)((ps->nl + n) * 2 + 256);
 		ps->lfn = realloc(ps->lfn, ps->capl * sizeof(*ps->lfn));
 		ps->lline = realloc(ps->lline, ps->capl * sizeof(*ps->lline));
 		if (!ps->lfn || !ps->lline)
@@ -679,3 +701,4 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	free(note);
 	return rc;
 }
+#endif /* STINT_HAVE_PPROF */

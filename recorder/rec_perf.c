@@ -209,7 +209,7 @@ static size_t compact_sample(const struct rec_perf_opts *o, uint8_t *rec, size_t
 		return size;
 	uint64_t abi;
 	memcpy(&abi, rec + off, 8);
-	off += 8 + (abi ? 8 * REC_PERF_NREGS : 0);
+	off += 8 + (abi ? 8u * REC_PERF_NREGS : 0);
 	if (off + 8 > size)
 		return size;
 	uint64_t ssize, dyn;

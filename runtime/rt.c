@@ -485,7 +485,7 @@ int rt_thread_start(struct rt_thread *t)
 		t->state = RT_DONE;
 		return 0;
 	}
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	/* the thread's clock starts now: setting up is the first overhead */
 	uint64_t t0 = rt_clock();
 	t->tid = (pid_t)syscall(SYS_gettid);
@@ -545,11 +545,11 @@ int rt_thread_start(struct rt_thread *t)
 	rt_mark_overhead(t);
 	rt_inherit_attached(t);
 	t->fast = rt_g.use_tsc && t->lock != NULL && !rt_sel_on; /* a selection: rt_probe() */
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	return 1;
 fail:
 	t->state = RT_DONE;
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	return 0;
 }
 
@@ -652,7 +652,7 @@ static void rt_flush(struct rt_thread *t);
 __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 {
 	int was = t->busy;
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	for (;;) {
 		t->limit = t->end_limit;
 		if (t->state == RT_ACTIVE && t->pos >= t->end_limit)
@@ -671,7 +671,7 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 		else
 			break;
 	}
-	t->busy = was;
+	RT_GUARD(t->busy, was);
 }
 
 /*
@@ -728,9 +728,9 @@ void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, ui
 		rt_defer(t, is_exit, fn, now, sw);
 		return;
 	}
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
@@ -749,9 +749,9 @@ void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw)
 		rt_defer(t, 0, fn, at, sw);
 		return;
 	}
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_emit(t, 0, fn, at, sw);
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	if (RT_UNLIKELY(t->pos >= t->end_limit || t->nnotes >= RT_NOTES - 1))
 		rt_after(t);
 }
@@ -816,9 +816,9 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	uint64_t now;
 	while (RT_UNLIKELY((now = __rdtsc(), again = *lock) != sw))
 		sw = again;
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_emit(t, is_exit, fn, now, sw);
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	if (RT_UNLIKELY(((uintptr_t)t->pos & RT_SAMPLE_MASK) < 3)) /* no counter to keep */
 		rt_sample_tail(t);
 	if (RT_UNLIKELY(t->pos >= t->limit))
@@ -848,7 +848,7 @@ static void rt_finish_thread(struct rt_thread *t)
 	rt_sel_thread_end(t);
 	if (t->nnotes) /* held entries wrote new functions (rt_probe_held) */
 		rt_after(t);
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	if (t->npend)
 		rt_flush(t);
 	uint64_t sw;
@@ -864,7 +864,7 @@ static void rt_finish_thread(struct rt_thread *t)
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 }
 
 /*
@@ -1074,7 +1074,7 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 		rt_sel_thread_end(t);
 		if (t->nnotes)
 			rt_after(t);
-		t->busy = 1;
+		RT_GUARD(t->busy, 1);
 		if (t->npend)
 			rt_flush(t);
 		uint64_t sw;
@@ -1083,7 +1083,7 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 			t->pos = fmt_put_ext(t->pos, FMT_X_TICK, os, now - t->last_t, NULL, 0);
 		t->last_t = now;
-		t->busy = 0;
+		RT_GUARD(t->busy, 0);
 	}
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
@@ -1137,9 +1137,9 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		rt_calibrate(t, 1);
 	rt_save_info();
 	rt_patch_init();
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_mark_overhead(t); /* calibrating and reading the modules */
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -1167,9 +1167,9 @@ int rt_attach_start(void)
 	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
 		rt_calibrate(t, 0);
 	rt_save_info();
-	t->busy = 1;
+	RT_GUARD(t->busy, 1);
 	rt_mark_overhead(t);
-	t->busy = 0;
+	RT_GUARD(t->busy, 0);
 	return 0;
 }
 
@@ -1238,7 +1238,7 @@ RT_API void *dlopen(const char *file, int mode)
 		struct rt_thread *t = &rt_self;
 		int mark = t->state == RT_ACTIVE && !t->busy;
 		if (mark) {
-			t->busy = 1;
+			RT_GUARD(t->busy, 1);
 			rt_mark(t, FMT_X_TICK);
 		}
 		rt_save_maps_epoch(before);
@@ -1247,7 +1247,7 @@ RT_API void *dlopen(const char *file, int mode)
 		rt_patch_init();
 		if (mark) {
 			rt_mark_overhead(t);
-			t->busy = 0;
+			RT_GUARD(t->busy, 0);
 		}
 	}
 	return h;

@@ -20,6 +20,21 @@
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/*
+ * Sets a signal-handler guard (busy, plt_busy): the store is made, and no
+ * access to the state it guards moves across it.  Without the barriers
+ * the compiler may drop `busy = 1` before `busy = 0`, or load the spool
+ * position before setting it, and a handler's events written in between
+ * are overwritten.  A handler runs on this thread, so a compiler barrier
+ * suffices: no instruction is emitted.
+ */
+#define RT_GUARD(flag, value)                                \
+	do {                                                 \
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);     \
+		(flag) = (value);                            \
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);     \
+	} while (0)
+
 #define RT_STACK 512 /* functions remembered per thread to check exits (a power of 2) */
 #define RT_RETS 512  /* library calls in flight per thread (rt_plt.c) */
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */

@@ -131,7 +131,7 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 	 * below leaves n consistent, and an entry is claimed before it is
 	 * filled. */
 	int nested = pt->busy;
-	pt->busy = 1;
+	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
 	uint64_t orig = *slot;
 	int tail = orig == (uint64_t)(uintptr_t)rt_patch_return;
@@ -155,7 +155,7 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 	uint32_t i = pt->n;
 	if (tail || i == RT_PATCH_DEPTH) { /* no entry to pair an exit with */
 		RT_COMPILER_BARRIER();
-		pt->busy = nested;
+		RT_GUARD(pt->busy, nested);
 		return;
 	}
 	pt->n = i + 1;
@@ -169,7 +169,7 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot)
 	RT_COMPILER_BARRIER();
 	*slot = (uint64_t)(uintptr_t)rt_patch_return;
 	RT_COMPILER_BARRIER();
-	pt->busy = nested;
+	RT_GUARD(pt->busy, nested);
 	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
 }
 
@@ -178,7 +178,7 @@ uint64_t rt_patch_leave(uint64_t *slot)
 {
 	struct rt_patch_thread *pt = &rt_pt;
 	int nested = pt->busy;
-	pt->busy = 1;
+	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
 	for (uint32_t i = pt->n; i-- > 0;) {
 		if (pt->e[i].slot != slot)
@@ -198,7 +198,7 @@ uint64_t rt_patch_leave(uint64_t *slot)
 		pt->n = i;
 		RT_COMPILER_BARRIER();
 		rt_patch_exit_event(fn);
-		pt->busy = nested;
+		RT_GUARD(pt->busy, nested);
 		return orig;
 	}
 	rt_patch_die("stint: lost track of a patched function's return address\n");
@@ -228,7 +228,7 @@ static void rt_patch_after_catch(void *sp)
 	if (!pt->nrestored)
 		return;
 	int nested = pt->busy;
-	pt->busy = 1;
+	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
 	while (pt->n && (void *)pt->e[pt->n - 1].slot < sp) {
 		pt->n--;
@@ -243,7 +243,7 @@ static void rt_patch_after_catch(void *sp)
 		}
 	pt->nrestored = 0;
 	RT_COMPILER_BARRIER();
-	pt->busy = nested;
+	RT_GUARD(pt->busy, nested);
 }
 
 RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))

@@ -237,7 +237,7 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 			rt_plt_once(t, s->fn);
 		return target;
 	}
-	t->plt_busy = 1;
+	RT_GUARD(t->plt_busy, 1);
 	/* calls left at or below this slot on this stack are over */
 	if (t->nrets && rt_plt_at_or_below(t->rets[t->nrets - 1].slot, ret_slot))
 		rt_plt_drop_below(t, ret_slot, 1);
@@ -247,7 +247,7 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 		} else if (kind == RT_PLT_VFORK) {
 			if (rt_g.plt)
 				rt_probe(t, 0, s->fn);
-			t->plt_busy = 0;
+			RT_GUARD(t->plt_busy, 0);
 			return rt_plt_vfork_prepare(rt_g.plt ? s->fn : 0) == 0 ? target : s->fn;
 		} else {
 			/* glibc unwinds pthread_exit with libgcc_s's own
@@ -276,14 +276,14 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 			if (to) /* everything below the landing point, this call first */
 				rt_plt_drop_below(t, to, 0);
 		}
-		t->plt_busy = 0;
+		RT_GUARD(t->plt_busy, 0);
 		return target;
 	}
 	uint32_t k = t->nrets < RT_RETS ? rt_plt_thunk((uint32_t)idx, *ret_slot) : ~0u;
 	if (RT_UNLIKELY(k == ~0u)) {
 		/* no room to follow the return: counted, as a zero-length call */
 		rt_plt_once(t, s->fn);
-		t->plt_busy = 0;
+		RT_GUARD(t->plt_busy, 0);
 		return target;
 	}
 	struct rt_ret *r = &t->rets[t->nrets];
@@ -295,7 +295,7 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 	r->restored = 0;
 	t->nrets++;
 	*ret_slot = rt_plt_thunk_addr(k);
-	t->plt_busy = 0;
+	RT_GUARD(t->plt_busy, 0);
 	rt_probe(t, 0, s->fn);
 	return target;
 }
@@ -312,12 +312,12 @@ uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot)
 	struct rt_thread *t = &rt_self;
 	if (t->plt_busy || !t->nrets)
 		return orig;
-	t->plt_busy = 1;
+	RT_GUARD(t->plt_busy, 1);
 	struct rt_ret *top = &t->rets[t->nrets - 1];
 	if (RT_LIKELY(top->slot == ret_slot && top->swapped && top->thunk == k)) {
 		uint64_t fn = top->fn;
 		t->nrets--;
-		t->plt_busy = 0;
+		RT_GUARD(t->plt_busy, 0);
 		rt_plt_close(t, fn);
 		return orig;
 	}
@@ -335,12 +335,12 @@ uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot)
 				t->nrets = n - 1;
 				break;
 			}
-		t->plt_busy = 0;
+		RT_GUARD(t->plt_busy, 0);
 		rt_plt_close(t, fn);
 		return orig;
 	}
 	/* not followed (closed already as left): nothing to record */
-	t->plt_busy = 0;
+	RT_GUARD(t->plt_busy, 0);
 	return orig;
 }
 
@@ -440,9 +440,9 @@ static void rt_plt_restore_all(void)
 	struct rt_thread *t = &rt_self;
 	if (t->plt_busy)
 		return;
-	t->plt_busy = 1;
+	RT_GUARD(t->plt_busy, 1);
 	rt_plt_restore_slots(t);
-	t->plt_busy = 0;
+	RT_GUARD(t->plt_busy, 0);
 }
 
 /*
@@ -455,7 +455,7 @@ static void rt_plt_rearm(void *sp)
 	struct rt_thread *t = &rt_self;
 	if (t->plt_busy)
 		return;
-	t->plt_busy = 1;
+	RT_GUARD(t->plt_busy, 1);
 	if (sp)
 		rt_plt_drop_below(t, sp, 0);
 	for (uint32_t i = 0; i < t->nrets; i++) {
@@ -465,7 +465,7 @@ static void rt_plt_rearm(void *sp)
 			r->restored = 0;
 		}
 	}
-	t->plt_busy = 0;
+	RT_GUARD(t->plt_busy, 0);
 }
 
 typedef int (*rt_unwind_fn)(void *);

@@ -662,9 +662,9 @@ int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, ui
 	struct rt_sel_thread *s = &rt_st;
 	if (s->busy)
 		return 1; /* a signal handler interrupted this code: its calls are its caller's */
-	s->busy = 1;
+	RT_GUARD(s->busy, 1);
 	int r = is_exit ? rt_sel_exit(t, s, fn, now) : rt_sel_enter(t, s, fn, now, sw);
-	s->busy = 0;
+	RT_GUARD(s->busy, 0);
 	return r;
 }
 
@@ -673,7 +673,7 @@ void rt_sel_thread_end(struct rt_thread *t)
 	struct rt_sel_thread *s = &rt_st;
 	if (!rt_sel_on || !rt_sel_min || s->busy || t->state != RT_ACTIVE)
 		return;
-	s->busy = 1;
+	RT_GUARD(s->busy, 1);
 	rt_sel_commit(t, s, rt_now());
-	s->busy = 0;
+	RT_GUARD(s->busy, 0);
 }

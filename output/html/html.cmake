@@ -1,5 +1,5 @@
 # html.cmake - embeds the HTML report's stylesheet and script
-# (output/html/stint.css, stint.js) into stint-core as the C strings of
+# (output/html/stint.css, stint.js) into stint-output as the C strings of
 # out_html_assets.h, generated in the build tree by embed.cmake.
 set(STINT_HTML_GEN ${CMAKE_BINARY_DIR}/gen/out_html_assets.h)
 set(STINT_HTML_ASSETS ${CMAKE_CURRENT_LIST_DIR}/stint.css ${CMAKE_CURRENT_LIST_DIR}/stint.js)
@@ -8,5 +8,5 @@ add_custom_command(OUTPUT ${STINT_HTML_GEN}
           -DJS=${CMAKE_CURRENT_LIST_DIR}/stint.js -P ${CMAKE_CURRENT_LIST_DIR}/embed.cmake
   DEPENDS ${STINT_HTML_ASSETS} ${CMAKE_CURRENT_LIST_DIR}/embed.cmake
   COMMENT "Embedding the HTML report's CSS and JavaScript")
-target_sources(stint-core PRIVATE ${STINT_HTML_GEN})
-target_include_directories(stint-core PRIVATE ${CMAKE_BINARY_DIR}/gen)
+target_sources(stint-output PRIVATE ${STINT_HTML_GEN})
+target_include_directories(stint-output PRIVATE ${CMAKE_BINARY_DIR}/gen)

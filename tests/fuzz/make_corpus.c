@@ -239,7 +239,7 @@ int main(int argc, char **argv)
 	/* names no one should print raw: bytes that are not UTF-8, a
 	 * terminal escape, quotes, separators, a valid non-ASCII name */
 	static const char *const hostile[] = {"ma\xff\xfein", "rec\x1b]0;owned\x07urse", "w\"o,r;k\\\n<b>&",
-					      "lib:r\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "d"};
+					      "lib:r\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\x64"};
 	write_instr("ok-instr.data", plain, 4);
 	write_instr("ok-instr-one-letter-names.data", letters, 4);
 	write_instr("ok-instr-hostile-names.data", hostile, 4);

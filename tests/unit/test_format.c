@@ -405,7 +405,7 @@ static void test_utf8(void **state)
 	assert_int_equal(util_utf8_len("\xff"), 0);
 	/* the reader cleans names: control characters become '?', bytes that
 	 * are not UTF-8 become U+FFFD */
-	static const char *const names[] = {"a\x1b[2Jb", "c\xff" "d", "\xc2\x9b"};
+	static const char *const names[] = {"a\x1b[2Jb", "c\xff\x64", "\xc2\x9b"};
 	struct fmt_data d;
 	struct evb b;
 	evb_data(&d, names, 3);

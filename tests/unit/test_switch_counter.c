@@ -97,6 +97,7 @@ static void test_still_without_switches(void **state)
 		volatile long x = 0;
 		for (long i = 0; i < 200000; i++)
 			x += i;
+		(void)x;
 		for (int i = 0; i < 100; i++)
 			getppid();
 		sample(&l1, &s1);

@@ -1,0 +1,106 @@
+/*
+ * an_diff.c - matching two runs' functions for `stint diff` (an_diff.h).
+ * Both runs' rows get a key, (name, module) or (name, "") for a function of
+ * the run's executable, are sorted by it together, and equal neighbours
+ * from A and B become one row.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_diff.h"
+#include "../format/format.h"
+
+struct diff_key {
+	const char *name, *module; /* module "" for the executable's functions */
+	int run;                   /* 0: A, 1: B */
+	uint32_t index;
+};
+
+/* Whether module (a base name) is the executable of one of d's processes. */
+static int diff_is_exe(const struct fmt_data *d, const char *module)
+{
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		const char *slash = strrchr(d->procs[i].exe, '/');
+		if (strcmp(slash ? slash + 1 : d->procs[i].exe, module) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int diff_key_cmp(const void *x, const void *y)
+{
+	const struct diff_key *p = x, *q = y;
+	int c = strcmp(p->name, q->name);
+	if (c == 0)
+		c = strcmp(p->module, q->module);
+	if (c == 0)
+		c = p->run - q->run;
+	if (c == 0)
+		c = p->index < q->index ? -1 : p->index > q->index;
+	return c;
+}
+
+int an_diff_match(const struct fmt_data *da, const struct an_row *ra, uint32_t na, const struct fmt_data *db,
+		  const struct an_row *rb, uint32_t nb, struct an_diff_row **out, uint32_t *n)
+{
+	struct diff_key *keys = malloc(((size_t)na + nb + 1) * sizeof(*keys));
+	struct an_diff_row *rows = calloc((size_t)na + nb + 1, sizeof(*rows));
+	if (!keys || !rows) {
+		free(keys);
+		free(rows);
+		return -1;
+	}
+	size_t nk = 0;
+	for (uint32_t i = 0; i < na; i++)
+		keys[nk++] = (struct diff_key){ra[i].name, diff_is_exe(da, ra[i].module) ? "" : ra[i].module, 0, i};
+	for (uint32_t i = 0; i < nb; i++)
+		keys[nk++] = (struct diff_key){rb[i].name, diff_is_exe(db, rb[i].module) ? "" : rb[i].module, 1, i};
+	qsort(keys, nk, sizeof(*keys), diff_key_cmp);
+	uint32_t m = 0;
+	for (size_t g = 0, e; g < nk; g = e) {
+		/* a group of equal keys: A's rows in order, then B's; the i-th of
+		 * B joins the i-th of A (two static functions of one name) */
+		size_t nga = 0;
+		for (e = g; e < nk && strcmp(keys[e].name, keys[g].name) == 0 &&
+			    strcmp(keys[e].module, keys[g].module) == 0; e++)
+			nga += keys[e].run == 0;
+		for (size_t k = g; k < e; k++) {
+			const struct diff_key *key = &keys[k];
+			const struct an_row *src = key->run ? &rb[key->index] : &ra[key->index];
+			size_t ib = k - g - nga; /* B's rank in the group */
+			struct an_diff_row *d = key->run && ib < nga ? &rows[m - nga + ib] : &rows[m++];
+			if (!d->in_a && !d->in_b) {
+				d->name = src->name;
+				d->module = src->module;
+			}
+			double *v = key->run ? d->b : d->a;
+			memcpy(v, src->v, sizeof(src->v));
+			v[AN_NVALUES] = (double)src->calls;
+			if (key->run)
+				d->in_b = 1;
+			else
+				d->in_a = 1;
+		}
+	}
+	free(keys);
+	*out = rows;
+	*n = m;
+	return 0;
+}
+
+static int diff_change_cmp(const void *x, const void *y, void *arg)
+{
+	const struct an_diff_row *p = x, *q = y;
+	int key = *(const int *)arg;
+	double dp = fabs(p->b[key] - p->a[key]), dq = fabs(q->b[key] - q->a[key]);
+	if (dp != dq)
+		return dp < dq ? 1 : -1;
+	return strcmp(p->name, q->name);
+}
+
+void an_diff_sort(struct an_diff_row *rows, uint32_t n, int key)
+{
+	qsort_r(rows, n, sizeof(*rows), diff_change_cmp, &key);
+}

@@ -1,0 +1,30 @@
+/*
+ * an_diff.h - two runs' function rows matched for `stint diff`: by name and
+ * module, and by name alone for functions of the runs' executables (so that
+ * app-v1 and app-v2 compare), ordered by the size of a change.
+ */
+#ifndef STINT_AN_DIFF_H
+#define STINT_AN_DIFF_H
+
+#include "analysis.h"
+
+/* One function of either run; a[] and b[] hold the values, then calls. */
+struct an_diff_row {
+	const char *name, *module; /* borrowed from the rows given */
+	int in_a, in_b;
+	double a[AN_NVALUES + 1], b[AN_NVALUES + 1];
+};
+
+/*
+ * Matches run A's rows (of data da) with run B's (of db) into *out (malloc'd,
+ * *n long): every function of either run once, with the values of each run
+ * it appears in.  Linear after sorting: O((na + nb) log(na + nb)).
+ * Returns 0, -1 when out of memory.
+ */
+int an_diff_match(const struct fmt_data *da, const struct an_row *ra, uint32_t na, const struct fmt_data *db,
+		  const struct an_row *rb, uint32_t nb, struct an_diff_row **out, uint32_t *n);
+
+/* Orders rows by |b - a| of value key (0 .. AN_NVALUES), largest first, then by name. */
+void an_diff_sort(struct an_diff_row *rows, uint32_t n, int key);
+
+#endif
