@@ -1024,6 +1024,7 @@ void rt_vfork_child(void)
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
 		return;
+	rt_sel_vfork(1);
 	uint64_t open[RT_STACK];
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;

@@ -668,6 +668,12 @@ int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, ui
 	return r;
 }
 
+void rt_sel_vfork(int child)
+{
+	if (rt_sel_on && (rt_sel_depth || rt_sel_min))
+		RT_GUARD(rt_st.busy, child);
+}
+
 void rt_sel_thread_end(struct rt_thread *t)
 {
 	struct rt_sel_thread *s = &rt_st;

@@ -40,6 +40,11 @@ int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, ui
  * that have lasted --min-duration by now are written. */
 void rt_sel_thread_end(struct rt_thread *t);
 
+/* A vfork child runs on its parent's memory, this file's per-thread state
+ * included: its --depth/--min-duration events are left out (child 1), and
+ * the parent's state is untouched when it resumes (child 0). */
+void rt_sel_vfork(int child);
+
 /* Whether the function at fn is selected by name and module (the patching
  * code leaves the others unpatched). */
 int rt_sel_want(uint64_t fn);
