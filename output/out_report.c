@@ -439,6 +439,9 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	}
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
 	print_patched(f, d->notes);
+	if (d->flags & FMT_SESS_ATTACHED)
+		fprintf(f, "# attached:    recorded from attach to detach (stint record -p); the frames open at "
+			   "attach count no call\n");
 	print_recorded_selection(f, d->notes);
 	print_selection(f, r, o);
 	if (r->lost)
