@@ -263,6 +263,7 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 		out_json_str(f, d->damage);
 	}
 	json_selection(f, r, o);
+	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
 	char rsel[4096];
 	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
 		fputs(",\n\"recorded_selection\":", f);

@@ -2146,6 +2146,7 @@ def test_attach_record_detach(c):
           "\n".join(l for l in maps.splitlines() if "stint" in l))
     check("detached" in rec.stderr, "record did not say it detached: %s" % rec.stderr.strip())
     rep = c.report_json(data)
+    check(rep.get("attached") is True, "the report does not say it was attached: %r" % rep.get("attached"))
     check(calls(rep, "round_value") > 0 and calls(rep, "walk") > 0, "no calls recorded: %s" % function_list(rep))
     check(len(rep["threads"]) == 3, "%d threads recorded, expected 3" % len(rep["threads"]))
     for name in ("main", "worker"):
