@@ -28,8 +28,10 @@
 
 static const char record_usage[] =
 	"usage: stint record [-m instrument|sample] [-o FILE] [options] [--] PROGRAM [ARGS...]\n"
+	"       stint record [-m instrument|sample] -p PID [--duration SECS] [-o FILE]\n"
 	"\n"
-	"  -m, --method METHOD    instrument (needs -finstrument-functions; default) or sample\n"
+	"  -m, --method METHOD    instrument (needs -finstrument-functions, here or in what\n"
+	"                         PROGRAM runs: taskset, env, scripts; default) or sample\n"
 	"  -o, --output FILE      data file to write (default stint.data)\n"
 	"      --os-events MODE   how to notice the thread leaving the CPU: perf (default),\n"
 	"                         rusage (getrusage per probe) or off\n"
@@ -37,11 +39,20 @@ static const char record_usage[] =
 	"      --clock CLOCK      tsc (default where invariant) or monotonic\n"
 	"  -f, --force            overwrite FILE (default: an existing FILE is kept as FILE.old)\n"
 	"  -q, --quiet            no summary line\n"
+	"selection (-m instrument; the other calls are not recorded, their time is their\n"
+	"callers' exclusive time):\n"
+	"      --function GLOB    record only the functions matching GLOB (repeatable)\n"
+	"      --not-function GLOB  record no function matching GLOB (repeatable)\n"
+	"      --module GLOB      record only the functions of the modules (file names)\n"
+	"                         matching GLOB (repeatable)\n"
+	"      --depth N          record calls at most N selected frames deep\n"
+	"      --min-duration TIME  record only calls that last at least TIME (10us, 1ms)\n"
 	"sampling (-m sample), on any binary:\n"
 	"  -g                     record call graphs (always on; as perf's -g: --call-graph dwarf)\n"
 	"  -F, --freq HZ          samples per second of CPU time (default 1000)\n"
 	"  -e, --event EVENT      task-clock (default: the threads' CPU time) or cycles\n"
-	"  -p, --pid PID          attach to a running process instead of starting one\n"
+	"  -p, --pid PID          attach to a running process instead of starting one (also\n"
+	"                         -m instrument: a -finstrument-functions program)\n"
 	"      --duration SECS    with -p: stop after SECS (default: at Ctrl-C)\n"
 	"      --call-graph HOW   dwarf (default: unwind copies of the stack with the\n"
 	"                         DWARF CFI, works without frame pointers) or fp\n"
@@ -154,6 +165,26 @@ static void patch_notes(struct fmt_data *d, const struct rec_patch_info *p, int 
 	*w = 0;
 	free(d->notes);
 	d->notes = s;
+}
+
+/*
+ * Whether any process recorded a function of its own: a launcher that is
+ * not instrumented (taskset, env, a shell) records no function but the
+ * runtime's calibration yardstick (in libstint-rt.so).
+ */
+static int recorded_functions(const struct fmt_data *d)
+{
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		const struct fmt_process *p = &d->procs[i];
+		for (uint32_t k = 0; k < p->nsyms; k++) {
+			uint32_t m = p->syms[k].module;
+			const char *path = m < p->nmods ? p->mods[m].path : NULL;
+			const char *base = path ? strrchr(path, '/') : NULL;
+			if (!path || strcmp(base ? base + 1 : path, "libstint-rt.so") != 0)
+				return 1;
+		}
+	}
+	return 0;
 }
 
 static void explain_nothing(const char *prog)
@@ -366,6 +397,151 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	return code;
 }
 
+/*
+ * -m instrument -p PID: attach to a running program built with
+ * -finstrument-functions (recorder/rec_inject.c, runtime/rt_attach.c),
+ * record for SECS (or until Ctrl-C, or its end), detach.
+ */
+static volatile sig_atomic_t attach_stop;
+
+static void attach_on_signal(int sig)
+{
+	(void)sig;
+	attach_stop = 1;
+}
+
+static int process_alive(pid_t pid)
+{
+	char path[64], *st;
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	st = util_read_file(path, &len);
+	const char *p = st ? strrchr(st, ')') : NULL;
+	int alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(st);
+	return alive;
+}
+
+static int record_attach(pid_t pid, double duration, const char *output, const char *os, int use_tsc,
+			 int quiet)
+{
+	char err[1024];
+	char exe[64];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	if (!process_alive(pid))
+		die("no process %d to attach to", (int)pid);
+	char *lib = find_runtime("libstint-rt-attach.so");
+	if (!lib)
+		die("cannot find the runtime library libstint-rt-attach.so next to '%s'", util_self_dir());
+	check_output(output);
+	char *outcopy = xstrdup(output);
+	struct rec_spool sp;
+	if (rec_spool_create(&sp, dirname(outcopy), err, sizeof(err)) < 0)
+		die("%s", err);
+	struct fmt_data d;
+	memset(&d, 0, sizeof(d));
+	char *cmdpath = xasprintf("/proc/%d/cmdline", (int)pid);
+	size_t clen = 0;
+	char *cmd = util_read_file(cmdpath, &clen);
+	for (size_t i = 0; cmd && i + 1 < clen; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	d.command = cmd && *cmd ? cmd : xasprintf("process %d", (int)pid);
+	if (!cmd || !*cmd)
+		free(cmd);
+	free(cmdpath);
+	d.wall_start = util_wall_ns();
+	d.clock = xstrdup(use_tsc ? "tsc" : "monotonic");
+	d.notes = xstrdup("attached");
+	d.os = xstrdup("");
+	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
+	if (use_tsc) {
+		struct timespec five = {0, 5000000};
+		nanosleep(&five, NULL);
+		d.ns_per_tick = rec_tsc_ns_per_tick(tsc0, ns0, __rdtsc(), util_mono_ns());
+	} else {
+		d.ns_per_tick = 1.0;
+	}
+	if (rec_session_save(sp.path, &d, "instrument", os, 0) < 0) {
+		int e = errno;
+		rec_spool_remove(&sp);
+		die("cannot write to '%s': %s", sp.shown, strerror(e));
+	}
+	/* what the preloaded runtime reads from its environment */
+	size_t slen;
+	char *self = util_read_file("/proc/self/stat", &slen);
+	const char *p = self ? strrchr(self, ')') : NULL;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	struct stat ns;
+	char *recorder = p && stat("/proc/self/ns/pid", &ns) == 0
+				 ? xasprintf("STINT_RECORDER=%d:%llu:%llu\n", (int)getpid(), strtoull(p + 1, NULL, 10),
+					     (unsigned long long)ns.st_ino)
+				 : xstrdup("");
+	char *settings = xasprintf("STINT_SPOOL=%s\nSTINT_OS=%s\nSTINT_CLOCK=%s\nSTINT_PLT=0\n%s", sp.child_path, os,
+				   use_tsc ? "tsc" : "monotonic", recorder);
+	free(recorder);
+	free(self);
+	struct rec_inject in;
+	uint64_t mono0 = util_mono_ns();
+	if (rec_inject_attach(&in, pid, lib, sp.path, settings, err, sizeof(err)) < 0) {
+		rec_spool_remove(&sp);
+		die("%s", err);
+	}
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = attach_on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (!quiet)
+		warn("recording process %d%s", (int)pid, duration > 0 ? "" : " until Ctrl-C");
+	uint64_t last_tick = mono0;
+	int gone = 0;
+	while (!attach_stop && !(gone = !process_alive(pid)) &&
+	       !(duration > 0 && (double)(util_mono_ns() - mono0) >= duration * 1e9)) {
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+		if (util_mono_ns() - last_tick > 1000000000ull) {
+			/* the clock factor and duration so far, for `stint recover` */
+			uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+			d.duration_ns = ns1 - mono0;
+			if (use_tsc)
+				d.ns_per_tick = rec_tsc_ns_per_tick(tsc0, ns0, tsc1, ns1);
+			rec_session_save(sp.path, &d, "instrument", os, 0);
+			last_tick = util_mono_ns();
+		}
+	}
+	if (!gone && rec_inject_detach(&in, lib, err, sizeof(err)) < 0)
+		warn("%s", err);
+	rec_inject_free(&in);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+	d.duration_ns = ns1 - mono0;
+	d.ns_per_tick = use_tsc ? rec_tsc_ns_per_tick(tsc0, ns0, tsc1, ns1) : 1.0;
+	d.flags = FMT_SESS_ATTACHED;
+	if (rec_session_save(sp.path, &d, "instrument", os, 1) < 0)
+		warn("cannot save the session in '%s': %s", sp.shown, strerror(errno));
+	fmt_data_free(&d);
+	if (rec_session_convert(sp.path, sp.shown, &d, NULL, err, sizeof(err)) < 0)
+		die("%s (the raw recording is kept in '%s')", err, sp.shown);
+	d.flags |= FMT_SESS_ATTACHED;
+	/* (never in place: a thread of the process may still hold its buffer) */
+	if (fmt_write(&d, output) < 0)
+		die("cannot write '%s': %s; the raw recording is kept: 'stint recover %s -o FILE' makes the "
+		    "data file of it", output, strerror(errno), sp.shown);
+	rec_spool_remove(&sp);
+	if (!quiet)
+		warn("recorded process %d for %.1f s%s: %u process%s, %u thread%s into '%s'", (int)pid,
+		     (double)(ns1 - mono0) / 1e9, gone ? " (it ended)" : ", then detached", d.nprocs,
+		     d.nprocs == 1 ? "" : "es", d.nthreads, d.nthreads == 1 ? "" : "s", output);
+	fmt_data_free(&d);
+	free(settings);
+	free(outcopy);
+	free(lib);
+	return 0;
+}
+
 /* The name of an option only sampling takes, NULL for the others. */
 static const char *sampling_option_name(int c)
 {
@@ -399,6 +575,67 @@ static void keep_old_output(const char *output, int force)
 	free(old);
 }
 
+/*
+ * Record-time selection (runtime/rt_select.c): what the options asked, as
+ * STINT_SELECT for the runtime and as the words shown by `stint report`.
+ */
+struct record_select {
+	char *env;      /* STINT_SELECT's value, one item a line, without the ticks */
+	char *shown;    /* "--function 'parse_*' --depth 3" */
+	uint64_t min_ns;
+	unsigned depth;
+};
+
+static void select_add(struct record_select *s, char kind, const char *opt, const char *val)
+{
+	if (!*val || strchr(val, '\n'))
+		die("record: %s wants a non-empty pattern of one line", opt);
+	char *e = xasprintf("%s%c%s\n", s->env ? s->env : "", kind, val);
+	char *w = xasprintf("%s%s%s '%s'", s->shown ? s->shown : "", s->shown ? " " : "", opt, val);
+	free(s->env);
+	free(s->shown);
+	s->env = e;
+	s->shown = w;
+}
+
+/* "10us", "1.5ms", "2s", "500ns": nanoseconds, or dies */
+static uint64_t parse_duration(const char *opt, const char *v)
+{
+	char *end;
+	double x = strtod(v, &end);
+	double unit = strcmp(end, "ns") == 0 ? 1 : strcmp(end, "us") == 0 ? 1e3 : strcmp(end, "ms") == 0 ? 1e6
+		      : strcmp(end, "s") == 0 ? 1e9 : 0;
+	if (end == v || unit == 0 || !(x > 0) || x * unit > 1e15)
+		die("record: %s wants a time with its unit, such as 10us, 1ms, 500ns or 2s (not '%s')", opt, v);
+	return (uint64_t)(x * unit + 0.5);
+}
+
+/* The selection as a word of the data file's notes: "select=" and the
+ * shown text with spaces, commas and '%' written %XX (notes are words). */
+static char *select_note(const struct record_select *s)
+{
+	char *o = xmalloc(strlen(s->shown) * 3 + 8), *w = o;
+	w += sprintf(w, "select=");
+	for (const unsigned char *c = (const unsigned char *)s->shown; *c; c++)
+		if (*c <= ' ' || *c == ',' || *c == '%' || *c >= 0x7f)
+			w += sprintf(w, "%%%02X", *c);
+		else
+			*w++ = (char)*c;
+	*w = 0;
+	return o;
+}
+
+/* notes with the selection word last (replacing one the session file cut short) */
+static void notes_with_select(struct fmt_data *d, const char *word)
+{
+	char *n = d->notes ? d->notes : xstrdup("");
+	char *old = strstr(n, "select=");
+	if (old && (old == n || old[-1] == ' '))
+		*(old == n ? old : old - 1) = 0;
+	d->notes = xasprintf("%s%s%s", n, *n ? " " : "", word);
+	free(n);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -410,7 +647,12 @@ int cmd_record(int argc, char **argv)
 		{"call-graph", required_argument, NULL, 5}, {"stack-size", required_argument, NULL, 6},
 		{"kernel", no_argument, NULL, 7},          {"sampler", required_argument, NULL, 8},
 		{"force", no_argument, NULL, 'f'},
+		{"function", required_argument, NULL, 9},  {"not-function", required_argument, NULL, 10},
+		{"module", required_argument, NULL, 11},   {"depth", required_argument, NULL, 12},
+		{"min-duration", required_argument, NULL, 13},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	struct record_select sel = {0};
+	const char *select_only = NULL; /* the first option only instrumentation takes */
 	struct rec_perf_opts so = {.freq = 1000, .stack_size = 16384};
 	const char *sampler = "auto";
 	pid_t attach = 0;
@@ -420,7 +662,7 @@ int cmd_record(int argc, char **argv)
 	const char *sample_only = NULL; /* the first option that only sampling takes */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+m:o:qhfgF:e:p:", longopts, NULL)) != -1) {
-		if (!sample_only)
+		if (!sample_only && c != 'p' && c != 4) /* (-p, --duration: instrumentation attaches too) */
 			sample_only = sampling_option_name(c);
 		switch (c) {
 		case 'f': force = 1; break;
@@ -468,6 +710,34 @@ int cmd_record(int argc, char **argv)
 				die("record: unknown sampler '%s' (auto, perf or inproc)", optarg);
 			sampler = optarg;
 			break;
+		case 9: select_add(&sel, 'f', "--function", optarg); select_only = "--function"; break;
+		case 10: select_add(&sel, 'n', "--not-function", optarg); select_only = "--not-function"; break;
+		case 11: select_add(&sel, 'm', "--module", optarg); select_only = "--module"; break;
+		case 12: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || n < 1 || n > 1000000)
+				die("record: --depth wants a number of frames from 1, not '%s'", optarg);
+			if (sel.depth)
+				die("record: --depth is given twice");
+			sel.depth = (unsigned)n;
+			char *w = xasprintf("%s%s--depth %ld", sel.shown ? sel.shown : "", sel.shown ? " " : "", n);
+			free(sel.shown);
+			sel.shown = w;
+			select_only = "--depth";
+			break;
+		}
+		case 13: {
+			if (sel.min_ns)
+				die("record: --min-duration is given twice");
+			sel.min_ns = parse_duration("--min-duration", optarg);
+			char *w = xasprintf("%s%s--min-duration %s", sel.shown ? sel.shown : "", sel.shown ? " " : "",
+					    optarg);
+			free(sel.shown);
+			sel.shown = w;
+			select_only = "--min-duration";
+			break;
+		}
 		case 'h': fputs(record_usage, stdout); return 0;
 		default: fputs(record_usage, stderr); return 2;
 		}
@@ -476,13 +746,16 @@ int cmd_record(int argc, char **argv)
 	if (!sampling && sample_only)
 		die("record: %s is an option of sampling (-m sample); instrumentation records every call",
 		    sample_only);
+	if (sampling && select_only)
+		die("record: %s selects what instrumentation records; sampling records every function "
+		    "(select at report time: stint report --function, --module)", select_only);
 	if (duration != 0 && !attach)
 		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
 	keep_old_output(output, force);
 	if (sampling)
 		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,
 				     sampler);
-	if (optind >= argc) {
+	if (optind >= argc && !attach) {
 		die("record: no program given (stint record --help)");
 	}
 	if (strcmp(method, "instrument") != 0 && strcmp(method, "instrumentation") != 0)
@@ -492,6 +765,13 @@ int cmd_record(int argc, char **argv)
 	if (clock && strcmp(clock, "tsc") && strcmp(clock, "monotonic"))
 		die("record: unknown clock '%s' (tsc or monotonic)", clock);
 	int use_tsc = clock ? strcmp(clock, "tsc") == 0 : rec_tsc_usable();
+	if (attach) {
+		if (optind < argc)
+			die("record: give either -p PID or a program, not both");
+		if (select_only)
+			die("record: %s cannot be used with -p: attaching records every function", select_only);
+		return record_attach(attach, duration, output, os, use_tsc, quiet);
+	}
 
 	char **pargv = argv + optind;
 	char *path = rec_find_program(pargv[0]);
@@ -501,6 +781,11 @@ int cmd_record(int argc, char **argv)
 	int inst = rec_is_instrumented(path);
 	struct rec_patch_info pinfo;
 	memset(&pinfo, 0, sizeof(pinfo));
+	/* PROGRAM has nothing to probe: a launcher (taskset, env, a shell
+	 * script) is followed into what it runs, the runtime staying in the
+	 * environment and across exec; refused only if nothing instrumented
+	 * ever ran (nothing_instrumented) */
+	int launcher = inst < 0;
 	if (inst == 0) {
 		/* not built for instrumentation: patch sites the compiler left? */
 		rec_patch_scan(path, &pinfo);
@@ -512,16 +797,15 @@ int cmd_record(int argc, char **argv)
 			    "prologue and cannot be used, and %s; rebuild it with 'gcc -pg -mfentry', "
 			    "'-fpatchable-function-entry=5' or '-finstrument-functions', or use -m sample",
 			    pargv[0], nocs);
-		if (nocs)
-			die("'%s' was not built with -finstrument-functions and %s; or rebuild it with "
-			    "'gcc -g -finstrument-functions ...' (no other change; '-pg -mfentry' or "
-			    "'-fpatchable-function-entry=5' work too), or use -m sample",
-			    pargv[0], nocs);
-		if (!pinfo.patched)
+		/* none, and no Capstone either: a launcher (taskset, env) is
+		 * followed into what it runs; refused at the end if nothing it
+		 * ran recorded a function */
+		if (!pinfo.patched) {
+			launcher = 1;
 			rec_patch_free(&pinfo); /* the runtime tells what it patched */
+			memset(&pinfo, 0, sizeof(pinfo));
+		}
 	}
-	if (inst < 0 && !quiet)
-		warn("'%s' is not an ELF file: recording the instrumented programs it runs", pargv[0]);
 	char *rt = find_runtime("libstint-rt.so");
 	if (!rt)
 		die("cannot find the runtime library libstint-rt.so next to '%s'", util_self_dir());
@@ -556,11 +840,36 @@ int cmd_record(int argc, char **argv)
 					       pinfo.functions)
 				   : xstrdup(plt ? "libcalls" : "");
 	d->os = xstrdup("");
+	char *sel_word = sel.shown ? select_note(&sel) : NULL;
+	if (sel_word) {
+		notes_with_select(d, sel_word);
+		uint64_t ticks = sel.min_ns;
+		if (use_tsc && sel.min_ns) {
+			/* the minimum in the clock's ticks, by a factor measured
+			 * over 5 ms now (the report's is refined over the run) */
+			uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
+			struct timespec five = {0, 5000000};
+			nanosleep(&five, NULL);
+			double f = rec_tsc_ns_per_tick(tsc0, ns0, __rdtsc(), util_mono_ns());
+			ticks = (uint64_t)((double)sel.min_ns / f + 0.5);
+		}
+		rec_session_setenv(&rs, FMT_ENV_SELECT, "%sd%u\nt%llu\n", sel.env ? sel.env : "", sel.depth,
+				   (unsigned long long)(sel.min_ns ? (ticks ? ticks : 1) : 0));
+	}
 	if (rec_session_run(&rs, path, pargv, err, sizeof(err)) < 0)
 		die("%s", err);
 	const struct rec_child *child = &rs.child;
 	if (rs.save_errno)
 		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
+	if (launcher && d->nprocs && !recorded_functions(d)) {
+		const char *nocs = rec_patch_capstone_missing();
+		rec_session_end(&rs);
+		die("%s built with -finstrument-functions%s%s: rebuild %s with 'gcc -g -finstrument-functions ...' "
+		    "(no other change; '-pg -mfentry' or '-fpatchable-function-entry=5' work too), or use -m sample",
+		    inst < 0 ? xasprintf("'%s' is no ELF program and ran none", pargv[0])
+			     : xasprintf("neither '%s' nor any program it ran was", pargv[0]),
+		    nocs ? ", and " : "", nocs ? nocs : "", inst < 0 ? "the programs it runs" : "it");
+	}
 	if (pinfo.functions)
 		patch_notes(d, &pinfo, plt);
 	char *pn = rec_patch_notes(rs.spool.path); /* modules patched at load (Capstone) */
@@ -570,6 +879,8 @@ int cmd_record(int argc, char **argv)
 		free(pn);
 		d->notes = n;
 	}
+	if (sel_word)
+		notes_with_select(d, sel_word);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		bytes += d->threads[i].ev_len;
@@ -594,6 +905,9 @@ int cmd_record(int argc, char **argv)
 	}
 	rec_session_end(&rs);
 	rec_patch_free(&pinfo);
+	free(sel_word);
+	free(sel.env);
+	free(sel.shown);
 	free(rt);
 	free(path);
 	return code;

@@ -117,6 +117,7 @@ struct fmt_smp_hdr {
 #define FMT_ENV_OS "STINT_OS"             /* OS-event detector: perf, rusage or off */
 #define FMT_ENV_CLOCK "STINT_CLOCK"       /* tsc or monotonic */
 #define FMT_ENV_PLT "STINT_PLT"           /* 1: probe calls into shared libraries */
+#define FMT_ENV_SELECT "STINT_SELECT"     /* the record-time selection (runtime/rt_select.c) */
 #define FMT_ENV_FREQ "STINT_FREQ"         /* sampler: samples per second of CPU time */
 #define FMT_ENV_KERNEL "STINT_KERNEL"     /* sampler, 1: keep samples taken in system calls */
 /* for the tests only */

@@ -235,6 +235,8 @@ static void json_rows(FILE *f, const struct an_result *r, const char *key, struc
 	fputs("]", f);
 }
 
+static const char *recorded_selection(const char *notes, char *buf, size_t n);
+
 static void print_json(FILE *f, const struct fmt_data *d, const struct an_result *r,
 		       const struct out_opts *o, struct an_row *rows[4], uint32_t n[4])
 {
@@ -262,6 +264,12 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 	}
 	out_patch_json(f, d->notes);
 	json_selection(f, r, o);
+	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
+	char rsel[4096];
+	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
+		fputs(",\n\"recorded_selection\":", f);
+		out_json_str(f, rsel);
+	}
 	fputs(",\n\"session\":", f);
 	json_row(f, r, &r->session, -1);
 	json_rows(f, r, "functions", rows[0], n[0], OUT_BY_FUNCTION, o->by == OUT_BY_FUNCTION ? o->limit : 0);
@@ -364,6 +372,41 @@ static void print_patched(FILE *f, const char *notes)
 	fputc('\n', f);
 }
 
+/*
+ * The selection `stint record` was given (--function, --depth,
+ * --min-duration...: "select=" in the notes, %XX-escaped), decoded into buf;
+ * NULL when the whole program was recorded.
+ */
+static const char *recorded_selection(const char *notes, char *buf, size_t n)
+{
+	const char *p = notes ? strstr(notes, "select=") : NULL;
+	while (p && p != notes && p[-1] != ' ')
+		p = strstr(p + 1, "select=");
+	if (!p || n < 4)
+		return NULL;
+	size_t k = 0;
+	for (p += 7; *p && *p != ' ' && k + 1 < n; p++) {
+		unsigned v;
+		if (*p == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &v) == 1) {
+			buf[k++] = (char)v;
+			p += 2;
+		} else {
+			buf[k++] = *p;
+		}
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+static void print_recorded_selection(FILE *f, const char *notes)
+{
+	char b[4096];
+	if (!recorded_selection(notes, b, sizeof(b)))
+		return;
+	fprintf(f, "# selected at record time: %s; the calls left out are absent from every view (not 0):\n"
+		   "#   their time is their callers' exclusive time (doc/stint-record.md)\n", b);
+}
+
 static void print_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
 			 const struct out_opts *o)
 {
@@ -399,6 +442,10 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
 	print_patched(f, d->notes);
 	out_patch_header(f, d->notes, o->why);
+	if (d->flags & FMT_SESS_ATTACHED)
+		fprintf(f, "# attached:    recorded from attach to detach (stint record -p); the frames open at "
+			   "attach count no call\n");
+	print_recorded_selection(f, d->notes);
 	print_selection(f, r, o);
 	if (r->lost)
 		fprintf(f, "# lost events: %" PRIu64 "\n", r->lost);

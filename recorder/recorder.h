@@ -203,6 +203,30 @@ int rec_spool_scan(const char *dir, const char *suffix, struct rec_spool_key **k
 		   size_t errlen);
 void rec_spool_keys_free(struct rec_spool_key *keys, uint32_t n);
 
+/*
+ * Attaching instrumentation to a running process (rec_inject.c): every
+ * thread stopped with ptrace, the frames each has open written to
+ * spool/attach.frames, lib (libstint-rt-attach.so) loaded into the process
+ * and started with settings ("STINT_X=value" lines), the process let go.
+ * 0, or -1 with err set (one line; the process left as it was).
+ */
+struct rec_inject {
+	pid_t pid;
+	pid_t *tids;          /* the threads stopped */
+	int *sigs;            /* a signal of each, to deliver when let go */
+	int ntids, cap;
+	uint64_t a_dlopen, a_dlsym, a_dlclose, a_mmap, a_munmap; /* in the target */
+	uint64_t scratch, scratch_len; /* a page of the target's for strings */
+	uint64_t handle, a_detach_begin, a_detach_end;
+	uint64_t lib_lo, lib_hi;
+};
+int rec_inject_attach(struct rec_inject *in, pid_t pid, const char *lib, const char *spool,
+		      const char *settings, char *err, size_t errlen);
+/* End the recording: the GOT entries back, every thread's recording ended,
+ * the library unloaded and the page unmapped; 0, or -1 with err set. */
+int rec_inject_detach(struct rec_inject *in, const char *lib, char *err, size_t errlen);
+void rec_inject_free(struct rec_inject *in);
+
 /* Whether a file name is one of a spool's own (fmt_spool.h). */
 int rec_spool_own_name(const char *name);
 

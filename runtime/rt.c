@@ -33,9 +33,12 @@
 #include "rt_exec.h"
 #include "rt_file.h"
 #include "rt_int.h"
+#include "rt_select.h"
 
 struct rt_global rt_g;
+#ifndef RT_ATTACH_LIB
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+#endif
 
 static pthread_key_t rt_thread_key;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
@@ -119,8 +122,20 @@ static int rt_env_ready(void)
 	return 1;
 }
 
+const char *rt_env_given; /* attaching: stint's settings, not the process's environment */
+
 static const char *rt_getenv(const char *name)
 {
+	if (rt_env_given) {
+		size_t l = strlen(name);
+		for (const char *p = rt_env_given; *p; p = strchrnul(p, '\n') + (strchr(p, '\n') ? 1 : 0))
+			if (strncmp(p, name, l) == 0 && p[l] == '=') {
+				static char v[4096]; /* (only the attaching thread reads it) */
+				snprintf(v, sizeof(v), "%.*s", (int)(strchrnul(p + l + 1, '\n') - (p + l + 1)), p + l + 1);
+				return v;
+			}
+		return NULL;
+	}
 	if (environ || !rt_env_ready())
 		return getenv(name);
 	size_t l = strlen(name);
@@ -449,6 +464,32 @@ static void rt_init_once(void)
 	rt_g.enabled = !rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start);
 }
 
+static int rt_note_fn(struct rt_thread *t, uint64_t fn);
+
+/* Attached to a running process: the frames the thread had open then are
+ * entered implicitly, as a fork child's (rt_attach_frames; none otherwise) */
+__attribute__((weak)) uint32_t rt_attach_frames(pid_t tid, uint64_t *open, uint32_t max)
+{
+	(void)tid;
+	(void)open;
+	(void)max;
+	return 0;
+}
+
+static void rt_inherit_attached(struct rt_thread *t)
+{
+	uint64_t open[RT_STACK];
+	uint32_t n = rt_attach_frames(t->tid, open, RT_STACK);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t b[8];
+		fmt_put_u64(b, open[i]);
+		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
+		t->stack[i] = open[i];
+		rt_note_fn(t, open[i]);
+	}
+	t->depth = n;
+}
+
 /*
  * Start recording the calling thread: create its buffer file and map the
  * header page and the first chunk.  Returns 1 when the thread records.
@@ -524,7 +565,9 @@ int rt_thread_start(struct rt_thread *t)
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
 	rt_mark_overhead(t);
-	RT_GUARD(t->gate, rt_g.use_tsc && t->lock != NULL ? RT_GATE_LEAN : 0);
+	rt_inherit_attached(t);
+	/* with a selection, every probe takes rt_probe() (rt_select.c decides) */
+	RT_GUARD(t->gate, rt_g.use_tsc && t->lock != NULL && !rt_sel_on ? RT_GATE_LEAN : 0);
 	return 1;
 fail:
 	t->state = RT_DONE;
@@ -715,10 +758,8 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
  * handlers that arrive while busy is set are queued and appended right
  * after this record, which is older.
  */
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
 {
-	uint64_t sw;
-	uint64_t now = rt_stamp(t, &sw);
 	if (RT_UNLIKELY(rt_busy(t))) {
 		rt_defer(t, is_exit, fn, now, sw);
 		return;
@@ -728,6 +769,39 @@ void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
+}
+
+/*
+ * An entry held back by --min-duration (rt_select.c), written at its own,
+ * earlier time: what rt_after() would do now (tell the recorder about new
+ * functions, with an OVERHEAD record stamped now) waits for the next
+ * probe, or the held entries still to come would land after a record
+ * stamped later than they are.  Only a chunk switch, or a full notes list,
+ * cannot wait.
+ */
+void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw)
+{
+	if (RT_UNLIKELY(rt_busy(t))) {
+		rt_defer(t, 0, fn, at, sw);
+		return;
+	}
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
+	rt_emit(t, 0, fn, at, sw);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
+	if (RT_UNLIKELY(t->pos >= t->end_limit || t->nnotes >= RT_NOTES - 1))
+		rt_after(t);
+}
+
+/* (with a record-time selection, rt_select.c decides first) */
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+{
+	if (RT_UNLIKELY(rt_sel_on) && rt_sel_skip(fn))
+		return;
+	uint64_t sw;
+	uint64_t now = rt_stamp(t, &sw);
+	if (RT_UNLIKELY(rt_sel_on) && rt_sel_event(t, is_exit, fn, now, sw))
+		return;
+	rt_probe_at(t, is_exit, fn, now, sw);
 }
 
 /* The probes' way when the lean one does not apply. */
@@ -876,6 +950,9 @@ static void rt_finish_thread(struct rt_thread *t)
 {
 	if (t->state != RT_ACTIVE)
 		return;
+	rt_sel_thread_end(t);
+	if (t->nnotes) /* held entries wrote new functions (rt_probe_held) */
+		rt_after(t);
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	if (t->npend)
 		rt_flush(t);
@@ -1054,6 +1131,7 @@ void rt_vfork_child(void)
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
 		return;
+	rt_sel_vfork(1);
 	uint64_t open[RT_STACK];
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;
@@ -1101,6 +1179,9 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_ACTIVE && !rt_busy(t)) {
+		rt_sel_thread_end(t);
+		if (t->nnotes)
+			rt_after(t);
 		RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 		if (t->npend)
 			rt_flush(t);
@@ -1147,6 +1228,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	pthread_once(&rt_once, rt_init_once);
 	if (!rt_g.enabled)
 		return;
+	rt_sel_init(); /* before calibrating: a selection takes the probes off the lean path */
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
 	rt_exec_init(rt_g.spool);
@@ -1171,6 +1253,66 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 __attribute__((destructor)) static void rt_destructor(void)
 {
 	rt_finish_thread(&rt_self);
+}
+
+/*
+ * Attaching (rt_attach.c): the constructor's work, in the thread stint
+ * stopped, with stint's settings (rt_env_given).  The program's signal
+ * dispositions and exec'd children are left alone: no fatal-signal
+ * handlers, no STINT_* variables passed on.  0 when recording.
+ */
+int rt_attach_start(void)
+{
+	rt_init_once();
+	if (!rt_g.enabled)
+		return -1;
+	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
+	rt_save_maps();
+	pthread_atfork(NULL, NULL, rt_atfork_child); /* (dlclose unregisters it) */
+	struct rt_thread *t = &rt_self;
+	if (t->state == RT_NEW)
+		rt_thread_start(t);
+	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
+		rt_calibrate(t, 0);
+	rt_save_info();
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
+	rt_mark_overhead(t);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
+	return 0;
+}
+
+/*
+ * Detaching: the recording of every thread ends now (they are all stopped,
+ * none inside a probe), the frames still open closed at this time; with
+ * unmap their buffers are unmapped and the thread key deleted, so that
+ * the library can be unloaded.
+ */
+void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap)
+{
+	uint64_t now = rt_clock();
+	for (unsigned i = 0; i < n; i++) {
+		struct rt_thread *t = threads[i];
+		if (t->state != RT_ACTIVE)
+			continue;
+		uint64_t sw = t->lock ? *t->lock : t->last_switches;
+		if (now >= t->last_t && t->pos < t->end_limit + FMT_MAX_RECORD - 16)
+			t->pos = fmt_put_ext(t->pos, FMT_X_END, sw != t->last_switches, now - t->last_t, NULL, 0);
+		rt_note_chunk_used(t);
+		t->hdr->tail_sum = t->tail_sum;
+		t->hdr->tail_n = t->tail_n;
+		rt_stop_thread(t, FMT_SPOOL_ENDED);
+		if (unmap) {
+			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
+			munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+			if (t->lock)
+				munmap((void *)((uintptr_t)t->lock & ~(uintptr_t)4095), (size_t)sysconf(_SC_PAGESIZE));
+			if (t->seen)
+				munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+		}
+	}
+	rt_g.enabled = 0;
+	if (unmap)
+		pthread_key_delete(rt_thread_key);
 }
 
 /* ------------------------------------------------------------------------
@@ -1209,6 +1351,7 @@ RT_API void *dlopen(const char *file, int mode)
 		}
 		rt_save_maps_epoch(before);
 		rt_plt_after_dlopen();
+		rt_sel_after_dlopen();
 		rt_patch_init();
 		if (mark) {
 			rt_mark_overhead(t);

@@ -135,12 +135,25 @@ struct rt_global {
 };
 
 extern struct rt_global rt_g;
+#ifdef RT_ATTACH_LIB
+/* libstint-rt-attach.so, dlopen'ed into a running process (rt_attach.c):
+ * a dlopen'ed library has only a few bytes of static TLS, so a thread's
+ * state is mapped on its first probe and reached through one pointer */
+struct rt_thread *rt_self_get(void);
+#define rt_self (*rt_self_get())
+#else
 extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+#endif
 
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);
 /* Record an entry (is_exit 0) or exit of fn; safe from signal handlers. */
 void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn);
+/* The same at a time and switch count of the caller's (no selection). */
+void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw);
+/* An entry of an earlier time, held back by rt_select.c (new functions are
+ * told to the recorder at the next probe). */
+void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw);
 void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);
@@ -153,5 +166,14 @@ void (*rt_plt_calib_stub(void))(void);
 void rt_save_maps(void);
 /* rt_patch.c: rewrite the NOP patch sites of the modules not seen yet */
 void rt_patch_init(void);
+
+/* Attaching (rt_attach.c, libstint-rt-attach.so only; rt.c has 0 / no-op
+ * versions): the frames open in thread tid when stint attached, outermost
+ * first; the environment as stint passes it ("NAME=value" lines); starting
+ * the recording in the attached process; ending it in every thread. */
+uint32_t rt_attach_frames(pid_t tid, uint64_t *open, uint32_t max);
+extern const char *rt_env_given;
+int rt_attach_start(void);
+void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap);
 
 #endif

@@ -47,6 +47,7 @@
 
 #include "rt_int.h"
 #include "rt_patch.h"
+#include "rt_select.h"
 
 extern void rt_patch_entry(void);
 extern void rt_patch_return(void);
@@ -101,6 +102,13 @@ static uint64_t rt_patch_fn_of(uint64_t r)
 	uint32_t endbr;
 	memcpy(&endbr, (const void *)(uintptr_t)(site - 4), 4);
 	return endbr == 0xfa1e0ff3u ? site - 4 : site; /* endbr64 first */
+}
+
+/* The function a probe call came from: a trampoline (rt_patch_cs.c) holds
+ * its function's address before the return address of its call */
+static uint64_t rt_patch_function(uint64_t ret_into_fn, int tramp)
+{
+	return tramp ? *(const uint64_t *)(uintptr_t)(ret_into_fn - 14) : rt_patch_fn_of(ret_into_fn);
 }
 
 /* rt.c's probes, with their lean path (the same events as an
@@ -205,6 +213,10 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(rt_patch_in_rt))
 		return;
+	/* not selected (stint record --function...): its return address is
+	 * left alone, and it costs this test only */
+	if (RT_UNLIKELY(rt_sel_on) && rt_sel_skip(rt_patch_function(ret_into_fn, tramp)))
+		return;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE)) {
 		rt_patch_in_rt = 1;
 		int ok = rt_thread_start(t);
@@ -252,7 +264,7 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 	struct rt_patch_ent *e = &pt->e[i];
 	/* a trampoline (rt_patch_cs.c) holds its function's address before
 	 * its 6-byte call */
-	uint64_t fn = tramp ? *(const uint64_t *)(uintptr_t)(ret_into_fn - 14) : rt_patch_fn_of(ret_into_fn);
+	uint64_t fn = rt_patch_function(ret_into_fn, tramp);
 	e->slot = slot;
 	e->orig = orig;
 	e->fn = fn;
@@ -297,7 +309,7 @@ uint64_t rt_patch_leave(uint64_t *slot)
 	 * recorded when it was dropped */
 	uint64_t orig;
 	if (rt_patch_undrop(slot, &orig)) {
-		pt->busy = nested;
+		RT_GUARD(pt->busy, nested);
 		return orig;
 	}
 	rt_patch_die("stint: lost track of a patched function's return address\n");
@@ -603,6 +615,9 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 			uintptr_t lo, hi;
 			if (!rt_patch_segment(info, site, &lo, &hi) || !rt_patch_is_nop5((uint8_t *)site))
 				continue;
+			/* a function the selection leaves out keeps its NOPs */
+			if (rt_sel_on && !rt_sel_want(rt_patch_fn_of(site + 5)))
+				continue;
 			if (!island || (intptr_t)((uintptr_t)island - (site + 5)) != (int32_t)((uintptr_t)island - (site + 5))) {
 				island = rt_patch_island(lo, hi);
 				if (!island)
@@ -694,10 +709,12 @@ int rt_patch_wanted(void)
 {
 	if (rt_patch_cs_on < 0) {
 		const char *off = getenv("STINT_PATCH");
+		/* tests: as where Capstone is missing (recorder/rec_patch.c) */
+		const char *nocs = getenv("STINT_NO_CAPSTONE");
 		rt_patch_libs = getenv("STINT_PATCH_LIBS");
 		int on = 0;
 		dl_iterate_phdr(rt_patch_program, &on);
-		rt_patch_cs_on = on && !(off && strcmp(off, "0") == 0);
+		rt_patch_cs_on = on && !(off && strcmp(off, "0") == 0) && !(nocs && *nocs && strcmp(nocs, "0") != 0);
 	}
 	return rt_patch_cs_on;
 }

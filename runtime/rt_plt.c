@@ -52,6 +52,7 @@
 
 #include "rt_int.h"
 #include "rt_plt.h"
+#include "rt_select.h"
 
 extern char rt_plt_thunks[], rt_plt_thunks_end[];
 uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
@@ -391,6 +392,7 @@ int64_t rt_plt_vfork_parent(int64_t r)
 		munmap(saved, sizeof(*t) + sizeof(rt_g));
 		rt_plt_vfork_saved = NULL;
 	}
+	rt_sel_vfork(0); /* (rt_select.c's state is the parent's again) */
 	if (t->state == RT_ACTIVE && rt_plt_vfork_fn)
 		rt_probe(t, 1, rt_plt_vfork_fn); /* the parent's vfork ends now */
 	if (r < 0) {

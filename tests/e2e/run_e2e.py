@@ -2007,6 +2007,325 @@ def glob_files(top):
 
 
 # ---------------------------------------------------------------------------
+# Launchers: an uninstrumented first program is followed into what it runs
+# ---------------------------------------------------------------------------
+
+def launcher_common(c, launcher_argv):
+    """stint record -- LAUNCHER... select_prog: the program's calls all recorded, its output intact."""
+    prog = c.prog("e2e_select_prog")
+    direct = c.run([prog, "300"], expect=0).stdout
+    p, data = c.record(launcher_argv + [prog, "300"], options=["--no-libcalls"])
+    check(direct in p.stdout, "the program's output changed under the launcher: %r" % p.stdout)
+    check("not built" not in p.stderr and "no ELF" not in p.stderr and "not an ELF" not in p.stderr, "record complained: %s" % p.stderr.strip())
+    rep = c.report_json(data)
+    expect_calls(rep, {"alpha_one": 10, "alpha_two": 20, "beta_one": 30, "chain_4": 1, "slow_sleep": 3,
+                       "tiny_leaf": 300, "main": 1}, module="e2e_select_prog")
+    check(any(r["command"].startswith(prog) for r in rep["processes"]),
+          "no process row for the program: %s" % [r["command"] for r in rep["processes"]])
+    return rep
+
+
+@test
+def test_launcher_taskset(c):
+    """stint record -- taskset -c 0 ./app."""
+    taskset = shutil.which("taskset")
+    if not taskset:
+        raise TestSkip("taskset is not installed")
+    launcher_common(c, [taskset, "-c", "0"])
+
+
+@test
+def test_launcher_env(c):
+    """stint record -- env X=1 ./app (env itself is found in PATH)."""
+    launcher_common(c, ["env", "STINT_E2E_X=1"])
+
+
+@test
+def test_launcher_script(c):
+    """stint record -- ./run.sh: a script that execs the program, and one that runs it as a child."""
+    for name, body in (("exec.sh", 'exec "$@"\n'), ("child.sh", '"$@"\nstatus=$?\necho script-done\nexit $status\n')):
+        path = os.path.join(c.tmp, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        launcher_common(c, [path])
+
+
+@test
+def test_launcher_nothing_instrumented(c):
+    """A launcher that runs only uninstrumented programs, where Capstone is missing (with it,
+    the plain program is patched at load; STINT_NO_CAPSTONE stands in): one line saying so,
+    and no data file."""
+    taskset = shutil.which("taskset") or shutil.which("env")
+    data = os.path.join(c.tmp, "d")
+    env = dict(os.environ, STINT_NO_CAPSTONE="1")
+    p = c.run([c.stint, "record", "-o", data, "--", taskset] + (["-c", "0"] if "taskset" in taskset else [])
+              + [c.prog("e2e_plain_prog")], env=env)
+    one_line_error(p, ["nor any program it ran", "-finstrument-functions"], "record of a launcher of nothing")
+    check(not os.path.exists(data), "a data file was written anyway")
+
+
+# ---------------------------------------------------------------------------
+# Record-time selection (stint record --function, --not-function, --module,
+# --depth, --min-duration: runtime/rt_select.c, doc/stint-record.md)
+# ---------------------------------------------------------------------------
+
+def select_record(c, options, args=(), extra=()):
+    """Record select_prog with a selection, raw values (no compensation): the report JSON."""
+    _, data = c.record([c.prog("e2e_select_prog")] + list(args), options=list(options) + list(extra))
+    return data, c.report_json(data, ["--no-compensation"])
+
+
+def check_exclusive_absorbs(rep, parent, children):
+    """The parent's raw EI is its EE plus its recorded children's EI, to the ns the JSON rounds to:
+    the calls left out are in its exclusive time, nothing is lost."""
+    p = func(rep, parent)
+    kids = sum(func(rep, k)["elapsed_inclusive"] for k in children if function_rows(rep, k))
+    n = 1 + len(children)
+    check(abs(p["elapsed_exclusive"] + kids - p["elapsed_inclusive"]) <= n,
+          "%s: EE %d + children's EI %d != EI %d" % (parent, p["elapsed_exclusive"], kids, p["elapsed_inclusive"]))
+
+
+@test
+def test_select_function(c):
+    """--function (repeatable): only the matching functions, with their exact calls; chain_3's
+    unrecorded callee is its exclusive time; the report says what was selected."""
+    data, rep = select_record(c, ["--function", "alpha_*", "--function", "chain_3"])
+    names = sorted(r["name"] for r in rep["functions"])
+    check(names == ["alpha_one", "alpha_two", "chain_3"], "functions recorded: %s" % function_list(rep))
+    expect_calls(rep, {"alpha_one": 10, "alpha_two": 20, "chain_3": 1})
+    r = func(rep, "chain_3")
+    check(r["elapsed_exclusive"] == r["elapsed_inclusive"],
+          "chain_3: EE %d != EI %d though chain_4 was not recorded" % (r["elapsed_exclusive"], r["elapsed_inclusive"]))
+    check(rep.get("recorded_selection") == "--function 'alpha_*' --function 'chain_3'",
+          "recorded_selection in the JSON is %r" % rep.get("recorded_selection"))
+    p = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0)
+    check("selected at record time: --function 'alpha_*' --function 'chain_3'" in p.stdout
+          and "absent" in p.stdout, "the report header does not say what was selected:\n%s" % p.stdout[:1500])
+
+
+@test
+def test_select_not_function(c):
+    """--not-function: those functions (and only those) are absent; a caller's exclusive time takes
+    the left-out callee's whole time."""
+    _, rep = select_record(c, ["--not-function", "alpha_", "--not-function", "chain_2"], extra=["--no-libcalls"])
+    check(not function_rows(rep, "alpha_one") and not function_rows(rep, "alpha_two") and
+          not function_rows(rep, "chain_2"), "left-out functions recorded: %s" % function_list(rep))
+    expect_calls(rep, {"beta_one": 30, "chain_1": 1, "chain_3": 1, "chain_4": 1, "slow_sleep": 3,
+                       "tiny_loop": 1, "tiny_leaf": 2000, "main": 1})
+    check_exclusive_absorbs(rep, "chain_1", ["chain_3"])
+    check_exclusive_absorbs(rep, "main", ["beta_one", "chain_1", "slow_sleep", "tiny_loop"])
+
+
+@test
+def test_select_module(c):
+    """--module: the functions of the matching modules only (here the C library's calls)."""
+    _, rep = select_record(c, ["--module", "libc*"])
+    check(rep["functions"], "nothing recorded")
+    others = [r for r in rep["functions"] if not r["module"].startswith("libc")]
+    check(not others, "functions of other modules recorded: %s" % others[:5])
+    check(calls(rep, "nanosleep") == 3, "nanosleep: %d calls, expected 3" % calls(rep, "nanosleep"))
+    _, rep = select_record(c, ["--module", "e2e_select*"])
+    check(all(r["module"] == "e2e_select_prog" for r in rep["functions"]),
+          "--module e2e_select*: %s" % function_list(rep))
+    expect_calls(rep, {"alpha_one": 10, "tiny_leaf": 2000, "chain_4": 1})
+
+
+@test
+def test_select_depth(c):
+    """--depth N: calls at most N selected frames deep (main is 1), their exact counts; deeper
+    ones are in their caller's exclusive time."""
+    _, rep = select_record(c, ["--depth", "2"], extra=["--no-libcalls"])
+    expect_calls(rep, {"main": 1, "chain_1": 1, "chain_2": 0, "tiny_loop": 1, "tiny_leaf": 0,
+                       "slow_sleep": 3, "alpha_one": 10})
+    check_exclusive_absorbs(rep, "chain_1", [])
+    _, rep = select_record(c, ["--depth", "3"], extra=["--no-libcalls"])
+    expect_calls(rep, {"chain_1": 1, "chain_2": 1, "chain_3": 0, "tiny_leaf": 2000})
+    # with a name selection, depth counts selected frames only
+    _, rep = select_record(c, ["--depth", "2", "--function", "chain_*"], extra=["--no-libcalls"])
+    expect_calls(rep, {"chain_1": 1, "chain_2": 1, "chain_3": 0, "main": 0})
+
+
+@test
+def test_select_min_duration(c):
+    """--min-duration 1ms (clock monotonic: ticks are ns): every recorded call lasted at least
+    1 ms (raw); the 20 ms sleeps are all there; the tiny calls are gone, their time in their
+    callers' exclusive time, and the session's time is whole."""
+    _, rep = select_record(c, ["--min-duration", "1ms", "--clock", "monotonic"], args=["20000"],
+                           extra=["--no-libcalls"])
+    expect_calls(rep, {"slow_sleep": 3, "main": 1})
+    for r in rep["functions"]:
+        check(r["elapsed_inclusive_min"] >= 1000000,
+              "%s: a recorded call lasted %d ns, under --min-duration 1ms" % (r["name"], r["elapsed_inclusive_min"]))
+    # a tiny call is kept only if it lasted 1 ms (preempted on a loaded machine): rare
+    check(calls(rep, "tiny_leaf") < 100, "tiny_leaf: %d of 20000 calls kept" % calls(rep, "tiny_leaf"))
+    check(calls(rep, "alpha_one") + calls(rep, "beta_one") < 20, "tiny calls kept: %s" % function_list(rep))
+    kids = [r["name"] for r in rep["functions"] if r["name"] not in ("main", "tiny_leaf", "chain_2",
+                                                                      "chain_3", "chain_4")]
+    kids.remove("main") if "main" in kids else None
+    check_exclusive_absorbs(rep, "main", [k for k in kids])
+    # nothing lost: the recorded functions' exclusive times add up to main's inclusive time
+    total_ee = sum(r["elapsed_exclusive"] for r in rep["functions"])
+    check(abs(total_ee - func(rep, "main")["elapsed_inclusive"]) <= len(rep["functions"]) + 1,
+          "functions' EE add up to %d, main's EI is %d" % (total_ee, func(rep, "main")["elapsed_inclusive"]))
+    check("--min-duration 1ms" in (rep.get("recorded_selection") or ""), "recorded_selection: %r" %
+          rep.get("recorded_selection"))
+
+
+@test
+def test_select_patched(c):
+    """A program instrumented through its NOP patch sites: --function leaves the other sites
+    unpatched, the selected function's calls are all there; --depth 1 keeps main alone."""
+    prog = c.prog("e2e_patch_mix_patch")
+    _, data = c.record([prog], options=["--no-libcalls"])
+    whole = c.report_json(data)
+    n = calls(whole, "fib")
+    check(n > 1, "fib not recorded without a selection: %s" % function_list(whole))
+    _, data = c.record([prog], options=["--no-libcalls", "--function", "fib"], data=os.path.join(c.tmp, "f.data"))
+    rep = c.report_json(data)
+    check([r["name"] for r in rep["functions"]] == ["fib"], "--function fib recorded %s" % function_list(rep))
+    expect_calls(rep, {"fib": n})
+    _, data = c.record([prog], options=["--no-libcalls", "--depth", "1"], data=os.path.join(c.tmp, "d.data"))
+    rep = c.report_json(data)
+    mains = [r for r in rep["functions"] if r["name"] == "main"]
+    # (thread_body ends in a tail call of fib, which then is the thread's first frame)
+    first = ("main", "thread_body", "on_signal", "on_alt_signal")
+    others = [r for r in rep["functions"] if r["name"] not in first and not (r["name"] == "fib" and r["calls"] == 3)]
+    check(mains and mains[0]["calls"] == 1 and not others,
+          "--depth 1: %s (threads' and signal handlers' first frames aside)" % function_list(rep))
+
+
+@test
+def test_select_options_checked(c):
+    """Wrong selection options fail with one line; sampling refuses them."""
+    prog = c.prog("e2e_select_prog")
+    out = os.path.join(c.tmp, "d")
+    for opts, words in ((["--min-duration", "10"], ["--min-duration", "10us"]),
+                        (["--depth", "0"], ["--depth"]),
+                        (["-m", "sample", "--function", "x"], ["--function", "sampling"])):
+        p = c.run([c.stint, "record", "-o", out] + opts + ["--", prog])
+        one_line_error(p, words, "record " + " ".join(opts))
+
+
+# ---------------------------------------------------------------------------
+# Attaching instrumentation to a running process (stint record -p PID:
+# recorder/rec_inject.c, runtime/rt_attach.c)
+# ---------------------------------------------------------------------------
+
+def wait_for_file(path, proc, what, timeout=RECORD_TIMEOUT):
+    t0 = time.time()
+    while not os.path.exists(path):
+        check(proc.poll() is None, "%s ended early (status %s)" % (what, proc.returncode))
+        check(time.time() - t0 < timeout, "%s did not get ready in %d s" % (what, timeout))
+        time.sleep(0.02)
+
+
+def run_attach_target(c, attach=None):
+    """attach_target until it is ready, attach(pid) if given, then stop it: (its output, attach's result)."""
+    ready, stop = os.path.join(c.tmp, "ready"), os.path.join(c.tmp, "stop")
+    for f in (ready, stop):
+        if os.path.exists(f):
+            os.unlink(f)
+    proc = subprocess.Popen([c.prog("e2e_attach_target"), ready, stop], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for_file(ready, proc, "attach_target")
+        result = attach(proc.pid) if attach else None
+        check(proc.poll() is None, "attach_target ended while attached (status %s)" % proc.returncode)
+        with open(proc_maps_path(proc.pid)) as f:
+            maps_after = f.read()
+        open(stop, "w").close()
+        out, err = proc.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    check(proc.returncode == 0, "attach_target exited %d: %s" % (proc.returncode, err))
+    return out, result, maps_after
+
+
+def proc_maps_path(pid):
+    return "/proc/%d/maps" % pid
+
+
+@test
+def test_attach_record_detach(c):
+    """stint record -p PID --duration: a running -finstrument-functions program (3 threads) is
+    attached, recorded and detached; its output checksum is the same as without stint, nothing of
+    stint stays mapped in it, and the calls made in the window are recorded, with the frames open
+    at attach (main, worker) entered implicitly (0 calls)."""
+    base, _, _ = run_attach_target(c)
+    data = os.path.join(c.tmp, "att.data")
+
+    def attach(pid):
+        return c.run([c.stint, "record", "-p", str(pid), "--duration", "1", "-o", data], expect=0)
+
+    out, rec, maps = run_attach_target(c, attach)
+    check(out == base, "output changed by attaching: %r, without stint %r" % (out, base))
+    check("errors 0" in out, "the program saw wrong results: %r" % out)
+    check("stint" not in maps, "stint's runtime is still mapped after detaching:\n%s" %
+          "\n".join(l for l in maps.splitlines() if "stint" in l))
+    check("detached" in rec.stderr, "record did not say it detached: %s" % rec.stderr.strip())
+    rep = c.report_json(data)
+    check(rep.get("attached") is True, "the report does not say it was attached: %r" % rep.get("attached"))
+    check(calls(rep, "round_value") > 0 and calls(rep, "walk") > 0, "no calls recorded: %s" % function_list(rep))
+    check(len(rep["threads"]) == 3, "%d threads recorded, expected 3" % len(rep["threads"]))
+    for name in ("main", "worker"):
+        rows = function_rows(rep, name)
+        check(rows and rows[0]["calls"] == 0 and rows[0]["elapsed_inclusive"] > 0,
+              "%s, open at attach, is not an implicitly entered frame: %s" % (name, rows))
+    w = func(rep, "worker")
+    check(w["elapsed_inclusive"] >= 0.5 * func(rep, "round_value")["elapsed_inclusive"],
+          "worker's inclusive time does not hold its threads' round_value calls")
+
+
+@test
+def test_attach_refused_without_ptrace(c):
+    """-p on a process that cannot be traced (here: one a tracer already holds, as under a
+    debugger; the same refusal as kernel.yama.ptrace_scope): one line naming ptrace, and the
+    process runs on untouched."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    ready, stop = os.path.join(c.tmp, "ready"), os.path.join(c.tmp, "stop")
+    proc = subprocess.Popen([c.prog("e2e_attach_target"), ready, stop], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True,
+                            preexec_fn=lambda: libc.ptrace(0, 0, None, None))  # PTRACE_TRACEME
+    try:
+        os.waitpid(proc.pid, 0)  # stopped at its exec
+        libc.ptrace(7, proc.pid, None, None)  # PTRACE_CONT: it runs on, traced by this test
+        wait_for_file(ready, proc, "attach_target")
+        data = os.path.join(c.tmp, "d")
+        p = c.run([c.stint, "record", "-p", str(proc.pid), "--duration", "1", "-o", data])
+        one_line_error(p, ["ptrace", str(proc.pid)], "record -p of a traced process")
+        check(not os.path.exists(data), "a data file was written anyway")
+        check(proc.poll() is None, "the process did not survive the refused attach")
+        open(stop, "w").close()
+        out, _ = proc.communicate(timeout=RECORD_TIMEOUT)
+        check("errors 0" in out, "the program saw wrong results: %r" % out)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@test
+def test_attach_not_instrumented(c):
+    """-p on a program built without -finstrument-functions: one line saying so; it runs on."""
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        time.sleep(0.2)
+        data = os.path.join(c.tmp, "d")
+        p = c.run([c.stint, "record", "-p", str(proc.pid), "--duration", "1", "-o", data])
+        one_line_error(p, ["-finstrument-functions"], "record -p of an uninstrumented process")
+        check(proc.poll() is None, "the process did not survive")
+        with open(proc_maps_path(proc.pid)) as f:
+            check("stint" not in f.read(), "stint's runtime stayed mapped")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# ---------------------------------------------------------------------------
 
 def main():
     return harness.main(TESTS, "e2e", "stint end-to-end tests", Ctx)
