@@ -10,10 +10,12 @@
 #   bash bench/bench-instrument.sh                 # 5 runs, both workloads
 #   RUNS=9 bash bench/bench-instrument.sh          # more runs
 #   STINT=/path/to/stint bash bench/bench-instrument.sh
+#   STINT_B=/path/to/old/build/stint bash bench/bench-instrument.sh   # A/B of two builds
 #   WORKLOADS=fib FIB_N=37 bash bench/bench-instrument.sh
 #
 # Environment (all optional):
 #   STINT        stint binary (default: build/stint of this repository)
+#   STINT_B      a second stint binary, measured side by side as "stint-b"
 #   RUNS         runs per variant, the median is reported (default 5)
 #   REPORT_RUNS  runs of each report command (default: RUNS)
 #   FIB_N        fib(N) of the "fib" workload (default 36: ~48M calls)
@@ -30,6 +32,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 out="$here/out"
 STINT="${STINT:-$root/build/stint}"
+STINT_B="${STINT_B:-}"
 RUNS="${RUNS:-5}"
 REPORT_RUNS="${REPORT_RUNS:-$RUNS}"
 FIB_N="${FIB_N:-36}"
@@ -89,4 +92,4 @@ versions+=", $($CC --version | head -1), $(uftrace --version | head -1 | cut -d'
 
 exec python3 "$here/bench_instrument.py" --out "$out" --stint "$STINT" --runs "$RUNS" \
 	--report-runs "$REPORT_RUNS" --fib-n "$FIB_N" --lib-n "$LIB_N" --workloads "$WORKLOADS" \
-	--versions "$versions"
+	--versions "$versions" ${STINT_B:+--stint-b "$STINT_B"}

@@ -11,6 +11,8 @@ reports medians and, above all, ratios of medians:
   alone    the -finstrument-functions binary with glibc's no-op hooks
   floor    the same binary, LD_PRELOAD=floor.so (TSC into a TLS ring)
   stint    stint record -m instrument -o FILE  (same binary)
+  stint-b  the same with a second stint (--stint-b, STINT_B): an A/B of two
+           builds, e.g. before and after a change to the probes
   uftrace  uftrace record -d DIR               (same binary)
   plain    the binary built without instrumentation (-O2)
   gprof    the -pg binary (writes gmon.out at exit)
@@ -117,6 +119,8 @@ def variant_cmd(w, v, a):
         return inst, {"LD_PRELOAD": os.path.join(o, "floor.so")}, o
     if v == "stint":
         return [a.stint, "record", "-m", "instrument", "-o", stint_file(w, a), "--"] + inst, None, o
+    if v == "stint-b":
+        return [a.stint_b, "record", "-m", "instrument", "-o", stint_file(w, a, v), "--"] + inst, None, o
     if v == "uftrace":
         return ["uftrace", "record", "-d", uftrace_dir(w, a, v)] + inst, None, o
     if v == "uftrace-nolib":
@@ -129,8 +133,8 @@ def variant_cmd(w, v, a):
     raise ValueError(v)
 
 
-def stint_file(w, a):
-    return os.path.join(a.out, "stint-%s.data" % w.name)
+def stint_file(w, a, v="stint"):
+    return os.path.join(a.out, "%s-%s.data" % (v, w.name))
 
 
 def uftrace_dir(w, a, v="uftrace"):
@@ -139,8 +143,8 @@ def uftrace_dir(w, a, v="uftrace"):
 
 def clean_before(w, v, a):
     """Outside the timed region: remove what the previous run left."""
-    if v == "stint":
-        rm(stint_file(w, a))
+    if v in ("stint", "stint-b"):
+        rm(stint_file(w, a, v))
         for d in glob.glob(os.path.join(a.out, ".stint-spool-*")):
             rm(d)
     elif v.startswith("uftrace"):
@@ -248,6 +252,8 @@ def summarize(w, res, a):
     s["uftrace_nolib_floor"] = ratio(added.get("uftrace-nolib"), added.get("floor"))
     s["gprof_floor"] = ratio(added.get("gprof"), added.get("floor"))
     s["stint_uftrace"] = ratio(added.get("stint"), added.get("uftrace"))
+    s["stint_b_floor"] = ratio(added.get("stint-b"), added.get("floor"))
+    s["stint_stint_b"] = ratio(added.get("stint"), added.get("stint-b"))
     s["in_program"] = med(w.stint_in_program) if w.stint_in_program else None
     s["rep_stint"] = med(res["stint_report"])
     s["rep_uftrace"] = med(res["uftrace_report"])
@@ -296,20 +302,25 @@ def render(ws, results, summaries, a, md):
                 n = ev  # each tool per the events it records (libcalls included)
                 if v == "uftrace" and res["uftrace_events"]:
                     n = res["uftrace_events"]
-                elif v == "stint" and res["stint_events"]:
+                elif v in ("stint", "stint-b") and res["stint_events"]:
                     n = res["stint_events"]
                 per = "%.1f ns" % (add / n * 1e9)
                 rf = {"floor": "1.00", "stint": fmt_ratio(s["stint_floor"]),
+                      "stint-b": fmt_ratio(s["stint_b_floor"]),
                       "uftrace": fmt_ratio(s["uftrace_floor"]),
                       "uftrace-nolib": fmt_ratio(s["uftrace_nolib_floor"])}[v]
             name = {"alone": "alone (no-op hooks)", "plain": "plain -O2 (no -finstrument)",
                     "gprof": "gprof (-pg, vs plain)", "floor": "floor (TSC→TLS ring)",
-                    "stint": "stint record", "uftrace": "uftrace record",
+                    "stint": "stint record", "stint-b": "stint record (B: %s)" % a.stint_b,
+                    "uftrace": "uftrace record",
                     "uftrace-nolib": "uftrace record --no-libcall"}[v]
             rows.append((name, fmt_s(med_t), "%.3f..%.3f" % (lo, hi),
                          "" if add is None else "%+.3f s" % add, per, rf))
         L += table(rows, md)
         L.append("")
+        if s["stint_stint_b"] is not None:
+            L.append("A/B: stint's added time ÷ stint-b's: %s" % fmt_ratio(s["stint_stint_b"]))
+            L.append("")
         if s["in_program"] is not None:
             ip = s["in_program"] - s["t"]["alone"]
             L.append("stint's added time: %.3f s while the program runs (probes: %.1f ns/event,"
@@ -387,9 +398,12 @@ def main():
     p.add_argument("--lib-n", type=int, default=20000000)
     p.add_argument("--workloads", default="fib,lib")
     p.add_argument("--versions", default="")
+    p.add_argument("--stint-b", default="")
     a = p.parse_args()
     a.out = os.path.abspath(a.out)
     a.stint = os.path.abspath(a.stint)
+    a.stint_b = os.path.abspath(a.stint_b) if a.stint_b else ""
+    b = ["stint-b"] if a.stint_b else []
     if a.runs < 1:
         die("--runs must be at least 1")
     if a.report_runs is None:
@@ -400,11 +414,11 @@ def main():
 
     all_w = {
         "fib": Workload("fib", "recursive fib(%d), pure calls" % a.fib_n, ["fib", str(a.fib_n)],
-                        a.out, ["alone", "floor", "stint", "uftrace", "plain", "gprof"]),
+                        a.out, ["alone", "floor", "stint"] + b + ["uftrace", "plain", "gprof"]),
         "lib": Workload("lib", "%d iterations of a function calling strlen+memcpy" % a.lib_n,
                         ["lib", str(a.lib_n)], a.out,
-                        ["alone", "floor", "stint", "uftrace", "uftrace-nolib", "plain",
-                         "gprof"]),
+                        ["alone", "floor", "stint"] + b + ["uftrace", "uftrace-nolib", "plain",
+                                                          "gprof"]),
     }
     names = [n.strip() for n in a.workloads.split(",") if n.strip()]
     for n in names:

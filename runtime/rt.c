@@ -469,7 +469,7 @@ int rt_thread_start(struct rt_thread *t)
 		t->hdr->flags |= FMT_SPOOL_NOSPACE;
 		goto fail;
 	}
-	memset(t->cache, 0, sizeof(t->cache));
+	memset(&t->c, 0, sizeof(t->c));
 	t->depth = 0;
 	t->lock = NULL;
 	rt_thread_path(t, "fns", path, sizeof(path));
@@ -545,13 +545,31 @@ __attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint6
 }
 
 /*
+ * An entry whose (function, call site) pair is not in the pair cache:
+ * written in full, and a new function or call site told to the recorder
+ * (which symbolizes both).  Off the hot path, which then saves no register.
+ */
+__attribute__((noinline, cold)) static void rt_enter_miss(struct rt_thread *t, uint64_t fn, uint64_t site)
+{
+	uint8_t b[FMT_MAX_ENTER];
+	unsigned kind, n;
+	if (t->c.fn[fmt_cache_slot(fn)] != fn)
+		t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
+	if (t->c.site[fmt_cache_slot(site)] != site)
+		t->notes[t->nnotes++ & (RT_NOTES - 1)] = site | FMT_SPOOL_SITE_BIT;
+	n = fmt_enter_payload(b, &t->c, fn, site, &kind);
+	t->limit = 0; /* have rt_after() tell the recorder */
+	t->pos = fmt_put_common(t->pos, kind, t->miss_os, t->miss_delta, b, n);
+}
+
+/*
  * Append one entry or exit at time now, when the switch count was sw.  An
  * exit names no function when it closes the frame the runtime knows to be
  * innermost; otherwise (longjmp skipped exits, or the stack is deeper than
  * RT_STACK) it names its function and the reader closes frames up to it.
  */
-static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, int is_exit,
-								  uint64_t fn, uint64_t now, uint64_t sw)
+static inline __attribute__((always_inline)) int rt_emit(struct rt_thread *t, int is_exit,
+								 uint64_t fn, uint64_t site, uint64_t now, uint64_t sw)
 {
 	int os = sw != t->last_switches;
 	t->last_switches = sw;
@@ -560,22 +578,20 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 	uint64_t delta = now - t->last_t;
 	t->last_t = now;
 	if (!is_exit) {
-		unsigned slot = fmt_cache_slot(fn);
-		if (RT_LIKELY(t->cache[slot] == fn)) {
-			uint8_t s = (uint8_t)slot;
-			t->pos = fmt_put_common(t->pos, FMT_K_ENTER, os, delta, &s, 1);
-		} else {
-			uint8_t b[8];
-			t->cache[slot] = fn;
-			fmt_put_u64(b, fn);
-			t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
-			t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
-			t->limit = 0; /* have rt_after() tell the recorder */
-		}
 		/* past RT_STACK the slots wrap: an exit then finds another
 		 * function there and names its own (EXIT_FN), which is exact */
 		t->stack[t->depth & (RT_STACK - 1)] = fn;
 		t->depth++;
+		unsigned ps = fmt_pair_slot(fn, site);
+		if (RT_UNLIKELY(t->c.pair[ps][0] != fn || t->c.pair[ps][1] != site)) {
+			/* the caller then calls rt_enter_miss(), kept out of
+			 * line: the hot path saves no register */
+			t->miss_os = os;
+			t->miss_delta = delta;
+			return 1;
+		}
+		uint8_t s = (uint8_t)ps;
+		t->pos = fmt_put_common(t->pos, FMT_K_ENTER, os, delta, &s, 1);
 	} else {
 		uint32_t d = t->depth;
 		if (RT_LIKELY(d > 0 && t->stack[(d - 1) & (RT_STACK - 1)] == fn)) {
@@ -598,6 +614,7 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 			}
 		}
 	}
+	return 0;
 }
 
 /*
@@ -639,7 +656,7 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
  * atomic add, so handlers nested in handlers queue in order too.
  */
 __attribute__((noinline, cold)) static void rt_defer(struct rt_thread *t, int is_exit, uint64_t fn,
-						    uint64_t now, uint64_t sw)
+						    uint64_t site, uint64_t now, uint64_t sw)
 {
 	uint32_t i = __atomic_fetch_add(&t->npend, 1, __ATOMIC_RELAXED);
 	if (i >= RT_PEND) {
@@ -647,6 +664,7 @@ __attribute__((noinline, cold)) static void rt_defer(struct rt_thread *t, int is
 		return;
 	}
 	t->pend[i].fn = fn;
+	t->pend[i].site = site;
 	t->pend[i].now = now;
 	t->pend[i].sw = sw;
 	t->pend[i].is_exit = is_exit;
@@ -660,7 +678,9 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
 		uint32_t n = __atomic_load_n(&t->npend, __ATOMIC_RELAXED);
 		for (; i < n && i < RT_PEND; i++)
 			if (t->state == RT_ACTIVE) {
-				rt_emit(t, t->pend[i].is_exit, t->pend[i].fn, t->pend[i].now, t->pend[i].sw);
+				if (rt_emit(t, t->pend[i].is_exit, t->pend[i].fn, t->pend[i].site,
+					    t->pend[i].now, t->pend[i].sw))
+					rt_enter_miss(t, t->pend[i].fn, t->pend[i].site);
 				if (t->pos >= t->end_limit)
 					rt_next_chunk(t);
 			}
@@ -680,27 +700,32 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
  * handlers that arrive while busy is set are queued and appended right
  * after this record, which is older.
  */
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site)
 {
 	uint64_t sw;
 	uint64_t now = rt_stamp(t, &sw);
 	if (RT_UNLIKELY(t->busy)) {
-		rt_defer(t, is_exit, fn, now, sw);
+		rt_defer(t, is_exit, fn, site, now, sw);
 		return;
 	}
 	t->busy = 1;
-	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
+	/* the record's position and the caches are read only now: a signal
+	 * handler that ran before the store above wrote its own records */
+	__asm__ volatile("" ::: "memory");
+	if (rt_emit(t, is_exit, fn, site, now, sw)) /* callers checked that t is active */
+		rt_enter_miss(t, fn, site);
 	t->busy = 0;
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
 }
 
 /* The probes' way when the lean one does not apply. */
-__attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, int is_exit, uint64_t fn)
+__attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, int is_exit, uint64_t fn,
+							   uint64_t site)
 {
 	if (t->state != RT_ACTIVE && !rt_thread_start(t))
 		return;
-	rt_probe(t, is_exit, fn);
+	rt_probe(t, is_exit, fn, site);
 }
 
 /*
@@ -725,17 +750,25 @@ __attribute__((noinline, cold)) static void rt_sample_tail(struct rt_thread *t)
 	}
 }
 
+/* The rest of a lean probe whose entry missed the pair cache. */
+__attribute__((noinline, cold)) static void rt_fast_enter_miss(struct rt_thread *t, uint64_t fn, uint64_t site)
+{
+	rt_enter_miss(t, fn, site);
+	t->busy = 0;
+	rt_after(t); /* rt_enter_miss() has work for it */
+}
+
 /*
  * The hot path: no call but the tail ones, so the compiler saves no
  * register.  A signal landing between the busy test and its store finds
  * busy clear and records normally; this record then comes after it, with
  * its time clamped to the handler's last.
  */
-static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn)
+static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn, uint64_t site)
 {
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(!t->fast || t->busy)) {
-		rt_probe_slow(t, is_exit, fn);
+		rt_probe_slow(t, is_exit, fn, site);
 		return;
 	}
 	volatile uint32_t *lock = t->lock;
@@ -744,7 +777,14 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	while (RT_UNLIKELY((now = __rdtsc(), again = *lock) != sw))
 		sw = again;
 	t->busy = 1;
-	rt_emit(t, is_exit, fn, now, sw);
+	/* t->pos, the caches and last_t are read only now: a signal handler
+	 * that ran before the store above wrote its records there (its
+	 * events then come first, this one's time clamped to their last) */
+	__asm__ volatile("" ::: "memory");
+	if (RT_UNLIKELY(rt_emit(t, is_exit, fn, site, now, sw))) {
+		rt_fast_enter_miss(t, fn, site); /* a tail call */
+		return;
+	}
 	t->busy = 0;
 	if (RT_UNLIKELY(((uintptr_t)t->pos & RT_SAMPLE_MASK) < 3)) /* no counter to keep */
 		rt_sample_tail(t);
@@ -752,16 +792,17 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		rt_after(t);
 }
 
+/* site: the return address of the call that entered fn (gcc passes
+ * __builtin_return_address(0) of fn), recorded with the entry */
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
-	(void)site;
-	rt_probe_fast(0, (uint64_t)fn);
+	rt_probe_fast(0, (uint64_t)fn, (uint64_t)site);
 }
 
 RT_API void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	rt_probe_fast(1, (uint64_t)fn);
+	rt_probe_fast(1, (uint64_t)fn, 0);
 }
 
 /* ------------------------------------------------------------------------
@@ -863,8 +904,7 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
 static void rt_calibrate(struct rt_thread *t, int lib)
 {
 	uint8_t *start = t->pos;
-	uint64_t cache0[FMT_CACHE_SLOTS];
-	memcpy(cache0, t->cache, sizeof(cache0));
+	struct fmt_caches cache0 = t->c; /* 6 KiB: called at start-up, on a full stack */
 	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
 	t->tail_sum = t->tail_n = 0;
 	if (!lib) {
@@ -881,7 +921,7 @@ static void rt_calibrate(struct rt_thread *t, int lib)
 	t->tail_sum = t->tail_n = 0;
 	if (t->state != RT_ACTIVE)
 		return;
-	memcpy(t->cache, cache0, sizeof(cache0));
+	t->c = cache0;
 	t->pos = start;
 	/* the calibration's time goes into the constructor's overhead */
 	t->last_t = last_t0;

@@ -30,7 +30,7 @@
 
 /* An event of a signal handler that interrupted a probe. */
 struct rt_pend {
-	uint64_t fn, now, sw;
+	uint64_t fn, site, now, sw;
 	int is_exit;
 };
 
@@ -65,7 +65,9 @@ struct rt_thread {
 	uint32_t nnotes;          /* new function addresses in notes[] */
 	uint64_t notes[RT_NOTES];
 	uint32_t depth;           /* open frames, also beyond RT_STACK */
-	uint64_t cache[FMT_CACHE_SLOTS]; /* mirrors the decoder's address cache */
+	struct fmt_caches c;      /* mirrors the decoder's address caches */
+	int miss_os;              /* an entry that missed the pair cache: its */
+	uint64_t miss_delta;      /* OS bit and delta, for rt_enter_miss() */
 	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
 	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file */
 	unsigned chunk;           /* index of the mapped chunk */
@@ -100,8 +102,9 @@ extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec"
 
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);
-/* Record an entry (is_exit 0) or exit of fn; safe from signal handlers. */
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn);
+/* Record an entry (is_exit 0) of fn, called from site (the call's return
+ * address, 0 if not known), or an exit of fn; safe from signal handlers. */
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site);
 void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);
