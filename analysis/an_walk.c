@@ -63,6 +63,9 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 		e.end = now;
 		e.os = rec.os;
 		e.depth = depth;
+		e.proc = th->proc;
+		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW)
+			e.site = rec.site;
 		cb(ctx, &e);
 		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
 			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
@@ -85,6 +88,9 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 			e.fn = fn;
 			e.depth = depth++;
 			e.inherited = rec.kind == FMT_K_EXT;
+			e.site = rec.site;
+			e.addr = rec.addr;
+			e.proc = th->proc;
 			e.start = e.end = now;
 			cb(ctx, &e);
 			close_to = depth;
@@ -105,6 +111,7 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 			e.what = AN_WALK_EXIT;
 			e.fn = st[depth].fn;
 			e.depth = depth;
+			e.proc = th->proc;
 			e.start = st[depth].start;
 			e.end = now;
 			cb(ctx, &e);
@@ -116,6 +123,7 @@ double an_walk_events(const struct fmt_data *d, struct an_result *r, struct an_a
 		e.what = AN_WALK_EXIT;
 		e.fn = st[depth].fn;
 		e.depth = depth;
+		e.proc = th->proc;
 		e.start = st[depth].start;
 		e.end = now;
 		cb(ctx, &e);

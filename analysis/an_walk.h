@@ -31,6 +31,11 @@ struct an_walk_ev {
 	int os;              /* INTERVAL */
 	int inherited;       /* ENTER: a frame inherited across fork, not a call */
 	double start, end;   /* ns since the epoch of the thread clock; compensated */
+	/* ENTER: the call's return address (0: not known, or inherited);
+	 * INTERVAL: the same of the entry that ends it (0: it ends otherwise) */
+	uint64_t site;
+	uint64_t addr;       /* ENTER: the function's address */
+	uint32_t proc;       /* the thread's process (fmt_data index) */
 };
 
 typedef void (*an_walk_event_fn)(void *ctx, const struct an_walk_ev *e);
