@@ -127,6 +127,9 @@ struct ln_frame {
 	double ee, ae;      /* CALLERS: its exclusive values so far */
 	double e0, a0;      /* CALLERS: the thread's totals at its entry */
 	int matched;        /* passes the filter's function part */
+	uint32_t base;      /* paths: the node its places hang under */
+	uint32_t pushed;    /* paths: the caller's place this call holds open, ~0u if none */
+	int again;          /* its function is open below it too */
 	int callee;         /* CALLERS: an activation of fn with a caller line */
 	int counted;        /* CALLERS: of them, the outermost open one */
 };
@@ -144,8 +147,13 @@ struct ln_walk {
 	uint32_t nmatch;    /* open frames passing the filter */
 	uint32_t fn_open;   /* CALLERS: open activations of fn */
 	int by_fn;          /* the filter has a function or module part */
+	uint32_t *fn_on, fn_oncap; /* open frames per function */
 	struct an_match_cache mc;
 	double tot_e, tot_a; /* the thread's selected intervals so far */
+	/* paths: places interned by (function, row); per place how often it is
+	 * open on the current path and at which node */
+	uint32_t *place_hash, place_hcap, capplaces, cappv;
+	uint32_t *place_open, *place_node;
 };
 
 static const struct fmt_module *ln_module_of(const struct fmt_process *p, uint64_t a)
@@ -184,7 +192,7 @@ static struct ln_site *ln_place(struct ln_walk *w, uint32_t proc, uint64_t a, ui
 				*ln_cache_slot(w, old[i].proc, old[i].addr, old[i].fn) = old[i];
 		free(old);
 	}
-	uint32_t key_fn = w->o->mode == AN_LINES_ALL ? ~0u : holder;
+	uint32_t key_fn = w->o->mode == AN_LINES_ALL ? ~0u : holder; /* EVENTS: per function, too */
 	struct ln_site *c = ln_cache_slot(w, proc, a, key_fn);
 	if (c->used)
 		return c;
@@ -262,7 +270,7 @@ static struct ln_site *ln_place(struct ln_walk *w, uint32_t proc, uint64_t a, ui
 /* Whether rows of holder's code are kept in this mode. */
 static int ln_keeps(const struct ln_walk *w, uint32_t holder)
 {
-	return w->o->mode == AN_LINES_ALL || w->o->mode == AN_LINES_PER_FUNCTION ||
+	return w->o->mode == AN_LINES_ALL || w->o->mode == AN_LINES_PER_FUNCTION || w->o->mode == AN_LINES_EVENTS ||
 	       (w->o->mode == AN_LINES_OF_FUNCTION && holder == w->o->fn);
 }
 
@@ -302,6 +310,73 @@ static void ln_charge(struct ln_tab *t, uint32_t i, double len, int os)
 	}
 }
 
+/* The file, line and address of rows line and at, into an event. */
+static void ln_place_of(const struct ln_walk *w, uint32_t line, uint32_t at, struct an_line_ev *le)
+{
+	if (line != ~0u) {
+		le->file = w->lines.rows[line].file;
+		le->line = w->lines.rows[line].line;
+	}
+	if (at != ~0u)
+		le->addr = w->addrs.rows[at].addr;
+}
+
+static uint32_t ln_place_id(struct ln_walk *w, uint32_t fn, uint32_t row)
+{
+	struct an_lines *l = w->out;
+	if ((l->nplaces + 1) * 2 > w->place_hcap) {
+		uint32_t ncap = w->place_hcap ? w->place_hcap * 2 : 1024;
+		free(w->place_hash);
+		w->place_hash = ln_grow(NULL, ncap * sizeof(*w->place_hash));
+		memset(w->place_hash, 0xff, ncap * sizeof(*w->place_hash));
+		w->place_hcap = ncap;
+		for (uint32_t i = 0; i < l->nplaces; i++) {
+			uint32_t s = (uint32_t)(((uint64_t)l->place_fn[i] << 32 | l->place_row[i]) * 0x9E3779B97F4A7C15ull >> 32) &
+				     (ncap - 1);
+			while (w->place_hash[s] != ~0u)
+				s = (s + 1) & (ncap - 1);
+			w->place_hash[s] = i;
+		}
+	}
+	uint32_t s = (uint32_t)(((uint64_t)fn << 32 | row) * 0x9E3779B97F4A7C15ull >> 32) & (w->place_hcap - 1);
+	while (w->place_hash[s] != ~0u) {
+		uint32_t i = w->place_hash[s];
+		if (l->place_fn[i] == fn && l->place_row[i] == row)
+			return i;
+		s = (s + 1) & (w->place_hcap - 1);
+	}
+	if (l->nplaces == w->capplaces) {
+		w->capplaces = w->capplaces ? w->capplaces * 2 : 256;
+		l->place_fn = ln_grow(l->place_fn, w->capplaces * sizeof(*l->place_fn));
+		l->place_row = ln_grow(l->place_row, w->capplaces * sizeof(*l->place_row));
+		w->place_open = ln_grow(w->place_open, w->capplaces * sizeof(*w->place_open));
+		w->place_node = ln_grow(w->place_node, w->capplaces * sizeof(*w->place_node));
+	}
+	uint32_t i = l->nplaces++;
+	l->place_fn[i] = fn;
+	l->place_row[i] = row;
+	w->place_open[i] = 0;
+	w->place_node[i] = 0;
+	w->place_hash[s] = i;
+	return i;
+}
+
+/* The node of place pl under base: where pl is open on the path already, that node. */
+static uint32_t ln_path_node(struct ln_walk *w, uint32_t base, uint32_t pl)
+{
+	struct an_lines *l = w->out;
+	if (w->place_open[pl])
+		return w->place_node[pl];
+	uint32_t n = cct_child(&l->paths, base, pl);
+	if (l->paths.len > w->cappv) {
+		uint32_t old = w->cappv;
+		w->cappv = l->paths.cap > l->paths.len ? l->paths.cap : l->paths.len * 2;
+		l->pv = ln_grow(l->pv, w->cappv * sizeof(*l->pv));
+		memset(l->pv + old, 0, (w->cappv - old) * sizeof(*l->pv));
+	}
+	return n;
+}
+
 static void ln_event(void *ctx, const struct an_walk_ev *e)
 {
 	struct ln_walk *w = ctx;
@@ -324,8 +399,21 @@ static void ln_event(void *ctx, const struct an_walk_ev *e)
 				line = c->line;
 				at = c->at;
 			}
-			ln_charge(&w->lines, line, len, e->os);
-			ln_charge(&w->addrs, at, len, e->os);
+			if (o->mode == AN_LINES_EVENTS) {
+				struct an_line_ev le = {.fn = top->fn, .fn_again = top->again, .proc = e->proc,
+							.e = len, .a = e->os ? 0 : len};
+				ln_place_of(w, line, at, &le);
+				o->cb(o->ctx, &le);
+			} else {
+				ln_charge(&w->lines, line, len, e->os);
+				ln_charge(&w->addrs, at, len, e->os);
+				if (o->paths && len > 0) {
+					uint32_t n = ln_path_node(w, top->base, ln_place_id(w, top->fn, line));
+					w->out->pv[n][0] += len;
+					if (!e->os)
+						w->out->pv[n][1] += len;
+				}
+			}
 		}
 		w->tot_e += len;
 		if (!e->os)
@@ -344,6 +432,10 @@ static void ln_event(void *ctx, const struct an_walk_ev *e)
 		f->addr = e->addr;
 		f->line = f->at = ~0u;
 		f->matched = w->by_fn && an_filter_match_cached(w->r, o->filter, &w->mc, e->fn);
+		f->again = e->fn < w->fn_oncap && w->fn_on[e->fn] > 0;
+		an_open_count_add(&w->fn_on, &w->fn_oncap, e->fn);
+		f->e0 = w->tot_e;
+		f->a0 = w->tot_a;
 		w->nmatch += f->matched;
 		/* its own code, until it calls something: its entry */
 		f->last_line = f->last_at = ~0u;
@@ -353,6 +445,24 @@ static void ln_event(void *ctx, const struct an_walk_ev *e)
 			f->last_at = c->at;
 		}
 		w->out->entries += !e->inherited;
+		f->pushed = ~0u;
+		if (o->paths) {
+			/* under the caller's place: the call's line (or, without
+			 * one, where the caller was last known to be) */
+			f->base = 0;
+			if (parent) {
+				uint32_t row = parent->last_line;
+				if (e->site && ln_keeps(w, parent->fn))
+					row = ln_place(w, e->proc, e->site, parent->fn, 0)->line;
+				uint32_t pl = ln_place_id(w, parent->fn, row);
+				f->base = ln_path_node(w, parent->base, pl);
+				if (!w->place_open[pl]++)
+					w->place_node[pl] = f->base;
+				f->pushed = pl;
+			}
+			uint32_t n = ln_path_node(w, f->base, ln_place_id(w, f->fn, f->last_line));
+			w->out->pv[n][2] += !e->inherited;
+		}
 		if (e->inherited || !e->site || !parent)
 			return;
 		if (o->mode == AN_LINES_CALLERS) {
@@ -388,6 +498,18 @@ static void ln_event(void *ctx, const struct an_walk_ev *e)
 	if (!w->depth)
 		return;
 	struct ln_frame *f = &w->st[--w->depth];
+	if (f->fn < w->fn_oncap && w->fn_on[f->fn])
+		w->fn_on[f->fn]--;
+	if (f->pushed != ~0u && w->place_open[f->pushed])
+		w->place_open[f->pushed]--;
+	if (o->mode == AN_LINES_EVENTS && f->at != ~0u && w->depth) {
+		const struct ln_frame *parent = &w->st[w->depth - 1];
+		struct an_line_ev le = {.call = 1, .fn = parent->fn, .callee = f->fn, .fn_again = parent->again,
+					.callee_again = f->again, .proc = w->addrs.rows[f->at].proc,
+					.e = w->tot_e - f->e0, .a = w->tot_a - f->a0};
+		ln_place_of(w, f->line, f->at, &le);
+		o->cb(o->ctx, &le);
+	}
 	if (o->mode == AN_LINES_CALLERS) {
 		if (f->callee) {
 			w->fn_open--;
@@ -423,9 +545,20 @@ int an_lines_run(const struct fmt_data *d, struct an_result *r, const struct an_
 	w.o = o;
 	w.out = out;
 	w.by_fn = o->filter && (o->filter->function || o->filter->module);
+	w.fn_oncap = 1024; /* an_open_count_add grows it by doubling */
+	w.fn_on = calloc(w.fn_oncap, sizeof(*w.fn_on));
+	if (!w.fn_on)
+		return -1;
 	struct an_addr_map *maps = calloc(d->nprocs + 1, sizeof(*maps));
 	if (!maps)
 		return -1;
+	if (o->paths) {
+		cct_init(&out->paths);
+		w.cappv = out->paths.cap;
+		out->pv = calloc(w.cappv, sizeof(*out->pv));
+		if (!out->pv)
+			abort();
+	}
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
 		if (o->filter && !an_filter_thread(d, o->filter, ti))
 			continue;
@@ -447,6 +580,10 @@ int an_lines_run(const struct fmt_data *d, struct an_result *r, const struct an_
 	ln_tab_free(&w.addrs);
 	free(w.cache);
 	free(w.st);
+	free(w.fn_on);
+	free(w.place_hash);
+	free(w.place_open);
+	free(w.place_node);
 	an_match_cache_free(&w.mc);
 	return 0;
 }
@@ -461,6 +598,11 @@ int an_line_row_empty(const struct an_line_row *x)
 
 void an_lines_free(struct an_lines *l)
 {
+	if (l->pv)
+		cct_release(&l->paths);
+	free(l->pv);
+	free(l->place_fn);
+	free(l->place_row);
 	free(l->lines);
 	free(l->addrs);
 	for (uint32_t i = 0; i < l->nowned; i++)

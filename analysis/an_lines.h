@@ -25,13 +25,35 @@ enum an_lines_mode {
 	AN_LINES_PER_FUNCTION, /* the same, kept apart per function holding the code */
 	AN_LINES_OF_FUNCTION,  /* only the code of function fn (stint annotate) */
 	AN_LINES_CALLERS,      /* fn's activations, per line (address) that called it */
+	AN_LINES_EVENTS,       /* no rows: each charged interval and each call to o->cb */
 };
+
+/*
+ * AN_LINES_EVENTS: one piece of cost at a place in a function's code.
+ * call 0: an interval of fn's own code (its length in e, in a too when
+ * it had no OS event); call 1: a call fn made there, when it returned, with
+ * the callee's activation's inclusive values in e and a.
+ */
+struct an_line_ev {
+	int call;
+	uint32_t fn, callee;        /* an_func indices (callee: calls only) */
+	int fn_again, callee_again; /* the function is open below it too (recursion) */
+	const char *file;           /* the place's source file and line; NULL if unknown */
+	uint32_t line;
+	uint64_t addr;              /* its address: a call site, or the function's entry */
+	uint32_t proc;
+	double e, a;                /* ns */
+};
+typedef void (*an_line_event_fn)(void *ctx, const struct an_line_ev *e);
 
 struct an_lines_opts {
 	int no_compensation;
 	const struct an_filter *filter; /* threads, and intervals with a matching function on the stack */
 	int mode;                       /* enum an_lines_mode */
 	uint32_t fn;                    /* OF_FUNCTION, CALLERS: the function */
+	an_line_event_fn cb;            /* EVENTS */
+	void *ctx;
+	int paths;                      /* PER_FUNCTION: also the call paths by place (an_lines.paths) */
 };
 
 struct an_line_row {
@@ -53,6 +75,17 @@ struct an_lines {
 	uint64_t entries;   /* entries walked */
 	char **owned;       /* strings the rows point to */
 	uint32_t nowned, capowned;
+	/*
+	 * With opts.paths: the calling-context tree of places, a place being a
+	 * function at one of its lines (its line row, ~0u for a function with
+	 * no line known).  A path holds each place once (recursion folded, as
+	 * pprof wants it); per node its own values: EE, AE and the calls of
+	 * functions entered there (at their first line).
+	 */
+	struct cct paths;   /* cct_node.fn: a place index; node 0 the root */
+	double (*pv)[3];    /* per node */
+	uint32_t *place_fn, *place_row;
+	uint32_t nplaces;
 };
 
 /*
