@@ -42,7 +42,8 @@ static void callers_by_line(const char *input, const struct fmt_data *d, struct 
 	struct an_lines_opts lo = {.no_compensation = nocomp, .filter = flt, .mode = AN_LINES_CALLERS, .fn = fn};
 	if (an_lines_run(d, r, &lo, &l) < 0)
 		die("out of memory");
-	qsort(l.lines, l.nlines, sizeof(*l.lines), cl_cmp);
+	if (l.nlines)
+		qsort(l.lines, l.nlines, sizeof(*l.lines), cl_cmp);
 	const double den[AN_NVALUES] = {r->session.v[AN_EI], r->session.v[AN_EI], r->session.v[AN_AI],
 					r->session.v[AN_AI]};
 	const struct an_func *f = &r->funcs[fn];

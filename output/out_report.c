@@ -783,7 +783,8 @@ int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r, con
 		return -1;
 	for (int v = 0; v < 6; v++) {
 		g_sort_col = (v == o->by) ? col : (v == OUT_BY_FUNCTION ? AN_EE : AN_EI);
-		qsort(rows[v], n[v], sizeof(struct an_row), cmp_rows);
+		if (n[v]) /* the line and address rows are there only for --by line|address */
+			qsort(rows[v], n[v], sizeof(struct an_row), cmp_rows);
 	}
 	if (o->format == OUT_JSON)
 		print_json(f, d, r, o, rows, n);
