@@ -80,12 +80,8 @@ static uint64_t comp_sub(const uint64_t costs[3], unsigned prev, unsigned cur, u
 	return sub;
 }
 
-/*
- * How often each function is open on a walk's stack, by function index
- * (*on grows to hold fn): an exit naming a function that is not open must
- * not search a stack 200,000 frames deep.
- */
-static void open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn)
+/* (an_walk.h) */
+void an_open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn)
 {
 	if (fn >= *cap) {
 		uint32_t ncap = *cap;
@@ -166,6 +162,9 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 		e.end = now;
 		e.os = rec.os;
 		e.depth = depth;
+		e.proc = th->proc;
+		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW)
+			e.site = rec.site;
 		cb(ctx, &e);
 		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
 			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
@@ -177,7 +176,7 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 				cap *= 2;
 				st = xrealloc(st, cap * sizeof(*st));
 			}
-			open_count_add(&on, &oncap, fn);
+			an_open_count_add(&on, &oncap, fn);
 			st[depth].fn = fn;
 			st[depth].kind = fn_kind(&lk, p, fn, rec.addr);
 			st[depth].start = now;
@@ -186,6 +185,9 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 			e.fn = fn;
 			e.depth = depth++;
 			e.inherited = rec.kind == FMT_K_EXT;
+			e.site = rec.site;
+			e.addr = rec.addr;
+			e.proc = th->proc;
 			e.start = e.end = now;
 			cb(ctx, &e);
 			close_to = depth;
@@ -206,6 +208,7 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 			e.what = AN_WALK_EXIT;
 			e.fn = st[depth].fn;
 			e.depth = depth;
+			e.proc = th->proc;
 			e.start = st[depth].start;
 			e.end = now;
 			cb(ctx, &e);
@@ -217,6 +220,7 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 		e.what = AN_WALK_EXIT;
 		e.fn = st[depth].fn;
 		e.depth = depth;
+		e.proc = th->proc;
 		e.start = st[depth].start;
 		e.end = now;
 		cb(ctx, &e);

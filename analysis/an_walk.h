@@ -34,6 +34,11 @@ struct an_walk_ev {
 	double start, end;   /* ns since the epoch of the thread clock; compensated */
 	uint64_t fixed;      /* INTERVAL: its compensated length in fixed ticks
 			      * (1/1024 tick, exact: an_instr's unit) */
+	/* ENTER: the call's return address (0: not known, or inherited);
+	 * INTERVAL: the same of the entry that ends it (0: it ends otherwise) */
+	uint64_t site;
+	uint64_t addr;       /* ENTER: the function's address */
+	uint32_t proc;       /* the thread's process (fmt_data index) */
 };
 
 typedef void (*an_walk_event_fn)(void *ctx, const struct an_walk_ev *e);
@@ -96,5 +101,12 @@ typedef void (*an_walk_sample_fn)(void *ctx, const struct an_walk_sample *s);
  */
 void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct an_filter *f,
 		     an_walk_sample_fn cb, void *ctx);
+
+/*
+ * How often each function is open on a walk's stack, by function index
+ * (*on grows by doubling to hold fn): an exit naming a function that is not
+ * open must not search a stack 200,000 frames deep.
+ */
+void an_open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn);
 
 #endif

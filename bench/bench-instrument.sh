@@ -10,6 +10,7 @@
 #   bash bench/bench-instrument.sh                 # 5 runs, both workloads
 #   RUNS=9 bash bench/bench-instrument.sh          # more runs
 #   STINT=/path/to/stint bash bench/bench-instrument.sh
+#   STINT_B=/path/to/old/build/stint bash bench/bench-instrument.sh   # A/B of two builds
 #   WORKLOADS=fib FIB_N=37 bash bench/bench-instrument.sh
 #
 # Environment (all optional):

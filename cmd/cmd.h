@@ -6,6 +6,7 @@
 #define STINT_CMD_H
 
 #include <stdlib.h>
+#include "../analysis/an_lines.h"
 #include "../analysis/an_view.h"
 #include "../format/format.h"
 
@@ -58,6 +59,18 @@ enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OP
  * is already the filter's selection: cmd_load() ran the analysis with it.
  */
 void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struct an_view *v);
+
+/*
+ * Instrumentation: d's values per source line and call-site address
+ * (an_lines.h, mode AN_LINES_ALL) into l, and copied into r->lines and
+ * r->addresses for out_report.  Dies with one line for a file whose entries
+ * carry no call sites (format version 1).
+ */
+void cmd_instr_lines(const char *input, const struct fmt_data *d, struct an_result *r, int no_compensation,
+		     const struct an_filter *f, struct an_lines *l);
+
+/* Die with one line if d's entries carry no call sites (format version 1). */
+void cmd_need_sites(const char *input, const struct fmt_data *d, const char *what);
 
 /* The filter in words ("pid 12 function poly"), malloc'd; NULL for none. */
 char *cmd_filter_describe(const struct an_filter *f);

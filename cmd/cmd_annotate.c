@@ -1,6 +1,7 @@
 /*
- * cmd_annotate.c - `stint annotate FUNC`: the source of one function with
- * the samples of each line (inclusive: samples with the line anywhere on
+ * cmd_annotate.c - `stint annotate FUNC`: the source of one function with,
+ * for instrumentation, the four values and the calls of each line
+ * (analysis/an_lines.h); for sampling, the samples of each line (inclusive: samples with the line anywhere on
  * the stack, once each; exclusive: samples that hit it), or its
  * disassembly with samples per address where the source cannot be found.
  * Inlined functions count as doc/numbers.md (sampling) says: a function that had
@@ -24,12 +25,14 @@
 #include "../format/fmt_sample.h"
 #include "../format/format.h"
 #include "../lib/util.h"
+#include "../output/output.h"
 #include "../symbol/symbol.h"
 
 static const char annotate_usage[] =
-	"usage: stint annotate [-i FILE] FUNCTION\n"
+	"usage: stint annotate [-i FILE] [--no-compensation] FUNCTION\n"
 	"\n"
-	"  -i, --input FILE   sampling data file (default stint.data)\n"
+	"  -i, --input FILE   data file (default stint.data)\n"
+	"      --no-compensation  instrumentation: do not subtract the probe cost\n"
 	"  FUNCTION           the function's name as the report shows it (or a part of it)\n";
 
 struct line_count {
@@ -109,17 +112,135 @@ static int name_matches(const char *name, const char *want, int exact)
 	return strstr(name, want) != NULL;
 }
 
+/* One source line of text at s (up to e or the end), for printing. */
+static int line_len(const char *s, const char *e)
+{
+	return (int)(e ? e - s : (long)strlen(s));
+}
+
+/*
+ * Instrumentation: the function's source with the four values per line
+ * (an_lines.h: the intervals of its own code charged to the line, and the
+ * calls made on it), and the calls made on each line.
+ */
+static int annotate_instr(const char *input, const char *want, int nocomp)
+{
+	struct fmt_data d;
+	struct an_result r;
+	cmd_load(input, &d, &r, nocomp, NULL);
+	uint32_t found[16];
+	uint32_t n = an_find_functions(&r, want, found, 16);
+	if (n == 0)
+		die("annotate: no function '%s' in '%s'", want, input);
+	if (n > 1 && strcmp(r.funcs[found[0]].name, want) != 0) {
+		fprintf(stderr, "stint: '%s' matches several functions:\n", want);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(stderr, "  %s [%s]\n", r.funcs[found[i]].name, r.mods[r.funcs[found[i]].module].base);
+		die("annotate: name the function exactly");
+	}
+	uint32_t fn = found[0];
+	cmd_need_sites(input, &d, "annotate");
+	struct an_lines l;
+	struct an_lines_opts lo = {.no_compensation = nocomp, .mode = AN_LINES_OF_FUNCTION, .fn = fn};
+	if (an_lines_run(&d, &r, &lo, &l) < 0)
+		die("out of memory");
+	const struct an_func *f = &r.funcs[fn];
+	const double den[AN_NVALUES] = {r.session.v[AN_EI], r.session.v[AN_EI], r.session.v[AN_AI],
+					r.session.v[AN_AI]};
+	printf("# %s [%s] (instrumentation%s)\n", f->name, r.mods[f->module].base,
+	       nocomp ? ", no compensation" : "");
+	for (uint32_t i = 0; i < r.nfunctions; i++)
+		if (r.functions[i].func == fn) {
+			const struct an_row *row = &r.functions[i];
+			char t[AN_NVALUES][32];
+			for (int k = 0; k < AN_NVALUES; k++)
+				out_fmt_time(t[k], sizeof(t[k]), row->v[k]);
+			printf("# %" PRIu64 " calls; EI %s (%.2f%%)  EE %s (%.2f%%)  AI %s (%.2f%%)  AE %s (%.2f%%)\n",
+			       row->calls, t[0], out_pct(row->v[0], den[0]), t[1], out_pct(row->v[1], den[1]), t[2],
+			       out_pct(row->v[2], den[2]), t[3], out_pct(row->v[3], den[3]));
+		}
+	printf("# per line: an interval of the function's own code counts for the line of the call that ends\n"
+	       "# it (or of its latest call, its first line before any, when it returns); incl adds the calls\n"
+	       "# made on the line; %% of the session's incl time\n");
+	const char *file = f->file && *f->file ? f->file : NULL;
+	for (uint32_t i = 0; !file && i < l.nlines; i++)
+		if (!an_line_row_empty(&l.lines[i]))
+			file = l.lines[i].file;
+	size_t flen = 0;
+	char *src = file ? util_read_regular(file, ANNOTATE_SOURCE_MAX, 0, &flen) : NULL;
+	uint32_t lo_line = f->line ? f->line : UINT32_MAX, hi_line = f->line;
+	for (uint32_t i = 0; file && i < l.nlines; i++)
+		if (!an_line_row_empty(&l.lines[i]) && strcmp(l.lines[i].file, file) == 0) {
+			if (l.lines[i].line < lo_line)
+				lo_line = l.lines[i].line;
+			if (l.lines[i].line > hi_line)
+				hi_line = l.lines[i].line;
+		}
+	if (lo_line == UINT32_MAX)
+		lo_line = 1;
+	hi_line += 2;
+	if (src)
+		printf("# %s, lines %u-%u\n", file, lo_line, hi_line);
+	else if (file)
+		printf("# source '%s' not found: the values per line\n", file);
+	else
+		printf("# no source lines known\n");
+	printf("\n%10s %6s %10s %6s %10s %6s %10s %6s %8s %6s\n", "Elap.incl", "%", "Elap.excl", "%", "Appl.incl",
+	       "%", "Appl.excl", "%", "Calls", "Line");
+	uint32_t ln = 1;
+	for (char *s = src, *e; s && *s && ln <= hi_line; s = e ? e + 1 : NULL, ln++) {
+		e = strchr(s, '\n');
+		if (ln < lo_line)
+			continue;
+		const struct an_line_row *x = NULL;
+		for (uint32_t i = 0; i < l.nlines; i++)
+			if (l.lines[i].line == ln && strcmp(l.lines[i].file, file) == 0 && !an_line_row_empty(&l.lines[i]))
+				x = &l.lines[i];
+		if (x) {
+			for (int k = 0; k < AN_NVALUES; k++) {
+				char t[32];
+				out_fmt_time(t, sizeof(t), x->row.v[k]);
+				printf("%10s %6.2f ", t, out_pct(x->row.v[k], den[k]));
+			}
+			printf("%8" PRIu64 " %6u  %.*s\n", x->row.calls, ln, line_len(s, e), s);
+		} else {
+			printf("%10s %6s %10s %6s %10s %6s %10s %6s %8s %6u  %.*s\n", "", "", "", "", "", "", "", "", "",
+			       ln, line_len(s, e), s);
+		}
+	}
+	if (!src) /* the rows, without their text */
+		for (uint32_t i = 0; i < l.nlines; i++) {
+			const struct an_line_row *x = &l.lines[i];
+			if (an_line_row_empty(x))
+				continue;
+			for (int k = 0; k < AN_NVALUES; k++) {
+				char t[32];
+				out_fmt_time(t, sizeof(t), x->row.v[k]);
+				printf("%10s %6.2f ", t, out_pct(x->row.v[k], den[k]));
+			}
+			printf("%8" PRIu64 " %6u  %s\n", x->row.calls, x->line, x->row.name);
+		}
+	free(src);
+	an_lines_free(&l);
+	an_result_free(&r);
+	fmt_data_free(&d);
+	return 0;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"input", required_argument, NULL, 'i'},
+						  {"no-compensation", no_argument, NULL, 4},
 						  {"help", no_argument, NULL, 'h'},
 						  {NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
-	int c;
+	int c, nocomp = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
 		if (c == 'i')
 			input = optarg;
+		else if (c == 4)
+			nocomp = 1;
 		else if (c == 'h') {
 			fputs(annotate_usage, stdout);
 			return 0;
@@ -138,9 +259,10 @@ int cmd_annotate(int argc, char **argv)
 		warn("'%s' is damaged: %s; annotating what precedes the damage", input, d.damage);
 		cmd_damaged = 1;
 	}
-	if (strcmp(d.method, "sampling") != 0)
-		die("annotate needs sampling data ('%s' holds %s data): stint record -m sample", input,
-		    d.method);
+	if (strcmp(d.method, "sampling") != 0) {
+		fmt_data_free(&d);
+		return annotate_instr(input, want, nocomp);
+	}
 	/* exact name first; else a unique function containing the text; the
 	 * functions are those with symbols and those inlined at sampled code */
 	int exact = 0;

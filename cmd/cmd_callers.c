@@ -11,23 +11,115 @@
 #include "cmd.h"
 #include "../lib/util.h"
 #include "../output/out_tree.h"
+#include "../output/output.h"
 
 static const char butterfly_usage[] =
-	"usage: stint callers|callees [-i FILE] [--format table|csv|json] [filters] FUNCTION\n"
+	"usage: stint callers|callees [-i FILE] [--format table|csv|json] [--by line] [filters] FUNCTION\n"
 	"\n"
-	"  -i, --input FILE   data file (default stint.data)\n" CMD_FILTER_HELP;
+	"  -i, --input FILE   data file (default stint.data)\n"
+	"      --by line      callers (instrumentation): per calling source line and call site\n" CMD_FILTER_HELP;
+
+static const char *const cl_keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive", "application_inclusive",
+						 "application_exclusive"};
+
+static int cl_cmp(const void *a, const void *b)
+{
+	const struct an_line_row *x = a, *y = b;
+	return x->row.v[AN_EI] < y->row.v[AN_EI] ? 1 : x->row.v[AN_EI] > y->row.v[AN_EI] ? -1 : 0;
+}
+
+/*
+ * stint callers FUNC --by line: FUNC's activations per calling line (the
+ * line of the call, in the caller's code), with the values that went along
+ * (an_lines.h, AN_LINES_CALLERS); percentages of the session's, as for
+ * functions.
+ */
+static void callers_by_line(const char *input, const struct fmt_data *d, struct an_result *r, uint32_t fn,
+			    int nocomp, const struct an_filter *flt, int format)
+{
+	cmd_need_sites(input, d, "callers");
+	struct an_lines l;
+	struct an_lines_opts lo = {.no_compensation = nocomp, .filter = flt, .mode = AN_LINES_CALLERS, .fn = fn};
+	if (an_lines_run(d, r, &lo, &l) < 0)
+		die("out of memory");
+	if (l.nlines)
+		qsort(l.lines, l.nlines, sizeof(*l.lines), cl_cmp);
+	const double den[AN_NVALUES] = {r->session.v[AN_EI], r->session.v[AN_EI], r->session.v[AN_AI],
+					r->session.v[AN_AI]};
+	const struct an_func *f = &r->funcs[fn];
+	if (format == 1) {
+		fputs("{\"function\":", stdout);
+		out_json_str(stdout, f->name);
+		fputs(",\"module\":", stdout);
+		out_json_str(stdout, r->mods[f->module].base);
+		fputs(",\"by\":\"line\",\"callers\":[", stdout);
+	} else if (format == 2) {
+		fputs("caller,module,file,line,calls", stdout);
+		for (int k = 0; k < AN_NVALUES; k++)
+			printf(",%s,%s_pct", cl_keys[k], cl_keys[k]);
+		putchar('\n');
+	} else {
+		printf("# callers of %s [%s], per calling line (instrumentation)\n\n", f->name,
+		       r->mods[f->module].base);
+		printf("%10s %12s %6s %12s %6s %12s %6s %12s %6s  %s\n", "Calls", "Elapsed incl", "%", "Elapsed excl",
+		       "%", "Applic. incl", "%", "Applic. excl", "%", "Caller at line [module]");
+	}
+	uint32_t shown = 0;
+	for (uint32_t i = 0; i < l.nlines; i++) {
+		const struct an_line_row *x = &l.lines[i];
+		if (an_line_row_empty(x))
+			continue;
+		const char *caller = x->fn < r->nfuncs ? r->funcs[x->fn].name : "?";
+		if (format == 1) {
+			fputs(shown++ ? ",\n {\"name\":" : "\n {\"name\":", stdout);
+			out_json_str(stdout, caller);
+			fputs(",\"module\":", stdout);
+			out_json_str(stdout, x->row.module);
+			fputs(",\"file\":", stdout);
+			out_json_str(stdout, x->file ? x->file : "");
+			printf(",\"line\":%u,\"calls\":%llu", x->line, (unsigned long long)x->row.calls);
+			for (int k = 0; k < AN_NVALUES; k++)
+				printf(",\"%s\":%.0f,\"%s_pct\":%.4f", cl_keys[k], x->row.v[k], cl_keys[k],
+				       out_pct(x->row.v[k], den[k]));
+			putchar('}');
+		} else if (format == 2) {
+			out_csv_str(stdout, caller);
+			putchar(',');
+			out_csv_str(stdout, x->row.module);
+			putchar(',');
+			out_csv_str(stdout, x->file ? x->file : "");
+			printf(",%u,%llu", x->line, (unsigned long long)x->row.calls);
+			for (int k = 0; k < AN_NVALUES; k++)
+				printf(",%.0f,%.4f", x->row.v[k], out_pct(x->row.v[k], den[k]));
+			putchar('\n');
+		} else {
+			printf("%10llu", (unsigned long long)x->row.calls);
+			for (int k = 0; k < AN_NVALUES; k++) {
+				char t[32];
+				out_fmt_time(t, sizeof(t), x->row.v[k]);
+				printf(" %12s %6.2f", t, out_pct(x->row.v[k], den[k]));
+			}
+			printf("  %s at %s [%s]\n", caller, x->row.name, x->row.module);
+		}
+	}
+	if (format == 1)
+		fputs("\n]}\n", stdout);
+	/* calls whose calling line is not known (no debug information): by address */
+	an_lines_free(&l);
+}
 
 static int butterfly(int argc, char **argv, int callees_first)
 {
 	static const struct option longopts[] = {{"input", required_argument, NULL, 'i'},
 						  {"format", required_argument, NULL, 2},
 						  {"no-compensation", no_argument, NULL, 4},
+						  {"by", required_argument, NULL, 5},
 						  {"help", no_argument, NULL, 'h'},
 						  CMD_FILTER_OPTIONS,
 						  {NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
 	struct an_filter flt = {0};
-	int format = 0, nocomp = 0, c;
+	int format = 0, nocomp = 0, by_line = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -43,6 +135,12 @@ static int butterfly(int argc, char **argv, int callees_first)
 				die("unknown format '%s' (table, csv or json)", optarg);
 		} else if (c == 4)
 			nocomp = 1;
+		else if (c == 5) {
+			if (strcmp(optarg, "line") == 0)
+				by_line = 1;
+			else if (strcmp(optarg, "function") != 0)
+				die("unknown --by '%s' (function or line)", optarg);
+		}
 		else if (c == 'h') {
 			fputs(butterfly_usage, stdout);
 			return 0;
@@ -68,11 +166,18 @@ static int butterfly(int argc, char **argv, int callees_first)
 			fprintf(stderr, "  %s [%s]\n", r.funcs[found[i]].name, r.mods[r.funcs[found[i]].module].base);
 		die("name the function exactly");
 	}
-	struct an_view v;
-	an_view_build(&d, &r, &flt, &v);
-	/* the same name in several modules (or processes' copies): the first */
-	out_butterfly(stdout, &v, found[0], callees_first, format);
-	an_view_release(&v);
+	if (by_line) {
+		if (callees_first || r.sampling)
+			die("--by line is for callers of instrumentation data (stint annotate shows lines "
+			    "of sampling data)");
+		callers_by_line(input, &d, &r, found[0], nocomp, &flt, format);
+	} else {
+		struct an_view v;
+		an_view_build(&d, &r, &flt, &v);
+		/* the same name in several modules (or processes' copies): the first */
+		out_butterfly(stdout, &v, found[0], callees_first, format);
+		an_view_release(&v);
+	}
 	an_result_free(&r);
 	fmt_data_free(&d);
 	return 0;

@@ -151,6 +151,24 @@ void cmd_filter_rows(struct an_result *r, const struct an_filter *f, const struc
 		r->session.v[k] = v->total[k];
 }
 
+void cmd_need_sites(const char *input, const struct fmt_data *d, const char *what)
+{
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].nosites)
+			die("%s: '%s' is of data format version 1, whose calls have no call sites; record it "
+			    "again with this stint for the values per line", what, input);
+}
+
+void cmd_instr_lines(const char *input, const struct fmt_data *d, struct an_result *r, int no_compensation,
+		     const struct an_filter *f, struct an_lines *l)
+{
+	cmd_need_sites(input, d, "report");
+	struct an_lines_opts lo = {.no_compensation = no_compensation, .filter = f, .mode = AN_LINES_ALL};
+	if (an_lines_run(d, r, &lo, l) < 0)
+		die("out of memory");
+	an_lines_to_result(l, r);
+}
+
 char *cmd_filter_describe(const struct an_filter *f)
 {
 	if (!an_filter_active(f) && !f->just_my_code)

@@ -80,6 +80,20 @@ int cmd_html(int argc, char **argv)
 		cmd_filter_rows(&r, &flt, &v);
 		o.filter = filter;
 	}
+	/* instrumentation: the values per line of each function, for its source
+	 * panel (none for a file of format version 1: its calls have no sites) */
+	struct an_lines lines;
+	memset(&lines, 0, sizeof(lines));
+	int has_sites = !r.sampling;
+	for (uint32_t i = 0; i < d.nthreads; i++)
+		has_sites &= !d.threads[i].nosites;
+	if (has_sites) {
+		struct an_lines_opts lo = {.no_compensation = o.no_compensation, .filter = &flt,
+					   .mode = AN_LINES_PER_FUNCTION};
+		if (an_lines_run(&d, &r, &lo, &lines) < 0)
+			die("out of memory");
+		o.lines = &lines;
+	}
 
 	int to_stdout = strcmp(output, "-") == 0;
 	/* a new file renamed over the output when whole (util_out) */
@@ -112,6 +126,7 @@ int cmd_html(int argc, char **argv)
 	free(filter);
 	an_view_release(&v);
 	an_result_free(&r);
+	an_lines_free(&lines);
 	fmt_data_free(&d);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * cmd_report.c - `stint report`: the values of a data file by function,
- * module, thread, process (sampling also by line and address), or as a
+ * module, thread, process, source line or address, or as a
  * call tree; as a table, CSV or JSON; filtered by process, thread, module,
  * function, or just my code.
  */
@@ -22,8 +22,9 @@ static const char report_usage[] =
 	"                    [--format table|csv|json] [--per-call] [--no-compensation] [filters]\n"
 	"\n"
 	"  -i, --input FILE     data file (default stint.data)\n"
-	"      --by VIEW        rows per function (default), module, thread, process;\n"
-	"                       sampling also per source line and instruction address\n"
+	"      --by VIEW        rows per function (default), module, thread, process,\n"
+	"                       source line or address (sampling: instruction addresses;\n"
+	"                       instrumentation: call sites and function entries)\n"
 	"      --tree           the calling-context tree, hottest paths first\n"
 	"      --hot-path       with --tree: expand only the hottest call at each level\n"
 	"      --threshold PCT  with --tree: fold paths below PCT% of the total (default 1)\n"
@@ -123,8 +124,10 @@ int cmd_report(int argc, char **argv)
 	struct fmt_data d;
 	struct an_result r;
 	cmd_load(input, &d, &r, o.no_compensation, &flt);
-	if (!r.sampling && (o.by == OUT_BY_LINE || o.by == OUT_BY_ADDRESS))
-		die("report: --by line and --by address need sampling data (stint record -m sample)");
+	struct an_lines lines;
+	memset(&lines, 0, sizeof(lines));
+	if (!r.sampling && (o.by == OUT_BY_LINE || o.by == OUT_BY_ADDRESS) && !tree)
+		cmd_instr_lines(input, &d, &r, o.no_compensation, &flt, &lines);
 	if (o.format == OUT_TABLE) {
 		/* decided before the pager takes stdout, which is then a pipe */
 		o.width = width >= 0 ? width : out_term_width();
@@ -148,6 +151,7 @@ int cmd_report(int argc, char **argv)
 		die("report: sort key '%s' does not apply to %s data", o.sort ? o.sort : "", d.method);
 	free(selection);
 	an_result_free(&r);
+	an_lines_free(&lines);
 	fmt_data_free(&d);
 	if (fflush(stdout) != 0)
 		die("cannot write the report: output error");

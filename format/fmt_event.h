@@ -18,18 +18,31 @@
  *     bit 5     the thread left the CPU during the interval that ends here
  *     bit 4     more delta bits follow as a LEB128 varint
  *     bits 3..0 the low four bits of the delta
- *     ENTER      + 1 byte: slot of the function in the address cache
- *     ENTER_NEW  + 8 bytes: the function address, little-endian; it then
- *                  replaces the cache entry of its slot
+ *     ENTER      + 1 byte: slot of the (function, call site) pair in the
+ *                  pair cache
+ *     ENTER_NEW  + 1 flags byte, then the function: bit 0 set, its 8-byte
+ *                  address (little-endian), else 1 byte, its slot in the
+ *                  function cache; then the call site the same way (bit 1:
+ *                  8 bytes, else its slot in the site cache).  The pair
+ *                  and the addresses given in full replace the entries of
+ *                  their slots.
  *
  *   EXT: bits 5..0 the subtype (never 0); then a LEB128 delta, one flags
  *        byte (bit 0: OS event), then the subtype's payload.
  *
  * The delta is in clock ticks since the previous record of the thread (the
- * first record: since the thread's start time).  The address cache has
- * FMT_CACHE_SLOTS entries, all zero at the start of the stream; an address's
- * slot is fmt_cache_slot(addr).  Writer and reader keep identical caches, so
- * the stream can only be decoded from its beginning.
+ * first record: since the thread's start time).  Three caches of 256
+ * entries, all zero at the start of the stream: functions by
+ * fmt_cache_slot(fn), call sites by fmt_cache_slot(site), and (function,
+ * site) pairs by fmt_pair_slot(fn, site).  Writer and reader keep identical
+ * caches, so the stream can only be decoded from its beginning.  A call
+ * made again from the same place, the common case, is then 2 bytes.
+ *
+ * The call site of an entry is the return address of the call that entered
+ * the function (0: not known), so its source line is that of site - 1.
+ *
+ * Format version 1 (fmt_decoder.nosites): no sites, no pair cache; ENTER is
+ * the function's slot, ENTER_NEW its 8-byte address.
  *
  * An EXIT closes the innermost open frame.  EXT_EXIT_FN names the function
  * it closes; the runtime writes it when the function exiting is not the one
@@ -59,6 +72,8 @@ enum fmt_ext {
 #define FMT_OS_BIT 0x20u
 #define FMT_MORE_BIT 0x10u
 #define FMT_CACHE_SLOTS 256
+#define FMT_NEW_FN 1u   /* ENTER_NEW flags: the function's address follows */
+#define FMT_NEW_SITE 2u /* ENTER_NEW flags: the site's address follows */
 #define FMT_MAX_RECORD 32 /* no record is longer than this */
 /* chunk sizes of the spool layout (fmt_spool.h), for EVTC chunks */
 #define FMT_EVENT_FIRST_CHUNK (256u << 10)
@@ -68,6 +83,19 @@ static inline unsigned fmt_cache_slot(uint64_t addr)
 {
 	return (unsigned)((addr * 0x9E3779B97F4A7C15ull) >> 56);
 }
+
+static inline unsigned fmt_pair_slot(uint64_t fn, uint64_t site)
+{
+	/* one multiply, as for a function alone: the probe's hot path */
+	return (unsigned)(((fn ^ site) * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+/* The caches of an event stream (writer and reader alike). */
+struct fmt_caches {
+	uint64_t pair[FMT_CACHE_SLOTS][2]; /* (function, site) */
+	uint64_t fn[FMT_CACHE_SLOTS];
+	uint64_t site[FMT_CACHE_SLOTS];
+};
 
 static inline uint8_t *fmt_put_varint(uint8_t *p, uint64_t v)
 {
@@ -125,6 +153,45 @@ static inline uint8_t *fmt_put_ext(uint8_t *p, unsigned sub, int os, uint64_t de
 	return q;
 }
 
+/*
+ * The payload of an entry record of fn from site, as c holds them (which it
+ * then does): its pair's slot, or in full (FMT_MAX_ENTER bytes at most).
+ * Returns the payload's length and sets *kind to FMT_K_ENTER or
+ * FMT_K_ENTER_NEW.  The runtime's hot path writes the ENTER case itself.
+ */
+#define FMT_MAX_ENTER 17
+static inline unsigned fmt_enter_payload(uint8_t *b, struct fmt_caches *c, uint64_t fn, uint64_t site,
+					 unsigned *kind)
+{
+	unsigned ps = fmt_pair_slot(fn, site), fs = fmt_cache_slot(fn), ss = fmt_cache_slot(site), n = 1;
+	if (c->pair[ps][0] == fn && c->pair[ps][1] == site) {
+		*kind = FMT_K_ENTER;
+		b[0] = (uint8_t)ps;
+		return 1;
+	}
+	*kind = FMT_K_ENTER_NEW;
+	c->pair[ps][0] = fn;
+	c->pair[ps][1] = site;
+	b[0] = 0;
+	if (c->fn[fs] == fn) {
+		b[n++] = (uint8_t)fs;
+	} else {
+		b[0] |= FMT_NEW_FN;
+		c->fn[fs] = fn;
+		fmt_put_u64(b + n, fn);
+		n += 8;
+	}
+	if (c->site[ss] == site) {
+		b[n++] = (uint8_t)ss;
+	} else {
+		b[0] |= FMT_NEW_SITE;
+		c->site[ss] = site;
+		fmt_put_u64(b + n, site);
+		n += 8;
+	}
+	return n;
+}
+
 /* One decoded record. */
 struct fmt_rec {
 	unsigned kind;  /* enum fmt_kind, EXT records give their subtype in ext */
@@ -132,6 +199,7 @@ struct fmt_rec {
 	int os;         /* interval ending here had an OS event */
 	uint64_t delta; /* ticks since the previous record */
 	uint64_t addr;  /* ENTER*, EXIT_FN, INHERIT */
+	uint64_t site;  /* ENTER*: the call's return address, 0 if not known */
 	uint64_t count; /* LOST */
 };
 
@@ -139,7 +207,8 @@ struct fmt_decoder {
 	const uint8_t *p, *end;
 	const uint8_t *chunk_end; /* chunked layout: where the current chunk ends */
 	unsigned chunk;           /* chunked layout: its number */
-	uint64_t cache[FMT_CACHE_SLOTS];
+	int nosites;              /* format version 1: entries carry no site */
+	struct fmt_caches c;
 };
 
 static inline void fmt_decoder_init(struct fmt_decoder *d, const uint8_t *p, size_t n)
@@ -148,7 +217,8 @@ static inline void fmt_decoder_init(struct fmt_decoder *d, const uint8_t *p, siz
 	d->end = p ? p + n : p; /* a thread without events has none, not even a buffer */
 	d->chunk_end = NULL;
 	d->chunk = 0;
-	memset(d->cache, 0, sizeof(d->cache));
+	d->nosites = 0;
+	memset(&d->c, 0, sizeof(d->c));
 }
 
 /*
@@ -197,6 +267,62 @@ static inline uint64_t fmt_chunk_size(unsigned i, uint64_t first, uint64_t max)
 
 static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r);
 
+/* An entry's payload at *pp: function and call site into r, the caches
+ * updated as the writer did.  -1 if it is not valid. */
+static inline int fmt_get_enter(struct fmt_decoder *d, const uint8_t **pp, const uint8_t *end,
+				struct fmt_rec *r)
+{
+	const uint8_t *p = *pp;
+	struct fmt_caches *c = &d->c;
+	if (d->nosites) { /* version 1 */
+		if (r->kind == FMT_K_ENTER) {
+			if (p >= end)
+				return -1;
+			r->addr = c->fn[*p++];
+		} else {
+			if (end - p < 8)
+				return -1;
+			r->addr = fmt_get_u64(p);
+			p += 8;
+			c->fn[fmt_cache_slot(r->addr)] = r->addr;
+		}
+	} else if (r->kind == FMT_K_ENTER) {
+		if (p >= end)
+			return -1;
+		r->addr = c->pair[*p][0];
+		r->site = c->pair[*p][1];
+		p++;
+	} else {
+		if (p >= end)
+			return -1;
+		unsigned flags = *p++;
+		if (flags & ~(FMT_NEW_FN | FMT_NEW_SITE))
+			return -1;
+		for (int k = 0; k < 2; k++) {
+			uint64_t *cache = k ? c->site : c->fn, v;
+			if (flags & (k ? FMT_NEW_SITE : FMT_NEW_FN)) {
+				if (end - p < 8)
+					return -1;
+				v = fmt_get_u64(p);
+				p += 8;
+				cache[fmt_cache_slot(v)] = v;
+			} else {
+				if (p >= end)
+					return -1;
+				v = cache[*p++];
+			}
+			*(k ? &r->site : &r->addr) = v;
+		}
+		unsigned ps = fmt_pair_slot(r->addr, r->site);
+		c->pair[ps][0] = r->addr;
+		c->pair[ps][1] = r->site;
+	}
+	if (!r->addr)
+		return -1;
+	*pp = p;
+	return 0;
+}
+
 /* Chunked layout: move on to the next chunk. */
 static inline int fmt_next_chunk(struct fmt_decoder *d, struct fmt_rec *r, uint64_t first, uint64_t max)
 {
@@ -219,6 +345,7 @@ static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r)
 	uint8_t h = *p++;
 	r->kind = h >> 6;
 	r->addr = 0;
+	r->site = 0;
 	r->count = 0;
 	r->ext = 0;
 	if (r->kind != FMT_K_EXT) {
@@ -230,18 +357,9 @@ static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r)
 				return -1;
 			r->delta |= hi << 4;
 		}
-		if (r->kind == FMT_K_ENTER) {
-			if (p >= end)
+		if (r->kind == FMT_K_ENTER || r->kind == FMT_K_ENTER_NEW) {
+			if (fmt_get_enter(d, &p, end, r) < 0)
 				return -1;
-			r->addr = d->cache[*p++];
-			if (!r->addr)
-				return -1;
-		} else if (r->kind == FMT_K_ENTER_NEW) {
-			if (end - p < 8)
-				return -1;
-			r->addr = fmt_get_u64(p);
-			p += 8;
-			d->cache[fmt_cache_slot(r->addr)] = r->addr;
 		}
 		d->p = p;
 		return 1;

@@ -1015,6 +1015,9 @@ static int fmt_parse(const uint8_t *map, size_t len, const char *path, struct fm
 			 d->damage ? d->damage : "no session");
 		return -1;
 	}
+	/* version 1: entries carry no call site (fmt_event.h) */
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		d->threads[i].nosites = version < 2;
 	if (rd.more && d->damage) {
 		char *all = NULL;
 		if (asprintf(&all, "%s; and %u more damaged part%s", d->damage, rd.more,
@@ -1207,6 +1210,7 @@ const struct fmt_symbol *fmt_symbol_at_time(const struct fmt_process *p, uint64_
 void fmt_thread_decoder(const struct fmt_thread *t, struct fmt_decoder *dec)
 {
 	fmt_decoder_init(dec, t->ev, t->ev_len);
+	dec->nosites = t->nosites;
 	if (t->chunked)
 		fmt_decoder_chunked(dec, FMT_EVENT_FIRST_CHUNK, FMT_EVENT_MAX_CHUNK);
 }

@@ -16,7 +16,9 @@
  *   <key>.plt           text, "address name" lines: library functions hooked
  *   <key>.t<tid>.buf    one per thread: a header page, then event chunks
  *   <key>.t<tid>.fns    one per thread: the distinct function addresses
- *                       its events name, 8 bytes each, appended as first seen
+ *                       its events name, 8 bytes each, appended as first seen;
+ *                       the call sites of its entries too, marked with
+ *                       FMT_SPOOL_SITE_BIT (user addresses never have it)
  *
  * A thread buffer is a file mapped MAP_SHARED by the runtime, so what was
  * written survives SIGKILL.  From FMT_SPOOL_DATA_OFF on come chunks of growing
@@ -34,7 +36,8 @@
 #include "fmt_event.h"
 
 #define FMT_SPOOL_MAGIC "STINTBUF"
-#define FMT_SPOOL_VERSION 1
+#define FMT_SPOOL_VERSION 2 /* 2: entries carry their call site (fmt_event.h) */
+#define FMT_SPOOL_SITE_BIT (1ull << 63)
 #define FMT_SPOOL_HDR_SIZE 4096
 /* The first chunk starts 1 MiB in: the hole (sparse, costs no disk) is
  * where the recorder writes the data file's header and names, so that the

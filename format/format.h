@@ -55,11 +55,12 @@
  *   THRD  u32 process index, u32 thread index, u32 tid, str name, u64 start
  *         ticks, u32 flags (FMT_THR_*), u64 events
  *   LINS  u32 process index, u32 n, n x (u64 address, str source file,
- *         u32 line): source lines of sampled addresses (sampling only)
+ *         u32 line): source lines of sampled addresses (sampling), of
+ *         call sites less one (instrumentation: the call instructions)
  *   INLN  u32 process index, u32 n, n x (u64 address, u32 depth, depth x
  *         (str name, str declaration file, u32 line, str call file, u32
  *         call line)): the functions inlined at sampled addresses that
- *         have a LINS entry, outermost first (sampling only; after LINS)
+ *         have a LINS entry, outermost first (after LINS)
  *   EVTS  u32 thread index, then the thread's event records (fmt_event.h),
  *         or for sampling its samples (fmt_sample.h)
  *   EVTC  u32 thread index, then the thread's event records in the spool's
@@ -69,7 +70,9 @@
  *   SKIP  filler, to be skipped (before an EVTC chunk)
  *   ENDF  u32 number of chunks before it
  *
- * Version history: 1 - first version.
+ * Version history: 1 - first version.  2 - instrumentation entries carry
+ * their call site (fmt_event.h); version 1 files are still read (their
+ * entries have site 0: no per-line views).
  */
 #ifndef STINT_FORMAT_H
 #define STINT_FORMAT_H
@@ -80,8 +83,8 @@
 #include "fmt_event.h"
 
 #define FMT_MAGIC "STINTDAT"
-#define FMT_VERSION 1
-#define FMT_MIN_READER 1
+#define FMT_VERSION 2
+#define FMT_MIN_READER 2 /* a version 1 reader would misread the entries */
 #define FMT_HDR_SIZE 32
 #define FMT_CHUNK_HDR 16
 #define FMT_EVTS_CRC_SPAN 65536
@@ -174,6 +177,7 @@ struct fmt_thread {
 	size_t ev_len;
 	uint8_t *ev_owned;   /* writer side: buffer to free */
 	int chunked;         /* ev is in the spool's chunked layout (EVTC) */
+	int nosites;         /* reader side: a version 1 file, entries without sites */
 	char *spool_path;    /* writer side: the spool buffer the events are in */
 	struct fmt_segment *segs; /* writer side: the events, if not in ev */
 	uint32_t nsegs;      /* (segs share one fd, closed by fmt_data_free) */
@@ -192,7 +196,7 @@ struct fmt_process {
 	uint32_t nmods;
 	struct fmt_symbol *syms; /* sorted by address */
 	uint32_t nsyms;
-	struct fmt_line *lines;  /* sorted by address; sampling only */
+	struct fmt_line *lines;  /* sorted by address: sampled addresses, call sites - 1 */
 	uint32_t nlines;
 };
 

@@ -11,6 +11,7 @@
 
 #include "out_export.h"
 #include "output.h"
+#include "../analysis/an_lines.h"
 #include "../analysis/an_walk.h"
 #include "../lib/util.h"
 
@@ -424,11 +425,158 @@ static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const dou
 	fputs("\n\n", f);
 }
 
+/*
+ * Instrumentation with call sites: the costs per source line, from a
+ * replay of the events (analysis/an_lines.h): each interval of a
+ * function's own code at the line it is charged to, each call at the line
+ * that made it, with the call's count and its activations' inclusive
+ * values.  The functions are ids as above (fn'2 for recursive
+ * activations); a line in another file than the function's is charged to
+ * the function's first line, as for sampling.
+ */
+struct cgl_cost {
+	uint32_t from, line, to; /* to: ~0u for the self cost */
+	uint64_t calls;
+	double c[2];
+};
+
+struct cgl {
+	const struct an_result *r;
+	struct cgl_cost *c;
+	uint32_t n, cap;
+	uint32_t *hash, hcap;
+	double total[2];
+};
+
+static uint32_t cgl_slot(const struct cgl *g, uint32_t from, uint32_t line, uint32_t to)
+{
+	uint64_t h = (((uint64_t)from << 32 | line) * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)to * 0xC2B2AE3D27D4EB4Full);
+	uint32_t k = (uint32_t)(h >> 32) & (g->hcap - 1);
+	while (g->hash[k] != ~0u) {
+		const struct cgl_cost *c = &g->c[g->hash[k]];
+		if (c->from == from && c->line == line && c->to == to)
+			break;
+		k = (k + 1) & (g->hcap - 1);
+	}
+	return k;
+}
+
+static void cgl_event(void *ctx, const struct an_line_ev *e)
+{
+	struct cgl *g = ctx;
+	const struct an_result *r = g->r;
+	if (!e->call && e->e == 0)
+		return; /* nothing to charge */
+	uint32_t from = e->fn * 2 + (e->fn_again ? 1 : 0), to = e->call ? e->callee * 2 + (e->callee_again ? 1 : 0) : ~0u;
+	const struct an_func *af = e->fn < r->nfuncs ? &r->funcs[e->fn] : NULL;
+	uint32_t line = af ? af->line : 0;
+	if (e->file && e->line && af && (!af->file[0] || strcmp(af->file, e->file) == 0))
+		line = e->line;
+	if ((g->n + 1) * 2 > g->hcap) {
+		uint32_t ncap = g->hcap ? g->hcap * 2 : 1024;
+		free(g->hash);
+		g->hash = malloc(ncap * sizeof(*g->hash));
+		if (!g->hash)
+			abort();
+		memset(g->hash, 0xff, ncap * sizeof(*g->hash));
+		g->hcap = ncap;
+		for (uint32_t i = 0; i < g->n; i++)
+			g->hash[cgl_slot(g, g->c[i].from, g->c[i].line, g->c[i].to)] = i;
+	}
+	uint32_t k = cgl_slot(g, from, line, to);
+	if (g->hash[k] == ~0u) {
+		if (g->n == g->cap) {
+			g->cap = g->cap ? g->cap * 2 : 1024;
+			g->c = realloc(g->c, g->cap * sizeof(*g->c));
+			if (!g->c)
+				abort();
+		}
+		g->c[g->n] = (struct cgl_cost){from, line, to, 0, {0, 0}};
+		g->hash[k] = g->n++;
+	}
+	struct cgl_cost *c = &g->c[g->hash[k]];
+	c->calls += e->call ? 1 : 0;
+	c->c[0] += e->e;
+	c->c[1] += e->a;
+	if (!e->call) {
+		g->total[0] += e->e;
+		g->total[1] += e->a;
+	}
+}
+
+static int cgl_cmp(const void *a, const void *b)
+{
+	const struct cgl_cost *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->to != y->to) /* the self cost (~0u) after the calls of its line */
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct fmt_data *d, struct an_result *rw)
+{
+	struct cgl g = {.r = rw};
+	/* the view's values were compensated unless nothing was subtracted */
+	struct an_lines_opts lo = {.no_compensation = rw->compensated_ns == 0, .mode = AN_LINES_EVENTS,
+				   .cb = cgl_event, .ctx = &g};
+	struct an_lines l;
+	if (an_lines_run(d, rw, &lo, &l) < 0)
+		return -1;
+	an_lines_free(&l);
+	if (g.n)
+		qsort(g.c, g.n, sizeof(*g.c), cgl_cmp);
+	uint32_t nids = rw->nfuncs * 2 + 2;
+	struct cg_names nm = {calloc(nids, 1), calloc(rw->nfuncs + 1, 1), calloc(rw->nmods + 1, 1),
+			      cg_number_files(rw)};
+	if (!nm.fn_done || !nm.fl_done || !nm.ob_done)
+		abort();
+	cg_header(f, d, 0, g.total, 2);
+	for (uint32_t i = 0; i < g.n;) {
+		uint32_t id = g.c[i].from;
+		cg_place(f, v, &nm, id, 0);
+		cg_fn_ref(f, v, &nm, "fn", id);
+		for (; i < g.n && g.c[i].from == id; i++) {
+			const struct cgl_cost *c = &g.c[i];
+			if (c->to != ~0u) {
+				cg_place(f, v, &nm, c->to, 1);
+				cg_fn_ref(f, v, &nm, "cfn", c->to);
+				fprintf(f, "calls=%" PRIu64 " %u\n", c->calls, cg_line(v, c->to));
+			}
+			fprintf(f, "%u %.0f %.0f\n", c->line, c->c[0], c->c[1]);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "totals: %.0f %.0f\n", g.total[0], g.total[1]);
+	free(g.c);
+	free(g.hash);
+	free(nm.fn_done);
+	free(nm.fl_done);
+	free(nm.ob_done);
+	free(nm.file_id);
+	return ferror(f) ? -1 : 0;
+}
+
+/* Whether d's instrumentation events carry call sites, and the view is the whole run's. */
+static int out_has_lines(const struct fmt_data *d, const struct an_view *v, const struct an_filter *flt)
+{
+	if (v->sampling || (flt && (an_filter_active(flt) || flt->just_my_code)))
+		return 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].nosites)
+			return 0;
+	return 1;
+}
+
 int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
 		  const struct an_filter *flt)
 {
 	if (v->sampling)
 		return cg_write_sampling(f, rw, d, flt);
+	if (out_has_lines(d, v, flt))
+		return cg_write_instr_lines(f, v, d, rw);
 	const struct an_result *r = v->r;
 	int nev = v->sampling ? 1 : 2;
 	/* exclusive and inclusive value columns of the events */

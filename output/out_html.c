@@ -123,6 +123,139 @@ static void hj_note(FILE *f, const char *notes, const char *key)
 	fputc('0', f);
 }
 
+/* The sources of the per-line panel: a file is read once. */
+#define HJ_SOURCE_MAX ((size_t)16 << 20) /* the largest source file read */
+#define HJ_SPAN_MAX 2000                 /* most lines shown of one function */
+struct hj_src {
+	const char *path;
+	char *text;          /* NULL: not readable */
+	const char **line;   /* line[i]: start of line i + 1 */
+	uint32_t nline;
+};
+
+static struct hj_src *hj_source(struct hj_src **v, uint32_t *n, const char *path)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i].path, path) == 0)
+			return &(*v)[i];
+	struct hj_src *grown = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!grown)
+		return NULL;
+	*v = grown;
+	struct hj_src *s = &grown[(*n)++];
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	size_t len = 0;
+	/* a name from the data file: a regular file of a sane size only */
+	s->text = util_read_regular(path, HJ_SOURCE_MAX, 0, &len);
+	if (!s->text)
+		return s;
+	for (size_t i = 0; i < len; i++)
+		s->nline += s->text[i] == '\n';
+	s->nline++;
+	s->line = malloc(s->nline * sizeof(*s->line));
+	if (!s->line) {
+		free(s->text);
+		s->text = NULL;
+		return s;
+	}
+	uint32_t k = 0;
+	s->line[k++] = s->text;
+	for (size_t i = 0; i < len; i++)
+		if (s->text[i] == '\n') {
+			s->text[i] = 0;
+			if (k < s->nline)
+				s->line[k++] = s->text + i + 1;
+		}
+	s->nline = k;
+	return s;
+}
+
+static const struct an_lines *hj_sort_lines;
+static int hj_line_cmp(const void *a, const void *b)
+{
+	const struct an_line_row *x = &hj_sort_lines->lines[*(const uint32_t *)a];
+	const struct an_line_row *y = &hj_sort_lines->lines[*(const uint32_t *)b];
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * "lines": per function (by its index) the source file of its code and,
+ * per line from the first to the last with a value, [line, calls, EI, EE,
+ * AI, AE, text] (text null where the source could not be read), the
+ * values of the function's own code and of the calls made on the line.
+ */
+static int hj_lines_json(FILE *f, const struct an_result *r, const struct an_lines *l)
+{
+	uint32_t *ord = malloc((l->nlines + 1) * sizeof(*ord)), n = 0, nsrc = 0;
+	struct hj_src *src = NULL;
+	if (!ord)
+		return -1;
+	for (uint32_t i = 0; i < l->nlines; i++)
+		if (!an_line_row_empty(&l->lines[i]) && l->lines[i].fn < r->nfuncs)
+			ord[n++] = i;
+	hj_sort_lines = l;
+	qsort(ord, n, sizeof(*ord), hj_line_cmp);
+	fputs(",\n\"lines\":{", f);
+	int first_fn = 1;
+	for (uint32_t a = 0; a < n;) {
+		uint32_t fn = l->lines[ord[a]].fn, b = a;
+		while (b < n && l->lines[ord[b]].fn == fn)
+			b++;
+		/* the function's own file (inlined code of other files is left out) */
+		const char *file = r->funcs[fn].file && r->funcs[fn].file[0] ? r->funcs[fn].file : l->lines[ord[a]].file;
+		uint32_t lo = UINT32_MAX, hi = 0;
+		for (uint32_t i = a; i < b; i++)
+			if (strcmp(l->lines[ord[i]].file, file) == 0) {
+				uint32_t ln = l->lines[ord[i]].line;
+				lo = ln < lo ? ln : lo;
+				hi = ln > hi ? ln : hi;
+			}
+		if (lo == UINT32_MAX) {
+			a = b;
+			continue;
+		}
+		if (r->funcs[fn].line && r->funcs[fn].line < lo && lo - r->funcs[fn].line < HJ_SPAN_MAX / 2)
+			lo = r->funcs[fn].line;
+		struct hj_src *sf = hj_source(&src, &nsrc, file);
+		int span = hi - lo < HJ_SPAN_MAX && sf && sf->text;
+		fprintf(f, "%s\n\"%u\":{\"file\":", first_fn ? "" : ",", fn);
+		first_fn = 0;
+		hj_str(f, file);
+		fputs(",\"rows\":[", f);
+		uint32_t i = a, shown = 0;
+		for (uint32_t ln = lo; ln <= hi; ln++) {
+			while (i < b && (l->lines[ord[i]].line < ln || strcmp(l->lines[ord[i]].file, file) != 0))
+				i++;
+			const struct an_line_row *x =
+				i < b && l->lines[ord[i]].line == ln ? &l->lines[ord[i]] : NULL;
+			if (!x && !span)
+				continue;
+			fprintf(f, "%s[%u,%" PRIu64, shown++ ? "," : "", ln, x ? x->row.calls : 0);
+			for (int k = 0; k < AN_NVALUES; k++)
+				fprintf(f, ",%.0f", x ? x->row.v[k] : 0.0);
+			fputc(',', f);
+			if (sf && sf->text && ln >= 1 && ln <= sf->nline)
+				hj_str(f, sf->line[ln - 1]);
+			else
+				fputs("null", f);
+			fputc(']', f);
+		}
+		fputs("]}", f);
+		a = b;
+	}
+	fputs("}", f);
+	for (uint32_t i = 0; i < nsrc; i++) {
+		free(src[i].text);
+		free(src[i].line);
+	}
+	free(src);
+	free(ord);
+	return 0;
+}
+
 static void hj_summary(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct an_view *v,
 		       const struct out_html_opts *o)
 {
@@ -587,6 +720,8 @@ int out_html(FILE *f, const struct fmt_data *d, const struct an_result *r, const
 	if (hj_tree_json(f, &t, &st) < 0)
 		goto nomem;
 	hj_edges_json(f, v, &ed, st.edges);
+	if (o->lines && !v->sampling && hj_lines_json(f, r, o->lines) < 0)
+		goto nomem;
 	fputs("}</script>\n<script>\n", f);
 	fputs((const char *)out_html_js, f);
 	fputs("</script>\n</body></html>\n", f);

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "../analysis/an_lines.h"
 #include "../analysis/an_view.h"
 #include "../format/format.h"
 
@@ -18,6 +19,8 @@ struct out_html_opts {
 	uint32_t max_edges;      /* most caller->callee edges in the page */
 	int no_compensation;     /* the analysis ran without probe-cost compensation */
 	const char *filter;      /* a description of the view's filter, or NULL */
+	const struct an_lines *lines; /* instrumentation: values per line of each function
+				       * (AN_LINES_PER_FUNCTION), for the source panel; or NULL */
 };
 
 /* Defaults of the options above. */

@@ -24,8 +24,11 @@
  * holds at most FMT_SAMPLE_MAX_FRAMES addresses, so memory stays
  * proportional to the data file, recursion or not).
  *
- * Instrumentation trees hold functions, not addresses, so there each
- * function is one location (address 0, at the function's first line).
+ * Instrumentation: where the entries carry their call sites (format 2) and
+ * the whole run is exported, one location per function and source line
+ * (pp_write_instr_lines); otherwise (filters, just-my-code, older files)
+ * the view's trees, which hold functions, not lines: each function is one
+ * location (address 0, at the function's first line).
  * Either way the profile is marked as symbolized, so that pprof does not
  * look for the binaries.
  */
@@ -54,6 +57,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	return -1;
 }
 #else
+#include "../analysis/an_lines.h"
 #include "../analysis/an_walk.h"
 #include "out_pprof.pb-c.h"
 #include "../lib/util.h"
@@ -447,6 +451,158 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 	return rc;
 }
 
+/*
+ * Instrumentation with call sites, the whole run: one location per place
+ * (a function at one of its source lines, analysis/an_lines.h), one sample
+ * per path of places with a value: its exclusive times at the line they
+ * were charged to, and the calls of the functions entered there, at their
+ * first line.  Each caller location is at the line of the call, so pprof
+ * -list and -lines show the four values' Elapsed and Application per line.
+ */
+static int pp_write_instr_lines(int fd, StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_data *d,
+				struct an_result *r)
+{
+	struct an_lines l;
+	struct an_lines_opts lo = {.no_compensation = r->compensated_ns == 0, .mode = AN_LINES_PER_FUNCTION,
+				   .paths = 1};
+	if (an_lines_run(d, r, &lo, &l) < 0)
+		return -1;
+	uint32_t nf = r->nfuncs, nm = r->nmods, np = l.nplaces, nn = l.paths.len;
+	uint8_t *fn_used = calloc(nf + 1, 1), *mod_used = calloc(nm + 1, 1);
+	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
+	StintPprof__Function **fn_ptrs = calloc(nf + 1, sizeof(*fn_ptrs));
+	StintPprof__Location *locs = calloc(np + 1, sizeof(*locs));
+	StintPprof__Location **loc_ptrs = calloc(np + 1, sizeof(*loc_ptrs));
+	StintPprof__Line *lines = calloc(np + 1, sizeof(*lines));
+	StintPprof__Line **line_ptrs = calloc(np + 1, sizeof(*line_ptrs));
+	StintPprof__Mapping *maps = calloc(nm + 1, sizeof(*maps));
+	StintPprof__Mapping **map_ptrs = calloc(nm + 1, sizeof(*map_ptrs));
+	StintPprof__Sample *smp = calloc(nn + 1, sizeof(*smp));
+	StintPprof__Sample **smp_ptrs = calloc(nn + 1, sizeof(*smp_ptrs));
+	int64_t *vals = calloc((size_t)(nn + 1) * 3, sizeof(*vals));
+	uint32_t *depth = calloc(nn + 1, sizeof(*depth));
+	if (!fn_used || !mod_used || !fns || !fn_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs || !maps ||
+	    !map_ptrs || !smp || !smp_ptrs || !vals || !depth)
+		abort();
+	for (uint32_t i = 0; i < np; i++)
+		if (l.place_fn[i] < nf) {
+			fn_used[l.place_fn[i]] = 1;
+			mod_used[r->funcs[l.place_fn[i]].module] = 1;
+		}
+	for (uint32_t m = 0; m < nm; m++) {
+		if (!mod_used[m])
+			continue;
+		StintPprof__Mapping *mp = &maps[prof->n_mapping];
+		stint_pprof__mapping__init(mp);
+		mp->id = m + 1;
+		mp->filename = pp_str(st, r->mods[m].path);
+		const struct fmt_module *fm = pp_module(d, r->mods[m].path);
+		if (fm) {
+			mp->build_id = pp_str(st, fm->build_id);
+			mp->memory_start = fm->start;
+			mp->memory_limit = fm->end;
+			mp->file_offset = fm->offset;
+		}
+		mp->has_functions = mp->has_filenames = mp->has_line_numbers = 1;
+		map_ptrs[prof->n_mapping++] = mp;
+	}
+	for (uint32_t f = 0; f < nf; f++) {
+		if (!fn_used[f])
+			continue;
+		const struct an_func *af = &r->funcs[f];
+		StintPprof__Function *fp = &fns[prof->n_function];
+		stint_pprof__function__init(fp);
+		fp->id = f + 1;
+		fp->name = fp->system_name = pp_str(st, af->name);
+		fp->filename = pp_str(st, af->file);
+		fp->start_line = af->line;
+		fn_ptrs[prof->n_function++] = fp;
+	}
+	for (uint32_t i = 0; i < np; i++) {
+		uint32_t f = l.place_fn[i], row = l.place_row[i];
+		const struct an_func *af = f < nf ? &r->funcs[f] : NULL;
+		StintPprof__Line *ln = &lines[i];
+		stint_pprof__line__init(ln);
+		ln->function_id = f + 1;
+		/* a line in the function's own file (code of another file,
+		 * inlined from a header, at the function's first line) */
+		ln->line = af ? af->line : 0;
+		if (row != ~0u && af && (!af->file[0] || strcmp(l.lines[row].file, af->file) == 0))
+			ln->line = l.lines[row].line;
+		line_ptrs[i] = ln;
+		StintPprof__Location *lp = &locs[i];
+		stint_pprof__location__init(lp);
+		lp->id = i + 1;
+		lp->mapping_id = af ? af->module + 1 : 0;
+		lp->n_line = 1;
+		lp->line = &line_ptrs[i];
+		loc_ptrs[i] = lp;
+	}
+	prof->n_location = np;
+	prof->function = fn_ptrs;
+	prof->location = loc_ptrs;
+	prof->mapping = map_ptrs;
+	size_t nids = 0;
+	for (uint32_t i = 1; i < nn; i++) { /* parents come before their children */
+		uint32_t par = l.paths.n[i].parent;
+		depth[i] = par && par != ~0u ? depth[par] + 1 : 1;
+		nids += depth[i];
+	}
+	uint64_t *ids = malloc((nids + 1) * sizeof(*ids));
+	if (!ids)
+		abort();
+	size_t used_ids = 0;
+	for (uint32_t i = 1; i < nn; i++) {
+		int64_t *x = &vals[(size_t)prof->n_sample * 3];
+		x[0] = pp_round(l.pv[i][2]);
+		x[1] = pp_round(l.pv[i][0]);
+		x[2] = pp_round(l.pv[i][1]);
+		if (!x[0] && !x[1] && !x[2])
+			continue;
+		StintPprof__Sample *sp = &smp[prof->n_sample];
+		stint_pprof__sample__init(sp);
+		sp->value = x;
+		sp->n_value = prof->n_sample_type;
+		sp->location_id = &ids[used_ids];
+		for (uint32_t j = i; j && j != ~0u; j = l.paths.n[j].parent)
+			ids[used_ids + sp->n_location_id++] = l.paths.n[j].fn + 1;
+		used_ids += sp->n_location_id;
+		smp_ptrs[prof->n_sample++] = sp;
+	}
+	prof->sample = smp_ptrs;
+	prof->string_table = st->s;
+	prof->n_string_table = st->n;
+	int rc = pp_pack_write(fd, prof);
+	free(ids);
+	free(depth);
+	free(vals);
+	free(smp);
+	free(smp_ptrs);
+	free(fn_used);
+	free(mod_used);
+	free(fns);
+	free(fn_ptrs);
+	free(locs);
+	free(loc_ptrs);
+	free(lines);
+	free(line_ptrs);
+	free(maps);
+	free(map_ptrs);
+	an_lines_free(&l);
+	return rc;
+}
+
+/* Whether d's instrumentation events carry call sites and the view is the whole run's. */
+static int pp_has_lines(const struct fmt_data *d, const struct an_view *v, const struct an_filter *flt)
+{
+	if (v->sampling || (flt && (an_filter_active(flt) || flt->just_my_code)))
+		return 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].nosites)
+			return 0;
+	return 1;
+}
+
 int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
 	       const struct an_filter *flt)
 {
@@ -488,8 +644,9 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 						"probe cost compensated as in stint report");
 	prof.comment = comments;
 	prof.n_comment = 2;
-	if (v->sampling) {
-		int src = pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns);
+	if (v->sampling || pp_has_lines(d, v, flt)) {
+		int src = v->sampling ? pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns)
+				      : pp_write_instr_lines(fd, &prof, &st, d, rw);
 		free(st.s);
 		util_index_free(&st.index);
 		free(note);

@@ -214,6 +214,18 @@ static void json_row(FILE *f, const struct an_result *r, const struct an_row *ro
 		out_json_str(f, fn->file);
 		fprintf(f, ",\"line\":%u", fn->line);
 	}
+	if (kind == OUT_BY_LINE) { /* the name is "file:line" */
+		const char *colon = strrchr(row->name, ':');
+		fputs(",\"file\":", f);
+		if (colon) {
+			char *file = strndup(row->name, (size_t)(colon - row->name));
+			out_json_str(f, file ? file : "");
+			free(file);
+		} else {
+			out_json_str(f, "");
+		}
+		fprintf(f, ",\"line\":%lu", colon ? strtoul(colon + 1, NULL, 10) : 0ul);
+	}
 	if (kind == OUT_BY_THREAD) {
 		fprintf(f, ",\"tid\":%u,\"pid\":%u", row->tid, row->pid);
 	}
@@ -238,7 +250,7 @@ static void json_rows(FILE *f, const struct an_result *r, const char *key, struc
 static const char *recorded_selection(const char *notes, char *buf, size_t n);
 
 static void print_json(FILE *f, const struct fmt_data *d, const struct an_result *r,
-		       const struct out_opts *o, struct an_row *rows[4], uint32_t n[4])
+		       const struct out_opts *o, struct an_row *rows[6], uint32_t n[6])
 {
 	fputs("{\"method\":\"instrumentation\",\n\"command\":", f);
 	out_json_str(f, d->command);
@@ -276,6 +288,11 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 	json_rows(f, r, "modules", rows[1], n[1], OUT_BY_MODULE, o->by == OUT_BY_MODULE ? o->limit : 0);
 	json_rows(f, r, "threads", rows[2], n[2], OUT_BY_THREAD, o->by == OUT_BY_THREAD ? o->limit : 0);
 	json_rows(f, r, "processes", rows[3], n[3], OUT_BY_PROCESS, o->by == OUT_BY_PROCESS ? o->limit : 0);
+	/* per line and call-site address: computed when asked for (--by line|address) */
+	if (o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS) {
+		json_rows(f, r, "lines", rows[4], n[4], OUT_BY_LINE, o->by == OUT_BY_LINE ? o->limit : 0);
+		json_rows(f, r, "addresses", rows[5], n[5], OUT_BY_ADDRESS, o->by == OUT_BY_ADDRESS ? o->limit : 0);
+	}
 	fputs("\n}\n", f);
 }
 
@@ -501,8 +518,14 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 	const char *first = o->by == OUT_BY_FUNCTION ? "Function [module]"
 			    : o->by == OUT_BY_MODULE ? "Module"
 			    : o->by == OUT_BY_THREAD ? "Thread"
+			    : o->by == OUT_BY_LINE ? "Source line [module]"
+			    : o->by == OUT_BY_ADDRESS ? "Call site or entry (module offset) [module]"
 						     : "Process";
-	int show_calls = o->by == OUT_BY_FUNCTION || o->by == OUT_BY_MODULE;
+	if (o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS)
+		fputs("# lines:       an interval of a function's own code counts for the line (address) of the call\n"
+		      "#              that ends it, or of the function's latest call (its entry) when it returns;\n"
+		      "#              incl adds the calls made there; Calls = calls made there\n\n", f);
+	int show_calls = o->by != OUT_BY_THREAD && o->by != OUT_BY_PROCESS;
 	int per_call = o->per_call && o->by == OUT_BY_FUNCTION;
 	int used = (show_calls ? 11 : 0) + AN_NVALUES * 20 + (per_call ? AN_NVALUES * 33 : 0) + 1;
 	if (show_calls)
@@ -540,7 +563,7 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 				out_fmt_time(mx, sizeof(mx), row->vmax[k]);
 				fprintf(f, "%10s %10s %10s ", a, mn, mx);
 			}
-		if (o->by == OUT_BY_FUNCTION)
+		if (o->by == OUT_BY_FUNCTION || o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS)
 			snprintf(label, sizeof(label), "%s [%s]", row->name, row->module);
 		else if (o->by == OUT_BY_THREAD)
 			snprintf(label, sizeof(label), "%u %s (pid %u)", row->tid, row->name, row->pid);
@@ -802,16 +825,15 @@ int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r, con
 			print_sample_table(f, d, r, o, rows[o->by], n[o->by]);
 		return 0;
 	}
-	if (o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS)
-		return -2;
-	struct an_row *rows[4] = {r->functions, r->modules, r->thread_rows, r->processes};
-	uint32_t n[4] = {r->nfunctions, r->nmodules, r->nthread_rows, r->nprocesses};
+	struct an_row *rows[6] = {r->functions, r->modules, r->thread_rows, r->processes, r->lines, r->addresses};
+	uint32_t n[6] = {r->nfunctions, r->nmodules, r->nthread_rows, r->nprocesses, r->nlines, r->naddresses};
 	int col = o->sort ? sort_col(o->sort) : (o->by == OUT_BY_FUNCTION ? AN_EE : AN_EI);
 	if (col < 0)
 		return -1;
-	for (int v = 0; v < 4; v++) {
+	for (int v = 0; v < 6; v++) {
 		int by = (v == o->by) ? col : (v == OUT_BY_FUNCTION ? AN_EE : AN_EI);
-		qsort_r(rows[v], n[v], sizeof(struct an_row), cmp_rows, &by);
+		if (n[v]) /* the line and address rows are there only for --by line|address */
+			qsort_r(rows[v], n[v], sizeof(struct an_row), cmp_rows, &by);
 	}
 	if (o->format == OUT_JSON)
 		print_json(f, d, r, o, rows, n);

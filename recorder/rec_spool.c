@@ -149,7 +149,7 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 			/* only the records' lengths matter here: the address
 			 * cache filled in earlier chunks is not known */
 			for (unsigned k = 0; k < FMT_CACHE_SLOTS; k++)
-				dec.cache[k] = 1;
+				dec.c.fn[k] = dec.c.pair[k][0] = 1;
 			struct fmt_rec rec;
 			int rc;
 			while ((rc = fmt_decode(&dec, &rec)) > 0 &&
@@ -371,9 +371,73 @@ static void add_symbol(struct fmt_process *p, struct sym_proc *sp, const char *p
  * in which that module appeared (a library unloaded and another loaded at
  * its address give two symbols; the reader picks by the event's time).
  */
-static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, struct maps_epoch *ep,
-		      uint32_t nep, const char *plt, uint64_t *addrs, size_t naddrs)
+/*
+ * The source line (and inline chain) of call site a, looked up at a - 1,
+ * the call instruction (doc/numbers.md: a call's line), into p->lines.
+ */
+static void add_site_line(struct fmt_process *p, struct sym_proc *sp, uint64_t a, uint32_t *cap)
 {
+	const char *file;
+	uint32_t line;
+	if (!a || sym_proc_line(sp, a - 1, &file, &line) != 0)
+		return;
+	if (p->nlines == *cap) {
+		*cap = *cap * 2 + 64;
+		p->lines = xrealloc(p->lines, *cap * sizeof(*p->lines));
+	}
+	struct fmt_line *l = &p->lines[p->nlines++];
+	memset(l, 0, sizeof(*l));
+	l->addr = a - 1;
+	l->file = xstrdup(file);
+	l->line = line;
+	struct sym_inline *inl;
+	uint32_t ni = sym_proc_inlines(sp, a - 1, &inl);
+	if (ni) {
+		l->inl = xcalloc(ni, sizeof(*l->inl));
+		for (uint32_t k = 0; k < ni; k++)
+			l->inl[k] = (struct fmt_inline){inl[k].name, inl[k].file, inl[k].line, inl[k].call_file,
+							inl[k].call_line};
+		l->ninl = ni;
+		free(inl); /* the strings moved to l->inl */
+	}
+}
+
+/* Whether a is a library function probed at its calls (p->lib_fns, sorted). */
+static int is_lib_fn(const struct fmt_process *p, uint64_t a)
+{
+	uint32_t lo = 0, hi = p->nlib_fns;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->lib_fns[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nlib_fns && p->lib_fns[lo] == a;
+}
+
+static int cmp_line_addr(const void *a, const void *b)
+{
+	const struct fmt_line *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Name the functions at addrs, and give the call sites at sites their
+ * lines, each in the first module snapshot that maps it.
+ */
+static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, struct maps_epoch *ep,
+		      uint32_t nep, const char *plt, uint64_t *addrs, size_t naddrs, uint64_t *sites,
+		      size_t nsites)
+{
+	util_sort_u64(sites, nsites);
+	size_t ns = 0;
+	for (size_t i = 0; i < nsites; i++)
+		if (!i || sites[i] != sites[i - 1])
+			sites[ns++] = sites[i];
+	nsites = ns;
+	uint8_t *sited = xcalloc(nsites + 1, 1);
+	uint32_t caplines = 0;
 	util_sort_u64(addrs, naddrs);
 	size_t nu = 0;
 	for (size_t i = 0; i < naddrs; i++)
@@ -461,6 +525,24 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, stru
 			add_symbol(p, sp, plt, addrs[i], pm[m]);
 			named[i] = 1;
 		}
+		/* call sites get lines in the modules that hold instrumented
+		 * functions only: the calls made in a library's own code (libc
+		 * calling main, qsort calling its comparator) would cost the
+		 * library's DWARF, for lines no view charges anything to */
+		uint8_t *instr = xcalloc(nm + 1, 1);
+		for (size_t i = 0; i < naddrs; i++) {
+			int m = sym_proc_module_of(sp, addrs[i]);
+			if (m >= 0 && !is_lib_fn(p, addrs[i]))
+				instr[m] = 1;
+		}
+		for (size_t i = 0; i < nsites; i++) {
+			int m = sym_proc_module_of(sp, sites[i] - 1);
+			if (sited[i] || m < 0 || !fresh[m] || !instr[m])
+				continue;
+			add_site_line(p, sp, sites[i], &caplines);
+			sited[i] = 1;
+		}
+		free(instr);
 		free(pm);
 		free(fresh);
 		free(kept);
@@ -475,8 +557,22 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, stru
 			add_symbol(p, NULL, plt, addrs[i], ~0u);
 		}
 	free(named);
+	free(sited);
 	free(live);
 	fmt_sort_symbols(p);
+	if (p->nlines) { /* one line per address: the first snapshot's */
+		qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line_addr);
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < p->nlines; i++) {
+			if (n && p->lines[n - 1].addr == p->lines[i].addr) {
+				free(p->lines[i].file);
+				fmt_inline_free(p->lines[i].inl, p->lines[i].ninl);
+				continue;
+			}
+			p->lines[n++] = p->lines[i];
+		}
+		p->nlines = n;
+	}
 }
 
 int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen)
@@ -570,7 +666,16 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		if (d->nthreads > first_thread) {
 			uint32_t nep;
 			struct maps_epoch *ep = read_epochs(dir, sp->key, &nep);
-			symbolize(p, maps, mlen, ep, nep, plt, addrs, naddrs);
+			/* the .fns files list call sites too, marked */
+			uint64_t *sites = xcalloc(naddrs + 1, sizeof(*sites));
+			size_t nsites = 0, nf = 0;
+			for (size_t i = 0; i < naddrs; i++)
+				if (addrs[i] & FMT_SPOOL_SITE_BIT)
+					sites[nsites++] = addrs[i] & ~FMT_SPOOL_SITE_BIT;
+				else
+					addrs[nf++] = addrs[i];
+			symbolize(p, maps, mlen, ep, nep, plt, addrs, nf, sites, nsites);
+			free(sites);
 			for (uint32_t k = 0; k < nep; k++)
 				free(ep[k].text);
 			free(ep);

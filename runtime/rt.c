@@ -532,7 +532,7 @@ int rt_thread_start(struct rt_thread *t)
 		t->hdr->flags |= FMT_SPOOL_NOSPACE;
 		goto fail;
 	}
-	memset(t->cache, 0, sizeof(t->cache));
+	memset(&t->c, 0, sizeof(t->c));
 	t->depth = 0;
 	t->lock = NULL;
 	rt_thread_path(t, "fns", path, sizeof(path));
@@ -615,21 +615,35 @@ __attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint6
  * exits, or the stack is deeper than RT_STACK) it names its function and
  * the reader closes frames up to it.
  */
+/*
+ * An entry whose (function, call site) pair is not in the pair cache:
+ * written in full, and a new function or call site told to the recorder
+ * (which symbolizes both).
+ */
+__attribute__((noinline, cold)) static void rt_enter_miss(struct rt_thread *t, uint64_t fn, uint64_t site,
+							   uint64_t delta, int os)
+{
+	uint8_t b[FMT_MAX_ENTER];
+	unsigned kind, n;
+	if (t->c.fn[fmt_cache_slot(fn)] != fn)
+		t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
+	if (t->c.site[fmt_cache_slot(site)] != site)
+		t->notes[t->nnotes++ & (RT_NOTES - 1)] = site | FMT_SPOOL_SITE_BIT;
+	n = fmt_enter_payload(b, &t->c, fn, site, &kind);
+	t->limit = 0; /* have rt_after() tell the recorder */
+	t->pos = fmt_put_common(t->pos, kind, os, delta, b, n);
+}
+
 static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, int is_exit, uint64_t fn,
-							 uint64_t delta, int os)
+							 uint64_t site, uint64_t delta, int os)
 {
 	if (!is_exit) {
-		unsigned slot = fmt_cache_slot(fn);
-		if (RT_LIKELY(t->cache[slot] == fn)) {
+		unsigned slot = fmt_pair_slot(fn, site);
+		if (RT_LIKELY(t->c.pair[slot][0] == fn && t->c.pair[slot][1] == site)) {
 			uint8_t s = (uint8_t)slot;
 			t->pos = fmt_put_common(t->pos, FMT_K_ENTER, os, delta, &s, 1);
 		} else {
-			uint8_t b[8];
-			t->cache[slot] = fn;
-			fmt_put_u64(b, fn);
-			t->pos = fmt_put_common(t->pos, FMT_K_ENTER_NEW, os, delta, b, 8);
-			t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
-			t->limit = 0; /* have rt_after() tell the recorder */
+			rt_enter_miss(t, fn, site, delta, os);
 		}
 		/* past RT_STACK the slots wrap: an exit then finds another
 		 * function there and names its own (EXIT_FN), which is exact */
@@ -661,7 +675,7 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 
 /* Append one entry or exit at time now, when the switch count was sw. */
 static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, int is_exit,
-								  uint64_t fn, uint64_t now, uint64_t sw)
+								  uint64_t fn, uint64_t site, uint64_t now, uint64_t sw)
 {
 	int os = sw != t->last_switches;
 	t->last_switches = sw;
@@ -669,7 +683,7 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
 		now = t->last_t;
 	uint64_t delta = now - t->last_t;
 	t->last_t = now;
-	rt_put(t, is_exit, fn, delta, os);
+	rt_put(t, is_exit, fn, site, delta, os);
 }
 
 /*
@@ -717,7 +731,7 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
  * atomic add, so handlers nested in handlers queue in order too.
  */
 __attribute__((noinline, cold)) static void rt_defer(struct rt_thread *t, int is_exit, uint64_t fn,
-						    uint64_t now, uint64_t sw)
+						    uint64_t site, uint64_t now, uint64_t sw)
 {
 	uint32_t i = __atomic_fetch_add(&t->npend, 1, __ATOMIC_RELAXED);
 	if (i >= RT_PEND) {
@@ -725,6 +739,7 @@ __attribute__((noinline, cold)) static void rt_defer(struct rt_thread *t, int is
 		return;
 	}
 	t->pend[i].fn = fn;
+	t->pend[i].site = site;
 	t->pend[i].now = now;
 	t->pend[i].sw = sw;
 	t->pend[i].is_exit = is_exit;
@@ -738,7 +753,7 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
 		uint32_t n = __atomic_load_n(&t->npend, __ATOMIC_RELAXED);
 		for (; i < n && i < RT_PEND; i++)
 			if (t->state == RT_ACTIVE) {
-				rt_emit(t, t->pend[i].is_exit, t->pend[i].fn, t->pend[i].now, t->pend[i].sw);
+				rt_emit(t, t->pend[i].is_exit, t->pend[i].fn, t->pend[i].site, t->pend[i].now, t->pend[i].sw);
 				if (t->pos >= t->end_limit)
 					rt_next_chunk(t);
 			}
@@ -758,14 +773,14 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
  * handlers that arrive while busy is set are queued and appended right
  * after this record, which is older.
  */
-void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
+void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, uint64_t now, uint64_t sw)
 {
 	if (RT_UNLIKELY(rt_busy(t))) {
-		rt_defer(t, is_exit, fn, now, sw);
+		rt_defer(t, is_exit, fn, site, now, sw);
 		return;
 	}
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
-	rt_emit(t, is_exit, fn, now, sw); /* callers checked that t is active */
+	rt_emit(t, is_exit, fn, site, now, sw); /* callers checked that t is active */
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after(t);
@@ -779,37 +794,38 @@ void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, ui
  * stamped later than they are.  Only a chunk switch, or a full notes list,
  * cannot wait.
  */
-void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw)
+void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t site, uint64_t at, uint64_t sw)
 {
 	if (RT_UNLIKELY(rt_busy(t))) {
-		rt_defer(t, 0, fn, at, sw);
+		rt_defer(t, 0, fn, site, at, sw);
 		return;
 	}
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
-	rt_emit(t, 0, fn, at, sw);
+	rt_emit(t, 0, fn, site, at, sw);
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 	if (RT_UNLIKELY(t->pos >= t->end_limit || t->nnotes >= RT_NOTES - 1))
 		rt_after(t);
 }
 
 /* (with a record-time selection, rt_select.c decides first) */
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn)
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site)
 {
 	if (RT_UNLIKELY(rt_sel_on) && rt_sel_skip(fn))
 		return;
 	uint64_t sw;
 	uint64_t now = rt_stamp(t, &sw);
-	if (RT_UNLIKELY(rt_sel_on) && rt_sel_event(t, is_exit, fn, now, sw))
+	if (RT_UNLIKELY(rt_sel_on) && rt_sel_event(t, is_exit, fn, site, now, sw))
 		return;
-	rt_probe_at(t, is_exit, fn, now, sw);
+	rt_probe_at(t, is_exit, fn, site, now, sw);
 }
 
 /* The probes' way when the lean one does not apply. */
-__attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, int is_exit, uint64_t fn)
+__attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, int is_exit, uint64_t fn,
+							   uint64_t site)
 {
 	if (t->state != RT_ACTIVE && !rt_thread_start(t))
 		return;
-	rt_probe(t, is_exit, fn);
+	rt_probe(t, is_exit, fn, site);
 }
 
 /*
@@ -849,7 +865,7 @@ __attribute__((noinline, cold)) static void rt_after_lean(struct rt_thread *t)
  * writer.  Reached by a tail call, so the hot path still saves no register.
  */
 __attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_exit, uint64_t fn,
-						  uint64_t delta, uint64_t sw)
+						  uint64_t site, uint64_t delta, uint64_t sw)
 {
 	/* the probe has set last_t to its time already */
 	if (RT_UNLIKELY((int64_t)delta < 0)) { /* a signal handler's events came first */
@@ -858,7 +874,7 @@ __attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_ex
 	}
 	int os = sw != t->last_switches;
 	t->last_switches = sw;
-	rt_put(t, is_exit, fn, delta, os);
+	rt_put(t, is_exit, fn, site, delta, os);
 	RT_GUARD(t->gate, RT_GATE_LEAN);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after_lean(t);
@@ -883,11 +899,11 @@ __attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_ex
  * that goes back, e.g. on a CPU whose TSC lags, through the general path:
  * the delta is then out of range).
  */
-static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn)
+static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn, uint64_t site)
 {
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->gate != RT_GATE_LEAN)) {
-		rt_probe_slow(t, is_exit, fn);
+		rt_probe_slow(t, is_exit, fn, site);
 		return;
 	}
 	RT_GUARD(t->gate, RT_GATE_LEAN | RT_GATE_BUSY);
@@ -903,9 +919,10 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	/* header (os clear, MORE set, the delta's low 4 bits) and delta byte */
 	uint32_t rec = FMT_MORE_BIT | (uint32_t)(delta & 0xf) | (uint32_t)((delta << 4) & 0x7f00);
 	if (!is_exit) {
-		unsigned slot = fmt_cache_slot(fn);
-		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || t->cache[slot] != fn)) {
-			rt_put_lean(t, 0, fn, delta, sw);
+		unsigned slot = fmt_pair_slot(fn, site);
+		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || t->c.pair[slot][0] != fn ||
+				t->c.pair[slot][1] != site)) {
+			rt_put_lean(t, 0, fn, site, delta, sw);
 			return;
 		}
 		rec |= (FMT_K_ENTER << 6) | slot << 16;
@@ -916,7 +933,7 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	} else {
 		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || d == 0 ||
 				t->stack[(d - 1) & (RT_STACK - 1)] != fn)) {
-			rt_put_lean(t, 1, fn, delta, sw);
+			rt_put_lean(t, 1, fn, 0, delta, sw);
 			return;
 		}
 		rec |= FMT_K_EXIT << 6;
@@ -930,16 +947,17 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		rt_after_lean(t);
 }
 
+/* site: the return address of the call that entered fn (gcc passes
+ * __builtin_return_address(0) of fn), recorded with the entry */
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
-	(void)site;
-	rt_probe_fast(0, (uint64_t)fn);
+	rt_probe_fast(0, (uint64_t)fn, (uint64_t)site);
 }
 
 RT_API void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	rt_probe_fast(1, (uint64_t)fn);
+	rt_probe_fast(1, (uint64_t)fn, 0);
 }
 
 /* ------------------------------------------------------------------------
@@ -1045,8 +1063,7 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
 static void rt_calibrate(struct rt_thread *t, int lib)
 {
 	uint8_t *start = t->pos;
-	uint64_t cache0[FMT_CACHE_SLOTS];
-	memcpy(cache0, t->cache, sizeof(cache0));
+	struct fmt_caches cache0 = t->c; /* 6 KiB: called at start-up, on a full stack */
 	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
 	t->tail_sum = t->tail_n = 0;
 	if (!lib) {
@@ -1063,7 +1080,7 @@ static void rt_calibrate(struct rt_thread *t, int lib)
 	t->tail_sum = t->tail_n = 0;
 	if (t->state != RT_ACTIVE)
 		return;
-	memcpy(t->cache, cache0, sizeof(cache0));
+	t->c = cache0;
 	t->pos = start;
 	rt_next_sample(t, t->last_t);
 	/* the calibration's time goes into the constructor's overhead */

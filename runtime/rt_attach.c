@@ -85,9 +85,9 @@ void rt_sel_after_dlopen(void) {}
 void rt_sel_thread_end(struct rt_thread *t) { (void)t; }
 int rt_sel_skip(uint64_t fn) { (void)fn; return 0; }
 void rt_sel_vfork(int child) { (void)child; }
-int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
+int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, uint64_t now, uint64_t sw)
 {
-	(void)t; (void)is_exit; (void)fn; (void)now; (void)sw;
+	(void)t; (void)is_exit; (void)fn; (void)site; (void)now; (void)sw;
 	return 0;
 }
 void rt_plt_init(void) {}

@@ -45,7 +45,7 @@
 
 /* An event of a signal handler that interrupted a probe. */
 struct rt_pend {
-	uint64_t fn, now, sw;
+	uint64_t fn, site, now, sw;
 	int is_exit;
 };
 
@@ -99,7 +99,7 @@ struct rt_thread {
 	int state;                /* enum rt_state */
 	uint32_t nnotes;          /* new function addresses in notes[] */
 	uint64_t notes[RT_NOTES];
-	uint64_t cache[FMT_CACHE_SLOTS]; /* mirrors the decoder's address cache */
+	struct fmt_caches c;      /* mirrors the decoder's address caches */
 	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
 	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file */
 	unsigned chunk;           /* index of the mapped chunk */
@@ -147,13 +147,14 @@ extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec"
 
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);
-/* Record an entry (is_exit 0) or exit of fn; safe from signal handlers. */
-void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn);
+/* Record an entry (is_exit 0) of fn, called from site (the call's return
+ * address, 0 if not known), or an exit of fn; safe from signal handlers. */
+void rt_probe(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site);
 /* The same at a time and switch count of the caller's (no selection). */
-void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw);
+void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, uint64_t now, uint64_t sw);
 /* An entry of an earlier time, held back by rt_select.c (new functions are
  * told to the recorder at the next probe). */
-void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw);
+void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t site, uint64_t at, uint64_t sw);
 void rt_write_file(const char *suffix, const void *data, size_t len);
 void rt_plt_init(void);
 void rt_plt_after_dlopen(void);

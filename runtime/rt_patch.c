@@ -273,7 +273,8 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 	*slot = (uint64_t)(uintptr_t)rt_patch_return;
 	RT_COMPILER_BARRIER();
 	RT_GUARD(pt->busy, nested);
-	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
+	/* the return address is the call site the entry records */
+	__cyg_profile_func_enter((void *)(uintptr_t)fn, (void *)(uintptr_t)orig);
 }
 
 /* A patched function returned through slot: its caller's address. */

@@ -165,7 +165,7 @@ static inline int rt_plt_at_or_below(uint64_t *a, uint64_t *b)
 static void rt_plt_close(struct rt_thread *t, uint64_t fn)
 {
 	if (t->state == RT_ACTIVE)
-		rt_probe(t, 1, fn);
+		rt_probe(t, 1, fn, 0);
 }
 
 /*
@@ -198,12 +198,12 @@ static void rt_plt_drop_below(struct rt_thread *t, uint64_t *limit, int at)
 	t->nrets = j;
 }
 
-/* Record a zero-length call: entry and exit at once. */
-static void rt_plt_once(struct rt_thread *t, uint64_t fn)
+/* Record a zero-length call from site: entry and exit at once. */
+static void rt_plt_once(struct rt_thread *t, uint64_t fn, uint64_t site)
 {
-	rt_probe(t, 0, fn);
+	rt_probe(t, 0, fn, site);
 	if (t->state == RT_ACTIVE)
-		rt_probe(t, 1, fn);
+		rt_probe(t, 1, fn, 0);
 }
 
 /* Where longjmp(env) will land: glibc keeps the stack pointer mangled with
@@ -232,10 +232,11 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
 		return s->kind == RT_PLT_VFORK ? s->fn : target;
 	uint32_t kind = s->kind;
+	uint64_t site = *ret_slot; /* the call's return address: its line is the call's */
 	if (RT_UNLIKELY(t->plt_busy)) {
 		/* a signal handler interrupted this thread's bookkeeping */
 		if (kind != RT_PLT_VFORK)
-			rt_plt_once(t, s->fn);
+			rt_plt_once(t, s->fn, site);
 		return target;
 	}
 	RT_GUARD(t->plt_busy, 1);
@@ -244,10 +245,10 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 		rt_plt_drop_below(t, ret_slot, 1);
 	if (RT_UNLIKELY(kind != RT_PLT_CALL)) {
 		if (kind == RT_PLT_ONCE) {
-			rt_plt_once(t, s->fn);
+			rt_plt_once(t, s->fn, site);
 		} else if (kind == RT_PLT_VFORK) {
 			if (rt_g.plt)
-				rt_probe(t, 0, s->fn);
+				rt_probe(t, 0, s->fn, site);
 			RT_GUARD(t->plt_busy, 0);
 			return rt_plt_vfork_prepare(rt_g.plt ? s->fn : 0) == 0 ? target : s->fn;
 		} else {
@@ -257,7 +258,7 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 			 * (the thread ends, nothing to re-arm) */
 			if (kind == RT_PLT_THREAD_EXIT)
 				rt_plt_restore_slots(t);
-			rt_probe(t, 0, s->fn);
+			rt_probe(t, 0, s->fn, site);
 			if (t->nrets < RT_RETS) {
 				struct rt_ret *r = &t->rets[t->nrets++];
 				memset(r, 0, sizeof(*r));
@@ -283,7 +284,7 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 	uint32_t k = t->nrets < RT_RETS ? rt_plt_thunk((uint32_t)idx, *ret_slot) : ~0u;
 	if (RT_UNLIKELY(k == ~0u)) {
 		/* no room to follow the return: counted, as a zero-length call */
-		rt_plt_once(t, s->fn);
+		rt_plt_once(t, s->fn, site);
 		RT_GUARD(t->plt_busy, 0);
 		return target;
 	}
@@ -297,7 +298,7 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 	t->nrets++;
 	*ret_slot = rt_plt_thunk_addr(k);
 	RT_GUARD(t->plt_busy, 0);
-	rt_probe(t, 0, s->fn);
+	rt_probe(t, 0, s->fn, site);
 	return target;
 }
 
@@ -394,7 +395,7 @@ int64_t rt_plt_vfork_parent(int64_t r)
 	}
 	rt_sel_vfork(0); /* (rt_select.c's state is the parent's again) */
 	if (t->state == RT_ACTIVE && rt_plt_vfork_fn)
-		rt_probe(t, 1, rt_plt_vfork_fn); /* the parent's vfork ends now */
+		rt_probe(t, 1, rt_plt_vfork_fn, 0); /* the parent's vfork ends now */
 	if (r < 0) {
 		errno = (int)-r;
 		return -1;

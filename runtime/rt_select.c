@@ -74,7 +74,7 @@ static unsigned rt_sel_nmods; /* published with release: entries below are compl
 static pthread_mutex_t rt_sel_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct rt_sel_pend {
-	uint64_t fn, t, sw;
+	uint64_t fn, site, t, sw;
 };
 
 struct rt_sel_thread {
@@ -580,14 +580,14 @@ static void rt_sel_commit(struct rt_thread *t, struct rt_sel_thread *s, uint64_t
 {
 	while (s->first < s->npend && now >= s->pend[s->first].t && now - s->pend[s->first].t >= rt_sel_min) {
 		struct rt_sel_pend *p = &s->pend[s->first++];
-		rt_probe_held(t, p->fn, p->t, p->sw);
+		rt_probe_held(t, p->fn, p->site, p->t, p->sw);
 	}
 	if (s->first == s->npend)
 		s->first = s->npend = 0;
 }
 
-static int rt_sel_enter(struct rt_thread *t, struct rt_sel_thread *s, uint64_t fn, uint64_t now,
-			uint64_t sw)
+static int rt_sel_enter(struct rt_thread *t, struct rt_sel_thread *s, uint64_t fn, uint64_t site,
+			uint64_t now, uint64_t sw)
 {
 	if (rt_sel_min)
 		rt_sel_commit(t, s, now);
@@ -604,12 +604,13 @@ static int rt_sel_enter(struct rt_thread *t, struct rt_sel_thread *s, uint64_t f
 			s->first = 0;
 		} else { /* as deep as that in less than T: the outermost is written early */
 			struct rt_sel_pend *p = &s->pend[s->first++];
-			rt_probe_held(t, p->fn, p->t, p->sw);
-			return rt_sel_enter(t, s, fn, now, sw);
+			rt_probe_held(t, p->fn, p->site, p->t, p->sw);
+			return rt_sel_enter(t, s, fn, site, now, sw);
 		}
 	}
 	struct rt_sel_pend *p = &s->pend[s->npend];
 	p->fn = fn;
+	p->site = site;
 	p->t = now;
 	p->sw = sw;
 	s->npend++;
@@ -655,7 +656,7 @@ int rt_sel_skip(uint64_t fn)
 	return !rt_sel_cached(&rt_st, fn);
 }
 
-int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw)
+int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, uint64_t now, uint64_t sw)
 {
 	if (!(rt_sel_depth || rt_sel_min) || fn - rt_sel_self_lo < rt_sel_self_len)
 		return 0;
@@ -663,7 +664,7 @@ int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, ui
 	if (s->busy)
 		return 1; /* a signal handler interrupted this code: its calls are its caller's */
 	RT_GUARD(s->busy, 1);
-	int r = is_exit ? rt_sel_exit(t, s, fn, now) : rt_sel_enter(t, s, fn, now, sw);
+	int r = is_exit ? rt_sel_exit(t, s, fn, now) : rt_sel_enter(t, s, fn, site, now, sw);
 	RT_GUARD(s->busy, 0);
 	return r;
 }

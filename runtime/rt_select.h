@@ -34,7 +34,7 @@ int rt_sel_skip(uint64_t fn);
  * --min-duration took care of it (hidden, dropped, or held back until
  * --min-duration decides), 0 when rt_probe should write it now.
  */
-int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t now, uint64_t sw);
+int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, uint64_t now, uint64_t sw);
 
 /* The thread ends (or the process dies of a signal): the calls held back
  * that have lasted --min-duration by now are written. */

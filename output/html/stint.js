@@ -435,7 +435,41 @@ function select(f, quiet) {
     makeTable(h, s[0] + '-table', rows, [{ k: 'name', l: s[0] === 'callers' ? 'Caller' : 'Callee', t: 'str' }, modCol].concat(valueCols(false, !S), [share]), key,
       function (x) { if (x.f >= 0) select(x.f); });
   });
+  sourcePanel(f);
   if (!quiet) cp.scrollIntoView && window.scrollTo(0, 0);
+}
+/* instrumentation: the function's source with the four values per line
+ * and a heat column (the line's Elapsed Inclusive share of the function's) */
+function sourcePanel(f) {
+  var L = D.lines && D.lines[f];
+  if (!L) return;
+  var h = el('div', 'srcview');
+  h.id = 'bf-source';
+  add(cbody, el('h3', null, 'Source: ' + L.file + ' (an interval of the function\'s own code counts for the line of the call that ends it; incl adds the calls made on the line)'), h);
+  var r = rowByF[f], whole = r ? r.elapsed_inclusive : 0;
+  var tw = el('div', 'tw'), tb = el('table'), hd = el('tr'), body = el('tbody');
+  ['Line', 'Heat'].concat(VS.reduce(function (a, x) { return a.concat([x, '%']); }, []), ['Calls', 'Source']).forEach(function (t, i) {
+    add(hd, el('th', i > 1 && i < 11 ? 'n' : null, t));
+  });
+  add(tb, add(el('thead'), hd), body);
+  L.rows.forEach(function (x) {
+    var tr = el('tr'), has = x[1] || x[2] || x[3] || x[4] || x[5];
+    tr.dataset.line = x[0];
+    add(tr, el('td', 'n', String(x[0])));
+    var heat = el('td', 'heat'), share = whole > 0 ? Math.min(1, x[2] / whole) : 0;
+    if (has) { heat.style.background = 'rgba(240,138,60,' + (0.1 + 0.9 * share).toFixed(3) + ')'; heat.textContent = fmtPct(100 * share); heat.title = 'share of the function\'s Elapsed Inclusive'; }
+    tr.appendChild(heat);
+    for (var k = 0; k < 4; k++) {
+      var v = el('td', 'n', has ? fmtTime(x[2 + k]) : '');
+      v.dataset.key = VK[k]; v.dataset.v = x[2 + k];
+      add(tr, v, el('td', 'p', has ? fmtPct(pct(x[2 + k], den(k))) : ''));
+    }
+    var cl = el('td', 'n', has ? fmtInt(x[1]) : '');
+    cl.dataset.key = 'calls'; cl.dataset.v = x[1];
+    add(tr, cl, el('td', 'code', x[6] === null ? '' : x[6]));
+    body.appendChild(tr);
+  });
+  add(h, add(tw, tb));
 }
 onShow.callers = function () {
   if (selected < 0 && D.functions.length) {
@@ -446,7 +480,7 @@ onShow.callers = function () {
 
 /* for tests and scripting */
 window.stint = {
-  data: D, show: show, select: select,
+  data: D, show: show, select: select, sourcePanel: sourcePanel,
   frames: function () {
     var b = canvas.getBoundingClientRect();
     return rects.map(function (q) { return { node: q[0], name: label(q[0]), x: b.left + q[1], y: b.top + q[2] * ROWH, w: q[3], h: ROWH, ancestor: !!q[4] }; });

@@ -78,6 +78,7 @@ class Ctx:
         "sample_split": ("sample", "s_split"),
         "sample_recurse": ("sample", "s_recurse"),
         "sample_inline": ("sample", "s_inline"),
+        "instr_lines": ("instrument", "e2e_line_costs"),
     }
 
     def data(self, name):
@@ -280,6 +281,8 @@ def decode_profile(gz):
         samples.append(([fn for x in pb_ints(f[1]) for fn in locs[x]], pb_ints(f[2])))
     default = strings[p[14][0]] if p[14] else ""
     decode_profile.where = where  # per location: (address, mapping, lines), for the line test
+    decode_profile.locs = locs    # per location: its functions
+    decode_profile.sample_locs = [pb_ints(pb_fields(sb)[1]) for sb in p[2]]
     return types, samples, default
 
 
@@ -514,13 +517,14 @@ def test_callgrind_sampling(c):
     print("callgrind (sampling): callgrind_annotate reads it; samples agree")
 
 
-def annotate_source(c, path, inclusive=False):
-    """callgrind_annotate --auto=yes: (functions listed as [(file, fn)], {file: {line: cost}})."""
+def annotate_source(c, path, inclusive=False, show=None):
+    """callgrind_annotate --auto=yes: (functions listed as [(file, fn)], {file: {line: cost}});
+    show: the one event to show, where there are several."""
     tool = shutil.which("callgrind_annotate")
     if not tool:
         raise Skip("no callgrind_annotate (Debian's valgrind)")
-    p = c.run([tool, "--auto=yes", "--threshold=100", "--inclusive=" + ("yes" if inclusive else "no"), path],
-              cwd="/")
+    p = c.run([tool, "--auto=yes", "--threshold=100", "--inclusive=" + ("yes" if inclusive else "no")] +
+              (["--show=" + show] if show else []) + [path], cwd="/")
     text = p.stdout.decode()
     check("WARNING" not in p.stderr.decode(), "callgrind_annotate warned: %s" % p.stderr.decode())
     funcs, per_line = [], {}
@@ -592,6 +596,56 @@ def test_callgrind_lines(c):
     inames = [fn for _, fn in ifuncs]
     check(len(inames) == len(set(inames)), "instrumentation: a function under two files: %s" % ifuncs)
     print("callgrind (lines): %d lines of s_inline.c agree with report --by line; one file per function" % len(want))
+
+
+def test_instr_lines(c):
+    """Instrumentation with call sites: pprof's locations and callgrind's positions carry
+    the values per source line, equal to `stint report --by line` (tests/progs/line_costs.c)."""
+    data = c.data("instr_lines")
+    rep = c.report(data, "--by", "line")
+    want = {}
+    for r in rep["lines"]:
+        if os.path.basename(r["file"]) == "line_costs.c":
+            want[r["line"]] = r
+    check(len(want) >= 5, "report --by line has %d lines of line_costs.c" % len(want))
+    # pprof: flat = the line's exclusive, cum = its inclusive (each sample once)
+    gz, ppath = c.export(data, "pprof", binary=True)
+    types, samples, _ = decode_profile(gz)
+    check([t[0] for t in types] == ["calls", "elapsed", "application"], "sample types: %s" % types)
+    where, locs = decode_profile.where, decode_profile.locs
+    flat, cum = collections.Counter(), collections.Counter()
+    for (stack, vals), ids in zip(samples, decode_profile.sample_locs):
+        at = [where[x][2][0] for x in ids if locs[x][0] in ("main", "run", "spin5", "cpu_ms")]
+        if ids and locs[ids[0]][0] in ("main", "run", "spin5", "cpu_ms"):
+            flat[where[ids[0]][2][0]] += vals[1]
+        for ln in set(at):
+            cum[ln] += vals[1]
+    tol = len(samples) + 2
+    for ln, r in want.items():
+        near(flat.get(ln, 0), r["elapsed_exclusive"], tol, "pprof flat of line %d" % ln)
+        near(cum.get(ln, 0), r["elapsed_inclusive"], tol, "pprof cum of line %d" % ln)
+    tool = c.pprof_tool()
+    if tool:  # Go pprof reads it, and -list shows the lines of run()
+        p = c.run([tool, "-list", "^run$", "-sample_index=elapsed", "-unit=ns", ppath], cwd="/")
+        text = p.stdout.decode()
+        listed = {}
+        for line in text.splitlines():
+            m = re.match(r"^\s*(\d+|\.)(?:ns)?\s+(\d+|\.)(?:ns)?\s+(\d+):", line)
+            if m and m.group(2) != ".":
+                listed[int(m.group(3))] = int(m.group(2))
+        check(len(listed) >= 3, "pprof -list run shows %d lines:\n%s" % (len(listed), text[:2000]))
+        for ln, v in listed.items():
+            near(v, want[ln]["elapsed_inclusive"], tol, "pprof -list run, cum of line %d" % ln)
+    # callgrind: self cost per line, as callgrind_annotate --auto=yes shows it
+    _, cpath = c.export(data, "callgrind")
+    _, per_line = annotate_source(c, cpath, show="Elapsed")
+    src = [f for f in per_line if f.endswith("line_costs.c")]
+    check(src, "line_costs.c not annotated (sources: %s)" % list(per_line))
+    got = per_line[src[0]]
+    for ln, r in want.items():
+        if r["elapsed_exclusive"] >= 1:
+            near(got.get(ln, 0), r["elapsed_exclusive"], 2, "callgrind self of line %d" % ln)
+    print("instrumentation lines: pprof (flat, cum, -list) and callgrind per line agree with report --by line")
 
 
 # ---------------------------------------------------------------------------

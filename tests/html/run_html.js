@@ -17,6 +17,9 @@
  *                 --tree`), click to zoom, reset, search share; screenshots
  *   callers       a table row opens its callers/callees, equal to `stint
  *                 callers --format json`; clicking a caller follows it
+ *   source_lines  instrumentation: the function's source with the four
+ *                 values and the calls per line, equal to `stint report
+ *                 --by line --format json`
  *   offline       no URL in the file, no request but the page itself, no
  *                 script error
  *   large         a synthetic 1,000,000-node tree loads and renders within
@@ -368,6 +371,43 @@ async function callers() {
   } finally { await b.close(); }
 }
 
+/* instrumentation: a function's panel shows its source with the four
+ * values per line, equal to `stint report --by line --format json` */
+async function sourceLines() {
+  const lj = json(args.stint, ['report', '-i', w('instr.data'), '--by', 'line', '--format', 'json']);
+  const b = await browser();
+  try {
+    const page = await open(b, w('instr.html'));
+    const rows = await page.$$('#functions-table tbody tr');
+    let clicked = false;
+    for (const r of rows) {
+      if ((await r.$eval('td', (td) => td.textContent)) === 'sort_numbers') { await r.click(); clicked = true; break; }
+    }
+    check(clicked, 'no sort_numbers row in the functions table');
+    check(await page.isVisible('#bf-source'), 'the panel of sort_numbers has no source view');
+    const got = await page.evaluate(() => Array.from(document.querySelectorAll('#bf-source tbody tr')).map((tr) => {
+      const o = { line: +tr.dataset.line, code: tr.lastChild.textContent };
+      tr.querySelectorAll('td[data-key]').forEach((td) => { o[td.dataset.key] = +td.dataset.v; });
+      return o;
+    }));
+    check(got.length > 0, 'the source view has no lines');
+    check(got.some((r) => /qsort/.test(r.code)), 'the source view does not show the line calling qsort');
+    let withValues = 0;
+    for (const r of got) {
+      if (!r.calls && !r.elapsed_inclusive && !r.elapsed_exclusive) continue;
+      withValues++;
+      const want = lj.lines.find((x) => x.line === r.line && /demo\.c$/.test(x.file));
+      check(want, 'line ' + r.line + ' has values in the page but no row in report --by line');
+      for (const k of ['calls'].concat(IVALS))
+        check(r[k] === want[k], 'line ' + r.line + ' ' + k + ': page ' + r[k] + ', report --by line ' + want[k]);
+    }
+    check(got.some((r) => /qsort/.test(r.code) && r.calls >= 1), 'the qsort line shows no call');
+    check(withValues >= 2, 'fewer than 2 lines with values');
+    await page.screenshot({ path: w('source.png') });
+    check(page.errors.length === 0, 'script errors: ' + page.errors.join('; '));
+  } finally { await b.close(); }
+}
+
 async function offline() {
   for (const f of ['instr.html', 'sample.html']) {
     const text = fs.readFileSync(w(f), 'utf8');
@@ -445,7 +485,7 @@ async function large() {
   } finally { await b.close(); }
 }
 
-const TESTS = { setup, instr_table: instrTable, sample_table: sampleTable, flame, callers, offline, large };
+const TESTS = { setup, instr_table: instrTable, sample_table: sampleTable, flame, callers, source_lines: sourceLines, offline, large };
 
 (async () => {
   if (!TESTS[TEST]) { console.log('unknown test ' + TEST + '; tests: ' + Object.keys(TESTS).join(' ')); process.exit(2); }

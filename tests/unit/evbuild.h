@@ -13,7 +13,7 @@
 struct evb {
 	uint8_t buf[1 << 16];
 	uint8_t *p;
-	uint64_t cache[FMT_CACHE_SLOTS];
+	struct fmt_caches c;
 	uint64_t last;
 	uint64_t n;
 };
@@ -24,20 +24,20 @@ static inline void evb_init(struct evb *b)
 	b->p = b->buf;
 }
 
-static inline void evb_enter(struct evb *b, uint64_t t, uint64_t fn, int os)
+/* An entry of fn from call site site (a return address; 0: not known). */
+static inline void evb_enter_at(struct evb *b, uint64_t t, uint64_t fn, uint64_t site, int os)
 {
-	unsigned slot = fmt_cache_slot(fn);
-	if (b->cache[slot] == fn) {
-		uint8_t s = (uint8_t)slot;
-		b->p = fmt_put_common(b->p, FMT_K_ENTER, os, t - b->last, &s, 1);
-	} else {
-		uint8_t a[8];
-		b->cache[slot] = fn;
-		fmt_put_u64(a, fn);
-		b->p = fmt_put_common(b->p, FMT_K_ENTER_NEW, os, t - b->last, a, 8);
-	}
+	uint8_t a[FMT_MAX_ENTER];
+	unsigned kind;
+	unsigned n = fmt_enter_payload(a, &b->c, fn, site, &kind);
+	b->p = fmt_put_common(b->p, kind, os, t - b->last, a, n);
 	b->last = t;
 	b->n++;
+}
+
+static inline void evb_enter(struct evb *b, uint64_t t, uint64_t fn, int os)
+{
+	evb_enter_at(b, t, fn, 0, os);
 }
 
 static inline void evb_exit(struct evb *b, uint64_t t, int os)

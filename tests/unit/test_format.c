@@ -69,6 +69,86 @@ static void test_round_trip(void **state)
 	fmt_data_free(&d);
 }
 
+/* A file of format version 1 (entries without call sites) is still read:
+ * its entries decode as before, with site 0; a version 2 file's entries
+ * give back the sites they were written with. */
+static void test_version1_read(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "work"};
+	struct fmt_data d;
+	struct evb b;
+	evb_data(&d, names, 2);
+	evb_init(&b);
+	/* version 1 encoding, by hand: ENTER_NEW is the 8-byte address, ENTER its slot */
+	uint8_t a[8], slot = (uint8_t)fmt_cache_slot(0x2000);
+	fmt_put_u64(a, 0x1000);
+	b.p = fmt_put_common(b.p, FMT_K_ENTER_NEW, 0, 1, a, 8);
+	fmt_put_u64(a, 0x2000);
+	b.p = fmt_put_common(b.p, FMT_K_ENTER_NEW, 0, 1, a, 8);
+	b.p = fmt_put_common(b.p, FMT_K_EXIT, 0, 1, NULL, 0);
+	b.p = fmt_put_common(b.p, FMT_K_ENTER, 0, 1, &slot, 1);
+	b.p = fmt_put_common(b.p, FMT_K_EXIT, 0, 1, NULL, 0);
+	b.p = fmt_put_common(b.p, FMT_K_EXIT, 0, 1, NULL, 0);
+	b.n = 6;
+	evb_add_thread(&d, &b, 100);
+	assert_int_equal(fmt_write(&d, path), 0);
+	fmt_data_free(&d);
+	/* made version 1 (the header's version and oldest reader) */
+	FILE *f = fopen(path, "r+b");
+	uint32_t one[2] = {1, 1};
+	fseek(f, 8, SEEK_SET);
+	fwrite(one, 4, 2, f);
+	fclose(f);
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_true(d.threads[0].nosites);
+	struct fmt_decoder dec;
+	struct fmt_rec r;
+	fmt_thread_decoder(&d.threads[0], &dec);
+	uint64_t want[] = {0x1000, 0x2000, 0, 0x2000, 0, 0};
+	int n = 0;
+	while (fmt_decode(&dec, &r) > 0) {
+		assert_true(n < 6);
+		assert_int_equal(r.addr, want[n]);
+		assert_int_equal(r.site, 0);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	struct an_result res;
+	struct an_opts o = {0};
+	an_instr_run(&d, &o, &res);
+	assert_float_equal(res.session.v[AN_EI], 6 * 1000.0, 1e-3);
+	an_result_free(&res);
+	fmt_data_free(&d);
+
+	/* version 2: the sites come back, through all three caches */
+	evb_data(&d, names, 2);
+	evb_init(&b);
+	uint64_t fns[] = {0x1000, 0x2000, 0x2000, 0x2000, 0x1000};
+	uint64_t sites[] = {0x777, 0x1010, 0x1020, 0x1010, 0x1020};
+	for (int i = 0; i < 5; i++) {
+		evb_enter_at(&b, 2 * (uint64_t)i, fns[i], sites[i], 0);
+		evb_exit(&b, 2 * (uint64_t)i + 1, 0);
+	}
+	evb_add_thread(&d, &b, 100);
+	assert_int_equal(fmt_write(&d, path), 0);
+	fmt_data_free(&d);
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_false(d.threads[0].nosites);
+	fmt_thread_decoder(&d.threads[0], &dec);
+	n = 0;
+	while (fmt_decode(&dec, &r) > 0) {
+		if (r.kind == FMT_K_ENTER || r.kind == FMT_K_ENTER_NEW) {
+			assert_int_equal(r.addr, fns[n]);
+			assert_int_equal(r.site, sites[n]);
+			n++;
+		}
+	}
+	assert_int_equal(n, 5);
+	fmt_data_free(&d);
+}
+
 /* Every truncation either fails with a message or reports the damage and
  * keeps what precedes it; never crashes. */
 static void test_truncated(void **state)
@@ -184,19 +264,24 @@ static void test_chunked_layout(void **state)
 	size_t c0 = FMT_EVENT_FIRST_CHUNK, c1 = 2 * c0;
 	uint8_t *buf = calloc(1, c0 + c1);
 	uint8_t *p = buf;
-	uint8_t a[8];
-	fmt_put_u64(a, 0x1000);
-	p = fmt_put_common(p, FMT_K_ENTER_NEW, 0, 5, a, 8);
-	uint8_t slot = (uint8_t)fmt_cache_slot(0x1000);
+	struct fmt_caches c;
+	memset(&c, 0, sizeof(c));
+	uint8_t a[FMT_MAX_ENTER];
+	unsigned kind, na = fmt_enter_payload(a, &c, 0x1000, 0x2345, &kind);
+	assert_int_equal(kind, FMT_K_ENTER_NEW);
+	p = fmt_put_common(p, kind, 0, 5, a, na);
+	uint8_t slot[FMT_MAX_ENTER];
+	assert_int_equal(fmt_enter_payload(slot, &c, 0x1000, 0x2345, &kind), 1);
+	assert_int_equal(kind, FMT_K_ENTER);
 	for (int i = 0; i < 100; i++) {
 		p = fmt_put_common(p, FMT_K_EXIT, 0, 3, NULL, 0);
-		p = fmt_put_common(p, FMT_K_ENTER, 0, 3, &slot, 1);
+		p = fmt_put_common(p, FMT_K_ENTER, 0, 3, slot, 1);
 	}
 	fmt_put_ext(p, FMT_X_PAD, 0, 0, NULL, 0); /* the rest of chunk 0: skipped */
 	memset(buf + c0 - 64, 0x55, 10);          /* garbage after the PAD */
 	p = buf + c0;
 	for (int i = 0; i < 50; i++) /* chunk 1 continues with the cached slot */
-		p = fmt_put_common(p, FMT_K_EXIT, 1, 7, NULL, 0), p = fmt_put_common(p, FMT_K_ENTER, 0, 2, &slot, 1);
+		p = fmt_put_common(p, FMT_K_EXIT, 1, 7, NULL, 0), p = fmt_put_common(p, FMT_K_ENTER, 0, 2, slot, 1);
 	struct fmt_thread t = {0};
 	t.ev = buf;
 	t.ev_len = (size_t)(p - buf);
@@ -207,8 +292,10 @@ static void test_chunked_layout(void **state)
 	int n = 0, rc;
 	while ((rc = fmt_decode(&d, &r)) > 0) {
 		n++;
-		if (r.kind == FMT_K_ENTER)
+		if (r.kind == FMT_K_ENTER || r.kind == FMT_K_ENTER_NEW) {
 			assert_int_equal(r.addr, 0x1000);
+			assert_int_equal(r.site, 0x2345);
+		}
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(n, 1 + 200 + 100);
@@ -515,6 +602,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_version1_read),
 		cmocka_unit_test(test_corrupt_and_foreign),
 		cmocka_unit_test(test_mapped_file_at),
 		cmocka_unit_test(test_chunked_layout),

@@ -24,9 +24,10 @@ __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
 static struct { uint64_t fn, t; } written[64];
 static unsigned nwritten;
 
-void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t at, uint64_t sw)
+void rt_probe_held(struct rt_thread *t, uint64_t fn, uint64_t site, uint64_t at, uint64_t sw)
 {
 	(void)sw;
+	(void)site;
 	written[nwritten].fn = fn;
 	written[nwritten++].t = at;
 	t->depth++;
@@ -42,7 +43,7 @@ uint64_t rt_now(void)
 static int ev(int is_exit, uint64_t fn, uint64_t now)
 {
 	struct rt_thread *t = &rt_self;
-	int held = rt_sel_skip(fn) || rt_sel_event(t, is_exit, fn, now, 0);
+	int held = rt_sel_skip(fn) || rt_sel_event(t, is_exit, fn, 0, now, 0);
 	if (!held) {
 		if (is_exit)
 			t->depth--;
