@@ -537,6 +537,23 @@ def test_shared_libs(c):
 
 
 @test
+def test_annotate_file_end(c):
+    """annotate of a function whose hot line is the file's last: the header's line range ends at the file's end."""
+    _, data, rep = c.record_and_report([c.prog("s_tail")], min_samples=100)
+    hot = marker_line("s_tail.c", "/* S_HOT_TAIL */")
+    with open(os.path.join(PROG_SOURCES, "s_tail.c")) as f:
+        nlines = len(f.read().splitlines())
+    check(hot == nlines, "s_tail.c: the hot line %d should be the last (%d)" % (hot, nlines))
+    p = c.run([c.stint, "annotate", "-i", data, "tail_spin"], expect=0)
+    m = re.search(r"^# .*s_tail\.c, lines (\d+)-(\d+)$", p.stdout, re.M)
+    check(m, "annotate tail_spin: no '# FILE, lines A-B' header:\n%s" % p.stdout)
+    lo, hi = int(m.group(1)), int(m.group(2))
+    check(lo <= hot <= hi <= nlines, "annotate tail_spin announces lines %d-%d; the file has %d, the hot line is %d:\n%s" % (
+        lo, hi, nlines, hot, p.stdout))
+    check("S_HOT_TAIL" in p.stdout, "annotate does not print the hot line's source:\n%s" % p.stdout)
+
+
+@test
 def test_lines_annotate(c):
     """--by line puts heavy's hot loop line on top; annotate heavy shows it with most samples; --by address."""
     _, data, rep = c.record_and_report([c.prog("s_split")], min_samples=200)
