@@ -634,13 +634,26 @@ def test_inproc_chosen_when_perf_denied(c):
 
 @test
 def test_err_missing_program(c):
-    """-m sample on a program that does not exist: non-zero exit, one line naming it, no data file."""
+    """-m sample on a program that does not exist: non-zero exit, one line naming it, no data file; on a
+    file without execute permission or a directory: one line saying so (either method)."""
     missing = os.path.join(c.tmp, "no-such-program")
     for extra in ([], ["--sampler", "inproc"]):
         data = os.path.join(c.tmp, "missing.data")
         p = c.run([c.stint, "record", "-m", "sample", "-o", data] + extra + ["--", missing])
         one_line_error(p, ["no-such-program"], "record -m sample %s of a missing program" % " ".join(extra))
         check(not os.path.exists(data), "a data file was written for a missing program")
+    # a file that is there but cannot be run: say so, not that it cannot be found (both methods)
+    plain = os.path.join(c.tmp, "not-executable.sh")
+    with open(plain, "w") as f:
+        f.write("echo hi\n")
+    os.chmod(plain, 0o644)
+    for method in ("sample", "instrument"):
+        data = os.path.join(c.tmp, "plain.data")
+        p = c.run([c.stint, "record", "-m", method, "-o", data, "--", plain])
+        line = one_line_error(p, ["not-executable.sh", "not executable"], "record -m %s of a file without x" % method)
+        check("cannot find" not in line, "record -m %s says it cannot find an existing file: %r" % (method, line))
+    p = c.run([c.stint, "record", "-m", "sample", "-o", os.path.join(c.tmp, "dir.data"), "--", c.tmp])
+    one_line_error(p, ["is a directory"], "record -m sample of a directory")
 
 
 @test
