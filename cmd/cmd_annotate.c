@@ -423,7 +423,15 @@ int cmd_annotate(int argc, char **argv)
 			}
 		if (lo == UINT32_MAX)
 			lo = 1;
-		hi += 2;
+		/* two lines of context after the last sampled one, where the
+		 * file has them: the header must not promise lines past its end */
+		uint32_t flines = 0;
+		for (size_t i = 0; i < flen; i++)
+			if (src[i] == '\n' || i + 1 == flen)
+				flines++;
+		hi = hi + 2 < flines ? hi + 2 : flines;
+		if (lo > hi)
+			lo = hi;
 		printf("# %s, lines %u-%u\n\n%10s %10s %6s\n", file, lo, hi, "Inclusive", "Exclusive", "Line");
 		uint32_t ln = 1;
 		for (char *s = src, *e; s && *s && ln <= hi; s = e ? e + 1 : NULL, ln++) {

@@ -78,6 +78,14 @@ static char *find_runtime(const char *name)
 	return NULL;
 }
 
+/* The one line for a PROGRAM that cannot be run: missing, a directory, no x. */
+static __attribute__((noreturn)) void die_no_program(const char *name)
+{
+	char why[4200];
+	rec_program_missing(name, why, sizeof(why));
+	die("%s", why);
+}
+
 static char *join_args(char **argv)
 {
 	size_t n = 1;
@@ -213,7 +221,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		die("cannot find libstint-sampler.so next to '%s'", util_self_dir());
 	char *path = rec_find_program(argv[0]);
 	if (!path)
-		die("cannot find program '%s'%s", argv[0], strchr(argv[0], '/') ? "" : " in PATH");
+		die_no_program(argv[0]);
 	char *obstacle = preload_obstacle(path, argv[0]);
 	if (obstacle)
 		die("%s", obstacle);
@@ -301,7 +309,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	} else {
 		path = rec_find_program(argv[0]);
 		if (!path)
-			die("cannot find program '%s'%s", argv[0], strchr(argv[0], '/') ? "" : " in PATH");
+			die_no_program(argv[0]);
 		if (rec_spawn(path, argv, NULL, &child, err, sizeof(err)) < 0)
 			die("%s", err);
 		tids = xmalloc(sizeof(*tids));
@@ -776,8 +784,7 @@ int cmd_record(int argc, char **argv)
 	char **pargv = argv + optind;
 	char *path = rec_find_program(pargv[0]);
 	if (!path)
-		die("cannot find program '%s'%s", pargv[0],
-		    strchr(pargv[0], '/') ? "" : " in PATH");
+		die_no_program(pargv[0]);
 	int inst = rec_is_instrumented(path);
 	struct rec_patch_info pinfo;
 	memset(&pinfo, 0, sizeof(pinfo));

@@ -50,6 +50,22 @@ char *rec_find_program(const char *name)
 	return NULL;
 }
 
+void rec_program_missing(const char *name, char *msg, size_t len)
+{
+	struct stat st;
+	/* a name with a slash is that file; a bare name is looked up in PATH,
+	 * where a directory or a file without x is skipped as execvp does */
+	if (!strchr(name, '/') || stat(name, &st) < 0)
+		snprintf(msg, len, "cannot find program '%s'%s", name, strchr(name, '/') ? "" : " in PATH");
+	else if (S_ISDIR(st.st_mode))
+		snprintf(msg, len, "'%s' is a directory, not a program", name);
+	else if (!S_ISREG(st.st_mode))
+		snprintf(msg, len, "'%s' is not a regular file, not a program", name);
+	else
+		snprintf(msg, len, "'%s' is not executable (chmod +x it, or name its interpreter: "
+			 "stint record -- sh %s)", name, name);
+}
+
 int rec_is_instrumented(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -13,6 +13,9 @@ struct sym_proc;
 
 /* Where a program name resolves (PATH search as execvp does); NULL if none. */
 char *rec_find_program(const char *name);
+/* Why rec_find_program found nothing for name, one sentence into msg: not
+ * there, a directory, not executable. */
+void rec_program_missing(const char *name, char *msg, size_t len);
 
 /* Whether the ELF file at path imports __cyg_profile_func_enter: 1 yes,
  * 0 no, -1 not an ELF file. */

@@ -444,6 +444,23 @@ def test_shared_libs(c):
 
 
 @test
+def test_annotate_file_end(c):
+    """annotate of a function whose hot line is the file's last: the header's line range ends at the file's end."""
+    _, data, rep = c.record_and_report([c.prog("s_tail")], min_samples=100)
+    hot = marker_line("s_tail.c", "/* S_HOT_TAIL */")
+    with open(os.path.join(PROG_SOURCES, "s_tail.c")) as f:
+        nlines = len(f.read().splitlines())
+    check(hot == nlines, "s_tail.c: the hot line %d should be the last (%d)" % (hot, nlines))
+    p = c.run([c.stint, "annotate", "-i", data, "tail_spin"], expect=0)
+    m = re.search(r"^# .*s_tail\.c, lines (\d+)-(\d+)$", p.stdout, re.M)
+    check(m, "annotate tail_spin: no '# FILE, lines A-B' header:\n%s" % p.stdout)
+    lo, hi = int(m.group(1)), int(m.group(2))
+    check(lo <= hot <= hi <= nlines, "annotate tail_spin announces lines %d-%d; the file has %d, the hot line is %d:\n%s" % (
+        lo, hi, nlines, hot, p.stdout))
+    check("S_HOT_TAIL" in p.stdout, "annotate does not print the hot line's source:\n%s" % p.stdout)
+
+
+@test
 def test_lines_annotate(c):
     """--by line puts heavy's hot loop line on top; annotate heavy shows it with most samples; --by address."""
     _, data, rep = c.record_and_report([c.prog("s_split")], min_samples=200)
@@ -524,13 +541,26 @@ def test_inproc_chosen_when_perf_denied(c):
 
 @test
 def test_err_missing_program(c):
-    """-m sample on a program that does not exist: non-zero exit, one line naming it, no data file."""
+    """-m sample on a program that does not exist: non-zero exit, one line naming it, no data file; on a
+    file without execute permission or a directory: one line saying so (either method)."""
     missing = os.path.join(c.tmp, "no-such-program")
     for extra in ([], ["--sampler", "inproc"]):
         data = os.path.join(c.tmp, "missing.data")
         p = c.run([c.stint, "record", "-m", "sample", "-o", data] + extra + ["--", missing])
         one_line_error(p, ["no-such-program"], "record -m sample %s of a missing program" % " ".join(extra))
         check(not os.path.exists(data), "a data file was written for a missing program")
+    # a file that is there but cannot be run: say so, not that it cannot be found (both methods)
+    plain = os.path.join(c.tmp, "not-executable.sh")
+    with open(plain, "w") as f:
+        f.write("echo hi\n")
+    os.chmod(plain, 0o644)
+    for method in ("sample", "instrument"):
+        data = os.path.join(c.tmp, "plain.data")
+        p = c.run([c.stint, "record", "-m", method, "-o", data, "--", plain])
+        line = one_line_error(p, ["not-executable.sh", "not executable"], "record -m %s of a file without x" % method)
+        check("cannot find" not in line, "record -m %s says it cannot find an existing file: %r" % (method, line))
+    p = c.run([c.stint, "record", "-m", "sample", "-o", os.path.join(c.tmp, "dir.data"), "--", c.tmp])
+    one_line_error(p, ["is a directory"], "record -m sample of a directory")
 
 
 @test
