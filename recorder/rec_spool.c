@@ -702,8 +702,8 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 
 int rec_spool_own_name(const char *n)
 {
-	if (strcmp(n, "session") == 0 || strcmp(n, "session.tmp") == 0)
-		return 1;
+	if (strcmp(n, "session") == 0 || strcmp(n, "session.tmp") == 0 || strcmp(n, "attach.frames") == 0)
+		return 1; /* (attach.frames: the frames open at stint record -p, rec_inject.c) */
 	/* p<pid>-<ns>.<suffix>: .info .cmdline .maps .plt .t<tid>.buf .fns
 	 * .smp, and the runtime's "<file>.tmp<tid>" while it writes one */
 	const char *q = n;
