@@ -476,10 +476,10 @@ __attribute__((weak)) uint32_t rt_attach_frames(pid_t tid, uint64_t *open, uint3
 	return 0;
 }
 
-static void rt_inherit_attached(struct rt_thread *t)
+/* The frames open in a new recording (a fork or vfork child's, the threads'
+ * at attach), outermost first: entered implicitly, no call counted. */
+static void rt_inherit_frames(struct rt_thread *t, const uint64_t *open, uint32_t n)
 {
-	uint64_t open[RT_STACK];
-	uint32_t n = rt_attach_frames(t->tid, open, RT_STACK);
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t b[8];
 		fmt_put_u64(b, open[i]);
@@ -488,6 +488,12 @@ static void rt_inherit_attached(struct rt_thread *t)
 		rt_note_fn(t, open[i]);
 	}
 	t->depth = n;
+}
+
+static void rt_inherit_attached(struct rt_thread *t)
+{
+	uint64_t open[RT_STACK];
+	rt_inherit_frames(t, open, rt_attach_frames(t->tid, open, RT_STACK));
 }
 
 /*
@@ -1126,14 +1132,7 @@ static void rt_atfork_child(void)
 	rt_plt_fork_child(); /* the hooked-functions list is per process */
 	if (!rt_thread_start(t))
 		return;
-	for (uint32_t i = 0; i < depth; i++) {
-		uint8_t b[8];
-		fmt_put_u64(b, open[i]);
-		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
-		t->stack[i] = open[i];
-		rt_note_fn(t, open[i]);
-	}
-	t->depth = depth;
+	rt_inherit_frames(t, open, depth);
 }
 
 /*
@@ -1167,14 +1166,7 @@ void rt_vfork_child(void)
 	rt_plt_save_names();
 	if (!rt_thread_start(t))
 		return;
-	for (uint32_t i = 0; i < depth; i++) {
-		uint8_t b[8];
-		fmt_put_u64(b, open[i]);
-		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
-		t->stack[i] = open[i];
-		rt_note_fn(t, open[i]);
-	}
-	t->depth = depth;
+	rt_inherit_frames(t, open, depth);
 }
 
 /*
