@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "an_diff.h"
+#include "an_view.h"
 #include "../format/format.h"
 
 struct diff_key {
@@ -103,4 +104,17 @@ static int diff_change_cmp(const void *x, const void *y, void *arg)
 void an_diff_sort(struct an_diff_row *rows, uint32_t n, int key)
 {
 	qsort_r(rows, n, sizeof(*rows), diff_change_cmp, &key);
+}
+
+void an_diff_rows(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
+		  struct an_row **rows, uint32_t *n)
+{
+	struct an_view v;
+	an_view_build(d, r, f, &v);
+	an_view_functions(&v, rows, n);
+	if (r->sampling) /* as percentages of the selection's samples */
+		for (uint32_t i = 0; i < *n; i++)
+			for (int k = 0; k < 2; k++)
+				(*rows)[i].v[k] = v.total[AN_EI] > 0 ? 100.0 * (*rows)[i].v[k] / v.total[AN_EI] : 0;
+	an_view_release(&v);
 }

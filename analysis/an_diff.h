@@ -16,6 +16,15 @@ struct an_diff_row {
 };
 
 /*
+ * The function rows of one run (d, analysed into r with filter f) as diff
+ * compares them: from the view of f (just-my-code folded); sampling's as
+ * percentages of the selection's samples, since sample counts grow with
+ * the run's length.  *rows malloc'd, names point into r.
+ */
+void an_diff_rows(const struct fmt_data *d, const struct an_result *r, const struct an_filter *f,
+		  struct an_row **rows, uint32_t *n);
+
+/*
  * Matches run A's rows (of data da) with run B's (of db) into *out (malloc'd,
  * *n long): every function of either run once, with the values of each run
  * it appears in.  Linear after sorting: O((na + nb) log(na + nb)).

@@ -15,6 +15,9 @@
  * the function holding the code, then each function inlined there,
  * innermost on top, and each inlined call site's line counts inclusively.
  *
+ * an_sample_function counts one function's samples per line and address
+ * for `stint annotate`, with the same counters.
+ *
  * A filter selects samples (analysis.h): those of the threads it names
  * and, for a function or module pattern, those with a matching function
  * on the expanded stack.  Only selected samples are counted, in every
@@ -78,6 +81,18 @@ static void tab_count(struct key_tab *t, uint32_t i, uint32_t sample, int leaf)
 	}
 }
 
+/* Free t's arrays (not the key strings: whoever took them frees them). */
+static void tab_release(struct key_tab *t)
+{
+	free(t->keys);
+	free(t->mods);
+	free(t->incl);
+	free(t->excl);
+	free(t->last_sample);
+	util_index_free(&t->index);
+	memset(t, 0, sizeof(*t));
+}
+
 /* Move the table into rows owned by r; the keys become r's strings. */
 static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **rows, uint32_t *n)
 {
@@ -92,13 +107,7 @@ static void tab_rows(struct an_result *r, struct key_tab *t, struct an_row **row
 		r->owned[r->nowned++] = t->keys[i];
 	}
 	*n = t->n;
-	free(t->keys);
-	free(t->mods);
-	free(t->incl);
-	free(t->excl);
-	free(t->last_sample);
-	util_index_free(&t->index);
-	memset(t, 0, sizeof(*t));
+	tab_release(t);
 }
 
 static const uint32_t *inline_fns(struct an_result *r, const struct fmt_process *p, struct an_inline_cache *c,
@@ -411,4 +420,162 @@ void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_
 	tab_rows(r, &addrs, &r->addresses, &r->naddresses);
 	free(fa);
 	free(ma);
+}
+
+/* ------------------------------------------------------------------------
+ * One function's samples per line and address (stint annotate)
+ * --------------------------------------------------------------------- */
+
+size_t an_sample_names(const struct fmt_data *d, const char *want, int exact, const char ***names)
+{
+	size_t n = 0;
+	*names = NULL;
+	for (uint32_t p = 0; p < d->nprocs; p++) {
+		const struct fmt_process *pr = &d->procs[p];
+		for (uint32_t s = 0, l = 0, k = 0; s < pr->nsyms || l < pr->nlines;) {
+			const char *nm;
+			if (s < pr->nsyms) {
+				nm = pr->syms[s++].name;
+			} else if (k < pr->lines[l].ninl) {
+				nm = pr->lines[l].inl[k++].name;
+			} else {
+				l++, k = 0;
+				continue;
+			}
+			if (exact ? strcmp(nm, want) == 0 : strstr(nm, want) != NULL) {
+				UTIL_GROW1(*names, n);
+				(*names)[n++] = nm;
+			}
+		}
+	}
+	return n;
+}
+
+/* The module of p holding a (the last listed, where several do), or NULL. */
+static const struct fmt_module *fn_module_holding(const struct fmt_process *p, uint64_t a)
+{
+	const struct fmt_module *m = NULL;
+	for (uint32_t mi = 0; mi < p->nmods; mi++)
+		if (a >= p->mods[mi].start && a < p->mods[mi].end)
+			m = &p->mods[mi];
+	return m;
+}
+
+/* What an_sample_function counts into, by key ("file:line", "offset"). */
+struct fn_counts {
+	struct key_tab lines, addrs;
+	struct an_fn_count *line_at, *addr_at; /* per entry of lines (addrs) */
+};
+
+/* Count frame (a, its inline frame k) of a sample: its line and address. */
+static void fn_count_frame(struct fn_counts *c, const struct fmt_process *p, const struct fmt_line *l, int k,
+			   uint64_t a, uint32_t sample, int top)
+{
+	const char *lf = NULL;
+	uint32_t ll = 0;
+	uint32_t ninl = l ? l->ninl : 0;
+	if (k + 1 < (int)ninl) {
+		lf = l->inl[k + 1].call_file;
+		ll = l->inl[k + 1].call_line;
+	} else if (l) {
+		lf = l->file;
+		ll = l->line;
+	}
+	if (lf && ll) {
+		char *key = xasprintf("%s:%u", lf, ll);
+		uint32_t before = c->lines.n, i = tab_get(&c->lines, key, 0);
+		free(key);
+		if (c->lines.n != before) {
+			UTIL_GROW1(c->line_at, i);
+			c->line_at[i] = (struct an_fn_count){.file = lf, .line = ll};
+		}
+		tab_count(&c->lines, i, sample, top);
+	}
+	const struct fmt_module *m = fn_module_holding(p, a);
+	uint64_t off = m ? a - m->start + m->offset : a;
+	char key[32];
+	snprintf(key, sizeof(key), "%llx", (unsigned long long)off);
+	uint32_t before = c->addrs.n, i = tab_get(&c->addrs, key, 0);
+	if (c->addrs.n != before) {
+		UTIL_GROW1(c->addr_at, i);
+		c->addr_at[i] = (struct an_fn_count){.addr = off};
+	}
+	tab_count(&c->addrs, i, sample, top);
+}
+
+/* The counts of t into rows at[] (of *n), freeing t. */
+static void fn_count_rows(struct key_tab *t, struct an_fn_count *at, struct an_fn_count **rows, size_t *n)
+{
+	for (uint32_t i = 0; i < t->n; i++) {
+		at[i].incl = t->incl[i];
+		at[i].excl = t->excl[i];
+		free(t->keys[i]);
+	}
+	*rows = at;
+	*n = t->n;
+	tab_release(t);
+}
+
+/* Where the function's code is: the first frame of it found. */
+static void fn_place(struct an_fn_samples *out, const struct fmt_process *p, const struct fmt_symbol *s,
+		     const struct fmt_line *l, int k, uint64_t a)
+{
+	const struct fmt_module *m = fn_module_holding(p, a);
+	if (out->module || !m)
+		return;
+	out->module = m->path;
+	out->decl_file = k < 0 ? s->file : l->inl[k].file;
+	out->decl_line = k < 0 ? s->line : l->inl[k].line;
+	out->offset = (k < 0 ? s->addr : a) - m->start + m->offset;
+	out->size = k < 0 ? s->size : 1;
+}
+
+void an_sample_function(const struct fmt_data *d, const char *name, struct an_fn_samples *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct fn_counts c = {0};
+	uint32_t sample = 0;
+	uint64_t *pcs = xmalloc(FMT_SAMPLE_MAX_FRAMES * sizeof(*pcs));
+	for (uint32_t t = 0; t < d->nthreads; t++) {
+		const struct fmt_thread *th = &d->threads[t];
+		const struct fmt_process *p = &d->procs[th->proc];
+		const uint8_t *q = th->ev, *end = th->ev + th->ev_len;
+		uint64_t dt;
+		unsigned n;
+		int cut;
+		while (fmt_get_sample(&q, end, &dt, pcs, &n, &cut) > 0) {
+			sample++;
+			out->total++;
+			int counted = 0;
+			for (unsigned i = 0; i < n; i++) {
+				uint64_t a = fmt_caller_pc(pcs[i], i == 0);
+				const struct fmt_symbol *s = fmt_symbol_at(p, a);
+				const struct fmt_line *l = fmt_line_at(p, a);
+				uint32_t ninl = l ? l->ninl : 0;
+				/* the frames at a, outermost first: the function holding
+				 * the code (k = -1), then each one inlined there */
+				for (int k = -1; k < (int)ninl; k++) {
+					const char *nm = k < 0 ? (s ? s->name : NULL) : l->inl[k].name;
+					if (!nm || strcmp(nm, name) != 0)
+						continue;
+					int top = i == 0 && k == (int)ninl - 1;
+					fn_place(out, p, s, l, k, a);
+					out->incl += !counted;
+					out->excl += (uint64_t)top;
+					counted = 1;
+					fn_count_frame(&c, p, l, k, a, sample, top);
+				}
+			}
+		}
+	}
+	free(pcs);
+	fn_count_rows(&c.lines, c.line_at, &out->lines, &out->nlines);
+	fn_count_rows(&c.addrs, c.addr_at, &out->addrs, &out->naddrs);
+}
+
+void an_fn_samples_free(struct an_fn_samples *s)
+{
+	free(s->lines);
+	free(s->addrs);
+	memset(s, 0, sizeof(*s));
 }

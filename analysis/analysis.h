@@ -258,6 +258,42 @@ void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_
 
 void an_result_free(struct an_result *r);
 
+/*
+ * One function's samples (stint annotate): per source line and per
+ * address of its frames, inclusive (samples with it there, once each) and
+ * exclusive (on top).  A frame of the function is the function holding a
+ * sampled address, or a function inlined there; its line is the call site
+ * of the next function inlined into it, or, innermost, the address's own
+ * line.  Callers' return addresses count one byte back (their call).
+ */
+struct an_fn_count {
+	const char *file;   /* lines: the source file (points into the fmt_data) */
+	uint32_t line;
+	uint64_t addr;      /* addresses: the offset in the module file */
+	uint64_t incl, excl;
+};
+
+struct an_fn_samples {
+	const char *module;          /* the module file holding it (its first frame's), NULL if none */
+	const char *decl_file;       /* where it is declared ("" or NULL if not known) */
+	uint32_t decl_line;
+	uint64_t offset, size;       /* its code in the module file (an inlined one: size 1) */
+	uint64_t total, incl, excl;  /* every sample; those with it on the stack; on top */
+	struct an_fn_count *lines, *addrs; /* in the order first sampled */
+	size_t nlines, naddrs;
+};
+
+/*
+ * The names of d's functions (with symbols, or inlined at sampled code)
+ * equal to want (exact) or containing it, as often as they occur, in *names
+ * (malloc'd, pointing into d).  Returns how many.
+ */
+size_t an_sample_names(const struct fmt_data *d, const char *want, int exact, const char ***names);
+
+/* The samples of the function named name (sampling data d) into *out. */
+void an_sample_function(const struct fmt_data *d, const char *name, struct an_fn_samples *out);
+void an_fn_samples_free(struct an_fn_samples *s);
+
 /* Interning helpers shared by the analyses. */
 uint32_t an_module_intern(struct an_result *r, const char *path);
 uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,

@@ -11,6 +11,7 @@
 
 #include "out_export.h"
 #include "output.h"
+#include "out_schema.h"
 #include "../analysis/an_lines.h"
 #include "../analysis/an_walk.h"
 #include "../lib/util.h"
@@ -66,7 +67,8 @@ void out_paths_release(struct out_paths *fp)
 
 int out_folded(FILE *f, const struct an_view *v, int value)
 {
-	int k = v->sampling || value != AN_AE ? 0 : 1;
+	/* the application value where asked for and the method has it */
+	int k = value == AN_AE && out_schema_has(out_schema_of(v->sampling), AN_AE) ? 1 : 0;
 	struct out_paths fp;
 	out_fold_paths(v, &fp);
 	uint32_t *path = xmalloc((fp.t.len + 1) * sizeof(*path));
@@ -353,7 +355,13 @@ static void cg_name_ref(FILE *f, const char *key, uint8_t *done, uint32_t id, co
 	fprintf(f, "%s\n", suffix);
 }
 
-static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const double *total, int nev);
+static void cg_header(FILE *f, const struct fmt_data *d, const char *events, const double *total, int nev);
+/* the events (values) of each method's callgrind file */
+static const char cg_sample_events[] = "event: Samples : samples (exclusive: the function was executing)\n"
+				       "events: Samples\n";
+static const char cg_instr_events[] = "event: Elapsed : elapsed time (ns)\n"
+				      "event: Application : application time (ns), intervals without an OS event\n"
+				      "events: Elapsed Application\n";
 
 static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data *d, const struct an_filter *flt)
 {
@@ -362,7 +370,7 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 	if (cs.n)
 		qsort(cs.c, cs.n, sizeof(*cs.c), cg_cost_cmp);
 	double total = (double)cs.total;
-	cg_header(f, d, 1, &total, 1);
+	cg_header(f, d, cg_sample_events, &total, 1);
 	uint8_t *fn_done = xcalloc((size_t)cs.nfn * 2 + 2, 1), *fl_done = xcalloc(cs.nfiles + 1, 1);
 	uint8_t *ob_done = xcalloc(r->nmods + 1, 1);
 	for (uint32_t i = 0; i < cs.n;) {
@@ -404,7 +412,8 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 	return ferror(f) ? -1 : 0;
 }
 
-static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const double *total, int nev)
+/* The file's header; events: the "event:" lines and the "events:" line of the values. */
+static void cg_header(FILE *f, const struct fmt_data *d, const char *events, const double *total, int nev)
 {
 	fputs("# callgrind format\nversion: 1\ncreator: stint\n", f);
 	if (d->nprocs == 1)
@@ -412,13 +421,7 @@ static void cg_header(FILE *f, const struct fmt_data *d, int sampling, const dou
 	fputs("cmd: ", f);
 	folded_name(f, d->command ? d->command : "");
 	fputs("\npart: 1\n\npositions: line\n", f);
-	if (sampling)
-		fputs("event: Samples : samples (exclusive: the function was executing)\nevents: Samples\n", f);
-	else
-		fputs("event: Elapsed : elapsed time (ns)\n"
-		      "event: Application : application time (ns), intervals without an OS event\n"
-		      "events: Elapsed Application\n",
-		      f);
+	fputs(events, f);
 	fputs("summary:", f);
 	for (int e = 0; e < nev; e++)
 		fprintf(f, " %.0f", total[e]);
@@ -533,7 +536,7 @@ static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct f
 			      cg_number_files(rw)};
 	if (!nm.fn_done || !nm.fl_done || !nm.ob_done)
 		abort();
-	cg_header(f, d, 0, g.total, 2);
+	cg_header(f, d, cg_instr_events, g.total, 2);
 	for (uint32_t i = 0; i < g.n;) {
 		uint32_t id = g.c[i].from;
 		cg_place(f, v, &nm, id, 0);
@@ -559,10 +562,9 @@ static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct f
 	return ferror(f) ? -1 : 0;
 }
 
-/* Whether d's instrumentation events carry call sites, and the view is the whole run's. */
-static int out_has_lines(const struct fmt_data *d, const struct an_view *v, const struct an_filter *flt)
+int out_instr_has_lines(const struct fmt_data *d, const struct an_filter *flt)
 {
-	if (v->sampling || (flt && (an_filter_active(flt) || flt->just_my_code)))
+	if (flt && (an_filter_active(flt) || flt->just_my_code))
 		return 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		if (d->threads[i].nosites)
@@ -575,10 +577,10 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 {
 	if (v->sampling)
 		return cg_write_sampling(f, rw, d, flt);
-	if (out_has_lines(d, v, flt))
+	if (out_instr_has_lines(d, flt))
 		return cg_write_instr_lines(f, v, d, rw);
 	const struct an_result *r = v->r;
-	int nev = v->sampling ? 1 : 2;
+	int nev = 2;
 	/* exclusive and inclusive value columns of the events */
 	int self_k[2] = {AN_EE, AN_AE}, incl_k[2] = {AN_EI, AN_AI};
 	uint32_t *order, *same;
@@ -626,7 +628,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 	}
 	ne = m;
 
-	cg_header(f, d, v->sampling, total, nev);
+	cg_header(f, d, cg_instr_events, total, nev);
 
 	uint32_t ei = 0;
 	for (uint32_t id = 0; id < nids; id++) {
@@ -966,7 +968,7 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct ou
 	}
 	fprintf(f, ",\"otherData\":{\"producer\":\"stint\",\"method\":\"%s\",\"events\":%" PRIu64
 		   ",\"events_left_out\":%" PRIu64 ",\"max_events\":%" PRIu64 "%s}}\n",
-		r->sampling ? "sampling" : "instrumentation", c.written, left_out, o->max_events,
+		out_schema_of(r->sampling)->name, c.written, left_out, o->max_events,
 		r->sampling ? "" : o->no_compensation ? ",\"times\":\"as recorded, without probe-cost compensation\""
 					       : ",\"times\":\"probe cost compensated, as in stint report\"");
 	for (uint32_t pi = 0; pi < d->nprocs; pi++) {

@@ -69,6 +69,13 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
  */
 int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
 	      const struct an_filter *f);
+/*
+ * Whether the exports can write instrumentation's values per line: d's
+ * events carry call sites (format version 2 on) and flt selects the whole
+ * run (the lines are not filtered).
+ */
+int out_instr_has_lines(const struct fmt_data *d, const struct an_filter *flt);
+
 /* 0 where stint was built without protobuf-c: out_pprof then fails with ENOTSUP. */
 int out_pprof_available(void);
 

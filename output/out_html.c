@@ -22,6 +22,7 @@
 
 #include "out_html.h"
 #include "output.h"
+#include "out_schema.h"
 #include "../lib/util.h"
 #include "out_html_assets.h"
 
@@ -42,17 +43,6 @@ static void hj_key_str(FILE *f, const char *key, const char *s)
 	hj_str(f, s);
 }
 
-static const char *const hj_value_keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive",
-						      "application_inclusive", "application_exclusive"};
-
-/* The percentage denominator of value k (doc/numbers.md sections 1 and 2). */
-static double hj_denom(const struct an_view *v, int k)
-{
-	if (v->sampling)
-		return v->total[AN_EI];
-	return (k == AN_EI || k == AN_EE) ? v->total[AN_EI] : v->total[AN_AI];
-}
-
 enum { HJ_FUNCTION, HJ_MODULE, HJ_THREAD, HJ_PROCESS, HJ_SESSION };
 
 /* One row with the keys of `stint report --format json`, plus "f" for functions. */
@@ -62,21 +52,10 @@ static void hj_row(FILE *f, const struct an_result *r, const struct an_view *v, 
 	fputs("{\"name\":", f);
 	hj_str(f, row->name);
 	hj_key_str(f, "module", row->module);
-	if (v->sampling) {
-		fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
-			row->v[AN_EI], row->v[AN_EE], out_pct(row->v[AN_EI], hj_denom(v, AN_EI)),
-			out_pct(row->v[AN_EE], hj_denom(v, AN_EE)));
-	} else {
-		fprintf(f, ",\"calls\":%" PRIu64, row->calls);
-		for (int k = 0; k < AN_NVALUES; k++)
-			fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", hj_value_keys[k], row->v[k], hj_value_keys[k],
-				out_pct(row->v[k], hj_denom(v, k)));
-		if (kind == HJ_FUNCTION)
-			for (int k = 0; k < AN_NVALUES; k++)
-				fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", hj_value_keys[k],
-					row->calls ? row->v[k] / (double)row->calls : 0.0, hj_value_keys[k], row->vmin[k],
-					hj_value_keys[k], row->vmax[k]);
-	}
+	const struct out_schema *s = out_schema_of(v->sampling);
+	out_json_values(f, s, row->calls, row->v, v->total);
+	if (kind == HJ_FUNCTION)
+		out_json_per_call(f, s, row->calls, row->v, row->vmin, row->vmax);
 	if (kind == HJ_FUNCTION && row->func < r->nfuncs) {
 		hj_key_str(f, "file", r->funcs[row->func].file);
 		fprintf(f, ",\"line\":%u,\"f\":%u", r->funcs[row->func].line, row->func);
@@ -256,10 +235,48 @@ static int hj_lines_json(FILE *f, const struct an_result *r, const struct an_lin
 	return 0;
 }
 
+/* What the summary says of the recording and of the analysis beyond the
+ * values (out_schema.h), per method. */
+static void hj_instr_recording(FILE *f, const struct fmt_data *d)
+{
+	hj_key_str(f, "os_event_detector", d->os);
+}
+
+static void hj_instr_analysis(FILE *f, const struct an_result *r, const struct out_html_opts *o)
+{
+	fprintf(f, ",\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.3f,\"subtracted_ns\":%.0f}",
+		o->no_compensation ? "false" : "true", r->cost_ns, r->compensated_ns);
+	fprintf(f, ",\"events\":%" PRIu64 ",\"lost_events\":%" PRIu64, r->events, r->lost);
+}
+
+static void hj_sample_recording(FILE *f, const struct fmt_data *d)
+{
+	hj_key_str(f, "event", d->clock);
+	fprintf(f, ",\"frequency_hz\":%" PRIu64, d->rate);
+	hj_key_str(f, "unwinding", d->os);
+	fputs(",\"lost_samples\":", f);
+	hj_note(f, d->notes, "lost");
+}
+
+static void hj_sample_analysis(FILE *f, const struct an_result *r, const struct out_html_opts *o)
+{
+	(void)o;
+	fprintf(f, ",\"samples\":%" PRIu64 ",\"cut_stacks\":%" PRIu64, r->samples, r->cut_stacks);
+}
+
+static const struct {
+	void (*recording)(FILE *f, const struct fmt_data *d);
+	void (*analysis)(FILE *f, const struct an_result *r, const struct out_html_opts *o);
+} hj_methods[OUT_NMETHODS] = {
+	[OUT_METHOD_INSTRUMENTATION] = {hj_instr_recording, hj_instr_analysis},
+	[OUT_METHOD_SAMPLING] = {hj_sample_recording, hj_sample_analysis},
+};
+
 static void hj_summary(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct an_view *v,
 		       const struct out_html_opts *o)
 {
-	fprintf(f, "\"method\":\"%s\"", v->sampling ? "sampling" : "instrumentation");
+	const struct out_schema *s = out_schema_of(v->sampling);
+	fprintf(f, "\"method\":\"%s\"", s->name);
 	if (d) {
 		char when[64] = "";
 		time_t secs = (time_t)(d->wall_start / 1000000000ull);
@@ -271,28 +288,17 @@ static void hj_summary(FILE *f, const struct fmt_data *d, const struct an_result
 			hj_key_str(f, "recorded", when);
 		fprintf(f, ",\"exit_status\":%u,\"duration_ns\":%" PRIu64 ",\"nprocs\":%u,\"nthreads\":%u",
 			d->exit_status, d->duration_ns, d->nprocs, d->nthreads);
-		if (v->sampling) {
-			hj_key_str(f, "event", d->clock);
-			fprintf(f, ",\"frequency_hz\":%" PRIu64, d->rate);
-			hj_key_str(f, "unwinding", d->os);
-			fputs(",\"lost_samples\":", f);
-			hj_note(f, d->notes, "lost");
-		} else {
-			hj_key_str(f, "os_event_detector", d->os);
-		}
+		hj_methods[s->method].recording(f, d);
 		if (d->damage)
 			hj_key_str(f, "damage", d->damage);
 	}
-	if (v->sampling) {
-		fprintf(f, ",\"samples\":%" PRIu64 ",\"cut_stacks\":%" PRIu64, r->samples, r->cut_stacks);
-	} else {
-		fprintf(f, ",\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.3f,\"subtracted_ns\":%.0f}",
-			o->no_compensation ? "false" : "true", r->cost_ns, r->compensated_ns);
-		fprintf(f, ",\"events\":%" PRIu64 ",\"lost_events\":%" PRIu64, r->events, r->lost);
-	}
+	hj_methods[s->method].analysis(f, r, o);
 	if (o->filter)
 		hj_key_str(f, "filter", o->filter);
-	fprintf(f, ",\"totals\":[%.0f,%.0f,%.0f,%.0f]", v->total[0], v->total[1], v->total[2], v->total[3]);
+	fputs(",\"totals\":[", f);
+	for (int k = 0; k < AN_NVALUES; k++)
+		fprintf(f, "%s%.0f", k ? "," : "", v->total[k]);
+	fputc(']', f);
 }
 
 /* ------------------------------------------------------------------------
@@ -454,14 +460,14 @@ static int hj_tree_json(FILE *f, struct hj_tree *t, const struct out_html_stats 
 			/* the root: the selection's totals; its exclusive part is the
 			 * time (samples) with no function on the stack */
 			val[m][AN_EI] = v->total[AN_EI];
-			val[m][AN_AI] = v->sampling ? 0 : v->total[AN_AI];
+			val[m][AN_AI] = v->total[AN_AI]; /* 0 for sampling, as its nodes' AI */
 			double ce = 0, ca = 0;
 			for (uint32_t c = v->n[0].child; c; c = v->n[c].next) {
 				ce += v->n[c].v[AN_EI];
 				ca += v->n[c].v[AN_AI];
 			}
 			val[m][AN_EE] = val[m][AN_EI] > ce ? val[m][AN_EI] - ce : 0;
-			val[m][AN_AE] = v->sampling ? 0 : (val[m][AN_AI] > ca ? val[m][AN_AI] - ca : 0);
+			val[m][AN_AE] = val[m][AN_AI] > ca ? val[m][AN_AI] - ca : 0;
 		}
 		m++;
 	}
@@ -504,12 +510,12 @@ static int hj_tree_json(FILE *f, struct hj_tree *t, const struct out_html_stats 
 	fputs("],\n\"calls\":[", f);
 	for (uint32_t j = 0; j < nout; j++)
 		fprintf(f, "%s%" PRIu64, j ? "," : "", calls[j]);
-	int nv = v->sampling ? 2 : AN_NVALUES;
+	const struct out_schema *s = out_schema_of(v->sampling);
 	fputs("],\n\"v\":[", f);
-	for (int k = 0; k < nv; k++) {
+	for (int k = 0; k < s->ncols; k++) {
 		fputs(k ? "],\n[" : "[", f);
 		for (uint32_t j = 0; j < nout; j++)
-			fprintf(f, "%s%.0f", j ? "," : "", val[j][k]);
+			fprintf(f, "%s%.0f", j ? "," : "", val[j][s->cols[k].v]);
 	}
 	fputs("]],\n\"folded\":[", f);
 	int first = 1;
@@ -634,12 +640,12 @@ static void hj_edges_json(FILE *f, const struct an_view *v, const struct hj_edge
 	fputs("],\n\"calls\":[", f);
 	for (uint32_t i = 0; i < n; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", s->e[i].calls);
-	int nv = v->sampling ? 2 : AN_NVALUES;
+	const struct out_schema *sch = out_schema_of(v->sampling);
 	fputs("],\n\"v\":[", f);
-	for (int k = 0; k < nv; k++) {
+	for (int k = 0; k < sch->ncols; k++) {
 		fputs(k ? "],\n[" : "[", f);
 		for (uint32_t i = 0; i < n; i++)
-			fprintf(f, "%s%.0f", i ? "," : "", s->e[i].v[k]);
+			fprintf(f, "%s%.0f", i ? "," : "", s->e[i].v[sch->cols[k].v]);
 	}
 	fputs("]]}", f);
 }
@@ -720,7 +726,7 @@ int out_html(FILE *f, const struct fmt_data *d, const struct an_result *r, const
 	if (hj_tree_json(f, &t, &st) < 0)
 		goto nomem;
 	hj_edges_json(f, v, &ed, st.edges);
-	if (o->lines && !v->sampling && hj_lines_json(f, r, o->lines) < 0)
+	if (o->lines && hj_lines_json(f, r, o->lines) < 0)
 		goto nomem;
 	fputs("}</script>\n<script>\n", f);
 	fputs((const char *)out_html_js, f);

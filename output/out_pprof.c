@@ -41,6 +41,7 @@
 #include <zlib.h>
 
 #include "out_export.h"
+#include "out_schema.h"
 
 #if !STINT_HAVE_PPROF
 /* Built without protobuf-c (CMakeLists.txt): the command says so. */
@@ -592,16 +593,22 @@ static int pp_write_instr_lines(int fd, StintPprof__Profile *prof, struct pp_str
 	return rc;
 }
 
-/* Whether d's instrumentation events carry call sites and the view is the whole run's. */
-static int pp_has_lines(const struct fmt_data *d, const struct an_view *v, const struct an_filter *flt)
-{
-	if (v->sampling || (flt && (an_filter_active(flt) || flt->just_my_code)))
-		return 0;
-	for (uint32_t i = 0; i < d->nthreads; i++)
-		if (d->threads[i].nosites)
-			return 0;
-	return 1;
-}
+/* What a sample's values mean, per method. */
+static const struct pp_method {
+	const char *type[3][2]; /* the samples' values: name, unit */
+	size_t ntypes;
+	size_t main;            /* the default type, and the period's */
+	const char *comment;
+} pp_methods[OUT_NMETHODS] = {
+	[OUT_METHOD_INSTRUMENTATION] = {
+		{{"calls", "count"}, {"elapsed", "nanoseconds"}, {"application", "nanoseconds"}}, 3, 1,
+		"elapsed and application: exclusive time of each call path, probe cost compensated as in stint report",
+	},
+	[OUT_METHOD_SAMPLING] = {
+		{{"samples", "count"}, {"cpu", "nanoseconds"}}, 2, 1,
+		"cpu = samples x the sampling period (1 / frequency)",
+	},
+};
 
 int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct an_result *rw,
 	       const struct an_filter *flt)
@@ -615,36 +622,28 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	/* what a sample's values mean */
 	StintPprof__ValueType types[3], period_type;
 	StintPprof__ValueType *type_ptrs[3] = {&types[0], &types[1], &types[2]};
-	double period_ns = v->sampling && d->rate ? 1e9 / (double)d->rate : 1;
-	if (v->sampling) {
-		pp_type(&types[0], &st, "samples", "count");
-		pp_type(&types[1], &st, "cpu", "nanoseconds");
-		pp_type(&period_type, &st, "cpu", "nanoseconds");
-		prof.n_sample_type = 2;
-		prof.default_sample_type = pp_str(&st, "cpu");
-	} else {
-		pp_type(&types[0], &st, "calls", "count");
-		pp_type(&types[1], &st, "elapsed", "nanoseconds");
-		pp_type(&types[2], &st, "application", "nanoseconds");
-		pp_type(&period_type, &st, "elapsed", "nanoseconds");
-		prof.n_sample_type = 3;
-		prof.default_sample_type = pp_str(&st, "elapsed");
-	}
+	const struct out_schema *sch = out_schema_of(v->sampling);
+	const struct pp_method *pm = &pp_methods[sch->method];
+	/* a sample stands for 1 / frequency of CPU time; instrumentation's values are times */
+	double period_ns = sch->unit == OUT_UNIT_SAMPLES && d->rate ? 1e9 / (double)d->rate : 1;
+	for (size_t i = 0; i < pm->ntypes; i++)
+		pp_type(&types[i], &st, pm->type[i][0], pm->type[i][1]);
+	pp_type(&period_type, &st, pm->type[pm->main][0], pm->type[pm->main][1]);
+	prof.n_sample_type = pm->ntypes;
+	prof.default_sample_type = pp_str(&st, pm->type[pm->main][0]);
 	prof.sample_type = type_ptrs;
 	prof.period_type = &period_type;
 	prof.period = pp_round(period_ns);
 	prof.time_nanos = (int64_t)d->wall_start;
 	prof.duration_nanos = (int64_t)d->duration_ns;
 	int64_t comments[2];
-	char *note = xasprintf("stint %s profile of: %s", v->sampling ? "sampling" : "instrumentation",
-			       d->command ? d->command : "");
+	char *note = xasprintf("stint %s profile of: %s", sch->name, d->command ? d->command : "");
 	comments[0] = pp_str(&st, note);
-	comments[1] = pp_str(&st, v->sampling ? "cpu = samples x the sampling period (1 / frequency)"
-					      : "elapsed and application: exclusive time of each call path, "
-						"probe cost compensated as in stint report");
+	comments[1] = pp_str(&st, pm->comment);
 	prof.comment = comments;
 	prof.n_comment = 2;
-	if (v->sampling || pp_has_lines(d, v, flt)) {
+	/* sampling: from the samples, per address; instrumentation: per line where it can */
+	if (v->sampling || out_instr_has_lines(d, flt)) {
 		int src = v->sampling ? pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns)
 				      : pp_write_instr_lines(fd, &prof, &st, d, rw);
 		free(st.s);
@@ -731,18 +730,11 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	for (uint32_t i = 1; i < np; i++) {
 		const double *fx = fp.x[i];
 		int64_t *x = &vals[(size_t)prof.n_sample * 3];
-		if (v->sampling) {
-			x[0] = pp_round(fx[0]);
-			x[1] = pp_round(fx[0] * period_ns);
-			if (!x[0])
-				continue;
-		} else {
-			x[0] = pp_round(fx[2]);
-			x[1] = pp_round(fx[0]);
-			x[2] = pp_round(fx[1]);
-			if (!x[0] && !x[1] && !x[2])
-				continue;
-		}
+		x[0] = pp_round(fx[2]);
+		x[1] = pp_round(fx[0]);
+		x[2] = pp_round(fx[1]);
+		if (!x[0] && !x[1] && !x[2])
+			continue;
 		StintPprof__Sample *s = &smp[prof.n_sample];
 		stint_pprof__sample__init(s);
 		s->value = x;

@@ -10,41 +10,15 @@
 #include <time.h>
 
 #include "output.h"
+#include "out_schema.h"
 #include "../lib/util.h"
-
-/* Columns a view can be sorted by; index = value column or special. */
-static const struct {
-	const char *key, *alias;
-	int col; /* 0..3 value, 10 calls, 11 name, 12 module */
-} out_sort_keys[] = {
-	{"elapsed_inclusive", "ei", AN_EI},       {"elapsed_exclusive", "ee", AN_EE},
-	{"application_inclusive", "ai", AN_AI},   {"application_exclusive", "ae", AN_AE},
-	{"elapsed_inclusive_pct", "ei%", AN_EI},  {"elapsed_exclusive_pct", "ee%", AN_EE},
-	{"application_inclusive_pct", "ai%", AN_AI}, {"application_exclusive_pct", "ae%", AN_AE},
-	{"inclusive_samples", "inclusive", AN_EI}, {"exclusive_samples", "exclusive", AN_EE},
-	{"inclusive_pct", "incl%", AN_EI},        {"exclusive_pct", "excl%", AN_EE},
-	{"calls", "calls", 10},                   {"name", "function", 11},
-	{"module", "module", 12},
-};
-
-static const char *const out_value_keys[AN_NVALUES] = {
-	"elapsed_inclusive", "elapsed_exclusive", "application_inclusive", "application_exclusive"};
-static const char *const out_value_short[AN_NVALUES] = {"EI", "EE", "AI", "AE"};
-
-static int sort_col(const char *key)
-{
-	for (size_t i = 0; i < sizeof(out_sort_keys) / sizeof(out_sort_keys[0]); i++)
-		if (strcasecmp(key, out_sort_keys[i].key) == 0 || strcasecmp(key, out_sort_keys[i].alias) == 0)
-			return out_sort_keys[i].col;
-	return -1;
-}
 
 int out_sort_key_ok(const char *key)
 {
-	return sort_col(key) >= 0 ? 0 : -1;
+	return out_sort_column(NULL, key) >= 0 ? 0 : -1;
 }
 
-/* Rows by column *col (a sort_col() value), then by EI, then by name. */
+/* Rows by column *col (an out_sort_column() value), then by EI, then by name. */
 static int cmp_rows(const void *a, const void *b, void *colp)
 {
 	const struct an_row *x = a, *y = b;
@@ -52,9 +26,9 @@ static int cmp_rows(const void *a, const void *b, void *colp)
 	int c = 0;
 	if (col < AN_NVALUES)
 		c = (x->v[col] < y->v[col]) - (x->v[col] > y->v[col]);
-	else if (col == 10)
+	else if (col == OUT_SORT_CALLS)
 		c = (x->calls < y->calls) - (x->calls > y->calls);
-	else if (col == 11)
+	else if (col == OUT_SORT_NAME)
 		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
 	else
 		c = strcmp(x->module ? x->module : "", y->module ? y->module : "");
@@ -153,10 +127,33 @@ void out_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The session totals used as denominators (doc/numbers.md, instrumentation). */
-static double denom(const struct an_result *r, int k)
+
+/*
+ * What the report says of a method beyond its values (out_schema.h has
+ * those): the "# ..." lines of the table's header, the JSON members about
+ * the recording, and the wording that differs; report_methods[] below.
+ */
+struct report_method {
+	/* The table's header, down to the line before the column headings;
+	 * returns the sampling rate when each count gets a column with the
+	 * CPU time it stands for (a time-based event), else 0. */
+	uint64_t (*table_header)(FILE *f, const struct fmt_data *d, const struct an_result *r,
+				 const struct out_opts *o);
+	/* The JSON members after "duration_ns", up to "session". */
+	void (*json_head)(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct out_opts *o);
+	const char *heading[6];             /* the label column's heading, per view (enum out_by) */
+	const char *sel_before, *sel_after; /* around the selection's total in "# selection:" */
+	const char *run_key[AN_NVALUES];    /* JSON "selection": the whole run's totals, by value */
+	int line_file;                      /* JSON line rows also have "file" and "line" */
+	/* kept as they were: the columns reserved after the values when a
+	 * label is cut to the terminal, and whether the heading is cut too */
+	int label_gap, cut_heading;
+};
+static const struct report_method report_methods[OUT_NMETHODS];
+
+static const struct report_method *report_method(const struct an_result *r)
 {
-	return (k == AN_EI || k == AN_EE) ? r->session.v[AN_EI] : r->session.v[AN_AI];
+	return &report_methods[out_schema_of(r->sampling)->method];
 }
 
 /* The filter's selection and its share of the run (percentages are of the selection). */
@@ -168,16 +165,13 @@ static void print_selection(FILE *f, const struct an_result *r, const struct out
 		fprintf(f, "# selection:   %s (system-library frames charged to their callers)\n", o->selection);
 		return;
 	}
-	if (r->sampling) {
-		fprintf(f, "# selection:   %s: %.0f of %.0f samples (%.1f%%); percentages are of the selection\n",
-			o->selection, r->session.v[AN_EI], r->whole[AN_EI], out_pct(r->session.v[AN_EI], r->whole[AN_EI]));
-		return;
-	}
+	const struct out_schema *s = out_schema_of(r->sampling);
+	const struct report_method *m = report_method(r);
 	char sel[32], whole[32];
-	out_fmt_time(sel, sizeof(sel), r->session.v[AN_EI]);
-	out_fmt_time(whole, sizeof(whole), r->whole[AN_EI]);
-	fprintf(f, "# selection:   %s: EI %s of %s (%.1f%%); percentages are of the selection\n", o->selection, sel,
-		whole, out_pct(r->session.v[AN_EI], r->whole[AN_EI]));
+	out_fmt_value(s, sel, sizeof(sel), r->session.v[AN_EI]);
+	out_fmt_value(s, whole, sizeof(whole), r->whole[AN_EI]);
+	fprintf(f, "# selection:   %s: %s%s of %s%s (%.1f%%); percentages are of the selection\n", o->selection,
+		m->sel_before, sel, whole, m->sel_after, out_pct(r->session.v[AN_EI], r->whole[AN_EI]));
 }
 
 /* The same in JSON: the filter and the whole run's totals. */
@@ -185,36 +179,31 @@ static void json_selection(FILE *f, const struct an_result *r, const struct out_
 {
 	if (!o->selection)
 		return;
+	const struct report_method *m = report_method(r);
 	fputs(",\n\"selection\":{\"filter\":", f);
 	out_json_str(f, o->selection);
-	if (r->sampling)
-		fprintf(f, ",\"run_samples\":%.0f}", r->whole[AN_EI]);
-	else
-		fprintf(f, ",\"run_elapsed_inclusive\":%.0f,\"run_application_inclusive\":%.0f}", r->whole[AN_EI],
-			r->whole[AN_AI]);
+	for (int k = 0; k < AN_NVALUES; k++)
+		if (m->run_key[k])
+			fprintf(f, ",\"%s\":%.0f", m->run_key[k], r->whole[k]);
+	fputc('}', f);
 }
 
 static void json_row(FILE *f, const struct an_result *r, const struct an_row *row, int kind)
 {
+	const struct out_schema *s = out_schema_of(r->sampling);
 	fputs("{\"name\":", f);
 	out_json_str(f, row->name);
 	fputs(",\"module\":", f);
 	out_json_str(f, row->module);
-	fprintf(f, ",\"calls\":%" PRIu64, row->calls);
-	for (int k = 0; k < AN_NVALUES; k++)
-		fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", out_value_keys[k], row->v[k], out_value_keys[k],
-			out_pct(row->v[k], denom(r, k)));
+	out_json_values(f, s, row->calls, row->v, r->session.v);
 	if (kind == OUT_BY_FUNCTION) {
-		for (int k = 0; k < AN_NVALUES; k++)
-			fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", out_value_keys[k],
-				row->calls ? row->v[k] / (double)row->calls : 0.0, out_value_keys[k],
-				row->vmin[k], out_value_keys[k], row->vmax[k]);
+		out_json_per_call(f, s, row->calls, row->v, row->vmin, row->vmax);
 		const struct an_func *fn = &r->funcs[row->func];
 		fputs(",\"file\":", f);
 		out_json_str(f, fn->file);
 		fprintf(f, ",\"line\":%u", fn->line);
 	}
-	if (kind == OUT_BY_LINE) { /* the name is "file:line" */
+	if (kind == OUT_BY_LINE && report_method(r)->line_file) { /* the name is "file:line" */
 		const char *colon = strrchr(row->name, ':');
 		fputs(",\"file\":", f);
 		if (colon) {
@@ -247,55 +236,21 @@ static void json_rows(FILE *f, const struct an_result *r, const char *key, struc
 	fputs("]", f);
 }
 
-static const char *recorded_selection(const char *notes, char *buf, size_t n);
-
 static void print_json(FILE *f, const struct fmt_data *d, const struct an_result *r,
 		       const struct out_opts *o, struct an_row *rows[6], uint32_t n[6])
 {
-	fputs("{\"method\":\"instrumentation\",\n\"command\":", f);
+	const struct out_schema *s = out_schema_of(r->sampling);
+	fprintf(f, "{\"method\":\"%s\",\n\"command\":", s->name);
 	out_json_str(f, d->command);
-	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64 ",\n\"os_event_detector\":", d->exit_status,
-		d->duration_ns);
-	out_json_str(f, d->os);
-	/* subtracted = probe_events x cost_per_event + library_events x
-	 * cost_per_library_event + overhead - unsubtracted (analysis.h) */
-	fprintf(f,
-		",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.6f,"
-		"\"cost_per_library_event_ns\":%.6f,\"probe_events\":%" PRIu64 ",\"library_events\":%" PRIu64
-		",\"overhead_ns\":%.0f,\"unsubtracted_ns\":%.0f,\"subtracted_ns\":%.0f,\"cost_path\":\"%s\","
-		"\"cost_in_call_ns\":%.6f}",
-		o->no_compensation ? "false" : "true", r->cost_ns, r->lib_cost_ns, r->probe_events, r->lib_events,
-		r->overhead_ns, o->no_compensation ? 0.0 : r->unsubtracted_ns, r->compensated_ns,
-		!r->patched_cost_procs ? "hooks" : r->patched_cost_procs == d->nprocs ? "patched" : "mixed",
-		r->call_cost_ns);
-	uint64_t bytes = 0;
-	for (uint32_t i = 0; i < d->nthreads; i++)
-		bytes += d->threads[i].ev_len;
-	fprintf(f, ",\n\"events\":%" PRIu64 ",\n\"event_bytes\":%" PRIu64 ",\n\"lost_events\":%" PRIu64, r->events,
-		bytes, r->lost);
-	if (d->damage) {
-		fputs(",\n\"damage\":", f);
-		out_json_str(f, d->damage);
-	}
-	out_patch_json(f, d->notes);
-	json_selection(f, r, o);
-	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
-	char rsel[4096];
-	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
-		fputs(",\n\"recorded_selection\":", f);
-		out_json_str(f, rsel);
-	}
+	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64, d->exit_status, d->duration_ns);
+	report_method(r)->json_head(f, d, r, o);
 	fputs(",\n\"session\":", f);
 	json_row(f, r, &r->session, -1);
-	json_rows(f, r, "functions", rows[0], n[0], OUT_BY_FUNCTION, o->by == OUT_BY_FUNCTION ? o->limit : 0);
-	json_rows(f, r, "modules", rows[1], n[1], OUT_BY_MODULE, o->by == OUT_BY_MODULE ? o->limit : 0);
-	json_rows(f, r, "threads", rows[2], n[2], OUT_BY_THREAD, o->by == OUT_BY_THREAD ? o->limit : 0);
-	json_rows(f, r, "processes", rows[3], n[3], OUT_BY_PROCESS, o->by == OUT_BY_PROCESS ? o->limit : 0);
-	/* per line and call-site address: computed when asked for (--by line|address) */
-	if (o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS) {
-		json_rows(f, r, "lines", rows[4], n[4], OUT_BY_LINE, o->by == OUT_BY_LINE ? o->limit : 0);
-		json_rows(f, r, "addresses", rows[5], n[5], OUT_BY_ADDRESS, o->by == OUT_BY_ADDRESS ? o->limit : 0);
-	}
+	static const char *const keys[6] = {"functions", "modules", "threads", "processes", "lines", "addresses"};
+	/* per line and call-site address: with some methods computed only when asked for */
+	int nviews = s->lines_on_request && o->by != OUT_BY_LINE && o->by != OUT_BY_ADDRESS ? 4 : 6;
+	for (int v = 0; v < nviews; v++)
+		json_rows(f, r, keys[v], rows[v], n[v], v, o->by == v ? o->limit : 0);
 	fputs("\n}\n", f);
 }
 
@@ -323,27 +278,122 @@ static void csv_key(FILE *f, const struct out_opts *o, const struct an_row *row)
 static void print_csv(FILE *f, const struct an_result *r, const struct out_opts *o,
 		      const struct an_row *rows, uint32_t n)
 {
+	const struct out_schema *s = out_schema_of(r->sampling);
 	fputs(csv_key_header(o), f);
-	fputs(",calls", f);
-	for (int k = 0; k < AN_NVALUES; k++)
-		fprintf(f, ",%s,%s_pct", out_value_keys[k], out_value_keys[k]);
+	out_csv_values_header(f, s, s->pct_beside);
 	if (o->by == OUT_BY_FUNCTION)
-		for (int k = 0; k < AN_NVALUES; k++)
-			fprintf(f, ",%s_avg,%s_min,%s_max", out_value_keys[k], out_value_keys[k], out_value_keys[k]);
+		out_csv_per_call_header(f, s);
 	fputc('\n', f);
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
 		csv_key(f, o, row);
-		fprintf(f, ",%" PRIu64, row->calls);
-		for (int k = 0; k < AN_NVALUES; k++)
-			fprintf(f, ",%.0f,%.4f", row->v[k], out_pct(row->v[k], denom(r, k)));
+		out_csv_values(f, s, row->calls, row->v, r->session.v, s->pct_beside);
 		if (o->by == OUT_BY_FUNCTION)
-			for (int k = 0; k < AN_NVALUES; k++)
-				fprintf(f, ",%.1f,%.0f,%.0f", row->calls ? row->v[k] / (double)row->calls : 0.0,
-					row->vmin[k], row->vmax[k]);
+			out_csv_per_call(f, s, row->calls, row->v, row->vmin, row->vmax);
 		fputc('\n', f);
 	}
 }
+
+/* Percentages of hot rows stand out, as perf colours them: red from 5%, green from 0.5%. */
+static void put_pct(FILE *f, const struct out_opts *o, int width, double pct)
+{
+	const char *on = !o->color ? NULL : pct >= 5.0 ? "\033[31m" : pct >= 0.5 ? "\033[32m" : NULL;
+	if (on)
+		fprintf(f, "%s%*.2f\033[m", on, width, pct);
+	else
+		fprintf(f, "%*.2f", width, pct);
+}
+
+/* A row's label, cut to the columns left on the terminal (whole in CSV and JSON). */
+static void put_label(FILE *f, const struct out_opts *o, int used, const char *label)
+{
+	int room = o->width > 0 ? o->width - used : 0;
+	int len = (int)strlen(label);
+	if (room <= 0 || len <= room || room < 8) {
+		fprintf(f, "%s\n", label);
+		return;
+	}
+	fprintf(f, "%.*s..\n", room - 2, label);
+}
+
+
+static void row_label(char *buf, size_t n, const struct out_opts *o, const struct an_row *row)
+{
+	if (o->by == OUT_BY_THREAD)
+		snprintf(buf, n, "%u %s (pid %u)", row->tid, row->name, row->pid);
+	else if (o->by == OUT_BY_PROCESS)
+		snprintf(buf, n, "%u %s", row->pid, row->extra);
+	else if (o->by == OUT_BY_MODULE)
+		snprintf(buf, n, "%s", row->name);
+	else
+		snprintf(buf, n, "%s [%s]", row->name, row->module);
+}
+
+static void print_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
+			const struct out_opts *o, const struct an_row *rows, uint32_t n)
+{
+	const struct out_schema *s = out_schema_of(r->sampling);
+	const struct report_method *m = report_method(r);
+	uint64_t rate = m->table_header(f, d, r, o); /* with a time column per count */
+	int show_calls = s->calls && o->by != OUT_BY_THREAD && o->by != OUT_BY_PROCESS;
+	int per_call = s->calls && o->per_call && o->by == OUT_BY_FUNCTION;
+	int vw = s->table_value_width, pw = s->table_pct_width;
+	int used = (show_calls ? 11 : 0) + s->ncols * (vw + pw + 2 + (rate ? 11 : 0)) + (per_call ? s->ncols * 33 : 0) +
+		   m->label_gap;
+	if (show_calls)
+		fprintf(f, "%10s ", "Calls");
+	for (int c = 0; c < s->ncols; c++) {
+		fprintf(f, "%*s ", vw, s->cols[c].title);
+		if (rate)
+			fprintf(f, "%10s ", "time");
+		fprintf(f, "%*s ", pw, "%");
+	}
+	for (int c = 0; c < s->ncols && per_call; c++) {
+		char a[16], mn[16], mx[16];
+		snprintf(a, sizeof(a), "%s avg", s->cols[c].abbrev);
+		snprintf(mn, sizeof(mn), "%s min", s->cols[c].abbrev);
+		snprintf(mx, sizeof(mx), "%s max", s->cols[c].abbrev);
+		fprintf(f, "%10s %10s %10s ", a, mn, mx);
+	}
+	fputc(' ', f);
+	if (m->cut_heading)
+		put_label(f, o, used, m->heading[o->by]);
+	else
+		fprintf(f, "%s\n", m->heading[o->by]);
+	char label[4096];
+	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
+		const struct an_row *row = &rows[i];
+		char t[32];
+		if (show_calls)
+			fprintf(f, "%10" PRIu64 " ", row->calls);
+		for (int c = 0; c < s->ncols; c++) {
+			const struct out_column *k = &s->cols[c];
+			out_fmt_value(s, t, sizeof(t), row->v[k->v]);
+			fprintf(f, "%*s ", vw, t);
+			if (rate) {
+				out_fmt_time(t, sizeof(t), row->v[k->v] * 1e9 / (double)rate);
+				fprintf(f, "%10s ", t);
+			}
+			put_pct(f, o, pw, out_pct(row->v[k->v], r->session.v[k->denom]));
+			fputc(' ', f);
+		}
+		for (int c = 0; c < s->ncols && per_call; c++) {
+			const struct out_column *k = &s->cols[c];
+			char a[32], mn[32], mx[32];
+			out_fmt_time(a, sizeof(a), row->calls ? row->v[k->v] / (double)row->calls : 0);
+			out_fmt_time(mn, sizeof(mn), row->vmin[k->v]);
+			out_fmt_time(mx, sizeof(mx), row->vmax[k->v]);
+			fprintf(f, "%10s %10s %10s ", a, mn, mx);
+		}
+		fputc(' ', f);
+		row_label(label, sizeof(label), o, row);
+		put_label(f, o, used, label);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Instrumentation: what the header and JSON say of the recording
+ * --------------------------------------------------------------------- */
 
 /*
  * A program instrumented through its patch sites (not built with
@@ -427,8 +477,8 @@ static void print_recorded_selection(FILE *f, const char *notes)
 		   "#   their time is their callers' exclusive time (doc/stint-record.md)\n", b);
 }
 
-static void print_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
-			 const struct out_opts *o)
+static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
+				   const struct out_opts *o)
 {
 	char wall[32], comp[32], ei[32], ai[32], when[64] = "";
 	time_t secs = (time_t)(d->wall_start / 1000000000ull);
@@ -492,103 +542,53 @@ static void print_header(FILE *f, const struct fmt_data *d, const struct an_resu
 				   "missing\n",
 				d->threads[i].tid);
 	fputc('\n', f);
-}
-
-/* Percentages of hot rows stand out, as perf colours them: red from 5%, green from 0.5%. */
-static void put_pct(FILE *f, const struct out_opts *o, int width, double pct)
-{
-	const char *on = !o->color ? NULL : pct >= 5.0 ? "\033[31m" : pct >= 0.5 ? "\033[32m" : NULL;
-	if (on)
-		fprintf(f, "%s%*.2f\033[m", on, width, pct);
-	else
-		fprintf(f, "%*.2f", width, pct);
-}
-
-/* A row's label, cut to the columns left on the terminal (whole in CSV and JSON). */
-static void put_label(FILE *f, const struct out_opts *o, int used, const char *label)
-{
-	int room = o->width > 0 ? o->width - used : 0;
-	int len = (int)strlen(label);
-	if (room <= 0 || len <= room || room < 8) {
-		fprintf(f, "%s\n", label);
-		return;
-	}
-	fprintf(f, "%.*s..\n", room - 2, label);
-}
-
-static const char *const out_value_title[AN_NVALUES] = {"Elapsed incl", "Elapsed excl", "Applic. incl",
-							 "Applic. excl"};
-
-static void print_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
-			const struct out_opts *o, const struct an_row *rows, uint32_t n)
-{
-	print_header(f, d, r, o);
 	fputs("# columns:     Elapsed = wall time, Application = the intervals in which the thread stayed on the CPU;\n"
 	      "#              incl = with the functions called, excl = own code only; % of the session's incl time\n\n",
 	      f);
-	const char *first = o->by == OUT_BY_FUNCTION ? "Function [module]"
-			    : o->by == OUT_BY_MODULE ? "Module"
-			    : o->by == OUT_BY_THREAD ? "Thread"
-			    : o->by == OUT_BY_LINE ? "Source line [module]"
-			    : o->by == OUT_BY_ADDRESS ? "Call site or entry (module offset) [module]"
-						     : "Process";
 	if (o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS)
 		fputs("# lines:       an interval of a function's own code counts for the line (address) of the call\n"
 		      "#              that ends it, or of the function's latest call (its entry) when it returns;\n"
 		      "#              incl adds the calls made there; Calls = calls made there\n\n", f);
-	int show_calls = o->by != OUT_BY_THREAD && o->by != OUT_BY_PROCESS;
-	int per_call = o->per_call && o->by == OUT_BY_FUNCTION;
-	int used = (show_calls ? 11 : 0) + AN_NVALUES * 20 + (per_call ? AN_NVALUES * 33 : 0) + 1;
-	if (show_calls)
-		fprintf(f, "%10s ", "Calls");
-	for (int k = 0; k < AN_NVALUES; k++)
-		fprintf(f, "%12s %6s ", out_value_title[k], "%");
-	if (per_call)
-		for (int k = 0; k < AN_NVALUES; k++)
-		{
-			char a[16], mn[16], mx[16];
-			snprintf(a, sizeof(a), "%s avg", out_value_short[k]);
-			snprintf(mn, sizeof(mn), "%s min", out_value_short[k]);
-			snprintf(mx, sizeof(mx), "%s max", out_value_short[k]);
-			fprintf(f, "%10s %10s %10s ", a, mn, mx);
-		}
-	fputc(' ', f);
-	put_label(f, o, used, first);
-	char label[4096];
-	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
-		const struct an_row *row = &rows[i];
-		char t[32];
-		if (show_calls)
-			fprintf(f, "%10" PRIu64 " ", row->calls);
-		for (int k = 0; k < AN_NVALUES; k++) {
-			out_fmt_time(t, sizeof(t), row->v[k]);
-			fprintf(f, "%12s ", t);
-			put_pct(f, o, 6, out_pct(row->v[k], denom(r, k)));
-			fputc(' ', f);
-		}
-		if (per_call)
-			for (int k = 0; k < AN_NVALUES; k++) {
-				char a[32], mn[32], mx[32];
-				out_fmt_time(a, sizeof(a), row->calls ? row->v[k] / (double)row->calls : 0);
-				out_fmt_time(mn, sizeof(mn), row->vmin[k]);
-				out_fmt_time(mx, sizeof(mx), row->vmax[k]);
-				fprintf(f, "%10s %10s %10s ", a, mn, mx);
-			}
-		if (o->by == OUT_BY_FUNCTION || o->by == OUT_BY_LINE || o->by == OUT_BY_ADDRESS)
-			snprintf(label, sizeof(label), "%s [%s]", row->name, row->module);
-		else if (o->by == OUT_BY_THREAD)
-			snprintf(label, sizeof(label), "%u %s (pid %u)", row->tid, row->name, row->pid);
-		else if (o->by == OUT_BY_PROCESS)
-			snprintf(label, sizeof(label), "%u %s", row->pid, row->extra);
-		else
-			snprintf(label, sizeof(label), "%s", row->name);
-		fputc(' ', f);
-		put_label(f, o, used, label);
+	return 0;
+}
+
+static void instr_json_head(FILE *f, const struct fmt_data *d, const struct an_result *r,
+			    const struct out_opts *o)
+{
+	fputs(",\n\"os_event_detector\":", f);
+	out_json_str(f, d->os);
+	/* subtracted = probe_events x cost_per_event + library_events x
+	 * cost_per_library_event + overhead - unsubtracted (analysis.h) */
+	fprintf(f,
+		",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.6f,"
+		"\"cost_per_library_event_ns\":%.6f,\"probe_events\":%" PRIu64 ",\"library_events\":%" PRIu64
+		",\"overhead_ns\":%.0f,\"unsubtracted_ns\":%.0f,\"subtracted_ns\":%.0f,\"cost_path\":\"%s\","
+		"\"cost_in_call_ns\":%.6f}",
+		o->no_compensation ? "false" : "true", r->cost_ns, r->lib_cost_ns, r->probe_events, r->lib_events,
+		r->overhead_ns, o->no_compensation ? 0.0 : r->unsubtracted_ns, r->compensated_ns,
+		!r->patched_cost_procs ? "hooks" : r->patched_cost_procs == d->nprocs ? "patched" : "mixed",
+		r->call_cost_ns);
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		bytes += d->threads[i].ev_len;
+	fprintf(f, ",\n\"events\":%" PRIu64 ",\n\"event_bytes\":%" PRIu64 ",\n\"lost_events\":%" PRIu64, r->events,
+		bytes, r->lost);
+	if (d->damage) {
+		fputs(",\n\"damage\":", f);
+		out_json_str(f, d->damage);
+	}
+	out_patch_json(f, d->notes);
+	json_selection(f, r, o);
+	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
+	char rsel[4096];
+	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
+		fputs(",\n\"recorded_selection\":", f);
+		out_json_str(f, rsel);
 	}
 }
 
 /* ------------------------------------------------------------------------
- * Sampling views
+ * Sampling: what the header and JSON say of the recording
  * --------------------------------------------------------------------- */
 
 static const char *note_get(const char *notes, const char *key, char *buf, size_t n)
@@ -610,101 +610,6 @@ static const char *note_get(const char *notes, const char *key, char *buf, size_
 	}
 	snprintf(buf, n, "0");
 	return buf;
-}
-
-static void json_sample_row(FILE *f, const struct an_result *r, const struct an_row *row, int kind)
-{
-	double total = r->session.v[AN_EI];
-	fputs("{\"name\":", f);
-	out_json_str(f, row->name);
-	fputs(",\"module\":", f);
-	out_json_str(f, row->module);
-	fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
-		row->v[AN_EI], row->v[AN_EE], out_pct(row->v[AN_EI], total), out_pct(row->v[AN_EE], total));
-	if (kind == OUT_BY_FUNCTION) {
-		const struct an_func *fn = &r->funcs[row->func];
-		fputs(",\"file\":", f);
-		out_json_str(f, fn->file);
-		fprintf(f, ",\"line\":%u", fn->line);
-	}
-	if (kind == OUT_BY_THREAD)
-		fprintf(f, ",\"tid\":%u,\"pid\":%u", row->tid, row->pid);
-	if (kind == OUT_BY_PROCESS) {
-		fprintf(f, ",\"pid\":%u,\"command\":", row->pid);
-		out_json_str(f, row->extra);
-	}
-	fputc('}', f);
-}
-
-static void print_sample_json(FILE *f, const struct fmt_data *d, const struct an_result *r,
-			      const struct out_opts *o, struct an_row *rows[6], uint32_t n[6])
-{
-	char b[64];
-	fputs("{\"method\":\"sampling\",\n\"command\":", f);
-	out_json_str(f, d->command);
-	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64 ",\n\"event\":", d->exit_status,
-		d->duration_ns);
-	out_json_str(f, d->clock);
-	fprintf(f, ",\n\"frequency_hz\":%" PRIu64 ",\n\"unwinding\":", d->rate);
-	out_json_str(f, d->os);
-	/* the samples the percentages are of: the selection's under a filter */
-	fprintf(f, ",\n\"samples\":%" PRIu64, r->filtered ? (uint64_t)r->session.v[AN_EI] : r->samples);
-	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
-	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
-	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
-	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
-	if (strcmp(note_get(d->notes, "inproc", b, sizeof(b)), "1") == 0) {
-		/* the in-process sampler: what it could not see */
-		fprintf(f, ",\n\"unsampled_threads\":%s", note_get(d->notes, "unsampled", b, sizeof(b)));
-		fprintf(f, ",\n\"system_call_samples\":%s", note_get(d->notes, "syscall", b, sizeof(b)));
-		if (strcmp(note_get(d->notes, "usage", b, sizeof(b)), "0") != 0) {
-			fprintf(f, ",\n\"user_time_ns\":%s", note_get(d->notes, "utime", b, sizeof(b)));
-			fprintf(f, ",\n\"system_time_ns\":%s", note_get(d->notes, "stime", b, sizeof(b)));
-		}
-	}
-	if (d->damage) {
-		fputs(",\n\"damage\":", f);
-		out_json_str(f, d->damage);
-	}
-	json_selection(f, r, o);
-	fputs(",\n\"session\":", f);
-	json_sample_row(f, r, &r->session, -1);
-	static const char *const keys[6] = {"functions", "modules", "threads", "processes", "lines", "addresses"};
-	for (int v = 0; v < 6; v++) {
-		fprintf(f, ",\n\"%s\":[", keys[v]);
-		for (uint32_t i = 0; i < n[v] && (!o->limit || o->by != v || i < (uint32_t)o->limit); i++) {
-			fputs(i ? ",\n " : "\n ", f);
-			json_sample_row(f, r, &rows[v][i], v);
-		}
-		fputs("]", f);
-	}
-	fputs("\n}\n", f);
-}
-
-static void sample_row_label(char *buf, size_t n, const struct out_opts *o, const struct an_row *row)
-{
-	if (o->by == OUT_BY_THREAD)
-		snprintf(buf, n, "%u %s (pid %u)", row->tid, row->name, row->pid);
-	else if (o->by == OUT_BY_PROCESS)
-		snprintf(buf, n, "%u %s", row->pid, row->extra);
-	else if (o->by == OUT_BY_MODULE)
-		snprintf(buf, n, "%s", row->name);
-	else
-		snprintf(buf, n, "%s [%s]", row->name, row->module);
-}
-
-static void print_sample_csv(FILE *f, const struct an_result *r, const struct out_opts *o,
-			     const struct an_row *rows, uint32_t n)
-{
-	double total = r->session.v[AN_EI];
-	fputs(csv_key_header(o), f);
-	fputs(",inclusive_samples,exclusive_samples,inclusive_pct,exclusive_pct\n", f);
-	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
-		const struct an_row *row = &rows[i];
-		csv_key(f, o, row);
-		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", row->v[AN_EI], row->v[AN_EE], out_pct(row->v[AN_EI], total),
-			out_pct(row->v[AN_EE], total));
-	}
 }
 
 /* "PID" of an attached recording (and its children's, if any) */
@@ -743,8 +648,8 @@ static void print_inproc_header(FILE *f, const struct fmt_data *d)
 		fputs("# not sampled: 0 threads\n", f);
 }
 
-static void print_sample_table(FILE *f, const struct fmt_data *d, const struct an_result *r,
-			       const struct out_opts *o, const struct an_row *rows, uint32_t n)
+static uint64_t sample_table_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
+				    const struct out_opts *o)
 {
 	char dur[32], when[64] = "", b1[32], b2[32];
 	time_t secs = (time_t)(d->wall_start / 1000000000ull);
@@ -783,67 +688,75 @@ static void print_sample_table(FILE *f, const struct fmt_data *d, const struct a
 	if (d->damage)
 		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
 	fputc('\n', f);
-	static const char *const first[6] = {"Function [module]", "Module", "Thread", "Process",
-					     "Source line [module]", "Address (module offset) [module]"};
 	/* time-based events give each sample a period of CPU time: show the estimate beside the count */
 	int timed = d->rate && (!strcmp(d->clock, "task-clock") || !strcmp(d->clock, "cpu-clock") ||
 				!strcmp(d->clock, "cpu-time"));
 	fputs("# columns:     Inclusive = samples with the function anywhere on the stack, Exclusive = on top;\n"
 	      "#              % of the samples kept", f);
 	fputs(timed ? "; time = samples x the sampling period (an estimate)\n\n" : "\n\n", f);
-	if (timed)
-		fprintf(f, "%10s %10s %7s %10s %10s %7s  %s\n", "Inclusive", "time", "%", "Exclusive", "time", "%",
-			first[o->by]);
-	else
-		fprintf(f, "%10s %7s %10s %7s  %s\n", "Inclusive", "%", "Exclusive", "%", first[o->by]);
-	double total = r->session.v[AN_EI];
-	int used = timed ? 62 : 40;
-	char label[4096], t[32];
-	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
-		const struct an_row *row = &rows[i];
-		for (int k = AN_EI; k <= AN_EE; k++) {
-			fprintf(f, "%10.0f ", row->v[k]);
-			if (timed) {
-				out_fmt_time(t, sizeof(t), row->v[k] * 1e9 / (double)d->rate);
-				fprintf(f, "%10s ", t);
-			}
-			put_pct(f, o, 7, out_pct(row->v[k], total));
-			fputc(' ', f);
-		}
-		fputc(' ', f);
-		sample_row_label(label, sizeof(label), o, row);
-		put_label(f, o, used, label);
-	}
+	return timed ? d->rate : 0;
 }
+
+static void sample_json_head(FILE *f, const struct fmt_data *d, const struct an_result *r,
+			     const struct out_opts *o)
+{
+	char b[64];
+	fputs(",\n\"event\":", f);
+	out_json_str(f, d->clock);
+	fprintf(f, ",\n\"frequency_hz\":%" PRIu64 ",\n\"unwinding\":", d->rate);
+	out_json_str(f, d->os);
+	/* the samples the percentages are of: the selection's under a filter */
+	fprintf(f, ",\n\"samples\":%" PRIu64, r->filtered ? (uint64_t)r->session.v[AN_EI] : r->samples);
+	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
+	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
+	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
+	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
+	if (strcmp(note_get(d->notes, "inproc", b, sizeof(b)), "1") == 0) {
+		/* the in-process sampler: what it could not see */
+		fprintf(f, ",\n\"unsampled_threads\":%s", note_get(d->notes, "unsampled", b, sizeof(b)));
+		fprintf(f, ",\n\"system_call_samples\":%s", note_get(d->notes, "syscall", b, sizeof(b)));
+		if (strcmp(note_get(d->notes, "usage", b, sizeof(b)), "0") != 0) {
+			fprintf(f, ",\n\"user_time_ns\":%s", note_get(d->notes, "utime", b, sizeof(b)));
+			fprintf(f, ",\n\"system_time_ns\":%s", note_get(d->notes, "stime", b, sizeof(b)));
+		}
+	}
+	if (d->damage) {
+		fputs(",\n\"damage\":", f);
+		out_json_str(f, d->damage);
+	}
+	json_selection(f, r, o);
+}
+
+static const struct report_method report_methods[OUT_NMETHODS] = {
+	[OUT_METHOD_INSTRUMENTATION] = {
+		.table_header = instr_table_header, .json_head = instr_json_head,
+		.heading = {"Function [module]", "Module", "Thread", "Process", "Source line [module]",
+			    "Call site or entry (module offset) [module]"},
+		.sel_before = "EI ", .sel_after = "",
+		.run_key = {[AN_EI] = "run_elapsed_inclusive", [AN_AI] = "run_application_inclusive"},
+		.line_file = 1, .label_gap = 1, .cut_heading = 1,
+	},
+	[OUT_METHOD_SAMPLING] = {
+		.table_header = sample_table_header, .json_head = sample_json_head,
+		.heading = {"Function [module]", "Module", "Thread", "Process", "Source line [module]",
+			    "Address (module offset) [module]"},
+		.sel_before = "", .sel_after = " samples",
+		.run_key = {[AN_EI] = "run_samples"},
+		.line_file = 0, .label_gap = 2, .cut_heading = 0,
+	},
+};
 
 int out_report(FILE *f, const struct fmt_data *d, const struct an_result *r, const struct out_opts *o)
 {
-	if (r->sampling) {
-		struct an_row *rows[6] = {r->functions, r->modules, r->thread_rows, r->processes, r->lines, r->addresses};
-		uint32_t n[6] = {r->nfunctions, r->nmodules, r->nthread_rows, r->nprocesses, r->nlines, r->naddresses};
-		int col = o->sort ? sort_col(o->sort) : AN_EE;
-		if (col < 0 || col == AN_AI || col == AN_AE || col == 10)
-			return -1;
-		for (int v = 0; v < 6; v++) {
-			int by = v == o->by ? col : AN_EE;
-			qsort_r(rows[v], n[v], sizeof(struct an_row), cmp_rows, &by);
-		}
-		if (o->format == OUT_JSON)
-			print_sample_json(f, d, r, o, rows, n);
-		else if (o->format == OUT_CSV)
-			print_sample_csv(f, r, o, rows[o->by], n[o->by]);
-		else
-			print_sample_table(f, d, r, o, rows[o->by], n[o->by]);
-		return 0;
-	}
+	const struct out_schema *s = out_schema_of(r->sampling);
 	struct an_row *rows[6] = {r->functions, r->modules, r->thread_rows, r->processes, r->lines, r->addresses};
 	uint32_t n[6] = {r->nfunctions, r->nmodules, r->nthread_rows, r->nprocesses, r->nlines, r->naddresses};
-	int col = o->sort ? sort_col(o->sort) : (o->by == OUT_BY_FUNCTION ? AN_EE : AN_EI);
+	int col = o->sort ? out_sort_column(s, o->sort) : o->by == OUT_BY_FUNCTION ? s->sort_function : s->sort_other;
 	if (col < 0)
 		return -1;
 	for (int v = 0; v < 6; v++) {
-		int by = (v == o->by) ? col : (v == OUT_BY_FUNCTION ? AN_EE : AN_EI);
-		if (n[v]) /* the line and address rows are there only for --by line|address */
+		int by = v == o->by ? col : v == OUT_BY_FUNCTION ? s->sort_function : s->sort_other;
+		if (n[v]) /* some methods have line and address rows only for --by line|address */
 			qsort_r(rows[v], n[v], sizeof(struct an_row), cmp_rows, &by);
 	}
 	if (o->format == OUT_JSON)

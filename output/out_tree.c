@@ -9,6 +9,7 @@
 
 #include "out_tree.h"
 #include "output.h"
+#include "out_schema.h"
 #include "../lib/util.h"
 
 struct kid_key {
@@ -47,26 +48,42 @@ static uint32_t sorted_children(const struct an_view *v, uint32_t i, uint32_t **
 
 static void text_values(FILE *f, const struct an_view *v, const struct cct_node *n)
 {
-	if (v->sampling) {
-		fprintf(f, "%8.0f %6.2f %8.0f %6.2f  ", n->v[AN_EI], out_pct(n->v[AN_EI], v->total[AN_EI]), n->v[AN_EE],
-			out_pct(n->v[AN_EE], v->total[AN_EI]));
-		return;
+	const struct out_schema *s = out_schema_of(v->sampling);
+	char t[32];
+	if (s->calls)
+		fprintf(f, "%10" PRIu64 " ", n->calls);
+	for (int c = 0; c < s->ncols; c++) {
+		const struct out_column *k = &s->cols[c];
+		if (!k->tree_pct_only) {
+			out_fmt_value(s, t, sizeof(t), n->v[k->v]);
+			fprintf(f, "%*s ", s->tree_value_width, t);
+		}
+		fprintf(f, "%6.2f ", out_pct(n->v[k->v], v->total[k->denom]));
 	}
-	char ei[32], ee[32];
-	out_fmt_time(ei, sizeof(ei), n->v[AN_EI]);
-	out_fmt_time(ee, sizeof(ee), n->v[AN_EE]);
-	fprintf(f, "%10" PRIu64 " %10s %6.2f %10s %6.2f %6.2f %6.2f  ", n->calls, ei,
-		out_pct(n->v[AN_EI], v->total[AN_EI]), ee, out_pct(n->v[AN_EE], v->total[AN_EI]),
-		out_pct(n->v[AN_AI], v->total[AN_AI]), out_pct(n->v[AN_AE], v->total[AN_AI]));
+	fputc(' ', f);
+}
+
+/* The headings of text_values()' columns, or (blank) as many spaces. */
+static void text_columns(FILE *f, const struct an_view *v, int blank)
+{
+	const struct out_schema *s = out_schema_of(v->sampling);
+	char t[32];
+	if (s->calls)
+		fprintf(f, "%10s ", blank ? "" : "Calls");
+	for (int c = 0; c < s->ncols; c++) {
+		const struct out_column *k = &s->cols[c];
+		if (!k->tree_pct_only)
+			fprintf(f, "%*s ", s->tree_value_width, blank ? "" : k->abbrev);
+		snprintf(t, sizeof(t), "%s%%", k->tree_pct_only ? k->abbrev : "");
+		fprintf(f, "%6s ", blank ? "" : t);
+	}
+	fputc(' ', f);
 }
 
 static void text_header(FILE *f, const struct an_view *v, const char *what)
 {
-	if (v->sampling)
-		fprintf(f, "%8s %6s %8s %6s  %s\n", "Incl", "%", "Excl", "%", what);
-	else
-		fprintf(f, "%10s %10s %6s %10s %6s %6s %6s  %s\n", "Calls", "EI", "%", "EE", "%", "AI%", "AE%",
-			what);
+	text_columns(f, v, 0);
+	fprintf(f, "%s\n", what);
 }
 
 struct tree_ctx {
@@ -79,17 +96,7 @@ struct tree_ctx {
 
 static void json_values(FILE *f, const struct an_view *v, const struct cct_node *n)
 {
-	if (v->sampling) {
-		fprintf(f, ",\"inclusive_samples\":%.0f,\"exclusive_samples\":%.0f,\"inclusive_pct\":%.4f,\"exclusive_pct\":%.4f",
-			n->v[AN_EI], n->v[AN_EE], out_pct(n->v[AN_EI], v->total[AN_EI]), out_pct(n->v[AN_EE], v->total[AN_EI]));
-		return;
-	}
-	static const char *const keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive",
-						     "application_inclusive", "application_exclusive"};
-	fprintf(f, ",\"calls\":%" PRIu64, n->calls);
-	for (int k = 0; k < AN_NVALUES; k++)
-		fprintf(f, ",\"%s\":%.0f,\"%s_pct\":%.4f", keys[k], n->v[k], keys[k],
-			out_pct(n->v[k], v->total[k < 2 ? AN_EI : AN_AI]));
+	out_json_values(f, out_schema_of(v->sampling), n->calls, n->v, v->total);
 }
 
 /* The body of a quoted CSV field: quotes doubled, bytes that are not UTF-8 as U+FFFD. */
@@ -117,22 +124,16 @@ static void csv_field(FILE *f, const char *s)
 
 static void csv_values(FILE *f, const struct an_view *v, const struct cct_node *n)
 {
-	if (v->sampling)
-		fprintf(f, ",%.0f,%.0f,%.4f,%.4f\n", n->v[AN_EI], n->v[AN_EE], out_pct(n->v[AN_EI], v->total[AN_EI]),
-			out_pct(n->v[AN_EE], v->total[AN_EI]));
-	else
-		fprintf(f, ",%" PRIu64 ",%.0f,%.0f,%.0f,%.0f,%.4f,%.4f,%.4f,%.4f\n", n->calls, n->v[AN_EI], n->v[AN_EE],
-			n->v[AN_AI], n->v[AN_AE], out_pct(n->v[AN_EI], v->total[AN_EI]),
-			out_pct(n->v[AN_EE], v->total[AN_EI]), out_pct(n->v[AN_AI], v->total[AN_AI]),
-			out_pct(n->v[AN_AE], v->total[AN_AI]));
+	out_csv_values(f, out_schema_of(v->sampling), n->calls, n->v, v->total, 0);
+	fputc('\n', f);
 }
 
-static const char *csv_header(const struct an_view *v)
+/* The CSV header: the columns that say what a row is about, then the values'. */
+static void csv_header(FILE *f, const struct an_view *v, const char *key_columns)
 {
-	return v->sampling ? "inclusive_samples,exclusive_samples,inclusive_pct,exclusive_pct"
-			   : "calls,elapsed_inclusive,elapsed_exclusive,application_inclusive,"
-			     "application_exclusive,elapsed_inclusive_pct,elapsed_exclusive_pct,"
-			     "application_inclusive_pct,application_exclusive_pct";
+	fputs(key_columns, f);
+	out_csv_values_header(f, out_schema_of(v->sampling), 0);
+	fputc('\n', f);
 }
 
 /*
@@ -177,10 +178,7 @@ static void text_leave(struct tree_ctx *c, const struct tree_frame *fr, uint32_t
 	if (!fr->hidden)
 		return;
 	c->folded += fr->hidden;
-	if (v->sampling)
-		fprintf(c->f, "%8s %6s %8s %6s  ", "", "", "", "");
-	else
-		fprintf(c->f, "%10s %10s %6s %10s %6s %6s %6s  ", "", "", "", "", "", "", "");
+	text_columns(c->f, v, 1);
 	for (uint32_t d = 0; d <= depth && d < TREE_MAX_INDENT; d++)
 		fputs("  ", c->f);
 	if (depth + 1 > TREE_MAX_INDENT)
@@ -279,13 +277,13 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 	uint32_t *roots;
 	uint32_t nr = sorted_children(v, 0, &roots);
 	if (format == TREE_CSV) {
-		fprintf(f, "depth,path,module,%s\n", csv_header(v));
+		csv_header(f, v, "depth,path,module");
 		for (uint32_t k = 0; k < nr; k++)
 			if (!(hot_path && k) && out_pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) >= threshold)
 				tree_walk(&c, roots[k], hot_path && k == 0, TREE_CSV);
 	} else if (format == TREE_JSON) {
 		fprintf(f, "{\"method\":\"%s\",\"threshold_pct\":%g,\"hot_path\":%s,\"roots\":[",
-			v->sampling ? "sampling" : "instrumentation", threshold, hot_path ? "true" : "false");
+			out_schema_of(v->sampling)->name, threshold, hot_path ? "true" : "false");
 		int first = 1;
 		for (uint32_t k = 0; k < nr; k++) {
 			if ((hot_path && k) || out_pct(v->n[roots[k]].v[AN_EI], v->total[AN_EI]) < threshold) {
@@ -373,7 +371,7 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 	an_view_callers(v, fn, &callers, &ncallers, &self);
 	an_view_callees(v, fn, &callees, &ncallees);
 	if (format == 2) {
-		fprintf(f, "relation,name,module,%s\n", csv_header(v));
+		csv_header(f, v, "relation,name,module");
 		for (int part = 0; part < 3; part++) {
 			const struct an_row *rows = part == 0 ? &self : part == 1 ? callers : callees;
 			uint32_t n = part == 0 ? 1 : part == 1 ? ncallers : ncallees;

@@ -316,6 +316,38 @@ static void test_sampling_inlined(void **state)
 	sample_row(find(r.lines, r.nlines, "x.c:9"), 1, 0);
 	sample_row(find(r.lines, r.nlines, "m.c:3"), 5, 0);
 	an_result_free(&r);
+	/* annotate inl_a: its frames' lines (the next inlined call site, or the
+	 * address's own line innermost) and addresses, once per sample each */
+	const char **found;
+	assert_int_equal(an_sample_names(&d, "inl_a", 1, &found), 4); /* a name per inline record */
+	free(found);
+	assert_int_equal(an_sample_names(&d, "inl_", 0, &found), 5);
+	free(found);
+	struct an_fn_samples fs;
+	an_sample_function(&d, "inl_a", &fs);
+	assert_int_equal(fs.total, 5);
+	assert_int_equal(fs.incl, 5);
+	assert_int_equal(fs.excl, 2);
+	assert_string_equal(fs.module, "/bin/test");
+	assert_int_equal(fs.decl_line, 1);
+	assert_int_equal(fs.offset, 0x1010);
+	static const struct { uint32_t line; uint64_t incl, excl; } want_lines[] = {{6, 3, 0}, {7, 1, 1}, {9, 1, 0},
+										   {8, 1, 1}};
+	assert_int_equal(fs.nlines, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(fs.lines[i].file, "x.c");
+		assert_int_equal(fs.lines[i].line, want_lines[i].line);
+		assert_int_equal(fs.lines[i].incl, want_lines[i].incl);
+		assert_int_equal(fs.lines[i].excl, want_lines[i].excl);
+	}
+	static const uint64_t want_addrs[][3] = {{0x1010, 3, 0}, {0x1020, 1, 1}, {0x1030, 1, 1}};
+	assert_int_equal(fs.naddrs, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(fs.addrs[i].addr, want_addrs[i][0]);
+		assert_int_equal(fs.addrs[i].incl, want_addrs[i][1]);
+		assert_int_equal(fs.addrs[i].excl, want_addrs[i][2]);
+	}
+	an_fn_samples_free(&fs);
 	fmt_data_free(&d);
 }
 
