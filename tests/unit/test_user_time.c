@@ -112,48 +112,75 @@ static uint64_t on_cpu_now(uint32_t *lock)
 	return r + off + quot * mult + ((rem * mult) >> shift);
 }
 
+/* time_running and the thread's CPU time just after a schedule-in (the page
+ * fresh), with no switch between the two reads. */
+static void after_wake_up(uint64_t *r, uint64_t *c)
+{
+	uint32_t la, lb;
+	do {
+		usleep(1000);
+		*r = running(&la);
+		*c = ns_of(CLOCK_THREAD_CPUTIME_ID);
+		running(&lb);
+	} while (la != lb);
+}
+
 static int check_running(void)
 {
 	pthread_t h;
 	pthread_create(&h, NULL, hog, NULL);
 	uint32_t l0, l1;
-	uint64_t r0 = running(&l0), c0 = ns_of(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t r0, c0;
+	after_wake_up(&r0, &c0);
+	running(&l0);
 	uint64_t w0 = ns_of(CLOCK_MONOTONIC);
 	int bad = 0, kept = 0;
+	int64_t prev = 0, worst_step = 0;
 	for (int i = 0; i < 100; i++) {
 		usleep(2000); /* the page was rewritten at the schedule-in */
 		uint32_t la, lb;
 		uint64_t r = running(&la), c = ns_of(CLOCK_THREAD_CPUTIME_ID);
 		running(&lb);
 		if (la == lb) { /* no switch between the two reads */
-			kept++;
-			/* the thread's CPU time since the first read, against
-			 * time_running's: equal up to the microseconds since the
-			 * schedule-in and the boundaries' rounding */
+			/* how far the thread's CPU time has run ahead of
+			 * time_running since the first read: the scheduler's own
+			 * path at each switch, which the thread's CPU time
+			 * includes and the perf event's does not (a few us; in a
+			 * VM under load a step of up to 1 ms was seen) */
 			int64_t d = (int64_t)(c - c0) - (int64_t)(r - r0);
-			int64_t tol = 200000 + (int64_t)(c - c0) / 50;
-			if (d > tol || d < -tol) {
-				printf("after wake-up %d: thread CPU %+.3f ms, time_running %+.3f ms\n", i,
-				       (double)(c - c0) / 1e6, (double)(r - r0) / 1e6);
-				bad++;
-			}
+			if (kept++ && (d - prev > worst_step || prev - d > worst_step))
+				worst_step = d > prev ? d - prev : prev - d;
+			prev = d;
 		}
 		busy(1000000);
 	}
 	hog_stop = 1;
 	pthread_join(h, NULL);
 	/* a sleep adds (almost) nothing */
-	uint64_t rs0 = running(&l0), cs0 = ns_of(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t r1, c1, rs1, cs1;
+	after_wake_up(&r1, &c1);
 	usleep(100000);
-	uint64_t rs1 = running(&l1), cs1 = ns_of(CLOCK_THREAD_CPUTIME_ID);
-	printf("wall %.1f ms; thread CPU %.3f ms, time_running %.3f ms over %d wake-ups compared; "
-	       "a 100 ms sleep: time_running %+lld ns, thread CPU %+lld ns, lock word %+d\n",
-	       (double)(ns_of(CLOCK_MONOTONIC) - w0) / 1e6, (double)(cs0 - c0) / 1e6, (double)(rs0 - r0) / 1e6,
-	       kept, (long long)(rs1 - rs0), (long long)(cs1 - cs0), (int)(l1 - l0));
-	if (l1 == l0 || rs1 - rs0 > cs1 - cs0 + 1000000)
+	rs1 = running(&l1);
+	cs1 = ns_of(CLOCK_THREAD_CPUTIME_ID);
+	printf("wall %.1f ms, %u switches; thread CPU %.3f ms, time_running %.3f ms; largest step between "
+	       "two wake-ups %lld ns (%d compared); a 100 ms sleep: time_running %+lld ns, thread CPU %+lld ns\n",
+	       (double)(ns_of(CLOCK_MONOTONIC) - w0) / 1e6, (l1 - l0) / 2, (double)(c1 - c0) / 1e6,
+	       (double)(r1 - r0) / 1e6, (long long)worst_step, kept, (long long)(rs1 - r1),
+	       (long long)(cs1 - c1));
+	/* over the whole run: the CPU time, not the 5x longer wall time */
+	int64_t d = (int64_t)(c1 - c0) - (int64_t)(r1 - r0);
+	if (d > 2000000 + (int64_t)(c1 - c0) / 10 || d < -200000) {
+		printf("time_running does not follow the thread's CPU time\n");
 		bad++;
-	if (kept < 10)
+	}
+	if (rs1 - r1 > cs1 - c1 + 1000000) {
+		printf("time_running advanced while the thread slept\n");
 		bad++;
+	}
+	if (kept < 10) {
+		printf("only %d wake-ups had no switch between the reads\n", kept);
+		bad++;
+	}
 	return bad ? 1 : 0;
 }
 
