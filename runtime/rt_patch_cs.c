@@ -27,6 +27,9 @@
  *            reach from the trampoline);
  *   nosize - its symbol has no size (the code to scan is not known);
  *   entry  - the program's entry point (no return address on its stack).
+ * A function that record-time selection leaves out (stint record
+ * --function/--not-function/--module) is not patched at all: it runs its
+ * own code, and is counted apart ("unselected"), not as refused.
  * Parts of functions the compiler split off (NAME.cold) are jumped to,
  * never called, and are not functions: neither patched nor counted; nor is
  * the start-up code of crt*.o (_start, _init, frame_dummy, ...).
@@ -51,6 +54,7 @@
 
 #include "rt_int.h"
 #include "rt_patch.h"
+#include "rt_select.h"
 
 #ifdef STINT_HAVE_CAPSTONE
 #include <capstone/capstone.h>
@@ -647,20 +651,26 @@ static size_t rt_cs_build(struct rt_cs_mod *m, struct rt_cs_fn *fn, uint64_t at,
 
 static unsigned rt_cs_seq;
 
+/* The reason of a function record-time selection leaves out: counted in
+ * the module line's fifth field, not listed one by one. */
+static const char rt_cs_unselected[] = "unselected";
+
 static void rt_cs_report(const char *path, const struct rt_cs_mod *m, size_t npatched, size_t ncounted,
 			 const char *all_why)
 {
-	size_t cap = 256 + strlen(path);
-	for (size_t i = 0; i < m->nfns; i++)
+	size_t cap = 256 + strlen(path), nunsel = 0;
+	for (size_t i = 0; i < m->nfns; i++) {
 		if (m->fns[i].why || all_why)
 			cap += strlen(m->fns[i].name) + 16;
+		nunsel += !all_why && m->fns[i].why == rt_cs_unselected;
+	}
 	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return;
-	size_t n = (size_t)snprintf(buf, cap, "module\t%s\t%zu\t%zu\n", path, npatched, ncounted);
+	size_t n = (size_t)snprintf(buf, cap, "module\t%s\t%zu\t%zu\t%zu\n", path, npatched, ncounted, nunsel);
 	for (size_t i = 0; i < m->nfns && n < cap; i++) {
 		const char *why = all_why ? all_why : m->fns[i].why;
-		if (why)
+		if (why && why != rt_cs_unselected)
 			n += (size_t)snprintf(buf + n, cap - n, "%s\t%s\n", m->fns[i].name, why);
 	}
 	char suffix[32];
@@ -705,6 +715,12 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 	if (!m.insn)
 		goto out;
 	rt_cs_scan(&m);
+	/* what the selection leaves out keeps its code (the scan above still
+	 * read it: its branches may land in a selected function) */
+	if (rt_sel_on)
+		for (size_t i = 0; i < m.nfns; i++)
+			if (!rt_sel_want(m.fns[i].addr))
+				m.fns[i].why = rt_cs_unselected;
 
 	size_t ncand = 0;
 	for (size_t i = 0; i < m.nfns; i++)

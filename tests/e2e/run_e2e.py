@@ -2196,6 +2196,38 @@ def test_select_patched(c):
 
 
 @test
+def test_select_patched_bytes(c):
+    """stint record --function alpha on a program patched at load (plain -O2 with Capstone, and
+    through NOP patch sites): only alpha's entry bytes differ from the program file's, alpha's
+    calls are all there; the header counts the others as not selected, not as refused."""
+    variants = ["patch"] + (["plain"] if c.capstone() else [])
+    for v in variants:
+        prog = c.prog("e2e_patch_select_" + v)
+        alone = c.run([prog], expect=0).stdout
+        check("changed: alpha=0 beta=0 gamma=0 main=0" in alone, "%s alone printed %r" % (v, alone))
+        rec, data = c.record([prog], options=["--no-libcalls"], data=os.path.join(c.tmp, v + "-all.data"))
+        check("changed: alpha=1 beta=1 gamma=1 main=1" in rec.stdout,
+              "%s without a selection printed %r" % (v, rec.stdout))
+        rec, data = c.record([prog], options=["--no-libcalls", "--function", "alpha"],
+                             data=os.path.join(c.tmp, v + ".data"))
+        check("changed: alpha=1 beta=0 gamma=0 main=0" in rec.stdout,
+              "%s with --function alpha printed %r" % (v, rec.stdout))
+        check(rec.stdout.split("\n")[1:] == alone.split("\n")[1:], "%s: other output %r" % (v, rec.stdout))
+        rep = c.report_json(data)
+        check([r["name"] for r in rep["functions"]] == ["alpha"], "%s: recorded %s" % (v, function_list(rep)))
+        expect_calls(rep, {"alpha": 7})
+        if v == "plain":
+            mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+            m = mods.get("e2e_patch_select_plain")
+            check(m and m["instrumented"] == 1 and m["not_selected"] == m["functions"] - 1 and
+                  not m["not_instrumented"], "patched_modules: %s" % rep.get("patched_modules"))
+            text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+            check(re.search(r"# instrumented: 1 of %d functions of e2e_patch_select_plain, patched at load; "
+                            r"%d not selected at record time\n" % (m["functions"], m["functions"] - 1), text),
+                  "header:\n%s" % text[:1200])
+
+
+@test
 def test_select_options_checked(c):
     """Wrong selection options fail with one line; sampling refuses them."""
     prog = c.prog("e2e_select_prog")
