@@ -98,9 +98,9 @@ void out_patch_header(FILE *f, const char *notes, int why)
 			continue;
 		}
 		size_t ml = (size_t)(colon - v);
-		if (m == 0) { /* stripped: no function symbols to patch */
-			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols (stripped); "
-				   "its calls into libraries are recorded\n", (int)ml, v);
+		if (m == 0) { /* stripped, and no .eh_frame to find functions in */
+			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols and no "
+				   ".eh_frame; its calls into libraries are recorded\n", (int)ml, v);
 			v = e;
 			continue;
 		}

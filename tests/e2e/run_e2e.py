@@ -1113,6 +1113,75 @@ def test_patched_pg_mcount(c):
     check(calls(rep, "main") == 1, "main: %d calls" % calls(rep, "main"))
 
 
+def elf_symbols(path):
+    """{name: file offset} of the FUNC symbols of an ELF64 little-endian file's .symtab."""
+    import struct
+    with open(path, "rb") as f:
+        b = f.read()
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    phoff, = struct.unpack_from("<Q", b, 0x20)
+    phnum, = struct.unpack_from("<H", b, 0x38)
+    shnum, = struct.unpack_from("<H", b, 0x3c)
+    loads = []
+    for i in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", b, phoff + i * 56)
+        if p_type == 1:
+            loads.append((p_vaddr, p_offset, p_filesz))
+    secs = [struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * 64) for i in range(shnum)]
+    out = {}
+    for s in secs:
+        if s[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = secs[s[6]]
+        for k in range(s[5] // 24):
+            st_name, st_info, _, st_shndx, st_value, _ = struct.unpack_from("<IBBHQQ", b, s[4] + k * 24)
+            if st_info & 0xf != 2 or st_shndx == 0:
+                continue
+            name = b[strtab[4] + st_name:b.index(b"\0", strtab[4] + st_name)].decode()
+            for va, off, sz in loads:
+                if va <= st_value < va + sz:
+                    out[name] = st_value - va + off
+    return out
+
+
+@test
+def test_patched_stripped(c):
+    """A plain -O2 program stripped with `strip` (no .symtab): its functions are found from
+    .eh_frame (called directly, through a pointer in data or taken in the code, main) and named
+    by file offset; every function the unstripped build reports has a row at its offset with
+    the same calls, the header counts as many functions, the output is the same, and the
+    split-off cold part (checked.cold, run 3 times) is not patched."""
+    c.need_capstone()
+    plain, stripped = c.prog("e2e_stripped_plain"), c.prog("e2e_stripped_stripped")
+    syms = elf_symbols(plain)
+    check("checked.cold" in syms, "the compiler did not split checked.cold off: %s" % sorted(syms))
+    check(not elf_symbols(stripped), "e2e_stripped_stripped still has a symbol table")
+    alone = c.run([stripped], expect=0)
+    check(alone.stderr.count("odd value") == 3, "e2e_stripped_stripped alone: %r" % alone.stderr)
+    _, ref_data = c.record([plain], data=os.path.join(c.tmp, "plain.data"))
+    ref = c.report_json(ref_data)
+    rec, data = c.record([stripped])
+    check(rec.stdout == alone.stdout, "under stint it printed %r instead of %r" % (rec.stdout, alone.stdout))
+    check(rec.stderr.count("odd value") == 3, "under stint: %r" % rec.stderr[-500:])
+    rep = c.report_json(data)
+    want = {"0x%x" % syms[r["name"]]: (r["name"], r["calls"]) for r in ref["functions"]
+            if r["module"] == "e2e_stripped_plain"}
+    check(len(want) >= 8, "the unstripped build recorded only %s" % function_list(ref))
+    got = {r["name"]: r["calls"] for r in rep["functions"] if r["module"] == "e2e_stripped_stripped"}
+    wrong = ["%s (%s): %s calls, %d unstripped" % (k, n, got.get(k), calls_)
+             for k, (n, calls_) in sorted(want.items()) if got.get(k) != calls_]
+    check(not wrong, "stripped: %s\n  recorded: %s" % ("; ".join(wrong), function_list(rep)))
+    check("0x%x" % syms["checked.cold"] not in got, "checked.cold was patched: %s" % function_list(rep))
+    mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+    refmods = {m["module"]: m for m in ref.get("patched_modules", [])}
+    m, rm = mods.get("e2e_stripped_stripped"), refmods.get("e2e_stripped_plain")
+    check(m and rm and m["functions"] == rm["functions"] and m["instrumented"] == rm["instrumented"],
+          "N of M: stripped %s, unstripped %s" % (m, rm))
+    text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+    check(re.search(r"# instrumented: %d of %d functions of e2e_stripped_stripped, patched at load" % (
+        m["instrumented"], m["functions"]), text), "header:\n%s" % text[:1200])
+
+
 def debian_binary(name):
     path = shutil.which(name, path="/usr/bin:/bin")
     if path:
@@ -1150,9 +1219,17 @@ def test_patched_debian_binaries(c):
         ran.append(os.path.basename(argv[0]))
         return c.report_json(data)
 
+    def program_patched(rep, name):
+        # Debian's xz and gzip are stripped: their functions come from .eh_frame
+        m = [m for m in rep.get("patched_modules", []) if m["module"] == name]
+        check(m and m[0]["instrumented"] > 20, "%s: its own functions were not patched: %s" % (
+            name, rep.get("patched_modules")))
+        check(any(r["module"] == name and r["calls"] > 0 for r in rep["functions"]),
+              "%s: none of its own functions has calls" % name)
+
     xz = debian_binary("xz")
     if xz:
-        same([xz, "-c", "-6", data_in], name="xz")
+        program_patched(same([xz, "-c", "-6", data_in], name="xz"), os.path.basename(xz))
         env = dict(os.environ, STINT_PATCH_LIBS="liblzma")
         rep = same([xz, "-c", "-6", data_in], env=env, name="xz-lib")
         mods = {m["module"]: m for m in rep.get("patched_modules", [])}
@@ -1162,12 +1239,13 @@ def test_patched_debian_binaries(c):
         with open(os.path.join(c.tmp, "in.xz"), "wb") as f:
             f.write(subprocess.run([xz, "-c", data_in], stdout=subprocess.PIPE).stdout)
         same([xz, "-dc", os.path.join(c.tmp, "in.xz")], env=env, name="unxz")
+        program_patched(same([xz, "-dc", os.path.join(c.tmp, "in.xz")], name="unxz-prog"), os.path.basename(xz))
     gz = debian_binary("gzip")
     if gz:
-        same([gz, "-c", "-9", data_in], name="gzip")
+        program_patched(same([gz, "-c", "-9", data_in], name="gzip"), os.path.basename(gz))
         with open(os.path.join(c.tmp, "in.gz"), "wb") as f:
             f.write(subprocess.run([gz, "-c", data_in], stdout=subprocess.PIPE).stdout)
-        same([gz, "-dc", os.path.join(c.tmp, "in.gz")], name="gunzip")
+        program_patched(same([gz, "-dc", os.path.join(c.tmp, "in.gz")], name="gunzip"), os.path.basename(gz))
     bash = debian_binary("bash")
     if bash:
         rep = same([bash, "-c", 'x=$(echo hi); for i in 1 2 3; do y="$y$x$i"; done; echo "[$y]"'], name="bash")
