@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt_elf.h"
 #include "rt_int.h"
 #include "rt_patch.h"
 #include "rt_select.h"
@@ -579,25 +580,11 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 {
 	size_t nsites = 0;
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	size_t fsz;
+	const uint8_t *f = rt_map_elf(path, &fsz);
+	if (!f)
 		return;
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return;
-	const uint8_t *f = map;
-	size_t fsz = (size_t)st.st_size;
-	const ElfW(Ehdr) *eh = map;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz || eh->e_shstrndx >= eh->e_shnum) {
-		munmap(map, fsz);
-		return;
-	}
+	const ElfW(Ehdr) *eh = (const void *)f;
 	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
 	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
 	uint8_t *island = NULL;
@@ -653,7 +640,7 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 		}
 		rt_patch_cs_module(info, f, fsz, p);
 	}
-	munmap(map, fsz);
+	rt_unmap_elf(f, fsz);
 }
 
 static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
@@ -686,22 +673,13 @@ static int rt_patch_program(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (fd >= 0)
-		close(fd);
 	int *on = arg;
+	size_t fsz;
+	const uint8_t *f = rt_map_elf(path, &fsz);
 	*on = 0;
-	if (map != MAP_FAILED) {
-		const ElfW(Ehdr) *eh = map;
-		if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-		    eh->e_shoff && eh->e_shentsize == sizeof(ElfW(Shdr)) &&
-		    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) <= (size_t)st.st_size)
-			*on = !rt_patch_imports(map, (size_t)st.st_size, "__cyg_profile_func_enter");
-		munmap(map, (size_t)st.st_size);
+	if (f) {
+		*on = !rt_patch_imports(f, fsz, "__cyg_profile_func_enter");
+		rt_unmap_elf(f, fsz);
 	}
 	return 1;
 }
