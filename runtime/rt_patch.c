@@ -30,7 +30,9 @@
  * stack of its own) is found again on its return in a process-wide table
  * of dropped frames: the program never loses a return address.
  * Functions with no patch site at all are patched by rt_patch_cs.c, whose
- * trampolines call the same probe (rt_patch_entry_tramp).
+ * trampolines call the same probe (rt_patch_entry_tramp); a dlopen'ed
+ * library of those is patched inside dlopen, before its constructors run,
+ * from the dynamic linker's debugger hook (rt_patch_objects_added).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -449,8 +451,8 @@ static uintptr_t rt_patch_done[1024]; /* load bases of the modules handled */
 static unsigned rt_patch_ndone;
 static pthread_mutex_t rt_patch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* An island "jmp *0(%rip); .quad rt_patch_entry" within reach of [lo, hi). */
-static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
+/* An island "jmp *0(%rip); .quad target" within reach of [lo, hi). */
+static uint8_t *rt_patch_island_to(uintptr_t lo, uintptr_t hi, uint64_t target)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	for (int dir = 0; dir < 2; dir++)
@@ -468,7 +470,6 @@ static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
 				continue;
 			}
 			uint8_t *p = m;
-			uint64_t target = (uint64_t)(uintptr_t)rt_patch_entry;
 			memset(p, 0xcc, page);
 			p[0] = 0xff;
 			p[1] = 0x25;
@@ -478,6 +479,11 @@ static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
 			return p;
 		}
 	return NULL;
+}
+
+static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
+{
+	return rt_patch_island_to(lo, hi, (uint64_t)(uintptr_t)rt_patch_entry);
 }
 
 static int rt_patch_is_nop5(const uint8_t *p)
@@ -643,13 +649,48 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 	rt_unmap_elf(f, fsz);
 }
 
+/* Whether a module not relocated yet (rt_patch_objects_added) can be
+ * patched now: its patch-site tables hold addresses the dynamic linker has
+ * not relocated yet, and relocations in its code (DT_TEXTREL) would write
+ * over the patches.  Those wait until dlopen returns. */
+static int rt_patch_early_ok(const struct dl_phdr_info *info)
+{
+	const ElfW(Dyn) *dyn = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++)
+		if (dyn->d_tag == DT_TEXTREL || (dyn->d_tag == DT_FLAGS && (dyn->d_un.d_val & DF_TEXTREL)))
+			return 0;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+	size_t fsz;
+	const uint8_t *f = rt_map_elf(path, &fsz);
+	if (!f)
+		return 0;
+	const ElfW(Ehdr) *eh = (const void *)f;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
+	int ok = strs->sh_offset + strs->sh_size <= fsz;
+	for (unsigned s = 0; ok && s < eh->e_shnum; s++) {
+		if (sh[s].sh_name >= strs->sh_size)
+			continue;
+		const char *nm = (const char *)f + strs->sh_offset + sh[s].sh_name;
+		if (strcmp(nm, "__patchable_function_entries") == 0 || strcmp(nm, "__mcount_loc") == 0)
+			ok = 0;
+	}
+	rt_unmap_elf(f, fsz);
+	return ok;
+}
+
+/* arg: non-NULL while the dynamic linker adds modules (rt_patch_objects_added) */
 static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	(void)arg;
 	for (unsigned i = 0; i < rt_patch_ndone; i++)
 		if (rt_patch_done[i] == info->dlpi_addr)
 			return 0;
+	if (arg && !rt_patch_early_ok(info))
+		return 0; /* when dlopen returns */
 	if (rt_patch_ndone < sizeof(rt_patch_done) / sizeof(rt_patch_done[0]))
 		rt_patch_done[rt_patch_ndone++] = info->dlpi_addr;
 	Dl_info self;
@@ -659,6 +700,107 @@ static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	rt_patch_module(info);
 	return 0;
+}
+
+/*
+ * Modules a dlopen adds, patched before their constructors run.
+ *
+ * The dynamic linker tells debuggers about new modules through r_debug
+ * (<link.h>): it sets r_state and calls the empty function at r_brk, a
+ * debugger's breakpoint.  Inside dlopen it does so with RT_CONSISTENT once
+ * every new module is mapped, before it relocates them and runs their
+ * constructors.  The runtime turns that function into a jump to
+ * rt_patch_debug_stub, which saves every register a call may clobber (ld.so
+ * is compiled with -fipa-ra: its callers keep values in the registers they
+ * know the empty function leaves alone), calls rt_patch_objects_added and
+ * returns to ld.so's caller.  Only an r_brk that is a lone "ret" followed by
+ * at least 4 bytes of padding is rewritten (the padding takes the jump's
+ * other bytes, the "ret" becomes its first, one byte written last): else,
+ * and where the code cannot be made writable, modules are patched when
+ * dlopen returns, as before.  A debugger's breakpoint at r_brk still works:
+ * it steps over the jump.
+ */
+extern void rt_patch_debug_stub(void);
+void rt_patch_objects_added(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".p2align 4\n"
+	".type rt_patch_debug_stub, @function\n"
+	"rt_patch_debug_stub:\n"
+	"	push %rax\n	push %rcx\n	push %rdx\n	push %rsi\n	push %rdi\n"
+	"	push %r8\n	push %r9\n	push %r10\n	push %r11\n" /* %rsp: 16-byte aligned */
+	"	sub $256, %rsp\n"
+	"	movdqu %xmm0, 0(%rsp)\n	movdqu %xmm1, 16(%rsp)\n	movdqu %xmm2, 32(%rsp)\n"
+	"	movdqu %xmm3, 48(%rsp)\n	movdqu %xmm4, 64(%rsp)\n	movdqu %xmm5, 80(%rsp)\n"
+	"	movdqu %xmm6, 96(%rsp)\n	movdqu %xmm7, 112(%rsp)\n	movdqu %xmm8, 128(%rsp)\n"
+	"	movdqu %xmm9, 144(%rsp)\n	movdqu %xmm10, 160(%rsp)\n	movdqu %xmm11, 176(%rsp)\n"
+	"	movdqu %xmm12, 192(%rsp)\n	movdqu %xmm13, 208(%rsp)\n	movdqu %xmm14, 224(%rsp)\n"
+	"	movdqu %xmm15, 240(%rsp)\n"
+	"	call rt_patch_objects_added\n"
+	"	movdqu 0(%rsp), %xmm0\n	movdqu 16(%rsp), %xmm1\n	movdqu 32(%rsp), %xmm2\n"
+	"	movdqu 48(%rsp), %xmm3\n	movdqu 64(%rsp), %xmm4\n	movdqu 80(%rsp), %xmm5\n"
+	"	movdqu 96(%rsp), %xmm6\n	movdqu 112(%rsp), %xmm7\n	movdqu 128(%rsp), %xmm8\n"
+	"	movdqu 144(%rsp), %xmm9\n	movdqu 160(%rsp), %xmm10\n	movdqu 176(%rsp), %xmm11\n"
+	"	movdqu 192(%rsp), %xmm12\n	movdqu 208(%rsp), %xmm13\n	movdqu 224(%rsp), %xmm14\n"
+	"	movdqu 240(%rsp), %xmm15\n"
+	"	add $256, %rsp\n"
+	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n	pop %rdi\n"
+	"	pop %rsi\n	pop %rdx\n	pop %rcx\n	pop %rax\n"
+	"	ret\n"
+	".size rt_patch_debug_stub, .-rt_patch_debug_stub\n");
+
+/* Set once the runtime's constructor has patched the modules loaded with
+ * the program. */
+static int rt_patch_ready;
+
+/*
+ * From ld.so's r_brk (above), inside dlopen, with the dynamic linker's
+ * lock held: once the new modules are mapped (RT_CONSISTENT), the modules
+ * patched at load are patched now, so their constructors are recorded.
+ * It never waits for a lock of ours that a thread may hold while it calls
+ * into the dynamic linker (it leaves the work to rt_patch_init after
+ * dlopen then), and never loads Capstone (a dlopen inside dlopen).
+ */
+void rt_patch_objects_added(void)
+{
+	if (_r_debug.r_state != RT_CONSISTENT || !__atomic_load_n(&rt_patch_ready, __ATOMIC_ACQUIRE) ||
+	    !rt_patch_cs_on || !rt_patch_cs_loaded())
+		return;
+	rt_sel_after_dlopen();
+	if (pthread_mutex_trylock(&rt_patch_lock) != 0)
+		return;
+	int early = 1;
+	dl_iterate_phdr(rt_patch_visit, &early);
+	pthread_mutex_unlock(&rt_patch_lock);
+}
+
+/* Point r_brk at rt_patch_debug_stub (once, from the constructor). */
+static void rt_patch_hook_debug_state(void)
+{
+	uint8_t *brk = (uint8_t *)(uintptr_t)_r_debug.r_brk;
+	if (!brk || brk[0] != 0xc3)
+		return;
+	for (int i = 1; i < 5; i++) /* the bytes of NOPs and int3 padding */
+		if (brk[i] != 0x66 && brk[i] != 0x2e && brk[i] != 0x0f && brk[i] != 0x1f && brk[i] != 0x84 &&
+		    brk[i] != 0x00 && brk[i] != 0x90 && brk[i] != 0xcc && brk[i] != 0x40 && brk[i] != 0x44)
+			return;
+	/* the padding: up to the next 16-byte boundary, where the next
+	 * function may start */
+	if ((((uintptr_t)brk + 16) & ~(uintptr_t)15) < (uintptr_t)brk + 5)
+		return;
+	uintptr_t at = (uintptr_t)brk;
+	uint8_t *island = rt_patch_island_to(at, at + 5, (uint64_t)(uintptr_t)rt_patch_debug_stub);
+	if (!island)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t pg = at & ~(page - 1);
+	size_t len = ((at + 5 + page - 1) & ~(page - 1)) - pg;
+	int rwx = mprotect((void *)pg, len, PROT_READ | PROT_WRITE | PROT_EXEC) == 0;
+	if (!rwx && mprotect((void *)pg, len, PROT_READ | PROT_WRITE) < 0)
+		return;
+	int32_t rel = (int32_t)((uintptr_t)island - (at + 5));
+	memcpy(brk + 1, &rel, 4);
+	__atomic_store_n(brk, (uint8_t)0xe9, __ATOMIC_RELEASE);
+	mprotect((void *)pg, len, PROT_READ | PROT_EXEC);
 }
 
 /* A fork child has one thread: the lock may have been held by another. */
@@ -706,5 +848,8 @@ void rt_patch_init(void)
 	pthread_mutex_lock(&rt_patch_lock);
 	rt_patch_wanted();
 	dl_iterate_phdr(rt_patch_visit, NULL);
+	if (!rt_patch_ready && rt_patch_cs_on)
+		rt_patch_hook_debug_state();
 	pthread_mutex_unlock(&rt_patch_lock);
+	__atomic_store_n(&rt_patch_ready, 1, __ATOMIC_RELEASE);
 }

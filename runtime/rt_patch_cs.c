@@ -1056,6 +1056,11 @@ int rt_patch_cs_available(void)
 	return 1;
 }
 
+int rt_patch_cs_loaded(void)
+{
+	return rt_cs.ok;
+}
+
 #else /* built without Capstone */
 
 void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, size_t fsz, const char *path)
@@ -1072,6 +1077,11 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 }
 
 int rt_patch_cs_available(void)
+{
+	return 0;
+}
+
+int rt_patch_cs_loaded(void)
 {
 	return 0;
 }
