@@ -206,6 +206,7 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	r->whole[AN_AE] = r->whole[AN_AI];
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		cost_sum += d->procs[i].cost & ~1ull; /* as the walk uses them */
+		r->patched_cost_procs += d->procs[i].cost_patched != 0;
 		lib_cost_sum += (d->procs[i].lib_cost ? d->procs[i].lib_cost : d->procs[i].cost) & ~1ull;
 		an_addr_map_free(&maps[i]);
 	}

@@ -651,6 +651,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		}
 		p->cost = adjusted_cost(p->cost, calib_tail, tail_sum, tail_n);
 		p->lib_cost = info && rec_info_get(info, "lib_cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		p->cost_patched = info && rec_info_get(info, "cost_path", v, sizeof(v)) && strcmp(v, "patched") == 0;
 		plt_addresses(plt, p);
 		/* main thread (tid == pid) first, then by tid */
 		for (uint32_t a = first_thread; a < d->nthreads; a++)

@@ -33,6 +33,7 @@
 #include "rt_exec.h"
 #include "rt_file.h"
 #include "rt_int.h"
+#include "rt_patch.h"
 #include "rt_select.h"
 
 struct rt_global rt_g;
@@ -291,10 +292,11 @@ static void rt_save_info(void)
 	char buf[512];
 	const char *os = rt_g.os_mode == RT_OS_PERF ? "perf" : rt_g.os_mode == RT_OS_RUSAGE ? "rusage" : "off";
 	int n = snprintf(buf, sizeof(buf),
-			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\ncalib_tail %llu\nlib_cost %llu\n",
+			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\ncalib_tail %llu\nlib_cost %llu\n"
+			 "cost_path %s\n",
 			 (int)getpid(), (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
 			 (unsigned long long)rt_g.calib_ticks, (unsigned long long)rt_g.calib_tail,
-			 (unsigned long long)rt_g.calib_lib);
+			 (unsigned long long)rt_g.calib_lib, rt_g.calib_patched ? "patched" : "hooks");
 	rt_write_file(".info", buf, (size_t)n);
 }
 
@@ -1029,7 +1031,9 @@ static void rt_thread_end(void *arg)
  */
 uint64_t rt_calib_loop(int probed, int n, void (*stub)(void));
 
-static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
+enum { RT_CALIB_FN = 1, RT_CALIB_PATCHED = 2, RT_CALIB_LIB = 3 };
+
+static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(void))
 {
 	enum { BATCHES = 9, CALLS = 2000 };
 	uint64_t cost[BATCHES];
@@ -1043,8 +1047,8 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
 		for (uint8_t *p = p0; p < p0 + CALLS * events * 4 && p < t->end_limit; p += 64)
 			_mm_clflush(p);
 		_mm_mfence();
-		uint64_t probed = rt_calib_loop(1, CALLS, stub);
-		cost[b] = probed > plain ? ((probed - plain) << 10) / (events * CALLS) : 0;
+		uint64_t with = rt_calib_loop(probed, CALLS, stub);
+		cost[b] = with > plain ? ((with - plain) << 10) / (events * CALLS) : 0;
 		if (t->state != RT_ACTIVE)
 			return 0;
 		memset(p0, 0, (size_t)(t->pos - p0));
@@ -1065,21 +1069,30 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, void (*stub)(void))
 	return cost[BATCHES / 2];
 }
 
-/* Calibrate the probes' costs; the records written meanwhile are wiped. */
-static void rt_calibrate(struct rt_thread *t, int lib)
+/*
+ * Calibrate the probes' costs (what: RT_CALIB_*); the records written
+ * meanwhile are wiped.  RT_CALIB_PATCHED replaces the function events'
+ * cost with that of the probes of functions patched at load, for a
+ * program whose functions take that path (rt_patch_program_probed).
+ */
+static void rt_calibrate(struct rt_thread *t, int what)
 {
 	uint8_t *start = t->pos;
 	struct fmt_caches cache0 = t->c; /* 6 KiB: called at start-up, on a full stack */
 	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
 	t->tail_sum = t->tail_n = 0;
-	if (!lib) {
-		rt_g.calib_ticks = rt_calibrate_loop(t, NULL);
-		/* the calibration's tails, to compare with the run's (rt_after_lean) */
-		rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
-		t->hdr->calib_ticks = rt_g.calib_ticks;
+	if (what != RT_CALIB_LIB) {
+		uint64_t c = rt_calibrate_loop(t, what, NULL);
+		if (c || what == RT_CALIB_FN) {
+			rt_g.calib_ticks = c;
+			rt_g.calib_patched = what == RT_CALIB_PATCHED;
+			/* the calibration's tails, to compare with the run's (rt_after_lean) */
+			rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
+			t->hdr->calib_ticks = rt_g.calib_ticks;
+		}
 	} else {
 		void (*stub)(void) = rt_plt_calib_stub();
-		uint64_t both = stub ? rt_calibrate_loop(t, stub) : 0;
+		uint64_t both = stub ? rt_calibrate_loop(t, RT_CALIB_FN, stub) : 0;
 		/* both = (function + library event costs) / 2 */
 		rt_g.calib_lib = 2 * both > rt_g.calib_ticks ? 2 * both - rt_g.calib_ticks : 0;
 	}
@@ -1248,10 +1261,15 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		rt_thread_start(t);
 	int calibrate = t->state == RT_ACTIVE && !rt_g.calib_ticks;
 	if (calibrate)
-		rt_calibrate(t, 0);
+		rt_calibrate(t, RT_CALIB_FN);
 	rt_plt_init(); /* with --no-libcalls (rt_g.plt 0) only vfork is taken over */
 	if (calibrate && rt_g.plt && rt_g.calib_ticks)
-		rt_calibrate(t, 1);
+		rt_calibrate(t, RT_CALIB_LIB);
+	/* (a library call's cost is measured against the compiler's probes
+	 * above; the function events of a program patched at load cost what
+	 * its path costs) */
+	if (calibrate && rt_g.calib_ticks && rt_patch_program_probed())
+		rt_calibrate(t, RT_CALIB_PATCHED);
 	rt_save_info();
 	rt_patch_init();
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
@@ -1281,8 +1299,11 @@ int rt_attach_start(void)
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
 		rt_thread_start(t);
-	if (t->state == RT_ACTIVE && !rt_g.calib_ticks)
-		rt_calibrate(t, 0);
+	if (t->state == RT_ACTIVE && !rt_g.calib_ticks) {
+		rt_calibrate(t, RT_CALIB_FN);
+		if (rt_g.calib_ticks && rt_patch_program_probed())
+			rt_calibrate(t, RT_CALIB_PATCHED);
+	}
 	rt_save_info();
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	rt_mark_overhead(t);
