@@ -262,10 +262,12 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 	fprintf(f,
 		",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.6f,"
 		"\"cost_per_library_event_ns\":%.6f,\"probe_events\":%" PRIu64 ",\"library_events\":%" PRIu64
-		",\"overhead_ns\":%.0f,\"unsubtracted_ns\":%.0f,\"subtracted_ns\":%.0f,\"cost_path\":\"%s\"}",
+		",\"overhead_ns\":%.0f,\"unsubtracted_ns\":%.0f,\"subtracted_ns\":%.0f,\"cost_path\":\"%s\","
+		"\"cost_in_call_ns\":%.6f}",
 		o->no_compensation ? "false" : "true", r->cost_ns, r->lib_cost_ns, r->probe_events, r->lib_events,
 		r->overhead_ns, o->no_compensation ? 0.0 : r->unsubtracted_ns, r->compensated_ns,
-		!r->patched_cost_procs ? "hooks" : r->patched_cost_procs == d->nprocs ? "patched" : "mixed");
+		!r->patched_cost_procs ? "hooks" : r->patched_cost_procs == d->nprocs ? "patched" : "mixed",
+		r->call_cost_ns);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		bytes += d->threads[i].ev_len;

@@ -293,10 +293,11 @@ static void rt_save_info(void)
 	const char *os = rt_g.os_mode == RT_OS_PERF ? "perf" : rt_g.os_mode == RT_OS_RUSAGE ? "rusage" : "off";
 	int n = snprintf(buf, sizeof(buf),
 			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\ncalib_tail %llu\nlib_cost %llu\n"
-			 "cost_path %s\n",
+			 "cost_path %s\ncost_inner %llu\n",
 			 (int)getpid(), (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
 			 (unsigned long long)rt_g.calib_ticks, (unsigned long long)rt_g.calib_tail,
-			 (unsigned long long)rt_g.calib_lib, rt_g.calib_patched ? "patched" : "hooks");
+			 (unsigned long long)rt_g.calib_lib, rt_g.calib_patched ? "patched" : "hooks",
+			 (unsigned long long)rt_g.calib_inner);
 	rt_write_file(".info", buf, (size_t)n);
 }
 
@@ -1033,10 +1034,54 @@ uint64_t rt_calib_loop(int probed, int n, void (*stub)(void));
 
 enum { RT_CALIB_FN = 1, RT_CALIB_PATCHED = 2, RT_CALIB_LIB = 3 };
 
-static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(void))
+/*
+ * Where a probe's cost falls: of the calibration's records [p, end), the
+ * mean delta (1/1024 ticks) of an exit that follows an entry, the interval
+ * of an empty call.  It holds the entry probe's part after its clock read
+ * and the exit probe's part before its own: not half of the pair's cost
+ * (the compiler's hooks do more of their work before the clock read, the
+ * patched path's trampolines more after), and compensation subtracts it
+ * from the intervals between a function's entry and its exit, the rest of
+ * the pair's cost from those between an exit and the next entry.  0 when
+ * too few were seen.
+ */
+static uint64_t rt_calib_inner(const uint8_t *p, const uint8_t *end)
+{
+	uint64_t sum = 0, n = 0;
+	int after_entry = 0;
+	while (p < end && *p) {
+		unsigned h = *p++, kind = h >> 6;
+		if (kind == FMT_K_EXT)
+			break;
+		uint64_t delta = h & 0xf, more;
+		if ((h & FMT_MORE_BIT) && fmt_get_varint((const uint8_t **)&p, end, &more) < 0)
+			break;
+		if (h & FMT_MORE_BIT)
+			delta |= more << 4;
+		if (kind == FMT_K_EXIT) {
+			if (after_entry) {
+				sum += delta;
+				n++;
+			}
+			after_entry = 0;
+			continue;
+		}
+		if (kind == FMT_K_ENTER) {
+			p++;
+		} else {
+			unsigned flags = p < end ? *p++ : 0;
+			p += (flags & FMT_NEW_FN) ? 8 : 1;
+			p += (flags & FMT_NEW_SITE) ? 8 : 1;
+		}
+		after_entry = 1;
+	}
+	return n >= 64 ? (sum << 10) / n : 0;
+}
+
+static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(void), uint64_t *inner_out)
 {
 	enum { BATCHES = 9, CALLS = 2000 };
-	uint64_t cost[BATCHES];
+	uint64_t cost[BATCHES], inner[BATCHES];
 	unsigned events = stub ? 4 : 2;
 	uint32_t depth0 = t->depth;
 	for (int b = 0, tries = 0; b < BATCHES; tries++) {
@@ -1051,6 +1096,7 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 		cost[b] = with > plain ? ((with - plain) << 10) / (events * CALLS) : 0;
 		if (t->state != RT_ACTIVE)
 			return 0;
+		inner[b] = stub ? 0 : rt_calib_inner(p0, t->pos);
 		memset(p0, 0, (size_t)(t->pos - p0));
 		t->pos = p0;
 		rt_next_sample(t, t->last_t);
@@ -1060,12 +1106,20 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 			continue;
 		b++;
 	}
-	for (int i = 1; i < BATCHES; i++) /* insertion sort, then the median */
+	for (int i = 1; i < BATCHES; i++) /* insertion sorts, then the medians */
 		for (int j = i; j > 0 && cost[j] < cost[j - 1]; j--) {
 			uint64_t x = cost[j];
 			cost[j] = cost[j - 1];
 			cost[j - 1] = x;
 		}
+	for (int i = 1; i < BATCHES; i++)
+		for (int j = i; j > 0 && inner[j] < inner[j - 1]; j--) {
+			uint64_t x = inner[j];
+			inner[j] = inner[j - 1];
+			inner[j - 1] = x;
+		}
+	if (inner_out)
+		*inner_out = inner[BATCHES / 2];
 	return cost[BATCHES / 2];
 }
 
@@ -1082,9 +1136,12 @@ static void rt_calibrate(struct rt_thread *t, int what)
 	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
 	t->tail_sum = t->tail_n = 0;
 	if (what != RT_CALIB_LIB) {
-		uint64_t c = rt_calibrate_loop(t, what, NULL);
+		uint64_t inner = 0;
+		uint64_t c = rt_calibrate_loop(t, what, NULL, &inner);
 		if (c || what == RT_CALIB_FN) {
 			rt_g.calib_ticks = c;
+			/* (an empty call's interval holds at most the pair's cost) */
+			rt_g.calib_inner = inner < 2 * c ? inner : 2 * c;
 			rt_g.calib_patched = what == RT_CALIB_PATCHED;
 			/* the calibration's tails, to compare with the run's (rt_after_lean) */
 			rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
@@ -1092,7 +1149,7 @@ static void rt_calibrate(struct rt_thread *t, int what)
 		}
 	} else {
 		void (*stub)(void) = rt_plt_calib_stub();
-		uint64_t both = stub ? rt_calibrate_loop(t, RT_CALIB_FN, stub) : 0;
+		uint64_t both = stub ? rt_calibrate_loop(t, RT_CALIB_FN, stub, NULL) : 0;
 		/* both = (function + library event costs) / 2 */
 		rt_g.calib_lib = 2 * both > rt_g.calib_ticks ? 2 * both - rt_g.calib_ticks : 0;
 	}

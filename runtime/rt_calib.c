@@ -22,6 +22,7 @@ __attribute__((noinline, no_instrument_function, visibility("hidden"))) void rt_
  * patched-in jump to a trampoline gives a function: the same entry code,
  * return-address swap and exit through rt_patch_return (a trampoline adds
  * two jumps, a cycle or two). */
+#ifndef RT_ATTACH_LIB /* (stint record -p patches nothing) */
 __asm__(".text\n"
 	".p2align 4\n"
 	".globl rt_calib_patched\n"
@@ -32,6 +33,9 @@ __asm__(".text\n"
 	"\tret\n"
 	".size rt_calib_patched, .-rt_calib_patched\n");
 void rt_calib_patched(void);
+#else
+#define rt_calib_patched rt_calib_probed
+#endif
 
 /* An instrumented function that calls fn, and the same without probes:
  * with fn a library-call stub (rt_plt.c), the yardstick of library calls. */

@@ -1394,9 +1394,10 @@ def test_compensation_exact(c):
     report says what it subtracted: probe events x cost + library-call events
     x their cost + the profiler's own time - what intervals too short could
     not give; the raw and compensated reports differ by exactly that; each
-    leaf() call (one interval between two function probes) loses exactly one
-    probe cost and each memset() call (between the two probes of a library
-    call) one library-call cost.  The cost is the compiler's hooks'."""
+    leaf() call (the interval from its entry probe to its exit probe) loses
+    exactly the part of two probes' cost the runtime measured inside an empty
+    call, and each memset() call (between the two probes of a library call)
+    one library-call cost.  The cost is the compiler's hooks'."""
     cc = check_compensation_exact(c, "e2e_comp_exact")
     check(cc["cost_path"] == "hooks", "a -finstrument-functions build compensated as %r" % cc["cost_path"])
 
@@ -1428,8 +1429,10 @@ def check_compensation_exact(c, name):
     raw = c.report_json(data, options=["--no-compensation"])
     expect_calls(comp, {"parent": 1, "leaf": n, "memset": n})
     cc = comp["compensation"]
-    cost, lib_cost = cc["cost_per_event_ns"], cc["cost_per_library_event_ns"]
+    cost, lib_cost, in_call = cc["cost_per_event_ns"], cc["cost_per_library_event_ns"], cc["cost_in_call_ns"]
     check(cc["enabled"] and cost > 0 and lib_cost > 0, "no probe cost calibrated: %s" % cc)
+    check(0 < in_call <= 2 * cost + 1e-6, "the cost inside a call, %.3f ns, is not within (0, 2 x %.3f ns]" % (
+        in_call, cost))
     check(not raw["compensation"]["enabled"] and raw["compensation"]["subtracted_ns"] == 0,
           "--no-compensation still subtracts: %s" % raw["compensation"])
     # one probe event per entry and exit: of instrumented functions, and of library calls
@@ -1446,7 +1449,7 @@ def check_compensation_exact(c, name):
         diff, cc["subtracted_ns"]))
     # (plus any of the profiler's own time that fell into a call: a switch
     # to a new spool chunk after its entry record)
-    for name, per in (("leaf", cost), ("memset", lib_cost)):
+    for name, per in (("leaf", in_call), ("memset", lib_cost)):
         d = func(raw, name)["elapsed_exclusive"] - func(comp, name)["elapsed_exclusive"]
         check(n * per - 1e-6 * n * per - 2 <= d <= n * per + cc["overhead_ns"] + 2,
               "%s: raw - compensated EE %d ns, expected %d calls x %.6f ns = %.0f ns (+ up to %d ns overhead)" % (
