@@ -425,7 +425,6 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 		if (is_exe && a == entry)
 			fn->why = "entry";
 	}
-	size_t nsym = m->nfns;
 	if (nfde)
 		rt_cs_fdes(m, rt_cs_add_fde, m);
 	qsort(m->fns, m->nfns, sizeof(*m->fns), rt_cs_cmp_fn);
@@ -455,7 +454,6 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 	 * and not counted, as with symbols; its code is scanned (it takes
 	 * main's address) and it is dropped with the candidates */
 	m->entry = is_exe ? entry : 0;
-	(void)nsym;
 	return 0;
 }
 
