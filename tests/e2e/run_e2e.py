@@ -2320,9 +2320,10 @@ def test_select_patched(c):
 @test
 def test_select_patched_bytes(c):
     """stint record --function alpha on a program patched at load (plain -O2 with Capstone, and
-    through NOP patch sites): only alpha's entry bytes differ from the program file's, alpha's
-    calls are all there; the header counts the others as not selected, not as refused."""
-    variants = ["patch"] + (["plain"] if c.capstone() else [])
+    through NOP patch sites: -fpatchable-function-entry, __mcount_loc): only alpha's entry bytes
+    differ from the program file's, alpha's calls are all there; the header counts the others
+    as not selected, not as refused."""
+    variants = ["patch", "nop"] + (["plain"] if c.capstone() else [])
     for v in variants:
         prog = c.prog("e2e_patch_select_" + v)
         alone = c.run([prog], expect=0).stdout
