@@ -335,8 +335,8 @@ static size_t rt_cs_fdes(const struct rt_cs_mod *m, void (*fn)(void *, uint64_t,
 	for (uint32_t i = 0; i < count; i++) {
 		int32_t rel[2];
 		memcpy(rel, hdr + 12 + (size_t)i * 8, 8);
-		uint64_t start = (uint64_t)((uintptr_t)hdr + (intptr_t)rel[0]);
-		const uint8_t *fde = hdr + (intptr_t)rel[1];
+		uint64_t start = (uint64_t)(uintptr_t)(hdr + rel[0]);
+		const uint8_t *fde = hdr + rel[1];
 		uint32_t len;
 		int32_t pcb;
 		uint32_t range;
@@ -345,7 +345,7 @@ static size_t rt_cs_fdes(const struct rt_cs_mod *m, void (*fn)(void *, uint64_t,
 		memcpy(&len, fde, 4);
 		memcpy(&pcb, fde + 8, 4);
 		memcpy(&range, fde + 12, 4);
-		if (len < 12 || len == 0xffffffffu || (uint64_t)((uintptr_t)fde + 8 + (intptr_t)pcb) != start ||
+		if (len < 12 || len == 0xffffffffu || (uint64_t)(uintptr_t)(fde + 8 + pcb) != start ||
 		    range == 0)
 			continue;
 		fn(arg, start, start + range);
