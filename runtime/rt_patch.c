@@ -13,7 +13,8 @@
  *    NOPs listed in __patchable_function_entries become "call island", the
  *    island being "jmp *rt_patch_entry" in a page mapped within reach of a
  *    32-bit displacement of the module.  Rewritten at start-up (from this
- *    library's constructor, before main) and after each dlopen.
+ *    library's constructor, before main) and inside each dlopen, before
+ *    the library's constructors (rt_patch_objects_added), else after it.
  *
  * rt_patch_entry (rt_patch_x86_64.S) records the function's entry, and its
  * exit by swapping the function's return address for rt_patch_return.  The
@@ -30,9 +31,7 @@
  * stack of its own) is found again on its return in a process-wide table
  * of dropped frames: the program never loses a return address.
  * Functions with no patch site at all are patched by rt_patch_cs.c, whose
- * trampolines call the same probe (rt_patch_entry_tramp); a dlopen'ed
- * library of those is patched inside dlopen, before its constructors run,
- * from the dynamic linker's debugger hook (rt_patch_objects_added).
+ * trampolines call the same probe (rt_patch_entry_tramp).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -582,27 +581,104 @@ int rt_patch_module_selected(const char *name)
 	return 1;
 }
 
-static void rt_patch_module(const struct dl_phdr_info *info)
+/* Whether section s is a table of NOP patch sites. */
+static int rt_patch_is_site_table(const uint8_t *f, size_t fsz, const ElfW(Shdr) *sh, unsigned s)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
+	if (sh[s].sh_name >= strs->sh_size || strs->sh_offset + strs->sh_size > fsz)
+		return 0;
+	const char *nm = (const char *)f + strs->sh_offset + sh[s].sh_name;
+	if (strcmp(nm, "__patchable_function_entries") != 0 && strcmp(nm, "__mcount_loc") != 0)
+		return 0;
+	return (sh[s].sh_flags & SHF_ALLOC) && sh[s].sh_type == SHT_PROGBITS;
+}
+
+/*
+ * The sites of a table (section s) of a shared library not relocated yet
+ * (rt_patch_objects_added): in memory the table holds what the linker put
+ * there, not the addresses; each slot's R_X86_64_RELATIVE relocation
+ * gives the address (its addend, plus the load address).  Into a mapping
+ * of *len bytes; NULL when a slot has no such relocation (the table is
+ * then read once relocated, when dlopen returns).
+ */
+static uint64_t *rt_patch_early_sites(const struct dl_phdr_info *info, const uint8_t *f, size_t fsz,
+				      const ElfW(Shdr) *sh, unsigned s, size_t *len)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	size_t n = sh[s].sh_size / 8;
+	if (eh->e_type != ET_DYN || !n)
+		return NULL;
+	*len = n * 8 + n;
+	uint64_t *sites = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sites == MAP_FAILED)
+		return NULL;
+	uint8_t *have = (uint8_t *)(sites + n);
+	size_t found = 0;
+	for (unsigned r = 0; r < eh->e_shnum; r++) {
+		if (sh[r].sh_type != SHT_RELA || sh[r].sh_entsize != sizeof(ElfW(Rela)) ||
+		    sh[r].sh_offset + sh[r].sh_size > fsz)
+			continue;
+		const ElfW(Rela) *rel = (const void *)(f + sh[r].sh_offset);
+		for (size_t i = 0; i < sh[r].sh_size / sizeof(*rel); i++) {
+			uint64_t off = rel[i].r_offset - sh[s].sh_addr;
+			if (ELF64_R_TYPE(rel[i].r_info) != R_X86_64_RELATIVE || rel[i].r_offset < sh[s].sh_addr ||
+			    off >= n * 8 || off % 8 || have[off / 8])
+				continue;
+			sites[off / 8] = info->dlpi_addr + (uint64_t)rel[i].r_addend;
+			have[off / 8] = 1;
+			found++;
+		}
+	}
+	if (found != n) {
+		munmap(sites, *len);
+		return NULL;
+	}
+	return sites;
+}
+
+/*
+ * Patch one module: its NOP sites, else (no site) its functions with
+ * Capstone.  early: the module is not relocated yet (rt_patch_objects_added);
+ * 0 when it must wait until dlopen returns (a site table without
+ * relocations to read it from, or Capstone not loaded), else 1.
+ */
+static int rt_patch_module(const struct dl_phdr_info *info, int early)
 {
 	size_t nsites = 0;
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
 	size_t fsz;
 	const uint8_t *f = rt_map_elf(path, &fsz);
 	if (!f)
-		return;
+		return 1;
 	const ElfW(Ehdr) *eh = (const void *)f;
 	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
-	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
 	uint8_t *island = NULL;
+	int tables = 0;
+	for (unsigned s = 0; s < eh->e_shnum; s++)
+		tables += rt_patch_is_site_table(f, fsz, sh, s);
+	if (early && !tables && !rt_patch_cs_loaded()) {
+		rt_unmap_elf(f, fsz);
+		return 0; /* Capstone is not loaded inside dlopen */
+	}
+	for (unsigned s = 0; early && s < eh->e_shnum; s++) { /* every table readable, or none patched now */
+		size_t l;
+		uint64_t *t = rt_patch_is_site_table(f, fsz, sh, s) ? rt_patch_early_sites(info, f, fsz, sh, s, &l) : NULL;
+		if (t)
+			munmap(t, l);
+		else if (rt_patch_is_site_table(f, fsz, sh, s)) {
+			rt_unmap_elf(f, fsz);
+			return 0;
+		}
+	}
 	for (unsigned s = 0; s < eh->e_shnum; s++) {
-		if (sh[s].sh_name >= strs->sh_size || strs->sh_offset + strs->sh_size > fsz)
+		if (!rt_patch_is_site_table(f, fsz, sh, s))
 			continue;
-		const char *nm = (const char *)f + strs->sh_offset + sh[s].sh_name;
-		if (strcmp(nm, "__patchable_function_entries") != 0 && strcmp(nm, "__mcount_loc") != 0)
-			continue;
-		if (!(sh[s].sh_flags & SHF_ALLOC) || sh[s].sh_type != SHT_PROGBITS)
-			continue;
-		const uint64_t *sites = (const uint64_t *)(info->dlpi_addr + sh[s].sh_addr);
+		size_t early_len = 0;
+		uint64_t *early_sites = early ? rt_patch_early_sites(info, f, fsz, sh, s, &early_len) : NULL;
+		if (early && !early_sites)
+			continue; /* (out of memory since the check above) */
+		const uint64_t *sites = early ? early_sites : (const uint64_t *)(info->dlpi_addr + sh[s].sh_addr);
 		size_t n = sh[s].sh_size / 8;
 		for (size_t i = 0; i < n; i++) {
 			uintptr_t site = (uintptr_t)sites[i];
@@ -631,6 +707,8 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 			mprotect((void *)pg, len, PROT_READ | PROT_EXEC);
 			nsites++;
 		}
+		if (early_sites)
+			munmap(early_sites, early_len);
 	}
 	/* no patch site of the compiler's: its functions' first instructions
 	 * are moved (rt_patch_cs.c), in a program not built for
@@ -647,12 +725,12 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 		rt_patch_cs_module(info, f, fsz, p);
 	}
 	rt_unmap_elf(f, fsz);
+	return 1;
 }
 
 /* Whether a module not relocated yet (rt_patch_objects_added) can be
- * patched now: its patch-site tables hold addresses the dynamic linker has
- * not relocated yet, and relocations in its code (DT_TEXTREL) would write
- * over the patches.  Those wait until dlopen returns. */
+ * patched now: relocations in its code (DT_TEXTREL) would write over the
+ * patches; such a module waits until dlopen returns. */
 static int rt_patch_early_ok(const struct dl_phdr_info *info)
 {
 	const ElfW(Dyn) *dyn = NULL;
@@ -662,24 +740,7 @@ static int rt_patch_early_ok(const struct dl_phdr_info *info)
 	for (; dyn && dyn->d_tag != DT_NULL; dyn++)
 		if (dyn->d_tag == DT_TEXTREL || (dyn->d_tag == DT_FLAGS && (dyn->d_un.d_val & DF_TEXTREL)))
 			return 0;
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-	size_t fsz;
-	const uint8_t *f = rt_map_elf(path, &fsz);
-	if (!f)
-		return 0;
-	const ElfW(Ehdr) *eh = (const void *)f;
-	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
-	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
-	int ok = strs->sh_offset + strs->sh_size <= fsz;
-	for (unsigned s = 0; ok && s < eh->e_shnum; s++) {
-		if (sh[s].sh_name >= strs->sh_size)
-			continue;
-		const char *nm = (const char *)f + strs->sh_offset + sh[s].sh_name;
-		if (strcmp(nm, "__patchable_function_entries") == 0 || strcmp(nm, "__mcount_loc") == 0)
-			ok = 0;
-	}
-	rt_unmap_elf(f, fsz);
-	return ok;
+	return 1;
 }
 
 /* arg: non-NULL while the dynamic linker adds modules (rt_patch_objects_added) */
@@ -691,14 +752,13 @@ static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 			return 0;
 	if (arg && !rt_patch_early_ok(info))
 		return 0; /* when dlopen returns */
+	Dl_info self;
+	int skip = (dladdr((void *)rt_patch_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr) ||
+		   (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"));
+	if (!skip && !rt_patch_module(info, arg != NULL))
+		return 0; /* when dlopen returns */
 	if (rt_patch_ndone < sizeof(rt_patch_done) / sizeof(rt_patch_done[0]))
 		rt_patch_done[rt_patch_ndone++] = info->dlpi_addr;
-	Dl_info self;
-	if (dladdr((void *)rt_patch_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr)
-		return 0;
-	if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
-		return 0;
-	rt_patch_module(info);
 	return 0;
 }
 
@@ -763,7 +823,7 @@ static int rt_patch_ready;
 void rt_patch_objects_added(void)
 {
 	if (_r_debug.r_state != RT_CONSISTENT || !__atomic_load_n(&rt_patch_ready, __ATOMIC_ACQUIRE) ||
-	    !rt_patch_cs_on || !rt_patch_cs_loaded())
+	    !rt_patch_cs_on)
 		return;
 	rt_sel_after_dlopen();
 	if (pthread_mutex_trylock(&rt_patch_lock) != 0)

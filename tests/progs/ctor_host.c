@@ -1,6 +1,6 @@
 /*
  * ctor_host.c - e2e target (test e2e.patched_dlopen_constructor): built
- * plain at -O2, it loads the library named in argv[1] (ctor_lib.c) with
+ * plain at -O2 and with -fpatchable-function-entry=5, it loads the library named in argv[1] (ctor_lib.c) with
  * dlopen and calls its lib_work once.
  */
 #include <dlfcn.h>

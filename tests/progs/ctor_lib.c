@@ -1,7 +1,7 @@
 /*
- * ctor_lib.c - e2e shared library built plain at -O2 (no patch site),
- * loaded with dlopen by ctor_host.c (test e2e.patched_dlopen_constructor):
- * its constructor calls lib_helper 3 times, lib_work (called by the host)
+ * ctor_lib.c - e2e shared library built plain at -O2 (no patch site) and
+ * with -fpatchable-function-entry=5, loaded with dlopen by ctor_host.c
+ * (test e2e.patched_dlopen_constructor): its constructor calls lib_helper 3 times, lib_work (called by the host)
  * twice, so lib_helper has 5 calls when the library is patched before its
  * constructor runs.
  */
