@@ -638,8 +638,14 @@ static void notes_with_select(struct fmt_data *d, const char *word)
 {
 	char *n = d->notes ? d->notes : xstrdup("");
 	char *old = strstr(n, "select=");
-	if (old && (old == n || old[-1] == ' '))
-		*(old == n ? old : old - 1) = 0;
+	if (old && (old == n || old[-1] == ' ')) {
+		/* only that word: the notes added after it (patchmod=) stay */
+		char *end = strchrnul(old, ' ');
+		if (*end)
+			memmove(old, end + 1, strlen(end + 1) + 1);
+		else
+			*(old == n ? old : old - 1) = 0;
+	}
 	d->notes = xasprintf("%s%s%s", n, *n ? " " : "", word);
 	free(n);
 }
