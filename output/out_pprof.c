@@ -452,6 +452,54 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 	return rc;
 }
 
+/* An instrumentation profile's functions, locations (nloc, each of one
+ * line) and mappings, and which functions and modules of r it uses. */
+struct pp_tables {
+	uint8_t *fn_used, *mod_used;
+	StintPprof__Function *fns, **fn_ptrs;
+	StintPprof__Location *locs, **loc_ptrs;
+	StintPprof__Line *lines, **line_ptrs;
+	StintPprof__Mapping *maps, **map_ptrs;
+};
+
+static void pp_tables_alloc(struct pp_tables *t, const struct an_result *r, uint32_t nloc)
+{
+	uint32_t nf = r->nfuncs, nm = r->nmods;
+	t->fn_used = xcalloc(nf + 1, 1);
+	t->mod_used = xcalloc(nm + 1, 1);
+	t->fns = xcalloc(nf + 1, sizeof(*t->fns));
+	t->fn_ptrs = xcalloc(nf + 1, sizeof(*t->fn_ptrs));
+	t->locs = xcalloc(nloc + 1, sizeof(*t->locs));
+	t->loc_ptrs = xcalloc(nloc + 1, sizeof(*t->loc_ptrs));
+	t->lines = xcalloc(nloc + 1, sizeof(*t->lines));
+	t->line_ptrs = xcalloc(nloc + 1, sizeof(*t->line_ptrs));
+	t->maps = xcalloc(nm + 1, sizeof(*t->maps));
+	t->map_ptrs = xcalloc(nm + 1, sizeof(*t->map_ptrs));
+}
+
+static void pp_tables_free(struct pp_tables *t)
+{
+	free(t->fn_used);
+	free(t->mod_used);
+	free(t->fns);
+	free(t->fn_ptrs);
+	free(t->locs);
+	free(t->loc_ptrs);
+	free(t->lines);
+	free(t->line_ptrs);
+	free(t->maps);
+	free(t->map_ptrs);
+}
+
+/* Function fn of r, and its module, are used (fn beyond r's functions: none). */
+static void pp_use(struct pp_tables *t, const struct an_result *r, uint32_t fn)
+{
+	if (fn < r->nfuncs) {
+		t->fn_used[fn] = 1;
+		t->mod_used[r->funcs[fn].module] = 1;
+	}
+}
+
 /* One mapping per module of r that used[] marks (id: the module's index + 1). */
 static void pp_add_mappings(StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_data *d,
 			    const struct an_result *r, const uint8_t *used, StintPprof__Mapping *maps,
@@ -584,23 +632,13 @@ static int pp_write_instr_lines(int fd, StintPprof__Profile *prof, struct pp_str
 				   .paths = 1};
 	if (an_lines_run(d, r, &lo, &l) < 0)
 		return -1;
-	uint32_t nf = r->nfuncs, nm = r->nmods, np = l.nplaces;
-	uint8_t *fn_used = xcalloc(nf + 1, 1), *mod_used = xcalloc(nm + 1, 1);
-	StintPprof__Function *fns = xcalloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = xcalloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = xcalloc(np + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = xcalloc(np + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = xcalloc(np + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = xcalloc(np + 1, sizeof(*line_ptrs));
-	StintPprof__Mapping *maps = xcalloc(nm + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = xcalloc(nm + 1, sizeof(*map_ptrs));
+	uint32_t nf = r->nfuncs, np = l.nplaces;
+	struct pp_tables t;
+	pp_tables_alloc(&t, r, np);
 	for (uint32_t i = 0; i < np; i++)
-		if (l.place_fn[i] < nf) {
-			fn_used[l.place_fn[i]] = 1;
-			mod_used[r->funcs[l.place_fn[i]].module] = 1;
-		}
-	pp_add_mappings(prof, st, d, r, mod_used, maps, map_ptrs);
-	pp_add_functions(prof, st, r, fn_used, fns, fn_ptrs);
+		pp_use(&t, r, l.place_fn[i]);
+	pp_add_mappings(prof, st, d, r, t.mod_used, t.maps, t.map_ptrs);
+	pp_add_functions(prof, st, r, t.fn_used, t.fns, t.fn_ptrs);
 	for (uint32_t i = 0; i < np; i++) {
 		uint32_t f = l.place_fn[i], row = l.place_row[i];
 		const struct an_func *af = f < nf ? &r->funcs[f] : NULL;
@@ -609,27 +647,18 @@ static int pp_write_instr_lines(int fd, StintPprof__Profile *prof, struct pp_str
 		int64_t line = af ? af->line : 0;
 		if (row != ~0u && af && (!af->file[0] || strcmp(l.lines[row].file, af->file) == 0))
 			line = l.lines[row].line;
-		pp_line_location(&locs[i], &lines[i], &line_ptrs[i], i + 1, f + 1, line, af ? af->module + 1 : 0);
-		loc_ptrs[i] = &locs[i];
+		pp_line_location(&t.locs[i], &t.lines[i], &t.line_ptrs[i], i + 1, f + 1, line, af ? af->module + 1 : 0);
+		t.loc_ptrs[i] = &t.locs[i];
 	}
 	prof->n_location = np;
-	prof->location = loc_ptrs;
+	prof->location = t.loc_ptrs;
 	struct pp_paths pp;
 	pp_add_paths(prof, &l.paths, (const double(*)[3])l.pv, UINT32_MAX, &pp);
 	prof->string_table = st->s;
 	prof->n_string_table = st->n;
 	int rc = pp_pack_write(fd, prof);
 	pp_paths_free(&pp);
-	free(fn_used);
-	free(mod_used);
-	free(fns);
-	free(fn_ptrs);
-	free(locs);
-	free(loc_ptrs);
-	free(lines);
-	free(line_ptrs);
-	free(maps);
-	free(map_ptrs);
+	pp_tables_free(&t);
 	an_lines_free(&l);
 	return rc;
 }
@@ -694,31 +723,22 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	}
 
 	/* instrumentation: functions, locations and mappings: one per stint function or module used */
-	uint32_t nf = r->nfuncs, nm = r->nmods;
-	uint8_t *fn_used = xcalloc(nf + 1, 1), *mod_used = xcalloc(nm + 1, 1);
-	StintPprof__Function *fns = xcalloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = xcalloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = xcalloc(nf + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = xcalloc(nf + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = xcalloc(nf + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = xcalloc(nf + 1, sizeof(*line_ptrs));
-	StintPprof__Mapping *maps = xcalloc(nm + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = xcalloc(nm + 1, sizeof(*map_ptrs));
+	uint32_t nf = r->nfuncs;
+	struct pp_tables t;
+	pp_tables_alloc(&t, r, nf);
 	for (uint32_t i = 1; i < v->len; i++)
-		if (v->n[i].fn < nf) {
-			fn_used[v->n[i].fn] = 1;
-			mod_used[r->funcs[v->n[i].fn].module] = 1;
-		}
-	pp_add_mappings(&prof, &st, d, r, mod_used, maps, map_ptrs);
-	pp_add_functions(&prof, &st, r, fn_used, fns, fn_ptrs);
+		pp_use(&t, r, v->n[i].fn);
+	pp_add_mappings(&prof, &st, d, r, t.mod_used, t.maps, t.map_ptrs);
+	pp_add_functions(&prof, &st, r, t.fn_used, t.fns, t.fn_ptrs);
 	for (uint32_t f = 0; f < nf; f++) { /* a location per function, at its first line */
-		if (!fn_used[f])
+		if (!t.fn_used[f])
 			continue;
 		size_t k = prof.n_location++;
-		pp_line_location(&locs[k], &lines[k], &line_ptrs[k], f + 1, f + 1, r->funcs[f].line, r->funcs[f].module + 1);
-		loc_ptrs[k] = &locs[k];
+		pp_line_location(&t.locs[k], &t.lines[k], &t.line_ptrs[k], f + 1, f + 1, r->funcs[f].line,
+				 r->funcs[f].module + 1);
+		t.loc_ptrs[k] = &t.locs[k];
 	}
-	prof.location = loc_ptrs;
+	prof.location = t.loc_ptrs;
 
 	/* one sample per call path with a value, recursion folded */
 	struct out_paths fp;
@@ -731,16 +751,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 
 	int rc = pp_pack_write(fd, &prof);
 	pp_paths_free(&pp);
-	free(fn_used);
-	free(mod_used);
-	free(fns);
-	free(fn_ptrs);
-	free(locs);
-	free(loc_ptrs);
-	free(lines);
-	free(line_ptrs);
-	free(maps);
-	free(map_ptrs);
+	pp_tables_free(&t);
 	free(st.s);
 	util_index_free(&st.index);
 	free(note);
