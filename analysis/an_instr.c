@@ -184,7 +184,7 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	r->nthreads = d->nthreads;
 	r->threads = xcalloc(d->nthreads ? d->nthreads : 1, sizeof(*r->threads));
 	struct an_addr_map *maps = xcalloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
-	uint64_t comp = 0, cost_sum = 0, lib_cost_sum = 0, overhead = 0, unsub = 0;
+	uint64_t comp = 0, cost_sum = 0, lib_cost_sum = 0, inner_sum = 0, overhead = 0, unsub = 0;
 	struct an_match_cache mc = {0};
 	r->filtered = an_filter_active(o->filter);
 	for (uint32_t i = 0; i < d->nthreads; i++) {
@@ -206,6 +206,10 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	r->whole[AN_AE] = r->whole[AN_AI];
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		cost_sum += d->procs[i].cost & ~1ull; /* as the walk uses them */
+		r->patched_cost_procs += d->procs[i].cost_patched != 0;
+		/* as the walk splits them (an_walk.c, comp_costs) */
+		uint64_t fn = d->procs[i].cost & ~1ull, in = d->procs[i].cost_inner ? d->procs[i].cost_inner / 2 : fn / 2;
+		inner_sum += 2 * (in < fn ? in : fn);
 		lib_cost_sum += (d->procs[i].lib_cost ? d->procs[i].lib_cost : d->procs[i].cost) & ~1ull;
 		an_addr_map_free(&maps[i]);
 	}
@@ -215,6 +219,7 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	r->unsubtracted_ns = (double)unsub * r->fixed_to_ns;
 	r->cost_ns = d->nprocs && !o->no_compensation ? (double)cost_sum / d->nprocs * r->fixed_to_ns : 0;
 	r->lib_cost_ns = d->nprocs && !o->no_compensation ? (double)lib_cost_sum / d->nprocs * r->fixed_to_ns : 0;
+	r->call_cost_ns = d->nprocs && !o->no_compensation ? (double)inner_sum / d->nprocs * r->fixed_to_ns : 0;
 
 	struct an_acc *fa = an_acc_new(r->nfuncs), *ma = an_acc_new(r->nmods);
 	for (uint32_t i = 0; i < r->nthreads; i++)

@@ -4,8 +4,8 @@
  * analysis itself (an_walk.h).  The stack expansion is that of
  * an_sample_frames.
  */
-#include <stdlib.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "an_walk.h"
 #include "../format/fmt_event.h"
@@ -58,23 +58,47 @@ static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint3
 	return lk->k[fn];
 }
 
-static void comp_costs(const struct fmt_process *p, int no_compensation, uint64_t costs[3])
+/*
+ * Each probe's cost, in fixed ticks, split at its clock read: the part
+ * before it (head) falls in the interval the event ends, the part after
+ * (tail) in the next one.  By kind, and for a function's probes by entry
+ * (0) or exit (1): the runtime measured the interval of an empty call,
+ * an entry's tail plus an exit's head (fmt_process.cost_inner); an entry's
+ * head and an exit's tail are the rest of the pair's cost.  So an interval
+ * from an entry to its exit loses cost_inner, one from an exit to the next
+ * entry 2 x cost - cost_inner, the others one cost (entry to entry, exit
+ * to exit), and every probe still loses exactly its cost.
+ */
+struct comp_split {
+	uint64_t head[2][3], tail[2][3];
+};
+
+static void comp_costs(const struct fmt_process *p, int no_compensation, struct comp_split *s)
 {
+	memset(s, 0, sizeof(*s));
+	if (no_compensation)
+		return;
 	/* (even, so that the halves add up exactly) */
-	costs[EV_NONE] = 0;
-	costs[EV_FUNC] = no_compensation ? 0 : p->cost & ~1ull;
-	costs[EV_LIB] = no_compensation ? 0 : (p->lib_cost ? p->lib_cost : p->cost) & ~1ull;
+	uint64_t fn = p->cost & ~1ull, lib = (p->lib_cost ? p->lib_cost : p->cost) & ~1ull;
+	uint64_t in = p->cost_inner ? p->cost_inner / 2 : fn / 2;
+	if (in > fn)
+		in = fn;
+	for (int dir = 0; dir < 2; dir++) {
+		s->head[dir][EV_LIB] = s->tail[dir][EV_LIB] = lib / 2;
+		s->head[dir][EV_FUNC] = dir ? in : fn - in;
+		s->tail[dir][EV_FUNC] = dir ? fn - in : in;
+	}
 }
 
-static uint64_t comp_sub(const uint64_t costs[3], unsigned prev, unsigned cur, uint64_t len, int overhead,
-			 int no_compensation, uint64_t *unsub)
+static uint64_t comp_sub(uint64_t tail_prev, uint64_t head_cur, uint64_t len, int overhead, int no_compensation,
+			 uint64_t *unsub)
 {
 	if (overhead) {
-		/* removed whole, the previous probe's second half with it */
-		*unsub += costs[prev] / 2;
+		/* removed whole, the previous probe's second part with it */
+		*unsub += tail_prev;
 		return no_compensation ? 0 : len;
 	}
-	uint64_t want = costs[prev] / 2 + costs[cur] / 2;
+	uint64_t want = tail_prev + head_cur;
 	uint64_t sub = len < want ? len : want;
 	*unsub += want - sub;
 	return sub;
@@ -114,10 +138,11 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 	memset(tot, 0, sizeof(*tot));
 	const struct fmt_thread *th = &d->threads[ti];
 	const struct fmt_process *p = &d->procs[th->proc];
-	uint64_t costs[3], unsub = 0; /* fixed ticks (1/1024) per probe, by kind */
-	comp_costs(p, no_compensation, costs);
+	struct comp_split costs; /* fixed ticks (1/1024) per probe, by kind */
+	uint64_t unsub = 0;
+	comp_costs(p, no_compensation, &costs);
 	struct lib_kinds lk = {NULL, 0};
-	unsigned prev = EV_NONE;
+	unsigned prev = EV_NONE, prev_exit = 0;
 	double fixed_ns = d->ns_per_tick / 1024.0;
 	uint32_t cap = 256, depth = 0;
 	struct walk_frame *st = xmalloc(cap * sizeof(*st));
@@ -145,7 +170,9 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 			cur = depth ? st[depth - 1].kind : EV_FUNC;
 		}
 		int overhead = rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD;
-		uint64_t sub = comp_sub(costs, prev, cur, len, overhead, no_compensation, &unsub);
+		unsigned cur_exit = rec.kind == FMT_K_EXIT || (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN);
+		uint64_t sub = comp_sub(costs.tail[prev_exit][prev], costs.head[cur_exit][cur], len, overhead,
+					no_compensation, &unsub);
 		tot->compensated += sub;
 		tot->overhead += overhead ? len : 0;
 		tot->lib_events += cur == EV_LIB;
@@ -154,6 +181,7 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 			tot->lost += rec.count;
 		fixed += len - sub;
 		prev = cur;
+		prev_exit = cur_exit;
 		memset(&e, 0, sizeof(e));
 		e.what = AN_WALK_INTERVAL;
 		e.fixed = len - sub;
@@ -225,7 +253,7 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 		e.end = now;
 		cb(ctx, &e);
 	}
-	unsub += costs[prev] / 2; /* the last probe's second half has no interval */
+	unsub += costs.tail[prev_exit][prev]; /* the last probe's second part has no interval */
 	tot->unsubtracted = no_compensation ? 0 : unsub;
 	tot->damaged = rc < 0 || (th->flags & FMT_THR_DAMAGED);
 	free(st);

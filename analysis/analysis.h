@@ -168,6 +168,10 @@ struct an_result {
 	double fixed_to_ns;     /* multiply fixed ticks by this for ns */
 	double cost_ns;         /* mean probe cost per event, ns */
 	double lib_cost_ns;     /* mean cost per library-call event, ns */
+	double call_cost_ns;    /* mean of two function probes' cost, the part in
+				 * the interval from an entry to its exit, ns */
+	uint32_t patched_cost_procs; /* processes whose cost is that of functions
+				      * patched at load (fmt_process.cost_patched) */
 	double compensated_ns;  /* total subtracted */
 	double overhead_ns;     /* of it, the profiler's own time (OVERHEAD records) */
 	double unsubtracted_ns; /* probe cost not subtracted (an_thread) */

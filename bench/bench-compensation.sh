@@ -13,6 +13,8 @@
 #
 #   bash bench/bench-compensation.sh          # 7 rounds
 #   RUNS=15 CALLS=10000000 bash bench/bench-compensation.sh
+#   PATCHED=1 bash bench/bench-compensation.sh  # record the plain build,
+#                                # patched at load (Capstone), instead
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -20,21 +22,24 @@ out="$here/out"
 STINT="${STINT:-$root/build/stint}"
 RUNS="${RUNS:-7}"
 CALLS="${CALLS:-3000000}"
+PATCHED="${PATCHED:-0}"
 [ -x "$STINT" ] || { echo "bench-compensation: no stint at '$STINT' (build it, or set STINT=)" >&2; exit 1; }
 [[ "$RUNS" =~ ^[1-9][0-9]*$ && "$CALLS" =~ ^[1-9][0-9]*$ ]] || { echo "bench-compensation: RUNS and CALLS are positive numbers" >&2; exit 1; }
 mkdir -p "$out"
 CC="${CC:-gcc}"
 $CC -O2 -g -o "$out/tiny-plain" "$here/tiny_calls.c"
 $CC -O2 -g -finstrument-functions -o "$out/tiny-inst" "$here/tiny_calls.c"
-exec python3 - "$STINT" "$out" "$RUNS" "$CALLS" <<'PY'
+exec python3 - "$STINT" "$out" "$RUNS" "$CALLS" "$PATCHED" <<'PY'
 import json, os, re, statistics, subprocess, sys
 stint, out, runs, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+recorded = "tiny-plain" if sys.argv[5] == "1" else "tiny-inst"
+print("recording %s (%s)" % (recorded, "patched at load" if recorded == "tiny-plain" else "-finstrument-functions"))
 data = os.path.join(out, "tiny.stint")
 plain, comp, raw = [], [], []
 for i in range(runs):
     p = subprocess.run([os.path.join(out, "tiny-plain"), calls], stdout=subprocess.PIPE, universal_newlines=True, check=True)
     plain.append(float(re.search(r"parent_cpu_ns=(\d+)", p.stdout).group(1)))
-    subprocess.run([stint, "record", "-m", "instrument", "-o", data, "--", os.path.join(out, "tiny-inst"), calls],
+    subprocess.run([stint, "record", "-m", "instrument", "-o", data, "--", os.path.join(out, recorded), calls],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     for opts, acc in (([], comp), (["--no-compensation"], raw)):
         rep = json.loads(subprocess.run([stint, "report", "-i", data, "--format", "json"] + opts,

@@ -235,6 +235,8 @@ static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_
 		buf_u32(&b, p->nlib_fns);
 		for (uint32_t k = 0; k < p->nlib_fns; k++)
 			buf_u64(&b, p->lib_fns[k]);
+		buf_u32(&b, p->cost_patched);
+		buf_u64(&b, p->cost_inner);
 		out_chunk(&o, FMT_PROC, &b);
 		buf_u32(&b, i);
 		buf_u32(&b, p->nmods);
@@ -696,6 +698,10 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 				p->lib_fns[k] = in_u64(&in);
 			p->nlib_fns = nl;
 		}
+		if (!in.bad && in.p < in.end) /* written by a newer stint still */
+			p->cost_patched = in_u32(&in) != 0;
+		if (!in.bad && in.end - in.p >= 8)
+			p->cost_inner = in_u64(&in);
 		break;
 	}
 	case FMT_MODS: {

@@ -189,6 +189,11 @@ struct fmt_process {
 	char *exe;
 	uint64_t cost;       /* probe cost, 1/1024 ticks per event */
 	uint64_t lib_cost;   /* cost of a library-call event, 1/1024 ticks, 0 = cost */
+	uint32_t cost_patched; /* cost measures the probes of functions patched
+				* at load (their path), not the compiler's hooks */
+	uint64_t cost_inner; /* of two function probes' cost (2 x cost), the part
+			      * in the interval from an entry to its exit, 1/1024
+			      * ticks; 0 = unknown (cost, half of each) */
 	uint64_t *lib_fns;   /* library functions probed at their calls, sorted */
 	uint32_t nlib_fns;
 	char *os;

@@ -649,8 +649,17 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			free(h);
 			read_fns(dir, sp->files[b], &addrs, &naddrs, &capaddrs);
 		}
+		uint64_t calibrated = p->cost;
 		p->cost = adjusted_cost(p->cost, calib_tail, tail_sum, tail_n);
+		/* the run's extra per probe falls after its clock read, into the
+		 * interval inside a call as into every other */
+		uint64_t inner = info && rec_info_get(info, "cost_inner", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		if (inner && p->cost) {
+			int64_t in = (int64_t)inner + (int64_t)p->cost - (int64_t)calibrated;
+			p->cost_inner = in <= 0 ? 1 : (uint64_t)in > 2 * p->cost ? 2 * p->cost : (uint64_t)in;
+		}
 		p->lib_cost = info && rec_info_get(info, "lib_cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		p->cost_patched = info && rec_info_get(info, "cost_path", v, sizeof(v)) && strcmp(v, "patched") == 0;
 		plt_addresses(plt, p);
 		/* main thread (tid == pid) first, then by tid */
 		for (uint32_t a = first_thread; a < d->nthreads; a++)

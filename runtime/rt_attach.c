@@ -96,6 +96,7 @@ void rt_plt_fork_child(void) {}
 void rt_plt_save_names(void) {}
 void (*rt_plt_calib_stub(void))(void) { return NULL; }
 void rt_patch_init(void) {}
+int rt_patch_program_probed(void) { return 0; }
 
 /* ------------------------------------------------------------------------
  * The frames open when stint attached: "<spool>/attach.frames", a line

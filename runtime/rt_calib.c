@@ -18,6 +18,25 @@ __attribute__((noinline, no_instrument_function, visibility("hidden"))) void rt_
 	__asm__ volatile("");
 }
 
+/* The call to rt_patch_entry is what "call __fentry__" (-pg -mfentry) or a
+ * patched-in jump to a trampoline gives a function: the same entry code,
+ * return-address swap and exit through rt_patch_return (a trampoline adds
+ * two jumps, a cycle or two). */
+#ifndef RT_ATTACH_LIB /* (stint record -p patches nothing) */
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl rt_calib_patched\n"
+	".hidden rt_calib_patched\n"
+	".type rt_calib_patched, @function\n"
+	"rt_calib_patched:\n"
+	"\tcall rt_patch_entry\n"
+	"\tret\n"
+	".size rt_calib_patched, .-rt_calib_patched\n");
+void rt_calib_patched(void);
+#else
+#define rt_calib_patched rt_calib_probed
+#endif
+
 /* An instrumented function that calls fn, and the same without probes:
  * with fn a library-call stub (rt_plt.c), the yardstick of library calls. */
 __attribute__((noinline, visibility("hidden"))) void rt_calib_lib_probed(void (*fn)(void))
@@ -31,8 +50,9 @@ __attribute__((noinline, no_instrument_function, visibility("hidden"))) void rt_
 }
 
 /*
- * Ticks taken by n calls of one of the two: of rt_calib_probed (2 events
- * a call) or rt_calib_plain when stub is NULL, else of rt_calib_lib_probed
+ * Ticks taken by n calls of one of them: of rt_calib_probed (probed 1, 2
+ * events a call), rt_calib_patched (probed 2) or rt_calib_plain (0) when
+ * stub is NULL, else of rt_calib_lib_probed
  * through stub (4 events a call: 2 of them a library call's) or of
  * rt_calib_lib_plain calling rt_calib_plain directly.
  */
@@ -47,7 +67,7 @@ __attribute__((no_instrument_function, visibility("hidden"))) uint64_t rt_calib_
 			w(target);
 		return rt_now() - t0;
 	}
-	void (*volatile fn)(void) = probed ? rt_calib_probed : rt_calib_plain;
+	void (*volatile fn)(void) = probed == 2 ? rt_calib_patched : probed ? rt_calib_probed : rt_calib_plain;
 	uint64_t t0 = rt_now();
 	for (int i = 0; i < n; i++)
 		fn();

@@ -132,6 +132,8 @@ struct rt_global {
 	uint64_t calib_ticks; /* probe cost, in 1/1024 tick units */
 	uint64_t calib_tail;  /* a probe's tail in calibration, 1/1024 ticks (0: none) */
 	uint64_t calib_lib;   /* a library-call event's cost, 1/1024 ticks (0: unknown) */
+	int calib_patched;    /* calib_ticks measures the probes of functions patched at load */
+	uint64_t calib_inner; /* of a pair of probes' cost, the part inside the call (rt_calib_inner) */
 };
 
 extern struct rt_global rt_g;

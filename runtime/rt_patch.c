@@ -706,16 +706,25 @@ static int rt_patch_program(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+int rt_patch_program_probed(void)
+{
+	static int probed = -1;
+	if (probed < 0) {
+		int on = 0;
+		dl_iterate_phdr(rt_patch_program, &on);
+		const char *off = getenv("STINT_PATCH");
+		probed = on && !(off && strcmp(off, "0") == 0);
+	}
+	return probed;
+}
+
 int rt_patch_wanted(void)
 {
 	if (rt_patch_cs_on < 0) {
-		const char *off = getenv("STINT_PATCH");
 		/* tests: as where Capstone is missing (recorder/rec_patch.c) */
 		const char *nocs = getenv("STINT_NO_CAPSTONE");
 		rt_patch_libs = getenv("STINT_PATCH_LIBS");
-		int on = 0;
-		dl_iterate_phdr(rt_patch_program, &on);
-		rt_patch_cs_on = on && !(off && strcmp(off, "0") == 0) && !(nocs && *nocs && strcmp(nocs, "0") != 0);
+		rt_patch_cs_on = rt_patch_program_probed() && !(nocs && *nocs && strcmp(nocs, "0") != 0);
 	}
 	return rt_patch_cs_on;
 }

@@ -22,5 +22,10 @@ int rt_patch_module_selected(const char *name);
 /* Whether this process patches functions without patch sites: its program
  * was not built with -finstrument-functions (and STINT_PATCH is not 0). */
 int rt_patch_wanted(void);
+/* Whether this process's program has its functions probed through
+ * rt_patch_entry (patched at load, -pg -mfentry or patch sites) rather
+ * than by -finstrument-functions' hooks: their probes cost more, and the
+ * calibration measures that path instead (rt.c). */
+int rt_patch_program_probed(void);
 
 #endif

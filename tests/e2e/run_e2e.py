@@ -1301,22 +1301,50 @@ def test_compensation_exact(c):
     report says what it subtracted: probe events x cost + library-call events
     x their cost + the profiler's own time - what intervals too short could
     not give; the raw and compensated reports differ by exactly that; each
-    leaf() call (one interval between two function probes) loses exactly one
-    probe cost and each memset() call (between the two probes of a library
-    call) one library-call cost."""
+    leaf() call (the interval from its entry probe to its exit probe) loses
+    exactly the part of two probes' cost the runtime measured inside an empty
+    call, and each memset() call (between the two probes of a library call)
+    one library-call cost.  The cost is the compiler's hooks'."""
+    cc = check_compensation_exact(c, "e2e_comp_exact")
+    check(cc["cost_path"] == "hooks", "a -finstrument-functions build compensated as %r" % cc["cost_path"])
+
+
+@test
+def test_compensation_patched_path(c):
+    """A program patched at load (plain -O2 with Capstone, -pg -mfentry, patch sites) has its
+    function probes' cost measured on their own path (entry trampoline, return-address swap,
+    return trampoline: about twice the compiler's hooks), not the -finstrument-functions
+    yardstick that left two thirds of that path in every interval; the arithmetic holds as for
+    compensation_exact, and the report says which cost it used."""
+    for v in c.load_variants():
+        name = "e2e_comp_exact_" + v
+        cc = check_compensation_exact(c, name)
+        check(cc["cost_path"] == "patched", "%s: compensated with the cost of %r, not of its own probes' path" % (
+            name, cc["cost_path"]))
+        data = os.path.join(c.tmp, "comp_%s.data" % v)
+        c.record([c.prog(name), "1000"], data=data)
+        text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+        check("ns per event (functions patched at load; library calls" in text,
+              "%s: the header does not say the cost is that of functions patched at load:\n%s" % (
+                  name, text[:1200]))
+
+
+def check_compensation_exact(c, name):
     n = 100000
-    rec, data = c.record([c.prog("e2e_comp_exact"), str(n)])
+    rec, data = c.record([c.prog(name), str(n)], data=os.path.join(c.tmp, name + ".data"))
     comp = c.report_json(data)
     raw = c.report_json(data, options=["--no-compensation"])
     expect_calls(comp, {"parent": 1, "leaf": n, "memset": n})
     cc = comp["compensation"]
-    cost, lib_cost = cc["cost_per_event_ns"], cc["cost_per_library_event_ns"]
+    cost, lib_cost, in_call = cc["cost_per_event_ns"], cc["cost_per_library_event_ns"], cc["cost_in_call_ns"]
     check(cc["enabled"] and cost > 0 and lib_cost > 0, "no probe cost calibrated: %s" % cc)
+    check(0 < in_call <= 2 * cost + 1e-6, "the cost inside a call, %.3f ns, is not within (0, 2 x %.3f ns]" % (
+        in_call, cost))
     check(not raw["compensation"]["enabled"] and raw["compensation"]["subtracted_ns"] == 0,
           "--no-compensation still subtracts: %s" % raw["compensation"])
     # one probe event per entry and exit: of instrumented functions, and of library calls
-    fn_calls = sum(r["calls"] for r in comp["functions"] if r["module"] == "e2e_comp_exact")
-    lib_calls = sum(r["calls"] for r in comp["functions"] if r["module"] != "e2e_comp_exact")
+    fn_calls = sum(r["calls"] for r in comp["functions"] if r["module"] == name)
+    lib_calls = sum(r["calls"] for r in comp["functions"] if r["module"] != name)
     check(cc["probe_events"] == 2 * fn_calls and cc["library_events"] == 2 * lib_calls,
           "probe events %d / library events %d for %d calls / %d library calls" % (
               cc["probe_events"], cc["library_events"], fn_calls, lib_calls))
@@ -1328,7 +1356,7 @@ def test_compensation_exact(c):
         diff, cc["subtracted_ns"]))
     # (plus any of the profiler's own time that fell into a call: a switch
     # to a new spool chunk after its entry record)
-    for name, per in (("leaf", cost), ("memset", lib_cost)):
+    for name, per in (("leaf", in_call), ("memset", lib_cost)):
         d = func(raw, name)["elapsed_exclusive"] - func(comp, name)["elapsed_exclusive"]
         check(n * per - 1e-6 * n * per - 2 <= d <= n * per + cc["overhead_ns"] + 2,
               "%s: raw - compensated EE %d ns, expected %d calls x %.6f ns = %.0f ns (+ up to %d ns overhead)" % (
@@ -1338,6 +1366,7 @@ def test_compensation_exact(c):
     check(p_comp["elapsed_inclusive"] < p_raw["elapsed_inclusive"], "nothing removed from parent")
     check(p_raw["elapsed_inclusive"] - p_comp["elapsed_inclusive"] <= cc["subtracted_ns"] + 2,
           "parent lost more than was subtracted in all")
+    return cc
 
 
 @test
