@@ -28,8 +28,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
+#include "../arch/arch.h"
 #include "rt_exec.h"
 #include "rt_file.h"
 #include "rt_int.h"
@@ -58,7 +58,7 @@ __attribute__((noinline)) static uint64_t rt_clock_mono(void)
 static inline uint64_t rt_clock(void)
 {
 	if (RT_LIKELY(rt_g.use_tsc))
-		return __rdtsc();
+		return arch_cycles();
 	return rt_clock_mono();
 }
 
@@ -850,7 +850,7 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
  */
 __attribute__((noinline, cold)) static void rt_after_lean(struct rt_thread *t)
 {
-	uint64_t end = __rdtsc();
+	uint64_t end = arch_cycles();
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	if (t->pos >= t->sample_at) {
 		/* the probe's clock read and switch count, as it left them
@@ -919,7 +919,7 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	volatile uint32_t *lock = t->lock;
 	uint32_t sw = *lock, again; /* counter, clock, counter: rt_stamp() */
 	uint64_t now;
-	while (RT_UNLIKELY((now = __rdtsc(), again = *lock) != sw))
+	while (RT_UNLIKELY((now = arch_cycles(), again = *lock) != sw))
 		sw = again;
 	uint64_t delta = now - t->last_t;
 	t->last_t = now;
