@@ -23,16 +23,7 @@ __attribute__((noinline, no_instrument_function, visibility("hidden"))) void rt_
  * return-address swap and exit through rt_patch_return (a trampoline adds
  * two jumps, a cycle or two). */
 #ifndef RT_ATTACH_LIB /* (stint record -p patches nothing) */
-__asm__(".text\n"
-	".p2align 4\n"
-	".globl rt_calib_patched\n"
-	".hidden rt_calib_patched\n"
-	".type rt_calib_patched, @function\n"
-	"rt_calib_patched:\n"
-	"\tcall rt_patch_entry\n"
-	"\tret\n"
-	".size rt_calib_patched, .-rt_calib_patched\n");
-void rt_calib_patched(void);
+void rt_calib_patched(void); /* arch/x86_64/rt_patch_x86_64.S */
 #else
 #define rt_calib_patched rt_calib_probed
 #endif

@@ -780,33 +780,8 @@ static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
  * dlopen returns, as before.  A debugger's breakpoint at r_brk still works:
  * it steps over the jump.
  */
-extern void rt_patch_debug_stub(void);
+extern void rt_patch_debug_stub(void); /* arch/x86_64/rt_patch_x86_64.S */
 void rt_patch_objects_added(void) __attribute__((visibility("hidden")));
-__asm__(".text\n"
-	".p2align 4\n"
-	".type rt_patch_debug_stub, @function\n"
-	"rt_patch_debug_stub:\n"
-	"	push %rax\n	push %rcx\n	push %rdx\n	push %rsi\n	push %rdi\n"
-	"	push %r8\n	push %r9\n	push %r10\n	push %r11\n" /* %rsp: 16-byte aligned */
-	"	sub $256, %rsp\n"
-	"	movdqu %xmm0, 0(%rsp)\n	movdqu %xmm1, 16(%rsp)\n	movdqu %xmm2, 32(%rsp)\n"
-	"	movdqu %xmm3, 48(%rsp)\n	movdqu %xmm4, 64(%rsp)\n	movdqu %xmm5, 80(%rsp)\n"
-	"	movdqu %xmm6, 96(%rsp)\n	movdqu %xmm7, 112(%rsp)\n	movdqu %xmm8, 128(%rsp)\n"
-	"	movdqu %xmm9, 144(%rsp)\n	movdqu %xmm10, 160(%rsp)\n	movdqu %xmm11, 176(%rsp)\n"
-	"	movdqu %xmm12, 192(%rsp)\n	movdqu %xmm13, 208(%rsp)\n	movdqu %xmm14, 224(%rsp)\n"
-	"	movdqu %xmm15, 240(%rsp)\n"
-	"	call rt_patch_objects_added\n"
-	"	movdqu 0(%rsp), %xmm0\n	movdqu 16(%rsp), %xmm1\n	movdqu 32(%rsp), %xmm2\n"
-	"	movdqu 48(%rsp), %xmm3\n	movdqu 64(%rsp), %xmm4\n	movdqu 80(%rsp), %xmm5\n"
-	"	movdqu 96(%rsp), %xmm6\n	movdqu 112(%rsp), %xmm7\n	movdqu 128(%rsp), %xmm8\n"
-	"	movdqu 144(%rsp), %xmm9\n	movdqu 160(%rsp), %xmm10\n	movdqu 176(%rsp), %xmm11\n"
-	"	movdqu 192(%rsp), %xmm12\n	movdqu 208(%rsp), %xmm13\n	movdqu 224(%rsp), %xmm14\n"
-	"	movdqu 240(%rsp), %xmm15\n"
-	"	add $256, %rsp\n"
-	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n	pop %rdi\n"
-	"	pop %rsi\n	pop %rdx\n	pop %rcx\n	pop %rax\n"
-	"	ret\n"
-	".size rt_patch_debug_stub, .-rt_patch_debug_stub\n");
 
 /* Set once the runtime's constructor has patched the modules loaded with
  * the program. */

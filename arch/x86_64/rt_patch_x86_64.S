@@ -77,4 +77,52 @@ rt_patch_return:
 	ret
 	.size rt_patch_return, .-rt_patch_return
 
+/*
+ * rt_patch_debug_stub: what ld.so's r_brk (the debugger's hook) jumps to
+ * once runtime/rt_patch.c has rewritten it; it saves every register a call
+ * may clobber (ld.so is built with -fipa-ra), calls
+ * rt_patch_objects_added() and returns to ld.so's caller.
+ */
+	.p2align 4
+	.globl rt_patch_debug_stub
+	.hidden rt_patch_debug_stub
+	.type rt_patch_debug_stub, @function
+rt_patch_debug_stub:
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11                    /* %rsp: 16-byte aligned */
+	sub $256, %rsp
+	ARCH_SAVE_XMM 16, 0
+	call rt_patch_objects_added
+	ARCH_RESTORE_XMM 16, 0
+	add $256, %rsp
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+	.size rt_patch_debug_stub, .-rt_patch_debug_stub
+
+/* The yardstick of the patched path's probe cost (runtime/rt_calib.c): a
+ * function whose entry is what a patch site gives it. */
+	.p2align 4
+	.globl rt_calib_patched
+	.hidden rt_calib_patched
+	.type rt_calib_patched, @function
+rt_calib_patched:
+	call rt_patch_entry
+	ret
+	.size rt_calib_patched, .-rt_calib_patched
+
 	.section .note.GNU-stack,"",@progbits
