@@ -1088,6 +1088,25 @@ def test_patched_refusals(c):
 
 
 @test
+def test_patched_odd_starts(c):
+    """First instructions real -O2 code begins functions with are moved, not refused: an SSE
+    load or compare from a RIP-relative constant after a 0x66 prefix (Capstone 4 reports its
+    displacement as 16 bits); the output is unchanged and every call is counted."""
+    c.need_capstone()
+    prog = c.prog("e2e_patch_starts_plain")
+    alone = c.run([prog], expect=0).stdout
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+    m = mods.get("e2e_patch_starts_plain")
+    check(m, "no patched_modules entry for the program: %s" % rep.get("patched_modules"))
+    why = {f["name"]: f["reason"] for f in m["not_instrumented"]}
+    check(not why, "functions refused: %s" % why)
+    expect_calls(rep, {"sse_first": 5, "cmp_first": 5, "main": 1})
+
+
+@test
 def test_patched_library_calls(c):
     """A plain program patched at load: its calls into libc are recorded as those of the
     -finstrument-functions build (same libc functions, same calls)."""
