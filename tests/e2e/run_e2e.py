@@ -1107,6 +1107,22 @@ def test_patched_odd_starts(c):
 
 
 @test
+def test_patched_libc_run_as_program(c):
+    """The C library run as a program (it prints its version) is not patched: the runtime
+    runs on it, and patching it while the runtime called into it crashed the program."""
+    c.need_capstone()
+    libc = subprocess.run(["gcc", "-print-file-name=libc.so.6"], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout.strip()
+    libc = os.path.realpath(libc) if libc.startswith("/") else ""
+    if not os.access(libc, os.X_OK):
+        raise TestSkip("no executable libc.so.6 found (gcc -print-file-name)")
+    alone = c.run([libc], expect=0).stdout
+    check("GNU C Library" in alone, "libc.so.6 printed %r" % alone[:200])
+    rec, _ = c.record([libc], expect_status=0)
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout[:300], alone[:300]))
+
+
+@test
 def test_patched_library_calls(c):
     """A plain program patched at load: its calls into libc are recorded as those of the
     -finstrument-functions build (same libc functions, same calls)."""
