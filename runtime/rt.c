@@ -500,10 +500,109 @@ static void rt_inherit_attached(struct rt_thread *t)
 }
 
 /*
+ * The program's vector registers beyond xmm0-15's low 128 bits: the upper
+ * halves of ymm0-15, the upper 256 bits of zmm0-15, zmm16-31 and the
+ * opmask registers.  The probes' assembly saves xmm0-15 only, which is
+ * enough for the runtime's own code (SSE only), but its slow paths call
+ * the C library, whose AVX2 and EVEX string functions use ymm16-31 and end
+ * with vzeroupper: a function patched at load (or -pg -mfentry,
+ * -fpatchable-function-entry) that takes or returns __m256, or whose
+ * caller keeps a vector in a register across the call (-fipa-ra), lost
+ * them at a thread's first probe and at each chunk switch.  Those paths
+ * save the components with XSAVE and put them back with XRSTOR, only when
+ * the processor says one is in use (XGETBV 1), on the stack.
+ */
+#define RT_VEC_COMPONENTS 0xe4u /* YMM_Hi128, opmask, ZMM_Hi256, Hi16_ZMM */
+static uint32_t rt_vec_mask;  /* of RT_VEC_COMPONENTS, the ones XCR0 enables */
+static uint32_t rt_vec_bytes; /* the XSAVE area up to the last of them */
+static int rt_vec_inuse_known; /* XGETBV with ECX=1 (XINUSE) is there */
+static int rt_vec_ready;
+
+static void rt_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+}
+
+static uint64_t rt_xgetbv(uint32_t which)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(which));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static void rt_vec_init(void)
+{
+	uint32_t r[4];
+	rt_cpuid(0, 0, r);
+	uint32_t max = r[0];
+	rt_cpuid(1, 0, r);
+	if (max >= 0xd && (r[2] & (1u << 27))) { /* OSXSAVE */
+		uint32_t mask = (uint32_t)rt_xgetbv(0) & RT_VEC_COMPONENTS;
+		uint32_t end = 576; /* legacy area and header */
+		for (unsigned i = 2; i < 8; i++)
+			if (mask & (1u << i)) {
+				rt_cpuid(0xd, i, r); /* size, offset in the standard form */
+				if (r[1] + r[0] > end)
+					end = r[1] + r[0];
+			}
+		rt_cpuid(0xd, 1, r);
+		rt_vec_inuse_known = (r[0] >> 2) & 1;
+		rt_vec_bytes = end;
+		rt_vec_mask = mask;
+	}
+	__atomic_store_n(&rt_vec_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* bytes of XSAVE area to keep now, 0 when nothing is to be kept */
+static uint32_t rt_vec_need(void)
+{
+	if (!__atomic_load_n(&rt_vec_ready, __ATOMIC_ACQUIRE))
+		rt_vec_init(); /* the same result in every thread */
+	if (!rt_vec_mask || (rt_vec_inuse_known && !(rt_xgetbv(1) & rt_vec_mask)))
+		return 0;
+	return rt_vec_bytes;
+}
+
+static void rt_vec_save(uint8_t *area)
+{
+	memset(area + 512, 0, 64); /* XSAVE leaves the header's other bits */
+	__asm__ volatile("xsave64 (%0)" ::"r"(area), "a"(rt_vec_mask), "d"(0) : "memory");
+}
+
+static void rt_vec_restore(const uint8_t *area)
+{
+	__asm__ volatile("xrstor64 (%0)" ::"r"(area), "a"(rt_vec_mask), "d"(0) : "memory");
+}
+
+/* run `work` with the program's vector registers kept (see above) */
+#define RT_VEC_KEEP(work)                                                                      \
+	do {                                                                                   \
+		uint32_t rt_vec_n_ = rt_vec_need();                                            \
+		if (!rt_vec_n_) {                                                              \
+			work;                                                                  \
+		} else {                                                                       \
+			uint8_t rt_vec_raw_[rt_vec_n_ + 64];                                   \
+			uint8_t *rt_vec_a_ = (uint8_t *)(((uintptr_t)rt_vec_raw_ + 63) & ~(uintptr_t)63); \
+			rt_vec_save(rt_vec_a_);                                                \
+			work;                                                                  \
+			rt_vec_restore(rt_vec_a_);                                             \
+		}                                                                              \
+	} while (0)
+
+static int rt_thread_start_work(struct rt_thread *t);
+
+int rt_thread_start(struct rt_thread *t)
+{
+	int ok;
+	RT_VEC_KEEP(ok = rt_thread_start_work(t));
+	return ok;
+}
+
+/*
  * Start recording the calling thread: create its buffer file and map the
  * header page and the first chunk.  Returns 1 when the thread records.
  */
-int rt_thread_start(struct rt_thread *t)
+static int rt_thread_start_work(struct rt_thread *t)
 {
 	if (t->state == RT_DONE)
 		return 0;
@@ -702,7 +801,15 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
  */
 static void rt_flush(struct rt_thread *t);
 
+static void rt_after_work(struct rt_thread *t);
+
+/* the probes' slow path: the program's vector registers kept (RT_VEC_KEEP) */
 __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
+{
+	RT_VEC_KEEP(rt_after_work(t));
+}
+
+static void rt_after_work(struct rt_thread *t)
 {
 	uint32_t was = t->gate & RT_GATE_BUSY;
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);

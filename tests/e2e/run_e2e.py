@@ -1123,6 +1123,26 @@ def test_patched_libc_run_as_program(c):
 
 
 @test
+def test_patched_avx_registers(c):
+    """A program built with AVX2 (-O3 -ffast-math -mavx2), patched at load and with
+    -pg -mfentry, prints the same under stint: __m256d arguments and results survive the
+    probes' slow paths (thread start, chunk switches, whose C library calls end with
+    vzeroupper), and so do the ymm arguments of libmvec's vector sin (a probed library call)."""
+    for name in ("e2e_patch_avx_plain", "e2e_patch_avx_fentry"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        if "no avx2" in alone:
+            raise TestSkip("the CPU has no AVX2")
+        check(alone.startswith("wrong sums 0,"), "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog])
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        check(calls(rep, "addv") == 400000, "addv: %d calls" % calls(rep, "addv"))
+
+
+@test
 def test_patched_library_calls(c):
     """A plain program patched at load: its calls into libc are recorded as those of the
     -finstrument-functions build (same libc functions, same calls)."""
