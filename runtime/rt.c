@@ -17,7 +17,9 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,7 +512,7 @@ static void rt_inherit_attached(struct rt_thread *t)
  * caller keeps a vector in a register across the call (-fipa-ra), lost
  * them at a thread's first probe and at each chunk switch.  Those paths
  * save the components with XSAVE and put them back with XRSTOR, only when
- * the processor says one is in use (XGETBV 1), on the stack.
+ * the processor says one is in use (XGETBV 1), in the thread's state.
  */
 #define RT_VEC_COMPONENTS 0xe4u /* YMM_Hi128, opmask, ZMM_Hi256, Hi16_ZMM */
 static uint32_t rt_vec_mask;  /* of RT_VEC_COMPONENTS, the ones XCR0 enables */
@@ -548,7 +550,7 @@ static void rt_vec_init(void)
 		rt_cpuid(0xd, 1, r);
 		rt_vec_inuse_known = (r[0] >> 2) & 1;
 		rt_vec_bytes = end;
-		rt_vec_mask = mask;
+		rt_vec_mask = end <= RT_VEC_AREA ? mask : 0;
 	}
 	__atomic_store_n(&rt_vec_ready, 1, __ATOMIC_RELEASE);
 }
@@ -574,19 +576,19 @@ static void rt_vec_restore(const uint8_t *area)
 	__asm__ volatile("xrstor64 (%0)" ::"r"(area), "a"(rt_vec_mask), "d"(0) : "memory");
 }
 
-/* run `work` with the program's vector registers kept (see above) */
-#define RT_VEC_KEEP(work)                                                                      \
-	do {                                                                                   \
-		uint32_t rt_vec_n_ = rt_vec_need();                                            \
-		if (!rt_vec_n_) {                                                              \
-			work;                                                                  \
-		} else {                                                                       \
-			uint8_t rt_vec_raw_[rt_vec_n_ + 64];                                   \
-			uint8_t *rt_vec_a_ = (uint8_t *)(((uintptr_t)rt_vec_raw_ + 63) & ~(uintptr_t)63); \
-			rt_vec_save(rt_vec_a_);                                                \
-			work;                                                                  \
-			rt_vec_restore(rt_vec_a_);                                             \
-		}                                                                              \
+/* run `work` with the program's vector registers kept in t (see above) */
+#define RT_VEC_KEEP(t, work)                                                         \
+	do {                                                                         \
+		int rt_vec_keep_ = !(t)->vec_busy && rt_vec_need();                  \
+		if (rt_vec_keep_) {                                                  \
+			(t)->vec_busy = 1;                                           \
+			rt_vec_save((t)->vec_area);                                  \
+		}                                                                    \
+		work;                                                                \
+		if (rt_vec_keep_) {                                                  \
+			rt_vec_restore((t)->vec_area);                               \
+			(t)->vec_busy = 0;                                           \
+		}                                                                    \
 	} while (0)
 
 static int rt_thread_start_work(struct rt_thread *t);
@@ -594,7 +596,7 @@ static int rt_thread_start_work(struct rt_thread *t);
 int rt_thread_start(struct rt_thread *t)
 {
 	int ok;
-	RT_VEC_KEEP(ok = rt_thread_start_work(t));
+	RT_VEC_KEEP(t, ok = rt_thread_start_work(t));
 	return ok;
 }
 
@@ -806,7 +808,7 @@ static void rt_after_work(struct rt_thread *t);
 /* the probes' slow path: the program's vector registers kept (RT_VEC_KEEP) */
 __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 {
-	RT_VEC_KEEP(rt_after_work(t));
+	RT_VEC_KEEP(t, rt_after_work(t));
 }
 
 static void rt_after_work(struct rt_thread *t)
@@ -1345,6 +1347,76 @@ void rt_vfork_child(void)
 		return;
 	rt_inherit_frames(t, open, depth);
 }
+
+#ifndef RT_ATTACH_LIB
+/*
+ * clone() without CLONE_VM makes a process as fork does, but runs no
+ * pthread_atfork handler: the child kept the parent's thread state, whose
+ * perf page the kernel does not copy (VM_DONTCOPY), and its first probe
+ * faulted (googletest's "threadsafe" death tests clone a child that execs).
+ * The child now starts with what a fork child does (rt_atfork_child),
+ * then runs the program's function.
+ */
+struct rt_clone_call {
+	int (*fn)(void *);
+	void *arg;
+	uint8_t *stack; /* RT_CLONE_STACK bytes for rt_atfork_child */
+};
+
+#define RT_CLONE_STACK (256u << 10)
+
+/* f() on the stack that ends at top: a clone child's own may be a page or
+ * two (googletest's), too small for starting a recording */
+void rt_call_on_stack(void *top, void (*f)(void)) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".globl rt_call_on_stack\n.hidden rt_call_on_stack\n.type rt_call_on_stack, @function\n"
+	"rt_call_on_stack:\n"
+	" push %rbp\n"
+	" mov %rsp, %rbp\n"
+	" mov %rdi, %rsp\n"
+	" and $-16, %rsp\n"
+	" call *%rsi\n"
+	" mov %rbp, %rsp\n"
+	" pop %rbp\n"
+	" ret\n"
+	".size rt_call_on_stack, .-rt_call_on_stack\n");
+
+static int rt_clone_child(void *p)
+{
+	/* the parent's frame, copied with its memory */
+	struct rt_clone_call c = *(struct rt_clone_call *)p;
+	if (c.stack != MAP_FAILED) {
+		rt_call_on_stack(c.stack + RT_CLONE_STACK, rt_atfork_child);
+		munmap(c.stack, RT_CLONE_STACK);
+	}
+	return c.fn(c.arg);
+}
+
+RT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	static int (*real)(int (*)(void *), void *, int, void *, ...);
+	if (!real)
+		real = (int (*)(int (*)(void *), void *, int, void *, ...))dlsym(RTLD_NEXT, "clone");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	va_list ap;
+	va_start(ap, arg); /* read only for the flags that use them, as the kernel does */
+	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *);
+	va_end(ap);
+	if ((flags & CLONE_VM) || !fn)
+		return real(fn, stack, flags, arg, ptid, tls, ctid);
+	struct rt_clone_call c = {fn, arg, NULL};
+	c.stack = mmap(NULL, RT_CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int r = real(rt_clone_child, stack, flags, &c, ptid, tls, ctid);
+	int e = errno;
+	if (c.stack != MAP_FAILED) /* the child has its own copy */
+		munmap(c.stack, RT_CLONE_STACK);
+	errno = e;
+	return r;
+}
+#endif
 
 /*
  * A fatal signal: stamp the time, so the frames left open are closed when

@@ -1143,6 +1143,26 @@ def test_patched_avx_registers(c):
 
 
 @test
+def test_clone_child(c):
+    """A child made with clone() without CLONE_VM on a two-page stack (no pthread_atfork
+    handler runs in it; googletest's threadsafe death tests): it runs and exits as without
+    stint (its first probe faulted on the parent's perf page, which the kernel does not
+    copy) and is recorded as a process of its own, built with -finstrument-functions and
+    patched at load."""
+    for name in ("e2e_clone_child", "e2e_clone_child_plain"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        check("child exited 7" in alone, "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog])
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        check(len(rep["processes"]) == 2, "%s: processes %s" % (name, rep["processes"]))
+        expect_calls(rep, {"child_work": 3, "child_main": 1, "main": 1})
+
+
+@test
 def test_patched_library_calls(c):
     """A plain program patched at load: its calls into libc are recorded as those of the
     -finstrument-functions build (same libc functions, same calls)."""
