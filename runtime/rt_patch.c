@@ -574,7 +574,9 @@ int rt_patch_module_selected(const char *name)
 		/* the program itself, unless it is one of those run as a
 		 * program (`/lib/x86_64-linux-gnu/libc.so.6` prints its
 		 * version): patching the C library the runtime calls while it
-		 * patches crashed it */
+		 * patches crashed it.  Nor a program the dynamic linker was
+		 * run with (`ld-linux-x86-64.so.2 ./app`): /proc/self/exe,
+		 * where its symbols are read, is then the linker's file */
 		static int program = -1;
 		if (program < 0) {
 			char exe[4096];

@@ -1163,6 +1163,31 @@ def test_clone_child(c):
 
 
 @test
+def test_run_through_dynamic_linker(c):
+    """stint record -- /lib64/ld-linux-x86-64.so.2 ./app: the dynamic linker run as a program
+    loads the program and honours LD_PRELOAD; it was refused as statically linked. An
+    -finstrument-functions program is recorded; a plain one is not patched (the program's
+    file is not /proc/self/exe then: the linker's symbols were patched into the program)."""
+    inst = c.prog("e2e_patch_mix")
+    interp = subprocess.run(["readelf", "-p", ".interp", inst], stdout=subprocess.PIPE,
+                            universal_newlines=True).stdout
+    m = re.search(r"(/\S*ld-linux\S*)", interp)
+    if not m or not os.access(m.group(1), os.X_OK):
+        raise TestSkip("no dynamic linker to run: %r" % interp)
+    ld = m.group(1)
+    alone = c.run([ld, inst], expect=0).stdout
+    rec, data = c.record([ld, inst])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    check(calls(rep, "main") == 1, "main was not recorded: %s" % function_list(rep))
+    if c.capstone():
+        plain = c.prog("e2e_patch_mix_plain")
+        alone = c.run([ld, plain], expect=0).stdout
+        rec = c.run([c.stint, "record", "-o", os.path.join(c.tmp, "p.data"), "--", ld, plain])
+        check(rec.stdout == alone, "plain: under stint it printed %r instead of %r" % (rec.stdout, alone))
+
+
+@test
 def test_patched_library_calls(c):
     """A plain program patched at load: its calls into libc are recorded as those of the
     -finstrument-functions build (same libc functions, same calls)."""
