@@ -16,6 +16,8 @@
 #   RUNS=5 bash bench/bench-lua.sh
 #   LUA_SRC=/path/to/lua-5.3/src bash bench/bench-lua.sh   # offline
 #   REPORT_OPTIONS=--no-compensation bash bench/bench-lua.sh
+#   PATCHED=1 bash bench/bench-lua.sh     # record lua-plain patched at load
+#                                         # (perf's shares then by symbol)
 #
 # Builds into bench/out/lua/ (gitignored).  See bench/README.md.
 set -euo pipefail
@@ -71,4 +73,4 @@ got="$("$out/lua-inst" "$here/lua_work.lua")"
 
 echo "stint $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo '+dirty'), $RUNS rounds"
 exec python3 "$here/bench_lua.py" --out "$out" --stint "$STINT" --runs "$RUNS" --script "$here/lua_work.lua" \
-	--report-options "$REPORT_OPTIONS"
+	--report-options "$REPORT_OPTIONS" $([ "${PATCHED:-0}" = 1 ] && echo --patched)

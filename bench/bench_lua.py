@@ -63,11 +63,25 @@ def stint_shares(stint, out, lua, script, exe_base, extra):
     return shares, took, rep.get("compensation", {}), total
 
 
-def perf_shares(out, lua, script, exe_base):
+def perf_shares(out, lua, script, exe_base, by_symbol=False):
     data = os.path.join(out, "lua.perf")
     t0 = time.perf_counter()
     run(["perf", "record", "-q", "-e", "cpu-clock:u", "-F", "10000", "-o", data, "--", lua, script])
     took = time.perf_counter() - t0
+    if by_symbol:
+        # against a recording of the same binary patched at load, whose
+        # functions are its symbols: inlined code counts for its holder
+        rep = run(["perf", "report", "-i", data, "--no-children", "--sort", "dso,sym", "--stdio", "-q",
+                   "--percentage", "relative"]).stdout
+        counts = collections.Counter()
+        for line in rep.splitlines():
+            parts = line.split()
+            if len(parts) < 4 or not parts[0].endswith("%"):
+                continue
+            base = os.path.basename(parts[1])
+            counts[parts[3] if base == exe_base else "[%s]" % base] += float(parts[0][:-1])
+        os.unlink(data)
+        return counts, took, -1
     # every sample's address and module, then the innermost function at it
     script_out = run(["perf", "script", "-i", data, "-F", "ip,dso", "--no-inline"]).stdout
     counts = collections.Counter()
@@ -111,17 +125,19 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--script", required=True)
     ap.add_argument("--report-options", default="")
+    ap.add_argument("--patched", action="store_true",
+                    help="record lua-plain, patched at load, instead of lua-inst")
     a = ap.parse_args()
-    inst = os.path.join(a.out, "lua-inst")
     plain = os.path.join(a.out, "lua-plain")
+    inst = plain if a.patched else os.path.join(a.out, "lua-inst")
     extra = a.report_options.split()
     gaps, rows = [], []
     t_plain, t_inst, t_perf, ai = [], [], [], []
     comp = {}
     for i in range(a.runs):
         t_plain.append(cpu_time([plain, a.script]))
-        ps, tp, nsamples = perf_shares(a.out, plain, a.script, "lua-plain")
-        ss, ti, comp, sess_ai = stint_shares(a.stint, a.out, inst, a.script, "lua-inst", extra)
+        ps, tp, nsamples = perf_shares(a.out, plain, a.script, "lua-plain", by_symbol=a.patched)
+        ss, ti, comp, sess_ai = stint_shares(a.stint, a.out, inst, a.script, os.path.basename(inst), extra)
         ai.append(sess_ai / 1e9)
         t_perf.append(tp)
         t_inst.append(ti)
@@ -138,11 +154,11 @@ def main():
     for name in top:
         print("%-28s %8.2f %8.2f %8.2f" % (name[:28], ss[name], ps.get(name, 0.0), ss[name] - ps.get(name, 0.0)))
     print()
-    print("lua-plain: %.3f s of CPU; stint's session Application time of lua-inst: %.3f s (%+.1f%%)" % (
-        statistics.median(t_plain), statistics.median(ai),
+    print("lua-plain: %.3f s of CPU; stint's session Application time of %s: %.3f s (%+.1f%%)" % (
+        statistics.median(t_plain), os.path.basename(inst), statistics.median(ai),
         100.0 * (statistics.median(ai) / statistics.median(t_plain) - 1)))
-    print("wall: lua-plain under perf %.3f s; lua-inst under stint record %.3f s (medians)" % (
-        statistics.median(t_perf), statistics.median(t_inst)))
+    print("wall: lua-plain under perf %.3f s; %s under stint record %.3f s (medians)" % (
+        statistics.median(t_perf), os.path.basename(inst), statistics.median(t_inst)))
     if comp:
         print("compensation: %s" % json.dumps(comp))
     print("top-%d exclusive-share gap, stint vs perf: %.2f points (median of %d; rounds: %s)" % (

@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "cmd.h"
+#include "../arch/arch.h"
 #include "../format/format.h"
 #include "../format/fmt_spool.h"
 #include "../lib/util.h"
@@ -462,11 +462,11 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	d.clock = xstrdup(use_tsc ? "tsc" : "monotonic");
 	d.notes = xstrdup("attached");
 	d.os = xstrdup("");
-	uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
+	uint64_t tsc0 = arch_cycles(), ns0 = util_mono_ns();
 	if (use_tsc) {
 		struct timespec five = {0, 5000000};
 		nanosleep(&five, NULL);
-		d.ns_per_tick = rec_tsc_ns_per_tick(tsc0, ns0, __rdtsc(), util_mono_ns());
+		d.ns_per_tick = arch_cycles_ns_per_tick(tsc0, ns0, arch_cycles(), util_mono_ns());
 	} else {
 		d.ns_per_tick = 1.0;
 	}
@@ -511,10 +511,10 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 		nanosleep(&ts, NULL);
 		if (util_mono_ns() - last_tick > 1000000000ull) {
 			/* the clock factor and duration so far, for `stint recover` */
-			uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+			uint64_t tsc1 = arch_cycles(), ns1 = util_mono_ns();
 			d.duration_ns = ns1 - mono0;
 			if (use_tsc)
-				d.ns_per_tick = rec_tsc_ns_per_tick(tsc0, ns0, tsc1, ns1);
+				d.ns_per_tick = arch_cycles_ns_per_tick(tsc0, ns0, tsc1, ns1);
 			rec_session_save(sp.path, &d, "instrument", os, 0);
 			last_tick = util_mono_ns();
 		}
@@ -524,9 +524,9 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	rec_inject_free(&in);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+	uint64_t tsc1 = arch_cycles(), ns1 = util_mono_ns();
 	d.duration_ns = ns1 - mono0;
-	d.ns_per_tick = use_tsc ? rec_tsc_ns_per_tick(tsc0, ns0, tsc1, ns1) : 1.0;
+	d.ns_per_tick = use_tsc ? arch_cycles_ns_per_tick(tsc0, ns0, tsc1, ns1) : 1.0;
 	d.flags = FMT_SESS_ATTACHED;
 	if (rec_session_save(sp.path, &d, "instrument", os, 1) < 0)
 		warn("cannot save the session in '%s': %s", sp.shown, strerror(errno));
@@ -638,8 +638,14 @@ static void notes_with_select(struct fmt_data *d, const char *word)
 {
 	char *n = d->notes ? d->notes : xstrdup("");
 	char *old = strstr(n, "select=");
-	if (old && (old == n || old[-1] == ' '))
-		*(old == n ? old : old - 1) = 0;
+	if (old && (old == n || old[-1] == ' ')) {
+		/* only that word: the notes added after it (patchmod=) stay */
+		char *end = strchrnul(old, ' ');
+		if (*end)
+			memmove(old, end + 1, strlen(end + 1) + 1);
+		else
+			*(old == n ? old : old - 1) = 0;
+	}
 	d->notes = xasprintf("%s%s%s", n, *n ? " " : "", word);
 	free(n);
 }
@@ -854,10 +860,10 @@ int cmd_record(int argc, char **argv)
 		if (use_tsc && sel.min_ns) {
 			/* the minimum in the clock's ticks, by a factor measured
 			 * over 5 ms now (the report's is refined over the run) */
-			uint64_t tsc0 = __rdtsc(), ns0 = util_mono_ns();
+			uint64_t tsc0 = arch_cycles(), ns0 = util_mono_ns();
 			struct timespec five = {0, 5000000};
 			nanosleep(&five, NULL);
-			double f = rec_tsc_ns_per_tick(tsc0, ns0, __rdtsc(), util_mono_ns());
+			double f = arch_cycles_ns_per_tick(tsc0, ns0, arch_cycles(), util_mono_ns());
 			ticks = (uint64_t)((double)sel.min_ns / f + 0.5);
 		}
 		rec_session_setenv(&rs, FMT_ENV_SELECT, "%sd%u\nt%llu\n", sel.env ? sel.env : "", sel.depth,

@@ -3,8 +3,9 @@
  * (not built with -finstrument-functions): per module, how many of its
  * functions got probes, and with --why the others and the reason.  Read
  * from the data file's notes, written by stint record from the runtime's
- * account (recorder/rec_patch.c): "patchmod=MOD:N/M" per module and
- * "patchwhy=NAME:REASON:MOD,...".
+ * account (recorder/rec_patch.c): "patchmod=MOD:N/M" per module ("N/M/U"
+ * when the record-time selection left U of the M functions out: not
+ * patched, not refused) and "patchwhy=NAME:REASON:MOD,...".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -91,23 +92,29 @@ void out_patch_header(FILE *f, const char *notes, int why)
 	int any = 0;
 	while ((v = op_token(v, "patchmod=", &e))) {
 		const char *colon = memrchr(v, ':', (size_t)(e - v));
-		unsigned long long n = 0, m = 0;
-		if (!colon || sscanf(colon + 1, "%llu/%llu", &n, &m) != 2) {
+		unsigned long long n = 0, m = 0, u = 0;
+		if (!colon || sscanf(colon + 1, "%llu/%llu/%llu", &n, &m, &u) < 2) {
 			v = e;
 			continue;
 		}
 		size_t ml = (size_t)(colon - v);
-		if (m == 0) { /* stripped: no function symbols to patch */
-			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols (stripped); "
-				   "its calls into libraries are recorded\n", (int)ml, v);
+		if (m == 0) { /* stripped, and no .eh_frame to find functions in */
+			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols and no "
+				   ".eh_frame; its calls into libraries are recorded\n", (int)ml, v);
 			v = e;
 			continue;
 		}
 		fprintf(f, "# instrumented: %llu of %llu functions of %.*s, patched at load", n, m, (int)ml, v);
-		if (n < m && !why)
-			fprintf(f, " (stint report --why lists the other %llu)", m - n);
+		/* left out by stint record --function & co: not patched, and
+		 * not refused either (--why does not list them) */
+		if (u && u <= m - n)
+			fprintf(f, "; %llu not selected at record time", u);
+		else
+			u = 0;
+		if (n + u < m && !why)
+			fprintf(f, " (stint report --why lists the other %llu)", m - n - u);
 		fputc('\n', f);
-		if (why && n < m) {
+		if (why && n + u < m) {
 			fprintf(f, "# not instrumented in %.*s:\n", (int)ml, v);
 			op_each_why(notes, v, ml, op_print_why, f);
 		}
@@ -143,8 +150,8 @@ void out_patch_json(FILE *f, const char *notes)
 	int first = 1;
 	while ((v = op_token(v, "patchmod=", &e))) {
 		const char *colon = memrchr(v, ':', (size_t)(e - v));
-		unsigned long long n = 0, m = 0;
-		if (!colon || sscanf(colon + 1, "%llu/%llu", &n, &m) != 2) {
+		unsigned long long n = 0, m = 0, u = 0;
+		if (!colon || sscanf(colon + 1, "%llu/%llu/%llu", &n, &m, &u) < 2) {
 			v = e;
 			continue;
 		}
@@ -152,7 +159,8 @@ void out_patch_json(FILE *f, const char *notes)
 		char *mod = strndup(v, ml);
 		fputs(first ? ",\n\"patched_modules\":[\n {\"module\":" : ",\n {\"module\":", f);
 		out_json_str(f, mod);
-		fprintf(f, ",\"instrumented\":%llu,\"functions\":%llu,\"not_instrumented\":[", n, m);
+		fprintf(f, ",\"instrumented\":%llu,\"functions\":%llu,\"not_selected\":%llu,\"not_instrumented\":[", n, m,
+			u <= m - n ? u : 0);
 		struct op_json j = {f, 1};
 		op_each_why(notes, v, ml, op_json_why, &j);
 		fputs("]}", f);

@@ -452,6 +452,170 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 	return rc;
 }
 
+/* An instrumentation profile's functions, locations (nloc, each of one
+ * line) and mappings, and which functions and modules of r it uses. */
+struct pp_tables {
+	uint8_t *fn_used, *mod_used;
+	StintPprof__Function *fns, **fn_ptrs;
+	StintPprof__Location *locs, **loc_ptrs;
+	StintPprof__Line *lines, **line_ptrs;
+	StintPprof__Mapping *maps, **map_ptrs;
+};
+
+static void pp_tables_alloc(struct pp_tables *t, const struct an_result *r, uint32_t nloc)
+{
+	uint32_t nf = r->nfuncs, nm = r->nmods;
+	t->fn_used = xcalloc(nf + 1, 1);
+	t->mod_used = xcalloc(nm + 1, 1);
+	t->fns = xcalloc(nf + 1, sizeof(*t->fns));
+	t->fn_ptrs = xcalloc(nf + 1, sizeof(*t->fn_ptrs));
+	t->locs = xcalloc(nloc + 1, sizeof(*t->locs));
+	t->loc_ptrs = xcalloc(nloc + 1, sizeof(*t->loc_ptrs));
+	t->lines = xcalloc(nloc + 1, sizeof(*t->lines));
+	t->line_ptrs = xcalloc(nloc + 1, sizeof(*t->line_ptrs));
+	t->maps = xcalloc(nm + 1, sizeof(*t->maps));
+	t->map_ptrs = xcalloc(nm + 1, sizeof(*t->map_ptrs));
+}
+
+static void pp_tables_free(struct pp_tables *t)
+{
+	free(t->fn_used);
+	free(t->mod_used);
+	free(t->fns);
+	free(t->fn_ptrs);
+	free(t->locs);
+	free(t->loc_ptrs);
+	free(t->lines);
+	free(t->line_ptrs);
+	free(t->maps);
+	free(t->map_ptrs);
+}
+
+/* Function fn of r, and its module, are used (fn beyond r's functions: none). */
+static void pp_use(struct pp_tables *t, const struct an_result *r, uint32_t fn)
+{
+	if (fn < r->nfuncs) {
+		t->fn_used[fn] = 1;
+		t->mod_used[r->funcs[fn].module] = 1;
+	}
+}
+
+/* One mapping per module of r that used[] marks (id: the module's index + 1). */
+static void pp_add_mappings(StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_data *d,
+			    const struct an_result *r, const uint8_t *used, StintPprof__Mapping *maps,
+			    StintPprof__Mapping **ptrs)
+{
+	for (uint32_t m = 0; m < r->nmods; m++) {
+		if (!used[m])
+			continue;
+		StintPprof__Mapping *mp = &maps[prof->n_mapping];
+		stint_pprof__mapping__init(mp);
+		mp->id = m + 1;
+		mp->filename = pp_str(st, r->mods[m].path);
+		const struct fmt_module *fm = pp_module(d, r->mods[m].path);
+		if (fm) {
+			mp->build_id = pp_str(st, fm->build_id);
+			mp->memory_start = fm->start;
+			mp->memory_limit = fm->end;
+			mp->file_offset = fm->offset;
+		}
+		mp->has_functions = mp->has_filenames = mp->has_line_numbers = 1;
+		ptrs[prof->n_mapping++] = mp;
+	}
+	prof->mapping = ptrs;
+}
+
+/* One function per function of r that used[] marks (id: its index + 1). */
+static void pp_add_functions(StintPprof__Profile *prof, struct pp_strings *st, const struct an_result *r,
+			     const uint8_t *used, StintPprof__Function *fns, StintPprof__Function **ptrs)
+{
+	for (uint32_t f = 0; f < r->nfuncs; f++) {
+		if (!used[f])
+			continue;
+		const struct an_func *af = &r->funcs[f];
+		StintPprof__Function *fp = &fns[prof->n_function];
+		stint_pprof__function__init(fp);
+		fp->id = f + 1;
+		fp->name = fp->system_name = pp_str(st, af->name);
+		fp->filename = pp_str(st, af->file);
+		fp->start_line = af->line;
+		ptrs[prof->n_function++] = fp;
+	}
+	prof->function = ptrs;
+}
+
+/* Location lp (id) of one line ln (*lnp, the line's pointer slot): a
+ * function's line, in a mapping. */
+static void pp_line_location(StintPprof__Location *lp, StintPprof__Line *ln, StintPprof__Line **lnp, uint64_t id,
+			uint64_t function_id, int64_t line, uint64_t mapping_id)
+{
+	stint_pprof__line__init(ln);
+	ln->function_id = function_id;
+	ln->line = line;
+	*lnp = ln;
+	stint_pprof__location__init(lp);
+	lp->id = id;
+	lp->mapping_id = mapping_id;
+	lp->n_line = 1;
+	lp->line = lnp;
+}
+
+/* The samples of pp_add_paths, alive until the profile is written. */
+struct pp_paths {
+	StintPprof__Sample *smp, **ptrs;
+	int64_t *vals;
+	uint64_t *ids;
+};
+
+/*
+ * Instrumentation: one sample per node of the path tree t (node 0 its
+ * root) whose values x[node] (exclusive elapsed, exclusive application,
+ * calls) are not all 0, with the values calls, elapsed, application and
+ * as locations the path's nodes' fn + 1, innermost first (fn >= nloc left
+ * out).  The locations of all samples grow with the tree, not its square.
+ */
+static void pp_add_paths(StintPprof__Profile *prof, const struct cct *t, const double (*x)[3], uint32_t nloc,
+			 struct pp_paths *pp)
+{
+	uint32_t n = t->len;
+	pp->smp = xcalloc(n + 1, sizeof(*pp->smp));
+	pp->ptrs = xcalloc(n + 1, sizeof(*pp->ptrs));
+	pp->vals = xcalloc((size_t)(n + 1) * 3, sizeof(*pp->vals));
+	size_t nids = 0;
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j && j != ~0u; j = t->n[j].parent)
+			nids++;
+	pp->ids = xmalloc((nids + 1) * sizeof(*pp->ids));
+	size_t used_ids = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		int64_t *v = &pp->vals[(size_t)prof->n_sample * 3];
+		v[0] = pp_round(x[i][2]);
+		v[1] = pp_round(x[i][0]);
+		v[2] = pp_round(x[i][1]);
+		if (!v[0] && !v[1] && !v[2])
+			continue;
+		StintPprof__Sample *sp = &pp->smp[prof->n_sample];
+		stint_pprof__sample__init(sp);
+		sp->value = v;
+		sp->n_value = prof->n_sample_type;
+		sp->location_id = &pp->ids[used_ids];
+		for (uint32_t j = i; j && j != ~0u; j = t->n[j].parent)
+			if (t->n[j].fn < nloc)
+				pp->ids[used_ids + sp->n_location_id++] = t->n[j].fn + 1;
+		used_ids += sp->n_location_id;
+		pp->ptrs[prof->n_sample++] = sp;
+	}
+	prof->sample = pp->ptrs;
+}
+
+static void pp_paths_free(struct pp_paths *pp)
+{
+	free(pp->smp);
+	free(pp->ptrs);
+	free(pp->vals);
+	free(pp->ids);
+}
+
 /*
  * Instrumentation with call sites, the whole run: one location per place
  * (a function at one of its source lines, analysis/an_lines.h), one sample
@@ -468,127 +632,33 @@ static int pp_write_instr_lines(int fd, StintPprof__Profile *prof, struct pp_str
 				   .paths = 1};
 	if (an_lines_run(d, r, &lo, &l) < 0)
 		return -1;
-	uint32_t nf = r->nfuncs, nm = r->nmods, np = l.nplaces, nn = l.paths.len;
-	uint8_t *fn_used = calloc(nf + 1, 1), *mod_used = calloc(nm + 1, 1);
-	StintPprof__Function *fns = calloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = calloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = calloc(np + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = calloc(np + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = calloc(np + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = calloc(np + 1, sizeof(*line_ptrs));
-	StintPprof__Mapping *maps = calloc(nm + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = calloc(nm + 1, sizeof(*map_ptrs));
-	StintPprof__Sample *smp = calloc(nn + 1, sizeof(*smp));
-	StintPprof__Sample **smp_ptrs = calloc(nn + 1, sizeof(*smp_ptrs));
-	int64_t *vals = calloc((size_t)(nn + 1) * 3, sizeof(*vals));
-	uint32_t *depth = calloc(nn + 1, sizeof(*depth));
-	if (!fn_used || !mod_used || !fns || !fn_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs || !maps ||
-	    !map_ptrs || !smp || !smp_ptrs || !vals || !depth)
-		abort();
+	uint32_t nf = r->nfuncs, np = l.nplaces;
+	struct pp_tables t;
+	pp_tables_alloc(&t, r, np);
 	for (uint32_t i = 0; i < np; i++)
-		if (l.place_fn[i] < nf) {
-			fn_used[l.place_fn[i]] = 1;
-			mod_used[r->funcs[l.place_fn[i]].module] = 1;
-		}
-	for (uint32_t m = 0; m < nm; m++) {
-		if (!mod_used[m])
-			continue;
-		StintPprof__Mapping *mp = &maps[prof->n_mapping];
-		stint_pprof__mapping__init(mp);
-		mp->id = m + 1;
-		mp->filename = pp_str(st, r->mods[m].path);
-		const struct fmt_module *fm = pp_module(d, r->mods[m].path);
-		if (fm) {
-			mp->build_id = pp_str(st, fm->build_id);
-			mp->memory_start = fm->start;
-			mp->memory_limit = fm->end;
-			mp->file_offset = fm->offset;
-		}
-		mp->has_functions = mp->has_filenames = mp->has_line_numbers = 1;
-		map_ptrs[prof->n_mapping++] = mp;
-	}
-	for (uint32_t f = 0; f < nf; f++) {
-		if (!fn_used[f])
-			continue;
-		const struct an_func *af = &r->funcs[f];
-		StintPprof__Function *fp = &fns[prof->n_function];
-		stint_pprof__function__init(fp);
-		fp->id = f + 1;
-		fp->name = fp->system_name = pp_str(st, af->name);
-		fp->filename = pp_str(st, af->file);
-		fp->start_line = af->line;
-		fn_ptrs[prof->n_function++] = fp;
-	}
+		pp_use(&t, r, l.place_fn[i]);
+	pp_add_mappings(prof, st, d, r, t.mod_used, t.maps, t.map_ptrs);
+	pp_add_functions(prof, st, r, t.fn_used, t.fns, t.fn_ptrs);
 	for (uint32_t i = 0; i < np; i++) {
 		uint32_t f = l.place_fn[i], row = l.place_row[i];
 		const struct an_func *af = f < nf ? &r->funcs[f] : NULL;
-		StintPprof__Line *ln = &lines[i];
-		stint_pprof__line__init(ln);
-		ln->function_id = f + 1;
 		/* a line in the function's own file (code of another file,
 		 * inlined from a header, at the function's first line) */
-		ln->line = af ? af->line : 0;
+		int64_t line = af ? af->line : 0;
 		if (row != ~0u && af && (!af->file[0] || strcmp(l.lines[row].file, af->file) == 0))
-			ln->line = l.lines[row].line;
-		line_ptrs[i] = ln;
-		StintPprof__Location *lp = &locs[i];
-		stint_pprof__location__init(lp);
-		lp->id = i + 1;
-		lp->mapping_id = af ? af->module + 1 : 0;
-		lp->n_line = 1;
-		lp->line = &line_ptrs[i];
-		loc_ptrs[i] = lp;
+			line = l.lines[row].line;
+		pp_line_location(&t.locs[i], &t.lines[i], &t.line_ptrs[i], i + 1, f + 1, line, af ? af->module + 1 : 0);
+		t.loc_ptrs[i] = &t.locs[i];
 	}
 	prof->n_location = np;
-	prof->function = fn_ptrs;
-	prof->location = loc_ptrs;
-	prof->mapping = map_ptrs;
-	size_t nids = 0;
-	for (uint32_t i = 1; i < nn; i++) { /* parents come before their children */
-		uint32_t par = l.paths.n[i].parent;
-		depth[i] = par && par != ~0u ? depth[par] + 1 : 1;
-		nids += depth[i];
-	}
-	uint64_t *ids = malloc((nids + 1) * sizeof(*ids));
-	if (!ids)
-		abort();
-	size_t used_ids = 0;
-	for (uint32_t i = 1; i < nn; i++) {
-		int64_t *x = &vals[(size_t)prof->n_sample * 3];
-		x[0] = pp_round(l.pv[i][2]);
-		x[1] = pp_round(l.pv[i][0]);
-		x[2] = pp_round(l.pv[i][1]);
-		if (!x[0] && !x[1] && !x[2])
-			continue;
-		StintPprof__Sample *sp = &smp[prof->n_sample];
-		stint_pprof__sample__init(sp);
-		sp->value = x;
-		sp->n_value = prof->n_sample_type;
-		sp->location_id = &ids[used_ids];
-		for (uint32_t j = i; j && j != ~0u; j = l.paths.n[j].parent)
-			ids[used_ids + sp->n_location_id++] = l.paths.n[j].fn + 1;
-		used_ids += sp->n_location_id;
-		smp_ptrs[prof->n_sample++] = sp;
-	}
-	prof->sample = smp_ptrs;
+	prof->location = t.loc_ptrs;
+	struct pp_paths pp;
+	pp_add_paths(prof, &l.paths, (const double(*)[3])l.pv, UINT32_MAX, &pp);
 	prof->string_table = st->s;
 	prof->n_string_table = st->n;
 	int rc = pp_pack_write(fd, prof);
-	free(ids);
-	free(depth);
-	free(vals);
-	free(smp);
-	free(smp_ptrs);
-	free(fn_used);
-	free(mod_used);
-	free(fns);
-	free(fn_ptrs);
-	free(locs);
-	free(loc_ptrs);
-	free(lines);
-	free(line_ptrs);
-	free(maps);
-	free(map_ptrs);
+	pp_paths_free(&pp);
+	pp_tables_free(&t);
 	an_lines_free(&l);
 	return rc;
 }
@@ -653,119 +723,35 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	}
 
 	/* instrumentation: functions, locations and mappings: one per stint function or module used */
-	uint32_t nf = r->nfuncs, nm = r->nmods;
-	uint8_t *fn_used = xcalloc(nf + 1, 1), *mod_used = xcalloc(nm + 1, 1);
-	StintPprof__Function *fns = xcalloc(nf + 1, sizeof(*fns));
-	StintPprof__Function **fn_ptrs = xcalloc(nf + 1, sizeof(*fn_ptrs));
-	StintPprof__Location *locs = xcalloc(nf + 1, sizeof(*locs));
-	StintPprof__Location **loc_ptrs = xcalloc(nf + 1, sizeof(*loc_ptrs));
-	StintPprof__Line *lines = xcalloc(nf + 1, sizeof(*lines));
-	StintPprof__Line **line_ptrs = xcalloc(nf + 1, sizeof(*line_ptrs));
-	StintPprof__Mapping *maps = xcalloc(nm + 1, sizeof(*maps));
-	StintPprof__Mapping **map_ptrs = xcalloc(nm + 1, sizeof(*map_ptrs));
+	uint32_t nf = r->nfuncs;
+	struct pp_tables t;
+	pp_tables_alloc(&t, r, nf);
 	for (uint32_t i = 1; i < v->len; i++)
-		if (v->n[i].fn < nf) {
-			fn_used[v->n[i].fn] = 1;
-			mod_used[r->funcs[v->n[i].fn].module] = 1;
-		}
-	for (uint32_t m = 0; m < nm; m++) {
-		if (!mod_used[m])
+		pp_use(&t, r, v->n[i].fn);
+	pp_add_mappings(&prof, &st, d, r, t.mod_used, t.maps, t.map_ptrs);
+	pp_add_functions(&prof, &st, r, t.fn_used, t.fns, t.fn_ptrs);
+	for (uint32_t f = 0; f < nf; f++) { /* a location per function, at its first line */
+		if (!t.fn_used[f])
 			continue;
-		StintPprof__Mapping *mp = &maps[prof.n_mapping];
-		stint_pprof__mapping__init(mp);
-		mp->id = m + 1;
-		mp->filename = pp_str(&st, r->mods[m].path);
-		const struct fmt_module *fm = pp_module(d, r->mods[m].path);
-		if (fm) {
-			mp->build_id = pp_str(&st, fm->build_id);
-			mp->memory_start = fm->start;
-			mp->memory_limit = fm->end;
-			mp->file_offset = fm->offset;
-		}
-		mp->has_functions = mp->has_filenames = mp->has_line_numbers = 1;
-		map_ptrs[prof.n_mapping++] = mp;
+		size_t k = prof.n_location++;
+		pp_line_location(&t.locs[k], &t.lines[k], &t.line_ptrs[k], f + 1, f + 1, r->funcs[f].line,
+				 r->funcs[f].module + 1);
+		t.loc_ptrs[k] = &t.locs[k];
 	}
-	for (uint32_t f = 0; f < nf; f++) {
-		if (!fn_used[f])
-			continue;
-		const struct an_func *af = &r->funcs[f];
-		StintPprof__Function *fp = &fns[prof.n_function];
-		stint_pprof__function__init(fp);
-		fp->id = f + 1;
-		fp->name = fp->system_name = pp_str(&st, af->name);
-		fp->filename = pp_str(&st, af->file);
-		fp->start_line = af->line;
-		fn_ptrs[prof.n_function++] = fp;
-		StintPprof__Line *ln = &lines[prof.n_location];
-		stint_pprof__line__init(ln);
-		ln->function_id = f + 1;
-		ln->line = af->line;
-		line_ptrs[prof.n_location] = ln;
-		StintPprof__Location *lp = &locs[prof.n_location];
-		stint_pprof__location__init(lp);
-		lp->id = f + 1;
-		lp->mapping_id = af->module + 1;
-		lp->n_line = 1;
-		lp->line = &line_ptrs[prof.n_location];
-		loc_ptrs[prof.n_location++] = lp;
-	}
-	prof.function = fn_ptrs;
-	prof.location = loc_ptrs;
-	prof.mapping = map_ptrs;
+	prof.location = t.loc_ptrs;
 
-	/* one sample per call path with a value, recursion folded: the
-	 * locations of all samples grow with the data, not its square */
+	/* one sample per call path with a value, recursion folded */
 	struct out_paths fp;
 	out_fold_paths(v, &fp);
-	uint32_t np = fp.t.len;
-	StintPprof__Sample *smp = xcalloc(np + 1, sizeof(*smp));
-	StintPprof__Sample **smp_ptrs = xcalloc(np + 1, sizeof(*smp_ptrs));
-	int64_t *vals = xcalloc((size_t)(np + 1) * 3, sizeof(*vals));
-	size_t nids = 0;
-	for (uint32_t i = 1; i < np; i++)
-		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
-			nids++;
-	uint64_t *ids = xmalloc((nids + 1) * sizeof(*ids));
-	size_t used_ids = 0;
-	for (uint32_t i = 1; i < np; i++) {
-		const double *fx = fp.x[i];
-		int64_t *x = &vals[(size_t)prof.n_sample * 3];
-		x[0] = pp_round(fx[2]);
-		x[1] = pp_round(fx[0]);
-		x[2] = pp_round(fx[1]);
-		if (!x[0] && !x[1] && !x[2])
-			continue;
-		StintPprof__Sample *s = &smp[prof.n_sample];
-		stint_pprof__sample__init(s);
-		s->value = x;
-		s->n_value = prof.n_sample_type;
-		s->location_id = &ids[used_ids];
-		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
-			if (fp.t.n[j].fn < nf)
-				ids[used_ids + s->n_location_id++] = fp.t.n[j].fn + 1;
-		used_ids += s->n_location_id;
-		smp_ptrs[prof.n_sample++] = s;
-	}
+	struct pp_paths pp;
+	pp_add_paths(&prof, &fp.t, (const double(*)[3])fp.x, nf, &pp);
 	out_paths_release(&fp);
-	prof.sample = smp_ptrs;
 	prof.string_table = st.s;
 	prof.n_string_table = st.n;
 
 	int rc = pp_pack_write(fd, &prof);
-	free(ids);
-	free(vals);
-	free(smp);
-	free(smp_ptrs);
-	free(fn_used);
-	free(mod_used);
-	free(fns);
-	free(fn_ptrs);
-	free(locs);
-	free(loc_ptrs);
-	free(lines);
-	free(line_ptrs);
-	free(maps);
-	free(map_ptrs);
+	pp_paths_free(&pp);
+	pp_tables_free(&t);
 	free(st.s);
 	util_index_free(&st.index);
 	free(note);

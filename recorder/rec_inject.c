@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "recorder.h"
+#include "../arch/arch.h"
 #include "../lib/util.h"
 #include "../symbol/symbol.h"
 
@@ -375,8 +376,7 @@ static void inj_write_frames(struct rec_inject *in, const char *spool)
 		struct user_regs_struct r;
 		if (ptrace(PTRACE_GETREGS, in->tids[k], 0, &r) < 0)
 			continue;
-		uint64_t regs[17] = {r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.rsp, r.rip,
-				     r.r8,  r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15};
+		uint64_t regs[ARCH_PERF_NREGS] = ARCH_PERF_REGS_FROM_PTRACE(r);
 		/* the stack from its pointer up to its top (or the copy's size) */
 		uint64_t base = r.rsp & ~4095ull;
 		size_t got = 0, skip = (size_t)(r.rsp - base);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "recorder.h"
+#include "../arch/arch.h"
 #include "../format/fmt_spool.h"
 #include "../lib/util.h"
 
@@ -499,42 +500,8 @@ int rec_tsc_usable(void)
 	char *info = util_read_file("/proc/cpuinfo", &len);
 	if (!info)
 		return 0;
-	int ok = strstr(info, " constant_tsc") && strstr(info, " nonstop_tsc");
+	int ok = arch_cycles_invariant(info);
 	free(info);
-#if !defined(__x86_64__)
-	ok = 0;
-#endif
 	return ok;
 }
 
-/*
- * The kernel publishes its TSC to nanoseconds conversion in a perf event's
- * user page (time_mult / 2^time_shift); use it when there, else measure
- * against CLOCK_MONOTONIC over the whole run.
- */
-double rec_tsc_ns_per_tick(uint64_t tsc0, uint64_t ns0, uint64_t tsc1, uint64_t ns1)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.exclude_kernel = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		struct perf_event_mmap_page *pc =
-			mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
-		close(fd);
-		if (pc != MAP_FAILED) {
-			double v = 0;
-			if (pc->cap_user_time && pc->time_mult)
-				v = (double)pc->time_mult / (double)(1ull << pc->time_shift);
-			munmap(pc, (size_t)sysconf(_SC_PAGESIZE));
-			if (v > 0)
-				return v;
-		}
-	}
-	if (tsc1 > tsc0 && ns1 > ns0)
-		return (double)(ns1 - ns0) / (double)(tsc1 - tsc0);
-	return 1.0;
-}

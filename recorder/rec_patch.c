@@ -311,7 +311,8 @@ char *rec_patch_notes(const char *dir)
 		free(path);
 		if (!text)
 			continue;
-		/* "module\tPATH\tN\tM\n" then "NAME\tREASON\n" lines */
+		/* "module\tPATH\tN\tM[\tU]\n" (U: left out by the record-time
+		 * selection) then "NAME\tREASON\n" lines */
 		char *line = text, *nl = strchr(line, '\n');
 		if (!nl || strncmp(line, "module\t", 7) != 0) {
 			free(text);
@@ -335,7 +336,9 @@ char *rec_patch_notes(const char *dir)
 		seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
 		seen[nseen++] = xstrdup(p);
 		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		char *t3 = strchr(t2 + 1, '\t');
 		unsigned long long n = strtoull(t1 + 1, NULL, 10), m = strtoull(t2 + 1, NULL, 10);
+		unsigned long long u = t3 ? strtoull(t3 + 1, NULL, 10) : 0;
 		if (ml) {
 			rp_word(&mods, &ml, &mc, "", 0);
 			mods[ml++] = ' ';
@@ -344,7 +347,7 @@ char *rec_patch_notes(const char *dir)
 		rp_word(&mods, &ml, &mc, "patchmod=", 9);
 		rp_word(&mods, &ml, &mc, base, strlen(base));
 		char nm[64];
-		int k = snprintf(nm, sizeof(nm), ":%llu/%llu", n, m);
+		int k = u ? snprintf(nm, sizeof(nm), ":%llu/%llu/%llu", n, m, u) : snprintf(nm, sizeof(nm), ":%llu/%llu", n, m);
 		if (ml + (size_t)k + 2 > mc) {
 			mc = (ml + (size_t)k + 2) * 2;
 			mods = xrealloc(mods, mc);

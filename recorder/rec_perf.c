@@ -69,7 +69,7 @@ static void fill_attr(struct perf_event_attr *a, const struct rec_perf_opts *o, 
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->callgraph == REC_CG_DWARF) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = REC_PERF_REGS_MASK;
+		a->sample_regs_user = ARCH_PERF_REGS_MASK;
 		a->sample_stack_user = o->stack_size;
 	}
 	a->exclude_kernel = !o->kernel;
@@ -210,7 +210,7 @@ static size_t compact_sample(const struct rec_perf_opts *o, uint8_t *rec, size_t
 		return size;
 	uint64_t abi;
 	memcpy(&abi, rec + off, 8);
-	off += 8 + (abi ? 8u * REC_PERF_NREGS : 0);
+	off += 8 + (abi ? 8u * ARCH_PERF_NREGS : 0);
 	if (off + 8 > size)
 		return size;
 	uint64_t ssize, dyn;

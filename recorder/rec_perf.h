@@ -9,11 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "../arch/arch.h"
 #include "../format/format.h"
-
-/* perf's x86_64 user registers: AX..IP (0-8) and R8..R15 (16-23) */
-#define REC_PERF_REGS_MASK 0xff01ffull
-#define REC_PERF_NREGS 17
 
 enum rec_callgraph { REC_CG_DWARF = 0, REC_CG_FP = 1 };
 

@@ -288,7 +288,7 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 		uint64_t abi;
 		memcpy(&abi, q, 8);
 		q += 8;
-		uint64_t regs[REC_PERF_NREGS] = {0};
+		uint64_t regs[ARCH_PERF_NREGS] = {0};
 		if (abi) {
 			memcpy(regs, q, sizeof(regs));
 			q += sizeof(regs);

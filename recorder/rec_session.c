@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "recorder.h"
+#include "../arch/arch.h"
 #include "rec_perf.h"
 #include "../format/fmt_spool.h"
 #include "../lib/util.h"
@@ -156,23 +156,23 @@ void rec_session_setenv(struct rec_session *s, const char *name, const char *fmt
 static void session_tick(void *arg)
 {
 	struct rec_session *s = arg;
-	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+	uint64_t tsc1 = arch_cycles(), ns1 = util_mono_ns();
 	s->d.duration_ns = ns1 - s->ns0;
 	if (s->use_tsc)
-		s->d.ns_per_tick = rec_tsc_ns_per_tick(s->tsc0, s->ns0, tsc1, ns1);
+		s->d.ns_per_tick = arch_cycles_ns_per_tick(s->tsc0, s->ns0, tsc1, ns1);
 	rec_session_save(s->spool.path, &s->d, s->kind, s->os_wanted, 0);
 }
 
 int rec_session_run(struct rec_session *s, const char *path, char *const argv[], char *err, size_t errlen)
 {
-	s->tsc0 = s->use_tsc ? __rdtsc() : 0;
+	s->tsc0 = s->use_tsc ? arch_cycles() : 0;
 	s->ns0 = util_mono_ns();
 	if (s->use_tsc) {
 		/* a first factor for the session file (the kernel's, else 5 ms
 		 * measured now); refined once a second while the program runs */
 		struct timespec five = {0, 5000000};
 		nanosleep(&five, NULL);
-		s->d.ns_per_tick = rec_tsc_ns_per_tick(s->tsc0, s->ns0, __rdtsc(), util_mono_ns());
+		s->d.ns_per_tick = arch_cycles_ns_per_tick(s->tsc0, s->ns0, arch_cycles(), util_mono_ns());
 	}
 	/* the session file first: a spool is recoverable from the start, even
 	 * if stint is killed (kill -9) while the program runs */
@@ -188,11 +188,11 @@ int rec_session_run(struct rec_session *s, const char *path, char *const argv[],
 	/* the instrumentation runtime's buffers are paged in meanwhile */
 	int instrument = strcmp(s->kind, "instrument") == 0;
 	rec_wait(&s->child, instrument ? s->spool.path : NULL, session_tick, s);
-	uint64_t tsc1 = __rdtsc(), ns1 = util_mono_ns();
+	uint64_t tsc1 = arch_cycles(), ns1 = util_mono_ns();
 	s->d.wall_start = s->child.wall_start;
 	s->d.duration_ns = s->child.mono_end - s->child.mono_start;
 	if (s->use_tsc)
-		s->d.ns_per_tick = rec_tsc_ns_per_tick(s->tsc0, s->ns0, tsc1, ns1);
+		s->d.ns_per_tick = arch_cycles_ns_per_tick(s->tsc0, s->ns0, tsc1, ns1);
 	s->d.exit_status = (uint32_t)rec_exit_code(s->child.status);
 	s->d.flags = WIFSIGNALED(s->child.status) ? FMT_SESS_KILLED : 0;
 	if (rec_session_save(s->spool.path, &s->d, s->kind, s->os_wanted, 1) < 0)

@@ -99,9 +99,9 @@ int rec_stop_waiting(pid_t main_pid, int main_done, int *stopped_early, int *det
 /* Exit status that `stint record` passes on: the code, or 128+signal. */
 int rec_exit_code(int status);
 
-/* TSC: whether usable, and its ns per tick (from the kernel if it says). */
+/* Whether the cycle counter can be the probes' clock (arch_cycles_invariant;
+ * its ns per tick: arch_cycles_ns_per_tick). */
 int rec_tsc_usable(void);
-double rec_tsc_ns_per_tick(uint64_t tsc0, uint64_t ns0, uint64_t tsc1, uint64_t ns1);
 
 /*
  * Read the instrumentation spool dir (fmt_spool.h) into d: processes,

@@ -222,37 +222,30 @@ static void rt_exec_done(struct rt_exec_plan *p, char *const *env)
 		}                                                                                  \
 	} while (0)
 
+/* An exec wrapper's body: the real fn (name), called with its arguments and
+ * envp completed as the last one; errno as the call left it. */
+#define RT_EXEC_CALL(fn, name, envp, ...)                                                          \
+	RT_EXEC_REAL(fn, name);                                                                    \
+	RT_EXEC_ENV(env_, envp);                                                                   \
+	int r_ = fn(__VA_ARGS__, env_);                                                            \
+	int e_ = errno;                                                                            \
+	rt_exec_done(&plan_, env_);                                                                \
+	errno = e_;                                                                                \
+	return r_
+
 RT_EXEC_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	RT_EXEC_REAL(real_execve, "execve");
-	RT_EXEC_ENV(env, envp);
-	int r = real_execve(path, argv, env);
-	int e = errno;
-	rt_exec_done(&plan_, env);
-	errno = e;
-	return r;
+	RT_EXEC_CALL(real_execve, "execve", envp, path, argv);
 }
 
 RT_EXEC_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	RT_EXEC_REAL(real_execvpe, "execvpe");
-	RT_EXEC_ENV(env, envp);
-	int r = real_execvpe(file, argv, env);
-	int e = errno;
-	rt_exec_done(&plan_, env);
-	errno = e;
-	return r;
+	RT_EXEC_CALL(real_execvpe, "execvpe", envp, file, argv);
 }
 
 RT_EXEC_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	RT_EXEC_REAL(real_fexecve, "fexecve");
-	RT_EXEC_ENV(env, envp);
-	int r = real_fexecve(fd, argv, env);
-	int e = errno;
-	rt_exec_done(&plan_, env);
-	errno = e;
-	return r;
+	RT_EXEC_CALL(real_fexecve, "fexecve", envp, fd, argv);
 }
 
 /* the ones that pass environ: the program may have cleared it */
@@ -304,28 +297,26 @@ RT_EXEC_API int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+/* A posix_spawn wrapper's body: as RT_EXEC_CALL, but errors are its result
+ * (ENOSYS when the C library has no fn), errno is not its business. */
+#define RT_SPAWN_CALL(fn, name, envp, ...)                                                         \
+	if (!fn)                                                                                   \
+		fn = dlsym(RTLD_NEXT, name);                                                       \
+	if (!fn)                                                                                   \
+		return ENOSYS;                                                                     \
+	RT_EXEC_ENV(env_, envp);                                                                   \
+	int r_ = fn(__VA_ARGS__, env_);                                                            \
+	rt_exec_done(&plan_, env_);                                                                \
+	return r_
+
 RT_EXEC_API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	if (!real_posix_spawn)
-		real_posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
-	if (!real_posix_spawn)
-		return ENOSYS;
-	RT_EXEC_ENV(env, envp);
-	int r = real_posix_spawn(pid, path, fa, attr, argv, env);
-	rt_exec_done(&plan_, env);
-	return r;
+	RT_SPAWN_CALL(real_posix_spawn, "posix_spawn", envp, pid, path, fa, attr, argv);
 }
 
 RT_EXEC_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	if (!real_posix_spawnp)
-		real_posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
-	if (!real_posix_spawnp)
-		return ENOSYS;
-	RT_EXEC_ENV(env, envp);
-	int r = real_posix_spawnp(pid, file, fa, attr, argv, env);
-	rt_exec_done(&plan_, env);
-	return r;
+	RT_SPAWN_CALL(real_posix_spawnp, "posix_spawnp", envp, pid, file, fa, attr, argv);
 }

@@ -13,7 +13,8 @@
  *    NOPs listed in __patchable_function_entries become "call island", the
  *    island being "jmp *rt_patch_entry" in a page mapped within reach of a
  *    32-bit displacement of the module.  Rewritten at start-up (from this
- *    library's constructor, before main) and after each dlopen.
+ *    library's constructor, before main) and inside each dlopen, before
+ *    the library's constructors (rt_patch_objects_added), else after it.
  *
  * rt_patch_entry (rt_patch_x86_64.S) records the function's entry, and its
  * exit by swapping the function's return address for rt_patch_return.  The
@@ -45,6 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt_elf.h"
 #include "rt_int.h"
 #include "rt_patch.h"
 #include "rt_select.h"
@@ -448,8 +450,8 @@ static uintptr_t rt_patch_done[1024]; /* load bases of the modules handled */
 static unsigned rt_patch_ndone;
 static pthread_mutex_t rt_patch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* An island "jmp *0(%rip); .quad rt_patch_entry" within reach of [lo, hi). */
-static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
+/* An island "jmp *0(%rip); .quad target" within reach of [lo, hi). */
+static uint8_t *rt_patch_island_to(uintptr_t lo, uintptr_t hi, uint64_t target)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	for (int dir = 0; dir < 2; dir++)
@@ -467,7 +469,6 @@ static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
 				continue;
 			}
 			uint8_t *p = m;
-			uint64_t target = (uint64_t)(uintptr_t)rt_patch_entry;
 			memset(p, 0xcc, page);
 			p[0] = 0xff;
 			p[1] = 0x25;
@@ -477,6 +478,11 @@ static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
 			return p;
 		}
 	return NULL;
+}
+
+static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
+{
+	return rt_patch_island_to(lo, hi, (uint64_t)(uintptr_t)rt_patch_entry);
 }
 
 static int rt_patch_is_nop5(const uint8_t *p)
@@ -598,41 +604,104 @@ int rt_patch_module_selected(const char *name)
 	return 1;
 }
 
-static void rt_patch_module(const struct dl_phdr_info *info)
+/* Whether section s is a table of NOP patch sites. */
+static int rt_patch_is_site_table(const uint8_t *f, size_t fsz, const ElfW(Shdr) *sh, unsigned s)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
+	if (sh[s].sh_name >= strs->sh_size || strs->sh_offset + strs->sh_size > fsz)
+		return 0;
+	const char *nm = (const char *)f + strs->sh_offset + sh[s].sh_name;
+	if (strcmp(nm, "__patchable_function_entries") != 0 && strcmp(nm, "__mcount_loc") != 0)
+		return 0;
+	return (sh[s].sh_flags & SHF_ALLOC) && sh[s].sh_type == SHT_PROGBITS;
+}
+
+/*
+ * The sites of a table (section s) of a shared library not relocated yet
+ * (rt_patch_objects_added): in memory the table holds what the linker put
+ * there, not the addresses; each slot's R_X86_64_RELATIVE relocation
+ * gives the address (its addend, plus the load address).  Into a mapping
+ * of *len bytes; NULL when a slot has no such relocation (the table is
+ * then read once relocated, when dlopen returns).
+ */
+static uint64_t *rt_patch_early_sites(const struct dl_phdr_info *info, const uint8_t *f, size_t fsz,
+				      const ElfW(Shdr) *sh, unsigned s, size_t *len)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	size_t n = sh[s].sh_size / 8;
+	if (eh->e_type != ET_DYN || !n)
+		return NULL;
+	*len = n * 8 + n;
+	uint64_t *sites = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sites == MAP_FAILED)
+		return NULL;
+	uint8_t *have = (uint8_t *)(sites + n);
+	size_t found = 0;
+	for (unsigned r = 0; r < eh->e_shnum; r++) {
+		if (sh[r].sh_type != SHT_RELA || sh[r].sh_entsize != sizeof(ElfW(Rela)) ||
+		    sh[r].sh_offset + sh[r].sh_size > fsz)
+			continue;
+		const ElfW(Rela) *rel = (const void *)(f + sh[r].sh_offset);
+		for (size_t i = 0; i < sh[r].sh_size / sizeof(*rel); i++) {
+			uint64_t off = rel[i].r_offset - sh[s].sh_addr;
+			if (ELF64_R_TYPE(rel[i].r_info) != R_X86_64_RELATIVE || rel[i].r_offset < sh[s].sh_addr ||
+			    off >= n * 8 || off % 8 || have[off / 8])
+				continue;
+			sites[off / 8] = info->dlpi_addr + (uint64_t)rel[i].r_addend;
+			have[off / 8] = 1;
+			found++;
+		}
+	}
+	if (found != n) {
+		munmap(sites, *len);
+		return NULL;
+	}
+	return sites;
+}
+
+/*
+ * Patch one module: its NOP sites, else (no site) its functions with
+ * Capstone.  early: the module is not relocated yet (rt_patch_objects_added);
+ * 0 when it must wait until dlopen returns (a site table without
+ * relocations to read it from, or Capstone not loaded), else 1.
+ */
+static int rt_patch_module(const struct dl_phdr_info *info, int early)
 {
 	size_t nsites = 0;
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return;
-	const uint8_t *f = map;
-	size_t fsz = (size_t)st.st_size;
-	const ElfW(Ehdr) *eh = map;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz || eh->e_shstrndx >= eh->e_shnum) {
-		munmap(map, fsz);
-		return;
-	}
+	size_t fsz;
+	const uint8_t *f = rt_map_elf(path, &fsz);
+	if (!f)
+		return 1;
+	const ElfW(Ehdr) *eh = (const void *)f;
 	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
-	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
 	uint8_t *island = NULL;
+	int tables = 0;
+	for (unsigned s = 0; s < eh->e_shnum; s++)
+		tables += rt_patch_is_site_table(f, fsz, sh, s);
+	if (early && !tables && !rt_patch_cs_loaded()) {
+		rt_unmap_elf(f, fsz);
+		return 0; /* Capstone is not loaded inside dlopen */
+	}
+	for (unsigned s = 0; early && s < eh->e_shnum; s++) { /* every table readable, or none patched now */
+		size_t l;
+		uint64_t *t = rt_patch_is_site_table(f, fsz, sh, s) ? rt_patch_early_sites(info, f, fsz, sh, s, &l) : NULL;
+		if (t)
+			munmap(t, l);
+		else if (rt_patch_is_site_table(f, fsz, sh, s)) {
+			rt_unmap_elf(f, fsz);
+			return 0;
+		}
+	}
 	for (unsigned s = 0; s < eh->e_shnum; s++) {
-		if (sh[s].sh_name >= strs->sh_size || strs->sh_offset + strs->sh_size > fsz)
+		if (!rt_patch_is_site_table(f, fsz, sh, s))
 			continue;
-		const char *nm = (const char *)f + strs->sh_offset + sh[s].sh_name;
-		if (strcmp(nm, "__patchable_function_entries") != 0 && strcmp(nm, "__mcount_loc") != 0)
-			continue;
-		if (!(sh[s].sh_flags & SHF_ALLOC) || sh[s].sh_type != SHT_PROGBITS)
-			continue;
-		const uint64_t *sites = (const uint64_t *)(info->dlpi_addr + sh[s].sh_addr);
+		size_t early_len = 0;
+		uint64_t *early_sites = early ? rt_patch_early_sites(info, f, fsz, sh, s, &early_len) : NULL;
+		if (early && !early_sites)
+			continue; /* (out of memory since the check above) */
+		const uint64_t *sites = early ? early_sites : (const uint64_t *)(info->dlpi_addr + sh[s].sh_addr);
 		size_t n = sh[s].sh_size / 8;
 		for (size_t i = 0; i < n; i++) {
 			uintptr_t site = (uintptr_t)sites[i];
@@ -661,6 +730,8 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 			mprotect((void *)pg, len, PROT_READ | PROT_EXEC);
 			nsites++;
 		}
+		if (early_sites)
+			munmap(early_sites, early_len);
 	}
 	/* no patch site of the compiler's: its functions' first instructions
 	 * are moved (rt_patch_cs.c), in a program not built for
@@ -676,25 +747,143 @@ static void rt_patch_module(const struct dl_phdr_info *info)
 		}
 		rt_patch_cs_module(info, f, fsz, p);
 	}
-	munmap(map, fsz);
+	rt_unmap_elf(f, fsz);
+	return 1;
 }
 
+/* Whether a module not relocated yet (rt_patch_objects_added) can be
+ * patched now: relocations in its code (DT_TEXTREL) would write over the
+ * patches; such a module waits until dlopen returns. */
+static int rt_patch_early_ok(const struct dl_phdr_info *info)
+{
+	const ElfW(Dyn) *dyn = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++)
+		if (dyn->d_tag == DT_TEXTREL || (dyn->d_tag == DT_FLAGS && (dyn->d_un.d_val & DF_TEXTREL)))
+			return 0;
+	return 1;
+}
+
+/* arg: non-NULL while the dynamic linker adds modules (rt_patch_objects_added) */
 static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	(void)arg;
 	for (unsigned i = 0; i < rt_patch_ndone; i++)
 		if (rt_patch_done[i] == info->dlpi_addr)
 			return 0;
+	if (arg && !rt_patch_early_ok(info))
+		return 0; /* when dlopen returns */
+	Dl_info self;
+	int skip = (dladdr((void *)rt_patch_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr) ||
+		   (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"));
+	if (!skip && !rt_patch_module(info, arg != NULL))
+		return 0; /* when dlopen returns */
 	if (rt_patch_ndone < sizeof(rt_patch_done) / sizeof(rt_patch_done[0]))
 		rt_patch_done[rt_patch_ndone++] = info->dlpi_addr;
-	Dl_info self;
-	if (dladdr((void *)rt_patch_visit, &self) && (uintptr_t)self.dli_fbase == info->dlpi_addr)
-		return 0;
-	if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
-		return 0;
-	rt_patch_module(info);
 	return 0;
+}
+
+/*
+ * Modules a dlopen adds, patched before their constructors run.
+ *
+ * The dynamic linker tells debuggers about new modules through r_debug
+ * (<link.h>): it sets r_state and calls the empty function at r_brk, a
+ * debugger's breakpoint.  Inside dlopen it does so with RT_CONSISTENT once
+ * every new module is mapped, before it relocates them and runs their
+ * constructors.  The runtime turns that function into a jump to
+ * rt_patch_debug_stub, which saves every register a call may clobber (ld.so
+ * is compiled with -fipa-ra: its callers keep values in the registers they
+ * know the empty function leaves alone), calls rt_patch_objects_added and
+ * returns to ld.so's caller.  Only an r_brk that is a lone "ret" followed by
+ * at least 4 bytes of padding is rewritten (the padding takes the jump's
+ * other bytes, the "ret" becomes its first, one byte written last): else,
+ * and where the code cannot be made writable, modules are patched when
+ * dlopen returns, as before.  A debugger's breakpoint at r_brk still works:
+ * it steps over the jump.
+ */
+extern void rt_patch_debug_stub(void);
+void rt_patch_objects_added(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".p2align 4\n"
+	".type rt_patch_debug_stub, @function\n"
+	"rt_patch_debug_stub:\n"
+	"	push %rax\n	push %rcx\n	push %rdx\n	push %rsi\n	push %rdi\n"
+	"	push %r8\n	push %r9\n	push %r10\n	push %r11\n" /* %rsp: 16-byte aligned */
+	"	sub $256, %rsp\n"
+	"	movdqu %xmm0, 0(%rsp)\n	movdqu %xmm1, 16(%rsp)\n	movdqu %xmm2, 32(%rsp)\n"
+	"	movdqu %xmm3, 48(%rsp)\n	movdqu %xmm4, 64(%rsp)\n	movdqu %xmm5, 80(%rsp)\n"
+	"	movdqu %xmm6, 96(%rsp)\n	movdqu %xmm7, 112(%rsp)\n	movdqu %xmm8, 128(%rsp)\n"
+	"	movdqu %xmm9, 144(%rsp)\n	movdqu %xmm10, 160(%rsp)\n	movdqu %xmm11, 176(%rsp)\n"
+	"	movdqu %xmm12, 192(%rsp)\n	movdqu %xmm13, 208(%rsp)\n	movdqu %xmm14, 224(%rsp)\n"
+	"	movdqu %xmm15, 240(%rsp)\n"
+	"	call rt_patch_objects_added\n"
+	"	movdqu 0(%rsp), %xmm0\n	movdqu 16(%rsp), %xmm1\n	movdqu 32(%rsp), %xmm2\n"
+	"	movdqu 48(%rsp), %xmm3\n	movdqu 64(%rsp), %xmm4\n	movdqu 80(%rsp), %xmm5\n"
+	"	movdqu 96(%rsp), %xmm6\n	movdqu 112(%rsp), %xmm7\n	movdqu 128(%rsp), %xmm8\n"
+	"	movdqu 144(%rsp), %xmm9\n	movdqu 160(%rsp), %xmm10\n	movdqu 176(%rsp), %xmm11\n"
+	"	movdqu 192(%rsp), %xmm12\n	movdqu 208(%rsp), %xmm13\n	movdqu 224(%rsp), %xmm14\n"
+	"	movdqu 240(%rsp), %xmm15\n"
+	"	add $256, %rsp\n"
+	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n	pop %rdi\n"
+	"	pop %rsi\n	pop %rdx\n	pop %rcx\n	pop %rax\n"
+	"	ret\n"
+	".size rt_patch_debug_stub, .-rt_patch_debug_stub\n");
+
+/* Set once the runtime's constructor has patched the modules loaded with
+ * the program. */
+static int rt_patch_ready;
+
+/*
+ * From ld.so's r_brk (above), inside dlopen, with the dynamic linker's
+ * lock held: once the new modules are mapped (RT_CONSISTENT), the modules
+ * patched at load are patched now, so their constructors are recorded.
+ * It never waits for a lock of ours that a thread may hold while it calls
+ * into the dynamic linker (it leaves the work to rt_patch_init after
+ * dlopen then), and never loads Capstone (a dlopen inside dlopen).
+ */
+void rt_patch_objects_added(void)
+{
+	if (_r_debug.r_state != RT_CONSISTENT || !__atomic_load_n(&rt_patch_ready, __ATOMIC_ACQUIRE) ||
+	    !rt_patch_cs_on)
+		return;
+	rt_sel_after_dlopen();
+	if (pthread_mutex_trylock(&rt_patch_lock) != 0)
+		return;
+	int early = 1;
+	dl_iterate_phdr(rt_patch_visit, &early);
+	pthread_mutex_unlock(&rt_patch_lock);
+}
+
+/* Point r_brk at rt_patch_debug_stub (once, from the constructor). */
+static void rt_patch_hook_debug_state(void)
+{
+	uint8_t *brk = (uint8_t *)(uintptr_t)_r_debug.r_brk;
+	if (!brk || brk[0] != 0xc3)
+		return;
+	for (int i = 1; i < 5; i++) /* the bytes of NOPs and int3 padding */
+		if (brk[i] != 0x66 && brk[i] != 0x2e && brk[i] != 0x0f && brk[i] != 0x1f && brk[i] != 0x84 &&
+		    brk[i] != 0x00 && brk[i] != 0x90 && brk[i] != 0xcc && brk[i] != 0x40 && brk[i] != 0x44)
+			return;
+	/* the padding: up to the next 16-byte boundary, where the next
+	 * function may start */
+	if ((((uintptr_t)brk + 16) & ~(uintptr_t)15) < (uintptr_t)brk + 5)
+		return;
+	uintptr_t at = (uintptr_t)brk;
+	uint8_t *island = rt_patch_island_to(at, at + 5, (uint64_t)(uintptr_t)rt_patch_debug_stub);
+	if (!island)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t pg = at & ~(page - 1);
+	size_t len = ((at + 5 + page - 1) & ~(page - 1)) - pg;
+	int rwx = mprotect((void *)pg, len, PROT_READ | PROT_WRITE | PROT_EXEC) == 0;
+	if (!rwx && mprotect((void *)pg, len, PROT_READ | PROT_WRITE) < 0)
+		return;
+	int32_t rel = (int32_t)((uintptr_t)island - (at + 5));
+	memcpy(brk + 1, &rel, 4);
+	__atomic_store_n(brk, (uint8_t)0xe9, __ATOMIC_RELEASE);
+	mprotect((void *)pg, len, PROT_READ | PROT_EXEC);
 }
 
 /* A fork child has one thread: the lock may have been held by another. */
@@ -709,22 +898,13 @@ static int rt_patch_program(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (fd >= 0)
-		close(fd);
 	int *on = arg;
+	size_t fsz;
+	const uint8_t *f = rt_map_elf(path, &fsz);
 	*on = 0;
-	if (map != MAP_FAILED) {
-		const ElfW(Ehdr) *eh = map;
-		if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-		    eh->e_shoff && eh->e_shentsize == sizeof(ElfW(Shdr)) &&
-		    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) <= (size_t)st.st_size)
-			*on = !rt_patch_imports(map, (size_t)st.st_size, "__cyg_profile_func_enter");
-		munmap(map, (size_t)st.st_size);
+	if (f) {
+		*on = !rt_patch_imports(f, fsz, "__cyg_profile_func_enter");
+		rt_unmap_elf(f, fsz);
 	}
 	return 1;
 }
@@ -760,5 +940,8 @@ void rt_patch_init(void)
 	pthread_mutex_lock(&rt_patch_lock);
 	rt_patch_wanted();
 	dl_iterate_phdr(rt_patch_visit, NULL);
+	if (!rt_patch_ready && rt_patch_cs_on)
+		rt_patch_hook_debug_state();
 	pthread_mutex_unlock(&rt_patch_lock);
+	__atomic_store_n(&rt_patch_ready, 1, __ATOMIC_RELEASE);
 }

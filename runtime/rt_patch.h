@@ -14,6 +14,9 @@
 void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, size_t fsz, const char *path);
 /* Whether this runtime was built with Capstone's header. */
 int rt_patch_cs_available(void);
+/* Whether Capstone is loaded already (it cannot be loaded from inside a
+ * dlopen: rt_patch.c's stint_rt_objects_added). */
+int rt_patch_cs_loaded(void);
 /* Whether the module named name (dl_iterate_phdr's dlpi_name: "" for the
  * program) is one this process patches when it has no probes of its own:
  * the program, and libraries outside the system's directories (or named in

@@ -4,7 +4,8 @@
  * or -fpatchable-function-entry), with the Capstone disassembler.
  *
  * For each function of a module (its symbol table, else its dynamic one,
- * with sizes) the instructions covering the first 5 bytes after any endbr64
+ * with sizes; a stripped module's also from .eh_frame, rt_cs_evidence)
+ * the instructions covering the first 5 bytes after any endbr64
  * are moved to a trampoline in pages mapped within +-2 GiB of the module,
  * and replaced by "jmp trampoline".  The trampoline is
  *     .quad function          (rt_patch_enter reads it)
@@ -27,6 +28,9 @@
  *            reach from the trampoline);
  *   nosize - its symbol has no size (the code to scan is not known);
  *   entry  - the program's entry point (no return address on its stack).
+ * A function that record-time selection leaves out (stint record
+ * --function/--not-function/--module) is not patched at all: it runs its
+ * own code, and is counted apart ("unselected"), not as refused.
  * Parts of functions the compiler split off (NAME.cold) are jumped to,
  * never called, and are not functions: neither patched nor counted; nor is
  * the start-up code of crt*.o (_start, _init, frame_dummy, ...).
@@ -51,6 +55,7 @@
 
 #include "rt_int.h"
 #include "rt_patch.h"
+#include "rt_select.h"
 
 #ifdef STINT_HAVE_CAPSTONE
 #include <capstone/capstone.h>
@@ -183,8 +188,9 @@ static int rt_cs_load(void)
 
 struct rt_cs_fn {
 	uint64_t addr, size; /* in memory */
-	const char *name;
+	const char *name;    /* NULL: a stripped module's, named by file offset once accepted */
 	const char *why;     /* refused: the reason's keyword */
+	int fde;             /* from .eh_frame only: a function once there is evidence */
 };
 
 static int rt_cs_cmp_fn(const void *a, const void *b)
@@ -232,6 +238,10 @@ struct rt_cs_mod {
 	size_t nfns;
 	uint64_t *targets;      /* direct branch targets, sorted */
 	size_t ntargets, cap;
+	int stripped;           /* no .symtab: functions from .eh_frame too */
+	uint64_t entry;         /* the program's entry point (0: a library) */
+	uint64_t *entries;      /* (stripped) call targets and addresses taken, sorted */
+	size_t nentries, ecap;
 	uint8_t *tramp;         /* trampoline block, and what is used of it */
 	size_t tused, tsize;
 	csh cs;
@@ -265,7 +275,111 @@ static uintptr_t rt_cs_segment_end(const struct rt_cs_mod *m, uint64_t a)
 	return a + 1;
 }
 
-/* Read the functions from the file's .symtab, else its .dynsym. */
+/* Whether [a, a + len) lies in a loaded segment's file-backed bytes. */
+static int rt_cs_mapped_at(const struct rt_cs_mod *m, uint64_t a, uint64_t len)
+{
+	const struct dl_phdr_info *info = m->info;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && a >= s && a + len <= s + ph->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
+/* The file offset of a (in memory): what the report names an unnamed
+ * function by ("0x1a2b0", as every view names addresses without a symbol). */
+static uint64_t rt_cs_file_offset(const struct rt_cs_mod *m, uint64_t a)
+{
+	const struct dl_phdr_info *info = m->info;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && a >= s && a < s + ph->p_memsz)
+			return a - s + ph->p_offset;
+	}
+	return a - info->dlpi_addr;
+}
+
+/*
+ * The code ranges .eh_frame describes, from the sorted search table of
+ * .eh_frame_hdr (PT_GNU_EH_FRAME, in memory): each entry gives an FDE's
+ * start and the FDE, whose address range follows its start address.  Only
+ * the usual encodings are read (table: 4-byte offsets from the header;
+ * FDE: 4-byte PC-relative start), and an FDE whose start does not read
+ * back as the table's is skipped: nothing is guessed.  fn(arg, start, end)
+ * for each; the number of entries.
+ */
+static size_t rt_cs_fdes(const struct rt_cs_mod *m, void (*fn)(void *, uint64_t, uint64_t), void *arg)
+{
+	const struct dl_phdr_info *info = m->info;
+	const uint8_t *hdr = NULL;
+	size_t hdrsz = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME) {
+			hdr = (const uint8_t *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+			hdrsz = info->dlpi_phdr[i].p_memsz;
+		}
+	if (!hdr || hdrsz < 12 || !rt_cs_mapped_at(m, (uintptr_t)hdr, hdrsz) || hdr[0] != 1)
+		return 0;
+	/* eh_frame_ptr: 4 bytes (any sdata4/udata4 form); fde_count: udata4;
+	 * table: datarel sdata4 */
+	if (((hdr[1] & 0x0f) != 0x03 && (hdr[1] & 0x0f) != 0x0b) || hdr[2] != 0x03 || hdr[3] != 0x3b)
+		return 0;
+	uint32_t count;
+	memcpy(&count, hdr + 8, 4);
+	if ((uint64_t)count * 8 > hdrsz - 12)
+		return 0;
+	size_t n = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		int32_t rel[2];
+		memcpy(rel, hdr + 12 + (size_t)i * 8, 8);
+		uint64_t start = (uint64_t)(uintptr_t)(hdr + rel[0]);
+		const uint8_t *fde = hdr + rel[1];
+		uint32_t len;
+		int32_t pcb;
+		uint32_t range;
+		if (!rt_cs_mapped_at(m, (uintptr_t)fde, 16))
+			continue;
+		memcpy(&len, fde, 4);
+		memcpy(&pcb, fde + 8, 4);
+		memcpy(&range, fde + 12, 4);
+		if (len < 12 || len == 0xffffffffu || (uint64_t)(uintptr_t)(fde + 8 + pcb) != start ||
+		    range == 0)
+			continue;
+		fn(arg, start, start + range);
+		n++;
+	}
+	return n;
+}
+
+static void rt_cs_count_fde(void *arg, uint64_t start, uint64_t end)
+{
+	(void)start;
+	(void)end;
+	(*(size_t *)arg)++;
+}
+
+static void rt_cs_add_fde(void *arg, uint64_t start, uint64_t end)
+{
+	struct rt_cs_mod *m = arg;
+	if (!rt_cs_exec_at(m, start, 1))
+		return;
+	struct rt_cs_fn *fn = &m->fns[m->nfns++];
+	memset(fn, 0, sizeof(*fn));
+	fn->addr = start;
+	fn->size = end - start;
+	fn->fde = 1;
+	if (!rt_cs_exec_at(m, start, fn->size))
+		fn->why = "nosize";
+}
+
+/*
+ * Read the functions from the file's .symtab, else its .dynsym; a module
+ * without .symtab (stripped) also gets, as candidates, the code ranges its
+ * .eh_frame describes (rt_cs_evidence keeps those that are functions).
+ */
 static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 {
 	const ElfW(Ehdr) *eh = (const void *)f;
@@ -277,15 +391,16 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 	for (unsigned s = 0; s < eh->e_shnum; s++)
 		if (sh[s].sh_type == SHT_SYMTAB || (sh[s].sh_type == SHT_DYNSYM && !sym))
 			sym = &sh[s];
-	if (!sym || sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(ElfW(Sym)) ||
-	    sym->sh_offset + sym->sh_size > fsz)
-		return 0;
-	const ElfW(Shdr) *str = &sh[sym->sh_link];
-	if (str->sh_offset + str->sh_size > fsz)
-		return -1;
-	const ElfW(Sym) *syms = (const void *)(f + sym->sh_offset);
-	size_t n = sym->sh_size / sizeof(ElfW(Sym));
-	m->fns = rt_arena_alloc(&rt_cs_heap, (n + 1) * sizeof(*m->fns));
+	m->stripped = !sym || sym->sh_type != SHT_SYMTAB;
+	if (sym && (sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(ElfW(Sym)) ||
+		    sym->sh_offset + sym->sh_size > fsz || sh[sym->sh_link].sh_offset + sh[sym->sh_link].sh_size > fsz))
+		sym = NULL;
+	const ElfW(Shdr) *str = sym ? &sh[sym->sh_link] : NULL;
+	const ElfW(Sym) *syms = sym ? (const void *)(f + sym->sh_offset) : NULL;
+	size_t n = sym ? sym->sh_size / sizeof(ElfW(Sym)) : 0, nfde = 0;
+	if (m->stripped)
+		rt_cs_fdes(m, rt_cs_count_fde, &nfde);
+	m->fns = rt_arena_alloc(&rt_cs_heap, (n + nfde + 1) * sizeof(*m->fns));
 	if (!m->fns)
 		return -1;
 	uintptr_t entry = eh->e_type == ET_EXEC ? eh->e_entry : m->info->dlpi_addr + eh->e_entry;
@@ -302,6 +417,7 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 		if (!rt_cs_exec_at(m, a, 1))
 			continue;
 		struct rt_cs_fn *fn = &m->fns[m->nfns++];
+		memset(fn, 0, sizeof(*fn));
 		fn->addr = a;
 		fn->size = s->st_size;
 		fn->name = nm;
@@ -309,34 +425,56 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 		if (is_exe && a == entry)
 			fn->why = "entry";
 	}
+	if (nfde)
+		rt_cs_fdes(m, rt_cs_add_fde, m);
 	qsort(m->fns, m->nfns, sizeof(*m->fns), rt_cs_cmp_fn);
-	/* aliases: one function per address (the sized one, the first name) */
+	/* aliases: one function per address (a symbol before an FDE, the
+	 * sized one, the first name); an FDE gives a sizeless symbol its size */
 	size_t w = 0;
 	for (size_t i = 0; i < m->nfns; i++) {
 		if (w && m->fns[w - 1].addr == m->fns[i].addr) {
-			if (m->fns[w - 1].size == 0 && m->fns[i].size)
-				m->fns[w - 1] = m->fns[i];
+			struct rt_cs_fn *k = &m->fns[w - 1], o = m->fns[i], fde = {0};
+			if (k->fde != o.fde) { /* a symbol and an FDE */
+				fde = k->fde ? *k : o;
+				*k = k->fde ? o : *k;
+				if (k->size == 0 && fde.size && !fde.why) {
+					k->size = fde.size;
+					if (k->why && strcmp(k->why, "nosize") == 0)
+						k->why = NULL;
+				}
+			} else if (k->size == 0 && o.size) {
+				*k = o;
+			}
 			continue;
 		}
 		m->fns[w++] = m->fns[i];
 	}
 	m->nfns = w;
+	/* the program's entry (_start) is no function (no return address),
+	 * and not counted, as with symbols; its code is scanned (it takes
+	 * main's address) and it is dropped with the candidates */
+	m->entry = is_exe ? entry : 0;
 	return 0;
+}
+
+static void rt_cs_add(uint64_t **vec, size_t *n, size_t *capp, uint64_t t)
+{
+	if (*n == *capp) {
+		size_t cap = *capp ? *capp * 2 : 4096;
+		uint64_t *v = rt_arena_alloc(&rt_cs_heap, cap * sizeof(*v));
+		if (!v)
+			return;
+		if (*n)
+			memcpy(v, *vec, *n * sizeof(*v));
+		*vec = v;
+		*capp = cap;
+	}
+	(*vec)[(*n)++] = t;
 }
 
 static void rt_cs_add_target(struct rt_cs_mod *m, uint64_t t)
 {
-	if (m->ntargets == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 4096;
-		uint64_t *v = rt_arena_alloc(&rt_cs_heap, cap * sizeof(*v));
-		if (!v)
-			return;
-		if (m->ntargets)
-			memcpy(v, m->targets, m->ntargets * sizeof(*v));
-		m->targets = v;
-		m->cap = cap;
-	}
-	m->targets[m->ntargets++] = t;
+	rt_cs_add(&m->targets, &m->ntargets, &m->cap, t);
 }
 
 /* The immediate target of a direct jump or call, or 0. */
@@ -385,10 +523,92 @@ static void rt_cs_scan(struct rt_cs_mod *m)
 			uint64_t t = rt_cs_branch_target(m->insn);
 			if (t)
 				rt_cs_add_target(m, t);
+			if (!m->stripped)
+				continue;
+			/* a stripped module's function entries: what a call
+			 * reaches, and addresses taken (lea fn(%rip)) */
+			if (t && m->insn->id == X86_INS_CALL) {
+				rt_cs_add(&m->entries, &m->nentries, &m->ecap, t);
+			} else if (m->insn->id == X86_INS_LEA) {
+				const cs_x86 *x = &m->insn->detail->x86;
+				if (x->op_count == 2 && x->operands[1].type == X86_OP_MEM &&
+				    x->operands[1].mem.base == X86_REG_RIP && x->operands[1].mem.index == X86_REG_INVALID)
+					rt_cs_add(&m->entries, &m->nentries, &m->ecap,
+						  pc + (uint64_t)x->operands[1].mem.disp);
+			}
 		}
 	}
 	if (m->ntargets)
 		qsort(m->targets, m->ntargets, sizeof(*m->targets), rt_cs_cmp_u64);
+}
+
+static int rt_cs_has(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t a = 0, b = n;
+	while (a < b) {
+		size_t c = (a + b) / 2;
+		if (v[c] < x)
+			a = c + 1;
+		else
+			b = c;
+	}
+	return a < n && v[a] == x;
+}
+
+/*
+ * A stripped module's candidates from .eh_frame: an FDE also starts each
+ * part the compiler split off a function (NAME.cold), which is jumped to,
+ * never called; patching its first bytes would take a return address that
+ * is not one.  So an FDE start is a function only with evidence: a direct
+ * call reaches it, its address is taken in the code (lea) or in the data
+ * (an R_X86_64_RELATIVE relocation's addend).  The others are dropped (not
+ * counted: as NAME.cold with symbols).  The kept ones are named by their
+ * file offset.
+ */
+static void rt_cs_evidence(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	uintptr_t base = eh->e_type == ET_EXEC ? 0 : m->info->dlpi_addr;
+	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		if (sh[s].sh_type != SHT_RELA || sh[s].sh_entsize != sizeof(ElfW(Rela)) ||
+		    sh[s].sh_offset + sh[s].sh_size > fsz)
+			continue;
+		const ElfW(Rela) *r = (const void *)(f + sh[s].sh_offset);
+		for (size_t i = 0; i < sh[s].sh_size / sizeof(*r); i++)
+			if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_RELATIVE)
+				rt_cs_add(&m->entries, &m->nentries, &m->ecap, base + (uint64_t)r[i].r_addend);
+	}
+	if (m->nentries)
+		qsort(m->entries, m->nentries, sizeof(*m->entries), rt_cs_cmp_u64);
+	/* the linker's PLT stubs have FDEs too, and are called: never functions */
+	uint64_t plt_lo[8], plt_hi[8];
+	unsigned nplt = 0;
+	const ElfW(Shdr) *strs = eh->e_shstrndx < eh->e_shnum ? &sh[eh->e_shstrndx] : NULL;
+	for (unsigned s = 0; strs && strs->sh_offset + strs->sh_size <= fsz && s < eh->e_shnum && nplt < 8; s++)
+		if (sh[s].sh_name + 4 < strs->sh_size && (sh[s].sh_flags & SHF_EXECINSTR) &&
+		    strncmp((const char *)f + strs->sh_offset + sh[s].sh_name, ".plt", 4) == 0) {
+			plt_lo[nplt] = base + sh[s].sh_addr;
+			plt_hi[nplt++] = base + sh[s].sh_addr + sh[s].sh_size;
+		}
+	size_t w = 0;
+	for (size_t i = 0; i < m->nfns; i++) {
+		struct rt_cs_fn *fn = &m->fns[i];
+		if (fn->fde) {
+			int plt = 0;
+			for (unsigned k = 0; k < nplt; k++)
+				plt |= fn->addr >= plt_lo[k] && fn->addr < plt_hi[k];
+			if (plt || fn->addr == m->entry || !rt_cs_has(m->entries, m->nentries, fn->addr))
+				continue;
+			char *nm = rt_arena_alloc(&rt_cs_heap, 24);
+			if (!nm)
+				continue;
+			snprintf(nm, 24, "0x%llx", (unsigned long long)rt_cs_file_offset(m, fn->addr));
+			fn->name = nm;
+		}
+		m->fns[w++] = *fn;
+	}
+	m->nfns = w;
 }
 
 /* A direct branch lands in (lo, hi). */
@@ -651,20 +871,26 @@ static size_t rt_cs_build(struct rt_cs_mod *m, struct rt_cs_fn *fn, uint64_t at,
 
 static unsigned rt_cs_seq;
 
+/* The reason of a function record-time selection leaves out: counted in
+ * the module line's fifth field, not listed one by one. */
+static const char rt_cs_unselected[] = "unselected";
+
 static void rt_cs_report(const char *path, const struct rt_cs_mod *m, size_t npatched, size_t ncounted,
 			 const char *all_why)
 {
-	size_t cap = 256 + strlen(path);
-	for (size_t i = 0; i < m->nfns; i++)
+	size_t cap = 256 + strlen(path), nunsel = 0;
+	for (size_t i = 0; i < m->nfns; i++) {
 		if (m->fns[i].why || all_why)
 			cap += strlen(m->fns[i].name) + 16;
+		nunsel += !all_why && m->fns[i].why == rt_cs_unselected;
+	}
 	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return;
-	size_t n = (size_t)snprintf(buf, cap, "module\t%s\t%zu\t%zu\n", path, npatched, ncounted);
+	size_t n = (size_t)snprintf(buf, cap, "module\t%s\t%zu\t%zu\t%zu\n", path, npatched, ncounted, nunsel);
 	for (size_t i = 0; i < m->nfns && n < cap; i++) {
 		const char *why = all_why ? all_why : m->fns[i].why;
-		if (why)
+		if (why && why != rt_cs_unselected)
 			n += (size_t)snprintf(buf + n, cap - n, "%s\t%s\n", m->fns[i].name, why);
 	}
 	char suffix[32];
@@ -695,11 +921,22 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 		return;
 	}
 	if (!rt_cs_load()) {
+		/* a stripped module's candidates need Capstone to be told apart */
+		size_t w = 0;
+		for (size_t i = 0; i < m.nfns; i++)
+			if (!m.fns[i].fde)
+				m.fns[w++] = m.fns[i];
+		m.nfns = w;
 		rt_cs_report(path, &m, 0, m.nfns, "nocapstone");
 		rt_arena_reset(&rt_cs_heap);
 		return;
 	}
 	if (rt_cs.open(CS_ARCH_X86, CS_MODE_64, &m.cs) != CS_ERR_OK) {
+		size_t w = 0;
+		for (size_t i = 0; i < m.nfns; i++)
+			if (!m.fns[i].fde)
+				m.fns[w++] = m.fns[i];
+		m.nfns = w;
 		rt_cs_report(path, &m, 0, m.nfns, "nocapstone");
 		rt_arena_reset(&rt_cs_heap);
 		return;
@@ -709,6 +946,14 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 	if (!m.insn)
 		goto out;
 	rt_cs_scan(&m);
+	if (m.stripped)
+		rt_cs_evidence(&m, file, fsz);
+	/* what the selection leaves out keeps its code (the scan above still
+	 * read it: its branches may land in a selected function) */
+	if (rt_sel_on)
+		for (size_t i = 0; i < m.nfns; i++)
+			if (!rt_sel_want(m.fns[i].addr))
+				m.fns[i].why = rt_cs_unselected;
 
 	size_t ncand = 0;
 	for (size_t i = 0; i < m.nfns; i++)
@@ -813,6 +1058,11 @@ int rt_patch_cs_available(void)
 	return 1;
 }
 
+int rt_patch_cs_loaded(void)
+{
+	return rt_cs.ok;
+}
+
 #else /* built without Capstone */
 
 void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, size_t fsz, const char *path)
@@ -829,6 +1079,11 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 }
 
 int rt_patch_cs_available(void)
+{
+	return 0;
+}
+
+int rt_patch_cs_loaded(void)
 {
 	return 0;
 }

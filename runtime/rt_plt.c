@@ -50,6 +50,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
 #include "rt_int.h"
 #include "rt_plt.h"
 #include "rt_select.h"
@@ -206,17 +207,6 @@ static void rt_plt_once(struct rt_thread *t, uint64_t fn, uint64_t site)
 		rt_probe(t, 1, fn, 0);
 }
 
-/* Where longjmp(env) will land: glibc keeps the stack pointer mangled with
- * the thread's pointer guard in __jmpbuf[6] (x86_64 ABI of glibc). */
-static uint64_t rt_plt_jmp_sp(const uint64_t *env)
-{
-	uint64_t guard;
-	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
-	uint64_t v = env[6];
-	v = (v >> 0x11) | (v << (64 - 0x11));
-	return v ^ guard;
-}
-
 static int rt_plt_vfork_prepare(uint64_t fn);
 static void rt_plt_restore_slots(struct rt_thread *t);
 
@@ -269,10 +259,9 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 			 * ucontext is the first argument */
 			uint64_t *to = NULL;
 			if (kind == RT_PLT_JUMP && args[0])
-				to = (uint64_t *)(uintptr_t)rt_plt_jmp_sp((const uint64_t *)args[0]);
+				to = (uint64_t *)(uintptr_t)arch_longjmp_sp((const uint64_t *)args[0]);
 			else if (kind == RT_PLT_SETCONTEXT && args[0])
-				to = (uint64_t *)(uintptr_t)((const ucontext_t *)args[0])
-					     ->uc_mcontext.gregs[REG_RSP];
+				to = (uint64_t *)ARCH_UC_SP((const ucontext_t *)args[0]);
 			if (!(to > ret_slot && rt_plt_at_or_below(ret_slot, to)))
 				to = NULL; /* not on this stack: left to the rules above */
 			if (to) /* everything below the landing point, this call first */

@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt_elf.h"
 #include "rt_int.h"
 #include "rt_select.h"
 #include "rt_file.h"
@@ -318,25 +319,11 @@ static void rt_sel_sort(uint64_t *a, uint8_t *f, size_t n)
  */
 static void rt_sel_read_symbols(struct rt_sel_mod *m, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	size_t fsz;
+	const uint8_t *f = rt_map_elf(path, &fsz);
+	if (!f)
 		return;
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return;
-	const uint8_t *f = map;
-	size_t fsz = (size_t)st.st_size;
-	const ElfW(Ehdr) *eh = map;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz) {
-		munmap(map, fsz);
-		return;
-	}
+	const ElfW(Ehdr) *eh = (const void *)f;
 	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
 	const ElfW(Shdr) *tab = NULL;
 	for (unsigned s = 0; s < eh->e_shnum; s++)
@@ -344,7 +331,7 @@ static void rt_sel_read_symbols(struct rt_sel_mod *m, const char *path)
 			tab = &sh[s];
 	if (!tab || tab->sh_link >= eh->e_shnum || tab->sh_offset + tab->sh_size > fsz ||
 	    sh[tab->sh_link].sh_offset + sh[tab->sh_link].sh_size > fsz) {
-		munmap(map, fsz);
+		rt_unmap_elf(f, fsz);
 		return;
 	}
 	const ElfW(Sym) *sym = (const void *)(f + tab->sh_offset);
@@ -369,7 +356,7 @@ static void rt_sel_read_symbols(struct rt_sel_mod *m, const char *path)
 		addr[n] = m->base + sym[i].st_value;
 		flags[n++] = fl;
 	}
-	munmap(map, fsz);
+	rt_unmap_elf(f, fsz);
 	if (!addr || !flags) {
 		if (addr)
 			munmap(addr, cap * 8);

@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
 #include "../format/fmt_sample.h"
 #include "rt_exec.h"
 #include "rt_file.h"
@@ -182,25 +183,7 @@ static void smp_forward(int sig, siginfo_t *si, void *uctx)
 static int smp_in_syscall(const void *uctx)
 {
 	const ucontext_t *uc = uctx;
-#if defined(__x86_64__)
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	const uint8_t *b = (const uint8_t *)pc;
-	if ((pc & 0xfff) != 0xfff && b[0] == 0x0f && b[1] == 0x05)
-		return 1; /* syscall, to be restarted */
-	/* the two bytes before pc, unless they are on another (maybe unmapped) page */
-	return (pc & 0xfff) >= 2 && b[-2] == 0x0f && b[-1] == 0x05;
-#elif defined(__aarch64__)
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.pc;
-	const uint32_t *w = (const uint32_t *)pc;
-	if (pc & 3)
-		return 0;
-	if (w[0] == 0xd4000001u)
-		return 1; /* svc #0, to be restarted */
-	return (pc & 0xfff) >= 4 && w[-1] == 0xd4000001u;
-#else
-	(void)uc;
-	return 0;
-#endif
+	return arch_at_syscall(ARCH_UC_PC(uc));
 }
 
 static void smp_handler(int sig, siginfo_t *si, void *uctx)

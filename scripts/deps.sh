@@ -6,12 +6,13 @@ set -euo pipefail
 # tests: cmocka, python3, valgrind (callgrind_annotate), Go pprof (built offline
 # from Debian's sources), chromium + node (the HTML report in a real browser),
 # clang + libclang-rt-dev (libFuzzer: the fuzz target over the data-file reader),
-# xz-utils (the in-process sampler on liblzma's threads, against perf),
+# xz-utils (the in-process sampler on liblzma's threads, against perf; xz and gzip,
+# stripped Debian binaries patched at load),
 # libcapstone-dev (optional: patching programs built without instrumentation)
 pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka-dev
       libunwind-dev python3 binutils chromium nodejs libprotobuf-c-dev protobuf-c-compiler
       valgrind google-perftools golang-go golang-github-google-pprof-dev go-md2man man-db
-      clang libclang-rt-dev xz-utils libcapstone-dev)
+      clang libclang-rt-dev xz-utils gzip libcapstone-dev)
 [ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf libgtest-dev) # libgtest-dev: bench/trial-real.sh
 missing=()
 for p in "${pkgs[@]}"; do

@@ -23,7 +23,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 struct sym_unwind_ctx {
 	int tid;
-	uint64_t regs[17];
+	uint64_t regs[ARCH_PERF_NREGS];
 	const uint8_t *stack;
 	size_t stack_len;
 	uint64_t *pcs;
@@ -770,7 +770,7 @@ static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, voi
 {
 	(void)dwfl;
 	struct sym_unwind_ctx *u = arg;
-	uint64_t sp = u->regs[7];
+	uint64_t sp = u->regs[ARCH_PERF_REG_SP];
 	if (addr < sp || addr + 8 > sp + u->stack_len || addr + 8 < addr) {
 		/* above the copy, by no more than a stack's size: the caller's
 		 * frames are there, but were not copied (libdwfl then takes the
@@ -786,10 +786,9 @@ static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, voi
 static bool unw_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 {
 	struct sym_unwind_ctx *u = thread_arg;
-	const uint64_t *r = u->regs; /* perf order: AX BX CX DX SI DI BP SP IP R8..R15 */
-	Dwarf_Word d[17] = {r[0], r[3], r[2], r[1], r[4], r[5], r[6], r[7],
-			    r[9], r[10], r[11], r[12], r[13], r[14], r[15], r[16], r[8]};
-	return dwfl_thread_state_registers(thread, 0, 17, d);
+	Dwarf_Word d[ARCH_DWARF_NREGS];
+	arch_perf_to_dwarf(u->regs, d); /* perf's order to DWARF's */
+	return dwfl_thread_state_registers(thread, 0, ARCH_DWARF_NREGS, d);
 }
 
 static const Dwfl_Thread_Callbacks unw_callbacks = {
@@ -814,7 +813,7 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const uint8_t *stack,
+int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_NREGS], const uint8_t *stack,
 		    size_t stack_len, uint64_t *pcs, int max, int *truncated)
 {
 	struct sym_unwind_ctx *u = &sp->u;
@@ -849,7 +848,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const
 	if (u->n > 0)
 		return u->n;
 fallback:
-	pcs[0] = regs[8];
+	pcs[0] = regs[ARCH_PERF_REG_IP];
 	*truncated = 1;
 	return max > 0 ? 1 : 0;
 }

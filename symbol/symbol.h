@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../arch/arch.h"
 #include "../format/format.h"
 
 struct sym_proc;
@@ -60,15 +61,15 @@ void sym_inline_free(struct sym_inline *v, uint32_t n);
 
 /*
  * Unwind one sampled user stack with the DWARF CFI of the process's modules
- * (libdwfl), from perf's user registers (REC_PERF_REGS_MASK order: AX BX CX
- * DX SI DI BP SP IP R8..R15) and a copy of the stack starting at SP.
+ * (libdwfl), from perf's user registers (ARCH_PERF_REGS_MASK, in the
+ * order of arch/arch.h) and a copy of the stack starting at SP.
  * Stores up to max program counters, innermost first (callers are return
  * addresses); returns how many, and sets *truncated when the unwinder gave
  * up before the outermost frame: bit 0 when it stopped on an error, bit 1
  * when it needed stack memory past the end of the copy (the caller knows
  * whether the copy was cut, or reached the top of the stack).
  */
-int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[17], const uint8_t *stack,
+int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_NREGS], const uint8_t *stack,
 		    size_t stack_len, uint64_t *pcs, int max, int *truncated);
 
 void sym_info_free(struct sym_info *si);

@@ -1043,6 +1043,22 @@ def test_patched_dlopen(c):
 
 
 @test
+def test_patched_dlopen_constructor(c):
+    """A library loaded with dlopen, plain (patched with Capstone) or with NOP patch sites, is
+    patched before its constructors run: the constructor's 3 calls of the library's own
+    lib_helper are counted with the 2 made later."""
+    for v in ["patch"] + (["plain"] if c.capstone() else []):
+        lib = os.path.join(c.progs, "libe2e_ctor_lib_%s.so" % v)
+        check(os.path.exists(lib), "%s is missing (build the tests first)" % lib)
+        prog = c.prog("e2e_ctor_host_" + v)
+        alone = c.run([prog, lib], expect=0).stdout
+        rec, data = c.record([prog, lib], data=os.path.join(c.tmp, v + ".data"))
+        check(rec.stdout == alone, "%s: under stint it printed %r instead of %r" % (v, rec.stdout, alone))
+        rep = c.report_json(data)
+        expect_calls(rep, {"lib_helper": 5, "lib_work": 1}, module="libe2e_ctor_lib_%s.so" % v)
+
+
+@test
 def test_patched_coroutines(c):
     """Generators on makecontext stacks side by side, switched with swapcontext inside patched
     frames (one left unfinished): same output as alone (no 'lost track' abort), exact calls."""
@@ -1213,6 +1229,75 @@ def test_patched_pg_mcount(c):
     check(calls(rep, "main") == 1, "main: %d calls" % calls(rep, "main"))
 
 
+def elf_symbols(path):
+    """{name: file offset} of the FUNC symbols of an ELF64 little-endian file's .symtab."""
+    import struct
+    with open(path, "rb") as f:
+        b = f.read()
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    phoff, = struct.unpack_from("<Q", b, 0x20)
+    phnum, = struct.unpack_from("<H", b, 0x38)
+    shnum, = struct.unpack_from("<H", b, 0x3c)
+    loads = []
+    for i in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", b, phoff + i * 56)
+        if p_type == 1:
+            loads.append((p_vaddr, p_offset, p_filesz))
+    secs = [struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * 64) for i in range(shnum)]
+    out = {}
+    for s in secs:
+        if s[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = secs[s[6]]
+        for k in range(s[5] // 24):
+            st_name, st_info, _, st_shndx, st_value, _ = struct.unpack_from("<IBBHQQ", b, s[4] + k * 24)
+            if st_info & 0xf != 2 or st_shndx == 0:
+                continue
+            name = b[strtab[4] + st_name:b.index(b"\0", strtab[4] + st_name)].decode()
+            for va, off, sz in loads:
+                if va <= st_value < va + sz:
+                    out[name] = st_value - va + off
+    return out
+
+
+@test
+def test_patched_stripped(c):
+    """A plain -O2 program stripped with `strip` (no .symtab): its functions are found from
+    .eh_frame (called directly, through a pointer in data or taken in the code, main) and named
+    by file offset; every function the unstripped build reports has a row at its offset with
+    the same calls, the header counts as many functions, the output is the same, and the
+    split-off cold part (checked.cold, run 3 times) is not patched."""
+    c.need_capstone()
+    plain, stripped = c.prog("e2e_stripped_plain"), c.prog("e2e_stripped_stripped")
+    syms = elf_symbols(plain)
+    check("checked.cold" in syms, "the compiler did not split checked.cold off: %s" % sorted(syms))
+    check(not elf_symbols(stripped), "e2e_stripped_stripped still has a symbol table")
+    alone = c.run([stripped], expect=0)
+    check(alone.stderr.count("odd value") == 3, "e2e_stripped_stripped alone: %r" % alone.stderr)
+    _, ref_data = c.record([plain], data=os.path.join(c.tmp, "plain.data"))
+    ref = c.report_json(ref_data)
+    rec, data = c.record([stripped])
+    check(rec.stdout == alone.stdout, "under stint it printed %r instead of %r" % (rec.stdout, alone.stdout))
+    check(rec.stderr.count("odd value") == 3, "under stint: %r" % rec.stderr[-500:])
+    rep = c.report_json(data)
+    want = {"0x%x" % syms[r["name"]]: (r["name"], r["calls"]) for r in ref["functions"]
+            if r["module"] == "e2e_stripped_plain"}
+    check(len(want) >= 8, "the unstripped build recorded only %s" % function_list(ref))
+    got = {r["name"]: r["calls"] for r in rep["functions"] if r["module"] == "e2e_stripped_stripped"}
+    wrong = ["%s (%s): %s calls, %d unstripped" % (k, n, got.get(k), calls_)
+             for k, (n, calls_) in sorted(want.items()) if got.get(k) != calls_]
+    check(not wrong, "stripped: %s\n  recorded: %s" % ("; ".join(wrong), function_list(rep)))
+    check("0x%x" % syms["checked.cold"] not in got, "checked.cold was patched: %s" % function_list(rep))
+    mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+    refmods = {m["module"]: m for m in ref.get("patched_modules", [])}
+    m, rm = mods.get("e2e_stripped_stripped"), refmods.get("e2e_stripped_plain")
+    check(m and rm and m["functions"] == rm["functions"] and m["instrumented"] == rm["instrumented"],
+          "N of M: stripped %s, unstripped %s" % (m, rm))
+    text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+    check(re.search(r"# instrumented: %d of %d functions of e2e_stripped_stripped, patched at load" % (
+        m["instrumented"], m["functions"]), text), "header:\n%s" % text[:1200])
+
+
 def debian_binary(name):
     path = shutil.which(name, path="/usr/bin:/bin")
     if path:
@@ -1250,9 +1335,17 @@ def test_patched_debian_binaries(c):
         ran.append(os.path.basename(argv[0]))
         return c.report_json(data)
 
+    def program_patched(rep, name):
+        # Debian's xz and gzip are stripped: their functions come from .eh_frame
+        m = [m for m in rep.get("patched_modules", []) if m["module"] == name]
+        check(m and m[0]["instrumented"] > 20, "%s: its own functions were not patched: %s" % (
+            name, rep.get("patched_modules")))
+        check(any(r["module"] == name and r["calls"] > 0 for r in rep["functions"]),
+              "%s: none of its own functions has calls" % name)
+
     xz = debian_binary("xz")
     if xz:
-        same([xz, "-c", "-6", data_in], name="xz")
+        program_patched(same([xz, "-c", "-6", data_in], name="xz"), os.path.basename(xz))
         env = dict(os.environ, STINT_PATCH_LIBS="liblzma")
         rep = same([xz, "-c", "-6", data_in], env=env, name="xz-lib")
         mods = {m["module"]: m for m in rep.get("patched_modules", [])}
@@ -1262,12 +1355,13 @@ def test_patched_debian_binaries(c):
         with open(os.path.join(c.tmp, "in.xz"), "wb") as f:
             f.write(subprocess.run([xz, "-c", data_in], stdout=subprocess.PIPE).stdout)
         same([xz, "-dc", os.path.join(c.tmp, "in.xz")], env=env, name="unxz")
+        program_patched(same([xz, "-dc", os.path.join(c.tmp, "in.xz")], name="unxz-prog"), os.path.basename(xz))
     gz = debian_binary("gzip")
     if gz:
-        same([gz, "-c", "-9", data_in], name="gzip")
+        program_patched(same([gz, "-c", "-9", data_in], name="gzip"), os.path.basename(gz))
         with open(os.path.join(c.tmp, "in.gz"), "wb") as f:
             f.write(subprocess.run([gz, "-c", data_in], stdout=subprocess.PIPE).stdout)
-        same([gz, "-dc", os.path.join(c.tmp, "in.gz")], name="gunzip")
+        program_patched(same([gz, "-dc", os.path.join(c.tmp, "in.gz")], name="gunzip"), os.path.basename(gz))
     bash = debian_binary("bash")
     if bash:
         rep = same([bash, "-c", 'x=$(echo hi); for i in 1 2 3; do y="$y$x$i"; done; echo "[$y]"'], name="bash")
@@ -2322,6 +2416,39 @@ def test_select_patched(c):
     others = [r for r in rep["functions"] if r["name"] not in first and not (r["name"] == "fib" and r["calls"] == 3)]
     check(mains and mains[0]["calls"] == 1 and not others,
           "--depth 1: %s (threads' and signal handlers' first frames aside)" % function_list(rep))
+
+
+@test
+def test_select_patched_bytes(c):
+    """stint record --function alpha on a program patched at load (plain -O2 with Capstone, and
+    through NOP patch sites: -fpatchable-function-entry, __mcount_loc): only alpha's entry bytes
+    differ from the program file's, alpha's calls are all there; the header counts the others
+    as not selected, not as refused."""
+    variants = ["patch", "nop"] + (["plain"] if c.capstone() else [])
+    for v in variants:
+        prog = c.prog("e2e_patch_select_" + v)
+        alone = c.run([prog], expect=0).stdout
+        check("changed: alpha=0 beta=0 gamma=0 main=0" in alone, "%s alone printed %r" % (v, alone))
+        rec, data = c.record([prog], options=["--no-libcalls"], data=os.path.join(c.tmp, v + "-all.data"))
+        check("changed: alpha=1 beta=1 gamma=1 main=1" in rec.stdout,
+              "%s without a selection printed %r" % (v, rec.stdout))
+        rec, data = c.record([prog], options=["--no-libcalls", "--function", "alpha"],
+                             data=os.path.join(c.tmp, v + ".data"))
+        check("changed: alpha=1 beta=0 gamma=0 main=0" in rec.stdout,
+              "%s with --function alpha printed %r" % (v, rec.stdout))
+        check(rec.stdout.split("\n")[1:] == alone.split("\n")[1:], "%s: other output %r" % (v, rec.stdout))
+        rep = c.report_json(data)
+        check([r["name"] for r in rep["functions"]] == ["alpha"], "%s: recorded %s" % (v, function_list(rep)))
+        expect_calls(rep, {"alpha": 7})
+        if v == "plain":
+            mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+            m = mods.get("e2e_patch_select_plain")
+            check(m and m["instrumented"] == 1 and m["not_selected"] == m["functions"] - 1 and
+                  not m["not_instrumented"], "patched_modules: %s" % rep.get("patched_modules"))
+            text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+            check(re.search(r"# instrumented: 1 of %d functions of e2e_patch_select_plain, patched at load; "
+                            r"%d not selected at record time\n" % (m["functions"], m["functions"] - 1), text),
+                  "header:\n%s" % text[:1200])
 
 
 @test

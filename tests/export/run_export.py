@@ -26,23 +26,14 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import harness  # noqa: E402  (the e2e suites' shared module)
+from harness import TestFailure, check  # noqa: E402
+from harness import TestSkip as Skip  # noqa: E402
+
 TIMEOUT = 120
-
-
-class TestFailure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise TestFailure(msg)
 
 
 def near(a, b, tol, what):
@@ -53,23 +44,18 @@ def near(a, b, tol, what):
 # Running stint and the tools
 # ---------------------------------------------------------------------------
 
-class Ctx:
+class Ctx(harness.Ctx):
+    """harness.Ctx over a work dir the tests share (its recordings, Go pprof)."""
+
     def __init__(self, args):
-        self.stint = os.path.abspath(args.stint)
-        self.progs = os.path.abspath(args.progs)
         self.demo = os.path.abspath(args.demo)
         self.work = os.path.abspath(args.work)
         os.makedirs(self.work, exist_ok=True)
+        harness.Ctx.__init__(self, os.path.abspath(args.stint), os.path.abspath(args.progs), self.work)
 
-    def run(self, argv, expect=0, **kw):
-        try:
-            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT, **kw)
-        except subprocess.TimeoutExpired:
-            raise TestFailure("timed out: %s" % " ".join(argv))
-        if expect is not None and p.returncode != expect:
-            raise TestFailure("%s\n  exited %d, expected %d\n  stderr: %s" % (
-                " ".join(argv), p.returncode, expect, p.stderr.decode(errors="replace").strip()[-2000:]))
-        return p
+    def run(self, argv, expect=0, timeout=TIMEOUT, **kw):
+        """harness.Ctx.run: text output, expecting status 0 unless told."""
+        return harness.Ctx.run(self, argv, expect=expect, timeout=timeout, **kw)
 
     # The recordings the tests share: made by the setup test, or on first use.
     RECORDINGS = {
@@ -85,8 +71,7 @@ class Ctx:
         path = os.path.join(self.work, name + ".data")
         if not os.path.exists(path):
             method, prog = self.RECORDINGS[name]
-            exe = self.demo if prog == "demo" else os.path.join(self.progs, prog)
-            check(os.path.exists(exe), "test program %s is missing (build the tests first)" % exe)
+            exe = self.demo if prog == "demo" else self.prog(prog)
             tmp = path + ".part"
             self.run([self.stint, "record", "-m", method, "-o", tmp, "--", exe])
             os.rename(tmp, path)
@@ -299,11 +284,11 @@ def pprof_top(c, tool, path, index):
     """name -> (flat, cum) from `pprof -top`, raw units."""
     p = c.run([tool, "-top", "-nodecount=100000", "-nodefraction=0", "-unit=ns", "-sample_index=" + index, path])
     out = {}
-    for line in p.stdout.decode().splitlines():
+    for line in p.stdout.splitlines():
         m = re.match(r"^\s*(\d+)(?:ns)?\s+\S+%\s+\S+%\s+(\d+)(?:ns)?\s+\S+%\s+(.+)$", line)
         if m:
             out[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
-    check(out, "pprof -top printed no rows:\n%s" % p.stdout.decode()[:2000])
+    check(out, "pprof -top printed no rows:\n%s" % p.stdout[:2000])
     return out
 
 
@@ -383,13 +368,13 @@ def pprof_line_rows(c, tool, path, *extra):
     p = c.run([tool, "-top", "-lines", "-nodecount=100000", "-nodefraction=0", "-sample_index=samples"] +
               list(extra) + [path])
     out = {}
-    for line in p.stdout.decode().splitlines():
+    for line in p.stdout.splitlines():
         m = re.match(r"^\s*(\d+)\s+\S+%\s+\S+%\s+(\d+)\s+\S+%\s+\S+ (\S+:\d+)( \(inline\))?$", line)
         if m:
             row = out.setdefault(clean_line_key(m.group(3)), [0, 0])
             row[0] += int(m.group(1))
             row[1] += int(m.group(2))
-    check(out, "pprof -top -lines printed no line rows:\n%s" % p.stdout.decode()[:2000])
+    check(out, "pprof -top -lines printed no line rows:\n%s" % p.stdout[:2000])
     return out
 
 
@@ -431,7 +416,7 @@ def test_pprof_lines(c):
     # -list: the source annotated per line, the inlined mix_round's lines included
     # run from /: pprof trims a source path's prefix shared with its working directory
     p = c.run([tool, "-list", "^mix_round$", "-sample_index=samples", path], cwd="/")
-    text = p.stdout.decode()
+    text = p.stdout
     listed = {}
     for line in text.splitlines():
         m = re.match(r"^\s*(\d+|\.)\s+(\d+|\.)\s+(\d+):", line)
@@ -464,8 +449,8 @@ def annotate(c, path, inclusive=False):
     if not tool:
         raise Skip("no callgrind_annotate (Debian's valgrind)")
     p = c.run([tool, "--inclusive=" + ("yes" if inclusive else "no"), "--threshold=100", path])
-    text = p.stdout.decode()
-    check("WARNING" not in p.stderr.decode(), "callgrind_annotate warned: %s" % p.stderr.decode())
+    text = p.stdout
+    check("WARNING" not in p.stderr, "callgrind_annotate warned: %s" % p.stderr)
     m = re.search(r"^\s*([\d,]+)\s.*PROGRAM TOTALS", text, re.M)
     check(m is not None, "no PROGRAM TOTALS in:\n%s" % text[:2000])
     total = int(m.group(1).replace(",", ""))
@@ -525,8 +510,8 @@ def annotate_source(c, path, inclusive=False, show=None):
         raise Skip("no callgrind_annotate (Debian's valgrind)")
     p = c.run([tool, "--auto=yes", "--threshold=100", "--inclusive=" + ("yes" if inclusive else "no")] +
               (["--show=" + show] if show else []) + [path], cwd="/")
-    text = p.stdout.decode()
-    check("WARNING" not in p.stderr.decode(), "callgrind_annotate warned: %s" % p.stderr.decode())
+    text = p.stdout
+    check("WARNING" not in p.stderr, "callgrind_annotate warned: %s" % p.stderr)
     funcs, per_line = [], {}
     src, ln, in_list = None, 0, False
     for line in text.splitlines():
@@ -627,7 +612,7 @@ def test_instr_lines(c):
     tool = c.pprof_tool()
     if tool:  # Go pprof reads it, and -list shows the lines of run()
         p = c.run([tool, "-list", "^run$", "-sample_index=elapsed", "-unit=ns", ppath], cwd="/")
-        text = p.stdout.decode()
+        text = p.stdout
         listed = {}
         for line in text.splitlines():
             m = re.match(r"^\s*(\d+|\.)(?:ns)?\s+(\d+|\.)(?:ns)?\s+(\d+):", line)
@@ -723,11 +708,11 @@ def test_chrome_cap(c):
         t = load_trace(f.read())
     ev = t["traceEvents"]
     left = t["otherData"]["events_left_out"]
-    err = p.stderr.decode()
+    err = p.stderr
     check(left > 0 and ("left out %d" % left) in err and "--max-events" in err,
           "no warning on stderr with the %d events left out: %r" % (left, err))
     p = c.run([c.stint, "export", "--format", "chrome", "-i", data, "-o", out])
-    check(p.stderr.decode() == "", "a warning without --max-events: %r" % p.stderr.decode())
+    check(p.stderr == "", "a warning without --max-events: %r" % p.stderr)
     slices = [e for e in ev if e["ph"] == "X"]
     # the cut-off is refined down to the nanosecond: the cap is nearly reached
     check(900 < len(slices) <= 1000, "%d slices with --max-events 1000" % len(slices))
@@ -840,11 +825,11 @@ def test_errors(c):
         if "-i" not in argv:
             argv = argv + ["-i", data]
         p = c.run([c.stint, "export"] + argv, expect=None)
-        err = p.stderr.decode()
+        err = p.stderr
         check(p.returncode != 0 and want in err, "%s: exit %d, stderr %r" % (argv, p.returncode, err))
     out = os.path.join(c.outdir, "no-such-dir", "x.pb.gz")
     p = c.run([c.stint, "export", "--format", "pprof", "-i", data, "-o", out], expect=None)
-    check(p.returncode != 0 and "cannot write" in p.stderr.decode(), "bad -o: %r" % p.stderr.decode())
+    check(p.returncode != 0 and "cannot write" in p.stderr, "bad -o: %r" % p.stderr)
     print("errors: one line each, non-zero exit")
 
 
@@ -866,7 +851,7 @@ def test_setup(c):
         p = c.run([go, "build", "-o", target, "github.com/google/pprof"], expect=None, env=env)
         if p.returncode != 0:
             print("SKIP: building Go pprof failed (pprof read-back falls back to decoding here): %s" %
-                  p.stderr.decode()[-1000:])
+                  p.stderr[-1000:])
         else:
             print("built Go pprof from %s: %s" % (src, target))
     else:

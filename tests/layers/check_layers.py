@@ -6,23 +6,34 @@ call only into the layers listed for it below.  This reads every library's
 defined and undefined symbols with nm and fails, naming the symbol, when a
 library calls a function or uses data that only a layer it may not use
 defines.  The runtime (libstint-rt.so, libstint-sampler.so) lives inside the
-profiled program and may use none of them.
+profiled program and may use none of them but arch/ (its trampolines and
+header).
 
-usage: check_layers.py BUILD_DIR
+It also reads the #include "../FOLDER/..." lines of every folder's sources
+and fails when a folder includes one it may not use (INCLUDES: the layers
+above, the commands all of them, the runtime arch/ and the header-only
+file-format definitions), or when the folders' includes form a cycle.
+
+usage: check_layers.py BUILD_DIR [SOURCE_DIR]
 """
 import os
 import subprocess
 import sys
 
-# layer -> the layers it may use (lib and format are below everything)
+# layer -> the layers it may use (arch, lib and format are below everything)
 ALLOWED = {
+    "arch": set(),
     "lib": set(),
     "format": {"lib"},
-    "symbol": {"format", "lib"},
+    "symbol": {"arch", "format", "lib"},
     "analysis": {"format", "lib"},
-    "recorder": {"symbol", "format", "lib"},
+    "recorder": {"arch", "symbol", "format", "lib"},
     "output": {"analysis", "format", "lib"},
 }
+# folder -> the folders its sources may #include from
+INCLUDES = dict(ALLOWED)
+INCLUDES["cmd"] = set(ALLOWED)
+INCLUDES["runtime"] = {"arch", "format"}  # format: fmt_event.h, fmt_spool.h, fmt_sample.h only
 RUNTIME = ["libstint-rt.so", "libstint-sampler.so"]
 
 
@@ -31,8 +42,60 @@ def nm(path, *flags):
     return [line.split() for line in out.splitlines() if line.strip() and not line.endswith(":")]
 
 
+def include_graph(src):
+    """folder -> {folder it includes from: a file and line that does}"""
+    graph = {}
+    for folder in INCLUDES:
+        top = os.path.join(src, folder)
+        for dirpath, _, files in os.walk(top):
+            for name in sorted(files):
+                if not name.endswith((".c", ".h", ".S", ".inc")):
+                    continue
+                path = os.path.join(dirpath, name)
+                with open(path, errors="replace") as f:
+                    for no, line in enumerate(f, 1):
+                        line = line.strip()
+                        if not line.startswith("#include \""):
+                            continue
+                        target = os.path.normpath(os.path.join(dirpath, line.split('"')[1]))
+                        to = os.path.relpath(target, src).split(os.sep)[0]
+                        if to != folder and to in INCLUDES:
+                            graph.setdefault(folder, {}).setdefault(to, "%s:%d" % (os.path.relpath(path, src), no))
+    return graph
+
+
+def check_includes(src):
+    graph = include_graph(src)
+    bad = []
+    for folder, tos in sorted(graph.items()):
+        for to, where in sorted(tos.items()):
+            if to not in INCLUDES[folder]:
+                bad.append("%s includes from %s (%s; allowed: %s)" % (
+                    folder, to, where, ", ".join(sorted(INCLUDES[folder])) or "none"))
+    # a cycle: depth-first search for a back edge
+    state, stack = {}, []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph.get(n, {})):
+            if state.get(m) == 1:
+                bad.append("the includes form a cycle: " + " -> ".join(stack[stack.index(m):] + [m]))
+            elif not state.get(m):
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if not state.get(n):
+            visit(n)
+    edges = sum(len(t) for t in graph.values())
+    return bad, edges
+
+
 def main():
     build = sys.argv[1]
+    src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     defined, undefined = {}, {}
     for layer in ALLOWED:
         path = os.path.join(build, "libstint-%s.a" % layer)
@@ -62,14 +125,17 @@ def main():
         if not os.path.exists(path):
             continue
         for f in nm(path, "-D", "--undefined-only"):
-            if f and f[-1].split("@")[0] in ours:
-                bad.append("%s uses %s of the tools' layer %s" % (so, f[-1], owner[f[-1].split("@")[0]]))
+            o = owner.get(f[-1].split("@")[0]) if f else None
+            if o and o != "arch":
+                bad.append("%s uses %s of the tools' layer %s" % (so, f[-1], o))
+    include_bad, edges = check_includes(src)
+    bad += include_bad
     for b in bad:
         print("check_layers: " + b)
     if bad:
         return 1
-    print("check_layers: %d layers, %d cross-layer symbols, all allowed" % (
-        len(ALLOWED), sum(len(u & ours) for u in undefined.values())))
+    print("check_layers: %d layers, %d cross-layer symbols, %d include edges between folders, all allowed, "
+          "no cycle" % (len(ALLOWED), sum(len(u & ours) for u in undefined.values()), edges))
     return 0
 
 

@@ -164,19 +164,28 @@ static void check_golden(const char *name, const char *text)
 	free(want);
 }
 
+/* The views of d, analysed by its method, against the golden file. */
+static void check_views(struct fmt_data *d, const char *golden)
+{
+	struct an_result r;
+	struct an_opts o = {0};
+	if (strcmp(d->method, "sampling") == 0)
+		an_sample_run(d, &o, &r);
+	else
+		an_instr_run(d, &o, &r);
+	char *text = all_views(d, &r);
+	check_golden(golden, text);
+	free(text);
+	an_result_free(&r);
+	fmt_data_free(d);
+}
+
 static void test_instrumentation_views(void **state)
 {
 	(void)state;
 	struct fmt_data d;
 	instr_data(&d);
-	struct an_result r;
-	struct an_opts o = {0};
-	an_instr_run(&d, &o, &r);
-	char *text = all_views(&d, &r);
-	check_golden("views_instrumentation.txt", text);
-	free(text);
-	an_result_free(&r);
-	fmt_data_free(&d);
+	check_views(&d, "views_instrumentation.txt");
 }
 
 static void test_sampling_views(void **state)
@@ -184,13 +193,7 @@ static void test_sampling_views(void **state)
 	(void)state;
 	struct fmt_data d;
 	sample_data(&d);
-	struct an_result r;
-	an_sample_run(&d, NULL, &r);
-	char *text = all_views(&d, &r);
-	check_golden("views_sampling.txt", text);
-	free(text);
-	an_result_free(&r);
-	fmt_data_free(&d);
+	check_views(&d, "views_sampling.txt");
 }
 
 /* --sort: every method's keys are known; a method refuses the values it does not report. */

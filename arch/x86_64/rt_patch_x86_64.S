@@ -1,6 +1,7 @@
 /*
  * rt_patch_x86_64.S - the trampolines of patched function entries (see
- * rt_patch.c).
+ * runtime/rt_patch.c), x86_64: part of the runtime, built into
+ * libstint-rt.so (arch/README.md).
  *
  * rt_patch_entry is called from a function's first instruction (or the one
  * after its endbr64): the patched "call island", or the compiler's own
@@ -16,6 +17,8 @@
  * probe called from a trampoline of rt_patch_cs.c (functions with no patch
  * site, whose first instructions were moved there).
  */
+#include "arch_save.inc"
+
 	.text
 /* the entry probe: \kind in %edx tells rt_patch_enter how to find the
  * function (0: from the patch site's bytes, 1: the qword before the
@@ -25,60 +28,12 @@
 	/* %rsp is 0 mod 16 here (the function's entry was 8 mod 16) */
 	sub $336, %rsp
 	.cfi_adjust_cfa_offset 336
-	mov %rdi, 0(%rsp)
-	mov %rsi, 8(%rsp)
-	mov %rdx, 16(%rsp)
-	mov %rcx, 24(%rsp)
-	mov %r8, 32(%rsp)
-	mov %r9, 40(%rsp)
-	mov %rax, 48(%rsp)
-	mov %r10, 56(%rsp)
-	mov %r11, 64(%rsp)
-	movdqu %xmm0, 80(%rsp)
-	movdqu %xmm1, 96(%rsp)
-	movdqu %xmm2, 112(%rsp)
-	movdqu %xmm3, 128(%rsp)
-	movdqu %xmm4, 144(%rsp)
-	movdqu %xmm5, 160(%rsp)
-	movdqu %xmm6, 176(%rsp)
-	movdqu %xmm7, 192(%rsp)
-	movdqu %xmm8, 208(%rsp)
-	movdqu %xmm9, 224(%rsp)
-	movdqu %xmm10, 240(%rsp)
-	movdqu %xmm11, 256(%rsp)
-	movdqu %xmm12, 272(%rsp)
-	movdqu %xmm13, 288(%rsp)
-	movdqu %xmm14, 304(%rsp)
-	movdqu %xmm15, 320(%rsp)
+	ARCH_SAVE_CLOBBERED
 	mov 336(%rsp), %rdi          /* where the function goes on */
 	lea 344(%rsp), %rsi          /* where its return address is */
 	mov $\kind, %edx
 	call rt_patch_enter
-	mov 0(%rsp), %rdi
-	mov 8(%rsp), %rsi
-	mov 16(%rsp), %rdx
-	mov 24(%rsp), %rcx
-	mov 32(%rsp), %r8
-	mov 40(%rsp), %r9
-	mov 48(%rsp), %rax
-	mov 56(%rsp), %r10
-	mov 64(%rsp), %r11
-	movdqu 80(%rsp), %xmm0
-	movdqu 96(%rsp), %xmm1
-	movdqu 112(%rsp), %xmm2
-	movdqu 128(%rsp), %xmm3
-	movdqu 144(%rsp), %xmm4
-	movdqu 160(%rsp), %xmm5
-	movdqu 176(%rsp), %xmm6
-	movdqu 192(%rsp), %xmm7
-	movdqu 208(%rsp), %xmm8
-	movdqu 224(%rsp), %xmm9
-	movdqu 240(%rsp), %xmm10
-	movdqu 256(%rsp), %xmm11
-	movdqu 272(%rsp), %xmm12
-	movdqu 288(%rsp), %xmm13
-	movdqu 304(%rsp), %xmm14
-	movdqu 320(%rsp), %xmm15
+	ARCH_RESTORE_CLOBBERED
 	add $336, %rsp
 	.cfi_adjust_cfa_offset -336
 	ret
@@ -113,59 +68,11 @@ rt_patch_entry_tramp:
 rt_patch_return:
 	/* %rsp is the old return-address slot + 8, and 0 mod 16 */
 	sub $336, %rsp
-	mov %rdi, 0(%rsp)
-	mov %rsi, 8(%rsp)
-	mov %rdx, 16(%rsp)
-	mov %rcx, 24(%rsp)
-	mov %r8, 32(%rsp)
-	mov %r9, 40(%rsp)
-	mov %rax, 48(%rsp)
-	mov %r10, 56(%rsp)
-	mov %r11, 64(%rsp)
-	movdqu %xmm0, 80(%rsp)
-	movdqu %xmm1, 96(%rsp)
-	movdqu %xmm2, 112(%rsp)
-	movdqu %xmm3, 128(%rsp)
-	movdqu %xmm4, 144(%rsp)
-	movdqu %xmm5, 160(%rsp)
-	movdqu %xmm6, 176(%rsp)
-	movdqu %xmm7, 192(%rsp)
-	movdqu %xmm8, 208(%rsp)
-	movdqu %xmm9, 224(%rsp)
-	movdqu %xmm10, 240(%rsp)
-	movdqu %xmm11, 256(%rsp)
-	movdqu %xmm12, 272(%rsp)
-	movdqu %xmm13, 288(%rsp)
-	movdqu %xmm14, 304(%rsp)
-	movdqu %xmm15, 320(%rsp)
+	ARCH_SAVE_CLOBBERED
 	lea 328(%rsp), %rdi          /* the old return-address slot */
 	call rt_patch_leave
 	mov %rax, 328(%rsp)          /* put the original return address back */
-	mov 0(%rsp), %rdi
-	mov 8(%rsp), %rsi
-	mov 16(%rsp), %rdx
-	mov 24(%rsp), %rcx
-	mov 32(%rsp), %r8
-	mov 40(%rsp), %r9
-	mov 48(%rsp), %rax
-	mov 56(%rsp), %r10
-	mov 64(%rsp), %r11
-	movdqu 80(%rsp), %xmm0
-	movdqu 96(%rsp), %xmm1
-	movdqu 112(%rsp), %xmm2
-	movdqu 128(%rsp), %xmm3
-	movdqu 144(%rsp), %xmm4
-	movdqu 160(%rsp), %xmm5
-	movdqu 176(%rsp), %xmm6
-	movdqu 192(%rsp), %xmm7
-	movdqu 208(%rsp), %xmm8
-	movdqu 224(%rsp), %xmm9
-	movdqu 240(%rsp), %xmm10
-	movdqu 256(%rsp), %xmm11
-	movdqu 272(%rsp), %xmm12
-	movdqu 288(%rsp), %xmm13
-	movdqu 304(%rsp), %xmm14
-	movdqu 320(%rsp), %xmm15
+	ARCH_RESTORE_CLOBBERED
 	add $328, %rsp
 	ret
 	.size rt_patch_return, .-rt_patch_return

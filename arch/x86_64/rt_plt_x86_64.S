@@ -1,6 +1,7 @@
 /*
  * rt_plt_x86_64.S - the trampolines that put probes around calls into
- * shared libraries (see rt_plt.c).
+ * shared libraries (see runtime/rt_plt.c), x86_64: part of the runtime,
+ * built into libstint-rt.so (arch/README.md).
  *
  * rt_plt_entry is reached from a per-GOT-slot stub with the slot number in
  * %r11 and the caller's return address on top of the stack.  It saves the
@@ -19,6 +20,7 @@
  * rt_plt_vfork replaces vfork: see rt_plt.c (rt_plt_vfork_child/parent).
  */
 #define RT_PLT_NTHUNKS 65536
+#include "arch_save.inc"
 
 	.text
 	.p2align 4
@@ -30,43 +32,15 @@ rt_plt_entry:
 	/* %rsp is 8 mod 16 here; 200 bytes make it 0 mod 16 for the call */
 	sub $200, %rsp
 	.cfi_adjust_cfa_offset 200
-	mov %rdi, 0(%rsp)
-	mov %rsi, 8(%rsp)
-	mov %rdx, 16(%rsp)
-	mov %rcx, 24(%rsp)
-	mov %r8, 32(%rsp)
-	mov %r9, 40(%rsp)
-	mov %rax, 48(%rsp)
-	mov %r10, 56(%rsp)
-	movdqu %xmm0, 64(%rsp)
-	movdqu %xmm1, 80(%rsp)
-	movdqu %xmm2, 96(%rsp)
-	movdqu %xmm3, 112(%rsp)
-	movdqu %xmm4, 128(%rsp)
-	movdqu %xmm5, 144(%rsp)
-	movdqu %xmm6, 160(%rsp)
-	movdqu %xmm7, 176(%rsp)
+	ARCH_SAVE_ARGS
+	ARCH_SAVE_XMM 8, 64
 	mov %r11, %rdi
 	lea 200(%rsp), %rsi          /* where the return address is */
 	mov %rsp, %rdx               /* the saved arguments: rdi, rsi, rdx, ... */
 	call rt_plt_enter
 	mov %rax, %r11               /* the library function */
-	mov 0(%rsp), %rdi
-	mov 8(%rsp), %rsi
-	mov 16(%rsp), %rdx
-	mov 24(%rsp), %rcx
-	mov 32(%rsp), %r8
-	mov 40(%rsp), %r9
-	mov 48(%rsp), %rax
-	mov 56(%rsp), %r10
-	movdqu 64(%rsp), %xmm0
-	movdqu 80(%rsp), %xmm1
-	movdqu 96(%rsp), %xmm2
-	movdqu 112(%rsp), %xmm3
-	movdqu 128(%rsp), %xmm4
-	movdqu 144(%rsp), %xmm5
-	movdqu 160(%rsp), %xmm6
-	movdqu 176(%rsp), %xmm7
+	ARCH_RESTORE_ARGS
+	ARCH_RESTORE_XMM 8, 64
 	add $200, %rsp
 	.cfi_adjust_cfa_offset -200
 	jmp *%r11
