@@ -102,6 +102,28 @@ int rec_is_instrumented(const char *path)
 	return found;
 }
 
+/* The dynamic linker run as a program (`ld-linux-x86-64.so.2 ./app`): no
+ * PT_INTERP, being the interpreter, but it loads the program and honours
+ * LD_PRELOAD. Told by its DT_SONAME. */
+static int rec_is_dynamic_linker(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_SONAME)
+				continue;
+			const char *so = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+			return so && (strncmp(so, "ld-linux", 8) == 0 || strncmp(so, "ld64.so", 7) == 0);
+		}
+	}
+	return 0;
+}
+
 int rec_is_static(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -118,6 +140,8 @@ int rec_is_static(const char *path)
 			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
 				res = 0;
 		}
+		if (res == 1 && rec_is_dynamic_linker(e))
+			res = 0;
 	}
 	if (e)
 		elf_end(e);

@@ -17,7 +17,9 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,10 +502,71 @@ static void rt_inherit_attached(struct rt_thread *t)
 }
 
 /*
+ * The program's vector registers beyond xmm0-15's low 128 bits: the upper
+ * halves of ymm0-15, the upper 256 bits of zmm0-15, zmm16-31 and the
+ * opmask registers.  The probes' assembly saves xmm0-15 only, which is
+ * enough for the runtime's own code (SSE only), but its slow paths call
+ * the C library, whose AVX2 and EVEX string functions use ymm16-31 and end
+ * with vzeroupper: a function patched at load (or -pg -mfentry,
+ * -fpatchable-function-entry) that takes or returns __m256, or whose
+ * caller keeps a vector in a register across the call (-fipa-ra), lost
+ * them at a thread's first probe and at each chunk switch.  Those paths
+ * save the components with XSAVE and put them back with XRSTOR, only when
+ * the processor says one is in use (XGETBV 1), in the thread's state.
+ */
+static uint32_t rt_vec_mask;  /* of ARCH_VEC_COMPONENTS, the ones XCR0 enables */
+static uint32_t rt_vec_bytes; /* the XSAVE area up to the last of them */
+static int rt_vec_inuse_known; /* XGETBV with ECX=1 (XINUSE) is there */
+static int rt_vec_ready;
+
+static void rt_vec_init(void)
+{
+	uint32_t mask, bytes;
+	arch_vec_probe(&mask, &bytes, &rt_vec_inuse_known);
+	rt_vec_bytes = bytes;
+	rt_vec_mask = bytes <= RT_VEC_AREA ? mask : 0;
+	__atomic_store_n(&rt_vec_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* bytes of XSAVE area to keep now, 0 when nothing is to be kept */
+static uint32_t rt_vec_need(void)
+{
+	if (!__atomic_load_n(&rt_vec_ready, __ATOMIC_ACQUIRE))
+		rt_vec_init(); /* the same result in every thread */
+	if (!rt_vec_mask || !arch_vec_live(rt_vec_mask, rt_vec_inuse_known))
+		return 0;
+	return rt_vec_bytes;
+}
+
+/* run `work` with the program's vector registers kept in t (see above) */
+#define RT_VEC_KEEP(t, work)                                                         \
+	do {                                                                         \
+		int rt_vec_keep_ = !(t)->vec_busy && rt_vec_need();                  \
+		if (rt_vec_keep_) {                                                  \
+			(t)->vec_busy = 1;                                           \
+			arch_vec_save((t)->vec_area, rt_vec_mask);                   \
+		}                                                                    \
+		work;                                                                \
+		if (rt_vec_keep_) {                                                  \
+			arch_vec_restore((t)->vec_area, rt_vec_mask);                \
+			(t)->vec_busy = 0;                                           \
+		}                                                                    \
+	} while (0)
+
+static int rt_thread_start_work(struct rt_thread *t);
+
+int rt_thread_start(struct rt_thread *t)
+{
+	int ok;
+	RT_VEC_KEEP(t, ok = rt_thread_start_work(t));
+	return ok;
+}
+
+/*
  * Start recording the calling thread: create its buffer file and map the
  * header page and the first chunk.  Returns 1 when the thread records.
  */
-int rt_thread_start(struct rt_thread *t)
+static int rt_thread_start_work(struct rt_thread *t)
 {
 	if (t->state == RT_DONE)
 		return 0;
@@ -702,7 +765,15 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
  */
 static void rt_flush(struct rt_thread *t);
 
+static void rt_after_work(struct rt_thread *t);
+
+/* the probes' slow path: the program's vector registers kept (RT_VEC_KEEP) */
 __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
+{
+	RT_VEC_KEEP(t, rt_after_work(t));
+}
+
+static void rt_after_work(struct rt_thread *t)
 {
 	uint32_t was = t->gate & RT_GATE_BUSY;
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
@@ -1245,6 +1316,64 @@ void rt_vfork_child(void)
 		return;
 	rt_inherit_frames(t, open, depth);
 }
+
+#ifndef RT_ATTACH_LIB
+/*
+ * clone() without CLONE_VM makes a process as fork does, but runs no
+ * pthread_atfork handler: the child kept the parent's thread state, whose
+ * perf page the kernel does not copy (VM_DONTCOPY), and its first probe
+ * faulted (googletest's "threadsafe" death tests clone a child that execs).
+ * The child now starts with what a fork child does (rt_atfork_child),
+ * then runs the program's function.
+ */
+struct rt_clone_call {
+	int (*fn)(void *);
+	void *arg;
+	uint8_t *stack; /* RT_CLONE_STACK bytes for rt_atfork_child */
+};
+
+#define RT_CLONE_STACK (256u << 10)
+
+/* the setup runs on a stack of its own: a clone child's may be a page or two
+ * (googletest's), too small for starting a recording */
+ARCH_CALL_ON_STACK_ASM;
+
+static int rt_clone_child(void *p)
+{
+	/* the parent's frame, copied with its memory */
+	struct rt_clone_call c = *(struct rt_clone_call *)p;
+	if (c.stack != MAP_FAILED) {
+		arch_call_on_stack(c.stack + RT_CLONE_STACK, rt_atfork_child);
+		munmap(c.stack, RT_CLONE_STACK);
+	}
+	return c.fn(c.arg);
+}
+
+RT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	static int (*real)(int (*)(void *), void *, int, void *, ...);
+	if (!real)
+		real = (int (*)(int (*)(void *), void *, int, void *, ...))dlsym(RTLD_NEXT, "clone");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	va_list ap;
+	va_start(ap, arg); /* read only for the flags that use them, as the kernel does */
+	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *);
+	va_end(ap);
+	if ((flags & CLONE_VM) || !fn)
+		return real(fn, stack, flags, arg, ptid, tls, ctid);
+	struct rt_clone_call c = {fn, arg, NULL};
+	c.stack = mmap(NULL, RT_CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int r = real(rt_clone_child, stack, flags, &c, ptid, tls, ctid);
+	int e = errno;
+	if (c.stack != MAP_FAILED) /* the child has its own copy */
+		munmap(c.stack, RT_CLONE_STACK);
+	errno = e;
+	return r;
+}
+#endif
 
 /*
  * A fatal signal: stamp the time, so the frames left open are closed when

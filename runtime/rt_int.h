@@ -74,6 +74,8 @@ enum rt_os_mode { RT_OS_OFF = 0, RT_OS_PERF = 1, RT_OS_RUSAGE = 2 };
 
 /* The first 64 bytes are all a common probe touches but the address
  * cache's slot and the stack slot: one cache line. */
+#define RT_VEC_AREA 3072
+
 struct rt_thread {
 	uint8_t *pos;             /* next byte to write */
 	uint8_t *limit;           /* min(end_limit, sample_at), or 0 when work
@@ -114,6 +116,12 @@ struct rt_thread {
 	uint32_t nrets;           /* library calls in flight */
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
 	struct rt_ret rets[RT_RETS];
+	int vec_busy;             /* vec_area holds the program's registers (rt.c) */
+	/* the program's ymm/zmm upper parts, zmm16-31 and masks (XSAVE's
+	 * standard form up to Hi16_ZMM: 2,688 bytes) while the probes' slow
+	 * paths run; here, not on the stack, which may be small (a clone
+	 * child's of 8 KiB, a signal stack) */
+	uint8_t vec_area[RT_VEC_AREA] __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 
 static inline int rt_busy(const struct rt_thread *t)

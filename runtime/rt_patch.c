@@ -561,18 +561,41 @@ static int rt_patch_has(const char *list, const char *base)
 	return 0;
 }
 
-int rt_patch_module_selected(const char *name)
+/* what the runtime itself runs on, never patched */
+static int rt_patch_never(const char *name)
 {
-	if (!name || !*name)
-		return 1; /* the program itself */
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
-	/* what the runtime itself runs on, never */
 	static const char *const never[] = {"ld-linux", "ld64.so", "libc.so", "libc-", "libpthread", "libdl.",
 					    "libdl-", "librt.", "libgcc_s", "libstint-", "libcapstone", "linux-vdso"};
 	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
 		if (strncmp(base, never[i], strlen(never[i])) == 0)
-			return 0;
+			return 1;
+	return 0;
+}
+
+int rt_patch_module_selected(const char *name)
+{
+	if (!name || !*name) {
+		/* the program itself, unless it is one of those run as a
+		 * program (`/lib/x86_64-linux-gnu/libc.so.6` prints its
+		 * version): patching the C library the runtime calls while it
+		 * patches crashed it.  Nor a program the dynamic linker was
+		 * run with (`ld-linux-x86-64.so.2 ./app`): /proc/self/exe,
+		 * where its symbols are read, is then the linker's file */
+		static int program = -1;
+		if (program < 0) {
+			char exe[4096];
+			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			exe[n > 0 ? n : 0] = 0;
+			program = !rt_patch_never(exe);
+		}
+		return program;
+	}
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (rt_patch_never(name))
+		return 0;
 	static const char *const sys[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/usr/lib/", "/usr/lib32/",
 					  "/usr/lib64/", "/usr/libx32/"};
 	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)

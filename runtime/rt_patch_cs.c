@@ -816,8 +816,12 @@ static size_t rt_cs_build(struct rt_cs_mod *m, struct rt_cs_fn *fn, uint64_t at,
 					riprel = 1;
 			memcpy(o, in->bytes, in->size);
 			if (riprel) {
-				if (x->encoding.disp_offset == 0 || x->encoding.disp_size != 4 ||
-				    x->encoding.disp_offset + 4u > in->size) {
+				/* a RIP-relative displacement is always 32 bits; Capstone 4
+				 * says 2 after a 0x66 prefix (movdqa, comisd, ...), so the
+				 * bytes at its offset are checked instead of its size */
+				int32_t d32;
+				if (x->encoding.disp_offset == 0 || x->encoding.disp_offset + 4u > in->size ||
+				    (memcpy(&d32, in->bytes + x->encoding.disp_offset, 4), d32 != x->disp)) {
 					fn->why = "insn";
 					return 0;
 				}

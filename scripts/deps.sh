@@ -13,7 +13,7 @@ pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka
       libunwind-dev python3 binutils chromium nodejs libprotobuf-c-dev protobuf-c-compiler
       valgrind google-perftools golang-go golang-github-google-pprof-dev go-md2man man-db
       clang libclang-rt-dev xz-utils gzip libcapstone-dev)
-[ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf)
+[ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf libgtest-dev) # libgtest-dev: bench/trial-real.sh
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -89,4 +89,88 @@ static inline uint64_t arch_longjmp_sp(const uint64_t *env)
 	return v ^ guard;
 }
 
+/*
+ * The program's vector registers beyond xmm0-15's low halves (runtime/rt.c
+ * keeps them across the probes' slow paths, whose C library calls end
+ * with vzeroupper): the XSAVE components YMM_Hi128, opmask, ZMM_Hi256 and
+ * Hi16_ZMM that XCR0 enables, the bytes of XSAVE's standard form up to the
+ * last of them, and whether XGETBV 1 (XINUSE) can tell they are unused.
+ */
+#define ARCH_VEC_COMPONENTS 0xe4u
+
+static inline void arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+}
+
+static inline uint64_t arch_xgetbv(uint32_t which)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(which));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* *mask: the components to keep (0: none), *bytes: the area they need,
+ * *inuse_known: XGETBV 1 is there */
+static inline void arch_vec_probe(uint32_t *mask, uint32_t *bytes, int *inuse_known)
+{
+	uint32_t r[4];
+	*mask = *bytes = 0;
+	*inuse_known = 0;
+	arch_cpuid(0, 0, r);
+	uint32_t max = r[0];
+	arch_cpuid(1, 0, r);
+	if (max < 0xd || !(r[2] & (1u << 27))) /* OSXSAVE */
+		return;
+	uint32_t m = (uint32_t)arch_xgetbv(0) & ARCH_VEC_COMPONENTS;
+	uint32_t end = 576; /* legacy area and header */
+	for (unsigned i = 2; i < 8; i++)
+		if (m & (1u << i)) {
+			arch_cpuid(0xd, i, r); /* size, offset in the standard form */
+			if (r[1] + r[0] > end)
+				end = r[1] + r[0];
+		}
+	arch_cpuid(0xd, 1, r);
+	*inuse_known = (r[0] >> 2) & 1;
+	*mask = m;
+	*bytes = end;
+}
+
+/* whether one of mask's components is live now */
+static inline int arch_vec_live(uint32_t mask, int inuse_known)
+{
+	return !inuse_known || (arch_xgetbv(1) & mask);
+}
+
+/* area: 64-byte aligned, the bytes arch_vec_probe said */
+static inline void arch_vec_save(uint8_t *area, uint32_t mask)
+{
+	for (int i = 0; i < 64; i++) /* XSAVE leaves the header's other bits */
+		area[512 + i] = 0;
+	__asm__ volatile("xsave64 (%0)" ::"r"(area), "a"(mask), "d"(0) : "memory");
+}
+
+static inline void arch_vec_restore(const uint8_t *area, uint32_t mask)
+{
+	__asm__ volatile("xrstor64 (%0)" ::"r"(area), "a"(mask), "d"(0) : "memory");
+}
+
+/* f() on the stack that ends at top (runtime/rt.c: a clone child's own
+ * stack may be a page or two) */
+void arch_call_on_stack(void *top, void (*f)(void)) __attribute__((visibility("hidden")));
+#define ARCH_CALL_ON_STACK_ASM                                                   \
+	__asm__(".text\n"                                                        \
+		".globl arch_call_on_stack\n.hidden arch_call_on_stack\n"        \
+		".type arch_call_on_stack, @function\n"                          \
+		"arch_call_on_stack:\n"                                          \
+		" push %rbp\n"                                                   \
+		" mov %rsp, %rbp\n"                                              \
+		" mov %rdi, %rsp\n"                                              \
+		" and $-16, %rsp\n"                                              \
+		" call *%rsi\n"                                                  \
+		" mov %rbp, %rsp\n"                                              \
+		" pop %rbp\n"                                                    \
+		" ret\n"                                                         \
+		".size arch_call_on_stack, .-arch_call_on_stack\n")
+
 #endif

@@ -1104,6 +1104,106 @@ def test_patched_refusals(c):
 
 
 @test
+def test_patched_odd_starts(c):
+    """First instructions real -O2 code begins functions with are moved, not refused: an SSE
+    load or compare from a RIP-relative constant after a 0x66 prefix (Capstone 4 reports its
+    displacement as 16 bits); the output is unchanged and every call is counted."""
+    c.need_capstone()
+    prog = c.prog("e2e_patch_starts_plain")
+    alone = c.run([prog], expect=0).stdout
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+    m = mods.get("e2e_patch_starts_plain")
+    check(m, "no patched_modules entry for the program: %s" % rep.get("patched_modules"))
+    why = {f["name"]: f["reason"] for f in m["not_instrumented"]}
+    check(not why, "functions refused: %s" % why)
+    expect_calls(rep, {"sse_first": 5, "cmp_first": 5, "main": 1})
+
+
+@test
+def test_patched_libc_run_as_program(c):
+    """The C library run as a program (it prints its version) is not patched: the runtime
+    runs on it, and patching it while the runtime called into it crashed the program."""
+    c.need_capstone()
+    libc = subprocess.run(["gcc", "-print-file-name=libc.so.6"], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout.strip()
+    libc = os.path.realpath(libc) if libc.startswith("/") else ""
+    if not os.access(libc, os.X_OK):
+        raise TestSkip("no executable libc.so.6 found (gcc -print-file-name)")
+    alone = c.run([libc], expect=0).stdout
+    check("GNU C Library" in alone, "libc.so.6 printed %r" % alone[:200])
+    rec, _ = c.record([libc], expect_status=0)
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout[:300], alone[:300]))
+
+
+@test
+def test_patched_avx_registers(c):
+    """A program built with AVX2 (-O3 -ffast-math -mavx2), patched at load and with
+    -pg -mfentry, prints the same under stint: __m256d arguments and results survive the
+    probes' slow paths (thread start, chunk switches, whose C library calls end with
+    vzeroupper), and so do the ymm arguments of libmvec's vector sin (a probed library call)."""
+    for name in ("e2e_patch_avx_plain", "e2e_patch_avx_fentry"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        if "no avx2" in alone:
+            raise TestSkip("the CPU has no AVX2")
+        check(alone.startswith("wrong sums 0,"), "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog])
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        check(calls(rep, "addv") == 400000, "addv: %d calls" % calls(rep, "addv"))
+
+
+@test
+def test_clone_child(c):
+    """A child made with clone() without CLONE_VM on a two-page stack (no pthread_atfork
+    handler runs in it; googletest's threadsafe death tests): it runs and exits as without
+    stint (its first probe faulted on the parent's perf page, which the kernel does not
+    copy) and is recorded as a process of its own, built with -finstrument-functions and
+    patched at load."""
+    for name in ("e2e_clone_child", "e2e_clone_child_plain"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        check("child exited 7" in alone, "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog])
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        check(len(rep["processes"]) == 2, "%s: processes %s" % (name, rep["processes"]))
+        expect_calls(rep, {"child_work": 3, "child_main": 1, "main": 1})
+
+
+@test
+def test_run_through_dynamic_linker(c):
+    """stint record -- /lib64/ld-linux-x86-64.so.2 ./app: the dynamic linker run as a program
+    loads the program and honours LD_PRELOAD; it was refused as statically linked. An
+    -finstrument-functions program is recorded; a plain one is not patched (the program's
+    file is not /proc/self/exe then: the linker's symbols were patched into the program)."""
+    inst = c.prog("e2e_patch_mix")
+    interp = subprocess.run(["readelf", "-p", ".interp", inst], stdout=subprocess.PIPE,
+                            universal_newlines=True).stdout
+    m = re.search(r"(/\S*ld-linux\S*)", interp)
+    if not m or not os.access(m.group(1), os.X_OK):
+        raise TestSkip("no dynamic linker to run: %r" % interp)
+    ld = m.group(1)
+    alone = c.run([ld, inst], expect=0).stdout
+    rec, data = c.record([ld, inst])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    check(calls(rep, "main") == 1, "main was not recorded: %s" % function_list(rep))
+    if c.capstone():
+        plain = c.prog("e2e_patch_mix_plain")
+        alone = c.run([ld, plain], expect=0).stdout
+        rec = c.run([c.stint, "record", "-o", os.path.join(c.tmp, "p.data"), "--", ld, plain])
+        check(rec.stdout == alone, "plain: under stint it printed %r instead of %r" % (rec.stdout, alone))
+
+
+@test
 def test_patched_library_calls(c):
     """A plain program patched at load: its calls into libc are recorded as those of the
     -finstrument-functions build (same libc functions, same calls)."""
