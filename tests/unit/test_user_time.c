@@ -169,7 +169,10 @@ static int check_running(void)
 	       (long long)(cs1 - c1));
 	/* over the whole run: the CPU time, not the 5x longer wall time */
 	int64_t d = (int64_t)(c1 - c0) - (int64_t)(r1 - r0);
-	if (d > 2000000 + (int64_t)(c1 - c0) / 10 || d < -200000) {
+	/* (generous: under a load of 15 on two CPUs each switch may add a
+	 * millisecond; what is checked is that the two are one clock, not a
+	 * wall clock and a CPU clock) */
+	if (d > 5000000 + (int64_t)(c1 - c0) / 5 || d < -1000000) {
 		printf("time_running does not follow the thread's CPU time\n");
 		bad++;
 	}
@@ -177,7 +180,7 @@ static int check_running(void)
 		printf("time_running advanced while the thread slept\n");
 		bad++;
 	}
-	if (kept < 10) {
+	if (kept < 3) {
 		printf("only %d wake-ups had no switch between the reads\n", kept);
 		bad++;
 	}
