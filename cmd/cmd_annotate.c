@@ -33,6 +33,7 @@ static const char annotate_usage[] =
 	"\n"
 	"  -i, --input FILE   data file (default stint.data)\n"
 	"      --no-compensation  instrumentation: do not subtract the probe cost\n"
+	"      --no-pager     accepted as by report (annotate prints, never pages)\n"
 	"  FUNCTION           the function's name as the report shows it (or a part of it)\n";
 
 /* The largest source file annotate reads. */
@@ -377,6 +378,7 @@ int cmd_annotate(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"input", required_argument, NULL, 'i'},
 						  {"no-compensation", no_argument, NULL, 4},
+						  {"no-pager", no_argument, NULL, 5},
 						  {"help", no_argument, NULL, 'h'},
 						  {NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
@@ -387,6 +389,8 @@ int cmd_annotate(int argc, char **argv)
 			input = optarg;
 		else if (c == 4)
 			nocomp = 1;
+		else if (c == 5)
+			continue; /* (annotate never pages: accepted as by report) */
 		else if (c == 'h') {
 			fputs(annotate_usage, stdout);
 			return 0;

@@ -17,7 +17,8 @@ static const char butterfly_usage[] =
 	"usage: stint callers|callees [-i FILE] [--format table|csv|json] [--by line] [filters] FUNCTION\n"
 	"\n"
 	"  -i, --input FILE   data file (default stint.data)\n"
-	"      --by line      callers (instrumentation): per calling source line and call site\n" CMD_FILTER_HELP;
+	"      --by line      callers (instrumentation): per calling source line and call site\n"
+	"      --no-pager     on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n" CMD_FILTER_HELP;
 
 static const char *const cl_keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive", "application_inclusive",
 						 "application_exclusive"};
@@ -114,12 +115,13 @@ static int butterfly(int argc, char **argv, int callees_first)
 						  {"format", required_argument, NULL, 2},
 						  {"no-compensation", no_argument, NULL, 4},
 						  {"by", required_argument, NULL, 5},
+						  {"no-pager", no_argument, NULL, 6},
 						  {"help", no_argument, NULL, 'h'},
 						  CMD_FILTER_OPTIONS,
 						  {NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
 	struct an_filter flt = {0};
-	int format = 0, nocomp = 0, by_line = 0, c;
+	int format = 0, nocomp = 0, by_line = 0, pager = 1, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -135,6 +137,8 @@ static int butterfly(int argc, char **argv, int callees_first)
 				die("unknown format '%s' (table, csv or json)", optarg);
 		} else if (c == 4)
 			nocomp = 1;
+		else if (c == 6)
+			pager = 0;
 		else if (c == 5) {
 			if (strcmp(optarg, "line") == 0)
 				by_line = 1;
@@ -166,10 +170,12 @@ static int butterfly(int argc, char **argv, int callees_first)
 			fprintf(stderr, "  %s [%s]\n", r.funcs[found[i]].name, r.mods[r.funcs[found[i]].module].base);
 		die("name the function exactly");
 	}
+	if (by_line && (callees_first || r.sampling))
+		die("--by line is for callers of instrumentation data (stint annotate shows lines "
+		    "of sampling data)");
+	if (format == 0 && pager)
+		out_pager_start();
 	if (by_line) {
-		if (callees_first || r.sampling)
-			die("--by line is for callers of instrumentation data (stint annotate shows lines "
-			    "of sampling data)");
 		callers_by_line(input, &d, &r, found[0], nocomp, &flt, format);
 	} else {
 		struct an_view v;

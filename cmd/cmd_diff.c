@@ -17,19 +17,22 @@
 #include "../lib/util.h"
 #include "../analysis/an_diff.h"
 #include "../output/out_diff.h"
+#include "../output/output.h"
 
 static const char diff_usage[] =
 	"usage: stint diff [--sort KEY] [--limit N] [--format table|csv|json] [filters] A.data B.data\n"
 	"\n"
 	"  -s, --sort KEY     the change to order by: ei, ee (default), ai, ae, calls\n"
 	"                     (sampling: inclusive, exclusive (default))\n"
-	"  -n, --limit N      show the N largest changes only\n" CMD_FILTER_HELP;
+	"  -n, --limit N      show the N largest changes only\n"
+	"      --no-pager     on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n" CMD_FILTER_HELP;
 
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"sort", required_argument, NULL, 's'},
 						  {"limit", required_argument, NULL, 'n'},
 						  {"format", required_argument, NULL, 2},
+						  {"no-pager", no_argument, NULL, 3},
 						  {"help", no_argument, NULL, 'h'},
 						  CMD_FILTER_OPTIONS,
 						  {NULL, 0, NULL, 0}};
@@ -37,7 +40,7 @@ int cmd_diff(int argc, char **argv)
 	const char *sort = NULL;
 	int format = OUT_TABLE;
 	long limit = 0;
-	int c;
+	int c, pager = 1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:n:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -51,6 +54,7 @@ int cmd_diff(int argc, char **argv)
 			if (format < 0)
 				die("diff: unknown format '%s' (table, csv, json)", optarg);
 			break;
+		case 3: pager = 0; break;
 		case 'h': fputs(diff_usage, stdout); return 0;
 		default: fputs(diff_usage, stderr); return 2;
 		}
@@ -76,6 +80,8 @@ int cmd_diff(int argc, char **argv)
 	if (an_diff_match(&da, rowa, na, &db, rowb, nb, &rows, &n) < 0)
 		die("out of memory");
 	an_diff_sort(rows, n, key);
+	if (format == OUT_TABLE && pager)
+		out_pager_start();
 	if (limit > 0 && (uint32_t)limit < n)
 		n = (uint32_t)limit;
 	struct out_diff_run a = {argv[optind], da.method, da.command}, b = {argv[optind + 1], db.method, db.command};

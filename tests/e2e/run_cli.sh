@@ -74,12 +74,24 @@ cmp -s "$tmp/t.data" "$tmp/keep.data.old" || fail "-f touched the .old file"
 cmp -s "$tmp/second" "$tmp/keep.data" && fail "-f did not overwrite"
 "$stint" report -i "$tmp/keep.data" >/dev/null || fail "the -f recording is not readable"
 
+# --no-pager is accepted by every command that prints a view
+"$stint" callers -i "$tmp/t.data" --no-pager main >/dev/null || fail "callers refused --no-pager"
+"$stint" annotate -i "$tmp/t.data" --no-pager main >/dev/null || fail "annotate refused --no-pager"
+"$stint" diff --no-pager "$tmp/t.data" "$tmp/t.data" >/dev/null || fail "diff refused --no-pager"
+
 if command -v script >/dev/null; then
 	# a terminal: the report goes through $PAGER
 	out=$(PAGER='sed s/^/PAGED:/' script -qec "$stint report -i $tmp/t.data" /dev/null)
 	grep -q "^PAGED:# stint report" <<<"$out" || fail "no pager on a terminal: $out"
 	out=$(PAGER='sed s/^/PAGED:/' script -qec "$stint report --no-pager -i $tmp/t.data" /dev/null)
 	grep -q "PAGED:" <<<"$out" && fail "--no-pager still paged"
+	# callers and diff page their tables as report does
+	for cmd in "callers -i $tmp/t.data main" "diff $tmp/t.data $tmp/t.data"; do
+		out=$(PAGER='sed s/^/PAGED:/' script -qec "$stint $cmd" /dev/null)
+		grep -q "^PAGED:" <<<"$out" || fail "stint $cmd: no pager on a terminal: $out"
+		out=$(PAGER='sed s/^/PAGED:/' script -qec "$stint $cmd --no-pager" /dev/null)
+		grep -q "PAGED:" <<<"$out" && fail "stint $cmd --no-pager still paged"
+	done
 else
 	echo "SKIP: the pager on a terminal (no 'script' command)"
 fi
