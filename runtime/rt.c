@@ -1342,6 +1342,8 @@ static int rt_clone_child(void *p)
 {
 	/* the parent's frame, copied with its memory */
 	struct rt_clone_call c = *(struct rt_clone_call *)p;
+	/* (no atfork handler runs in it: the patcher's locks too) */
+	rt_patch_fork_child();
 	if (c.stack != MAP_FAILED) {
 		arch_call_on_stack(c.stack + RT_CLONE_STACK, rt_atfork_child);
 		munmap(c.stack, RT_CLONE_STACK);

@@ -862,7 +862,7 @@ static void rt_patch_hook_debug_state(void)
 }
 
 /* A fork child has one thread: the lock may have been held by another. */
-static void rt_patch_fork_child(void)
+void rt_patch_fork_child(void)
 {
 	pthread_mutex_init(&rt_patch_lock, NULL);
 	rt_patch_dropped_lock = 0;

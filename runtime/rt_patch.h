@@ -30,5 +30,8 @@ int rt_patch_wanted(void);
  * than by -finstrument-functions' hooks: their probes cost more, and the
  * calibration measures that path instead (rt.c). */
 int rt_patch_program_probed(void);
+/* In a new process (fork, clone without CLONE_VM): the patcher's locks,
+ * which another thread of the parent may have held, free again. */
+void rt_patch_fork_child(void);
 
 #endif
