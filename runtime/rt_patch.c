@@ -496,18 +496,15 @@ static int rt_patch_is_nop5(const uint8_t *p)
 static int rt_patch_segment(const struct dl_phdr_info *info, uintptr_t addr, uintptr_t *lo,
 			    uintptr_t *hi)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (addr >= a && addr + 5 <= a + ph->p_memsz) {
-			*lo = a;
-			*hi = a + ph->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
+	const ElfW(Phdr) *ph = rt_patch_load_segment(info, addr, 1);
+	if (!ph)
+		return 0;
+	uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+	if (addr + 5 > a + ph->p_memsz)
+		return 0;
+	*lo = a;
+	*hi = a + ph->p_memsz;
+	return 1;
 }
 
 /*

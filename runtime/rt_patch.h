@@ -9,6 +9,19 @@
 #include <link.h>
 #include <stdint.h>
 
+/* The PT_LOAD segment of a module (only an executable one if exec) whose
+ * memory holds address a, or NULL; its start is dlpi_addr + p_vaddr. */
+static inline const ElfW(Phdr) *rt_patch_load_segment(const struct dl_phdr_info *info, uintptr_t a, int exec)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (!exec || (ph->p_flags & PF_X)) && a >= s && a - s < ph->p_memsz)
+			return ph;
+	}
+	return NULL;
+}
+
 /* Patch the entries of one module's functions through trampolines, and
  * write its ".patch.<n>" file (N of M, the reasons for the others). */
 void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, size_t fsz, const char *path);

@@ -248,58 +248,38 @@ struct rt_cs_mod {
 	cs_insn *insn;
 };
 
+/* Whether [a, a + len) lies in the file-backed bytes of one loaded segment
+ * (an executable one if exec). */
+static int rt_cs_file_bytes_at(const struct rt_cs_mod *m, uint64_t a, uint64_t len, int exec)
+{
+	const ElfW(Phdr) *ph = rt_patch_load_segment(m->info, a, exec);
+	return ph && a + len <= m->info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+}
+
 static int rt_cs_exec_at(const struct rt_cs_mod *m, uint64_t a, uint64_t len)
 {
-	const struct dl_phdr_info *info = m->info;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
-		if (a >= s && a + len <= s + ph->p_filesz)
-			return 1;
-	}
-	return 0;
+	return rt_cs_file_bytes_at(m, a, len, 1);
 }
 
 /* The end of the executable segment holding a. */
 static uintptr_t rt_cs_segment_end(const struct rt_cs_mod *m, uint64_t a)
 {
-	const struct dl_phdr_info *info = m->info;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= s && a < s + ph->p_memsz)
-			return s + ph->p_memsz;
-	}
-	return a + 1;
+	const ElfW(Phdr) *ph = rt_patch_load_segment(m->info, a, 1);
+	return ph ? m->info->dlpi_addr + ph->p_vaddr + ph->p_memsz : a + 1;
 }
 
 /* Whether [a, a + len) lies in a loaded segment's file-backed bytes. */
 static int rt_cs_mapped_at(const struct rt_cs_mod *m, uint64_t a, uint64_t len)
 {
-	const struct dl_phdr_info *info = m->info;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && a >= s && a + len <= s + ph->p_filesz)
-			return 1;
-	}
-	return 0;
+	return rt_cs_file_bytes_at(m, a, len, 0);
 }
 
 /* The file offset of a (in memory): what the report names an unnamed
  * function by ("0x1a2b0", as every view names addresses without a symbol). */
 static uint64_t rt_cs_file_offset(const struct rt_cs_mod *m, uint64_t a)
 {
-	const struct dl_phdr_info *info = m->info;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && a >= s && a < s + ph->p_memsz)
-			return a - s + ph->p_offset;
-	}
-	return a - info->dlpi_addr;
+	const ElfW(Phdr) *ph = rt_patch_load_segment(m->info, a, 0);
+	return ph ? a - (m->info->dlpi_addr + ph->p_vaddr) + ph->p_offset : a - m->info->dlpi_addr;
 }
 
 /*
