@@ -86,42 +86,57 @@ static void op_print_why(void *arg, const char *nm, size_t nl, const char *r, si
 	free(raw);
 }
 
-void out_patch_header(FILE *f, const char *notes, int why)
+/* One module patched at load, from its note "patchmod=MOD:N/M[/U]". */
+struct op_mod {
+	const char *name; /* (in the notes) */
+	size_t len;
+	unsigned long long n, m, u; /* patched, functions, not selected */
+};
+
+/* The next well-formed module note from *p on, into pm; *p moves past it.
+ * 0 when there is none. */
+static int op_next_mod(const char **p, struct op_mod *pm)
 {
-	const char *e, *v = notes;
-	int any = 0;
-	while ((v = op_token(v, "patchmod=", &e))) {
+	const char *e, *v;
+	while ((v = op_token(*p, "patchmod=", &e))) {
+		*p = e;
 		const char *colon = memrchr(v, ':', (size_t)(e - v));
-		unsigned long long n = 0, m = 0, u = 0;
-		if (!colon || sscanf(colon + 1, "%llu/%llu/%llu", &n, &m, &u) < 2) {
-			v = e;
+		pm->n = pm->m = pm->u = 0;
+		if (!colon || sscanf(colon + 1, "%llu/%llu/%llu", &pm->n, &pm->m, &pm->u) < 2)
 			continue;
-		}
-		size_t ml = (size_t)(colon - v);
-		if (m == 0) { /* stripped, and no .eh_frame to find functions in */
-			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols and no "
-				   ".eh_frame; its calls into libraries are recorded\n", (int)ml, v);
-			v = e;
-			continue;
-		}
-		fprintf(f, "# instrumented: %llu of %llu functions of %.*s, patched at load", n, m, (int)ml, v);
+		pm->name = v;
+		pm->len = (size_t)(colon - v);
 		/* left out by stint record --function & co: not patched, and
 		 * not refused either (--why does not list them) */
-		if (u && u <= m - n)
-			fprintf(f, "; %llu not selected at record time", u);
-		else
-			u = 0;
-		if (n + u < m && !why)
-			fprintf(f, " (stint report --why lists the other %llu)", m - n - u);
-		fputc('\n', f);
-		if (why && n + u < m) {
-			fprintf(f, "# not instrumented in %.*s:\n", (int)ml, v);
-			op_each_why(notes, v, ml, op_print_why, f);
-		}
-		any = 1;
-		v = e;
+		if (pm->u > pm->m - pm->n)
+			pm->u = 0;
+		return 1;
 	}
-	(void)any;
+	return 0;
+}
+
+void out_patch_header(FILE *f, const char *notes, int why)
+{
+	const char *p = notes;
+	struct op_mod pm;
+	while (op_next_mod(&p, &pm)) {
+		int ml = (int)pm.len;
+		if (pm.m == 0) { /* stripped, and no .eh_frame to find functions in */
+			fprintf(f, "# instrumented: no function of %.*s: it has no function symbols and no "
+				   ".eh_frame; its calls into libraries are recorded\n", ml, pm.name);
+			continue;
+		}
+		fprintf(f, "# instrumented: %llu of %llu functions of %.*s, patched at load", pm.n, pm.m, ml, pm.name);
+		if (pm.u)
+			fprintf(f, "; %llu not selected at record time", pm.u);
+		if (pm.n + pm.u < pm.m && !why)
+			fprintf(f, " (stint report --why lists the other %llu)", pm.m - pm.n - pm.u);
+		fputc('\n', f);
+		if (why && pm.n + pm.u < pm.m) {
+			fprintf(f, "# not instrumented in %.*s:\n", ml, pm.name);
+			op_each_why(notes, pm.name, pm.len, op_print_why, f);
+		}
+	}
 }
 
 struct op_json {
@@ -146,27 +161,20 @@ static void op_json_why(void *arg, const char *nm, size_t nl, const char *r, siz
 
 void out_patch_json(FILE *f, const char *notes)
 {
-	const char *e, *v = notes;
+	const char *p = notes;
+	struct op_mod pm;
 	int first = 1;
-	while ((v = op_token(v, "patchmod=", &e))) {
-		const char *colon = memrchr(v, ':', (size_t)(e - v));
-		unsigned long long n = 0, m = 0, u = 0;
-		if (!colon || sscanf(colon + 1, "%llu/%llu/%llu", &n, &m, &u) < 2) {
-			v = e;
-			continue;
-		}
-		size_t ml = (size_t)(colon - v);
-		char *mod = strndup(v, ml);
+	while (op_next_mod(&p, &pm)) {
+		char *mod = strndup(pm.name, pm.len);
 		fputs(first ? ",\n\"patched_modules\":[\n {\"module\":" : ",\n {\"module\":", f);
 		out_json_str(f, mod);
-		fprintf(f, ",\"instrumented\":%llu,\"functions\":%llu,\"not_selected\":%llu,\"not_instrumented\":[", n, m,
-			u <= m - n ? u : 0);
+		fprintf(f, ",\"instrumented\":%llu,\"functions\":%llu,\"not_selected\":%llu,\"not_instrumented\":[",
+			pm.n, pm.m, pm.u);
 		struct op_json j = {f, 1};
-		op_each_why(notes, v, ml, op_json_why, &j);
+		op_each_why(notes, pm.name, pm.len, op_json_why, &j);
 		fputs("]}", f);
 		free(mod);
 		first = 0;
-		v = e;
 	}
 	if (!first)
 		fputs("]", f);
