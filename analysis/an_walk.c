@@ -30,19 +30,6 @@ struct lib_kinds {
 	uint32_t cap;
 };
 
-static int is_lib_addr(const struct fmt_process *p, uint64_t a)
-{
-	uint32_t lo = 0, hi = p->nlib_fns;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->lib_fns[mid] < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->nlib_fns && p->lib_fns[lo] == a;
-}
-
 static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr)
 {
 	if (fn >= lk->cap) {
@@ -54,7 +41,7 @@ static unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint3
 		lk->cap = cap;
 	}
 	if (!lk->k[fn])
-		lk->k[fn] = is_lib_addr(p, addr) ? EV_LIB : EV_FUNC;
+		lk->k[fn] = fmt_is_lib_fn(p, addr) ? EV_LIB : EV_FUNC;
 	return lk->k[fn];
 }
 

@@ -1221,6 +1221,19 @@ void fmt_thread_decoder(const struct fmt_thread *t, struct fmt_decoder *dec)
 		fmt_decoder_chunked(dec, FMT_EVENT_FIRST_CHUNK, FMT_EVENT_MAX_CHUNK);
 }
 
+int fmt_is_lib_fn(const struct fmt_process *p, uint64_t addr)
+{
+	uint32_t lo = 0, hi = p->nlib_fns;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->lib_fns[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nlib_fns && p->lib_fns[lo] == addr;
+}
+
 const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr)
 {
 	uint32_t lo = 0, hi = p->nlines;

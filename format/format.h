@@ -279,6 +279,9 @@ void fmt_inline_free(struct fmt_inline *v, uint32_t n);
 /* Source line recorded for addr, or NULL. */
 const struct fmt_line *fmt_line_at(const struct fmt_process *p, uint64_t addr);
 
+/* Whether addr is a library function probed at its calls (p->lib_fns). */
+int fmt_is_lib_fn(const struct fmt_process *p, uint64_t addr);
+
 /* Sort p's symbols by address, as readers of the model expect. */
 void fmt_sort_symbols(struct fmt_process *p);
 

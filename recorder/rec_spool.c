@@ -402,20 +402,6 @@ static void add_site_line(struct fmt_process *p, struct sym_proc *sp, uint64_t a
 	}
 }
 
-/* Whether a is a library function probed at its calls (p->lib_fns, sorted). */
-static int is_lib_fn(const struct fmt_process *p, uint64_t a)
-{
-	uint32_t lo = 0, hi = p->nlib_fns;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->lib_fns[mid] < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->nlib_fns && p->lib_fns[lo] == a;
-}
-
 static int cmp_line_addr(const void *a, const void *b)
 {
 	const struct fmt_line *x = a, *y = b;
@@ -532,7 +518,7 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, stru
 		uint8_t *instr = xcalloc(nm + 1, 1);
 		for (size_t i = 0; i < naddrs; i++) {
 			int m = sym_proc_module_of(sp, addrs[i]);
-			if (m >= 0 && !is_lib_fn(p, addrs[i]))
+			if (m >= 0 && !fmt_is_lib_fn(p, addrs[i]))
 				instr[m] = 1;
 		}
 		for (size_t i = 0; i < nsites; i++) {
