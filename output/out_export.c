@@ -331,16 +331,24 @@ static void cg_add_sample(void *ctx, const struct an_walk_sample *s)
 	cs->total++;
 }
 
+/* callgrind's order of costs: by caller, line, then callee, the self cost
+ * (to ~0u) after the calls of its line; the samples' and the events' */
+static int cg_order(uint32_t from_x, uint32_t line_x, uint32_t to_x, uint32_t from_y, uint32_t line_y,
+		    uint32_t to_y)
+{
+	if (from_x != from_y)
+		return from_x < from_y ? -1 : 1;
+	if (line_x != line_y)
+		return line_x < line_y ? -1 : 1;
+	if (to_x != to_y)
+		return to_x < to_y ? -1 : 1;
+	return 0;
+}
+
 static int cg_cost_cmp(const void *a, const void *b)
 {
 	const struct cg_cost *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->to != y->to) /* the self cost (~0u) after the calls of its line */
-		return x->to < y->to ? -1 : 1;
-	return 0;
+	return cg_order(x->from, x->line, x->to, y->from, y->line, y->to);
 }
 
 static void cg_name_ref(FILE *f, const char *key, uint8_t *done, uint32_t id, const char *name, const char *suffix)
@@ -510,13 +518,7 @@ static void cgl_event(void *ctx, const struct an_line_ev *e)
 static int cgl_cmp(const void *a, const void *b)
 {
 	const struct cgl_cost *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->to != y->to) /* the self cost (~0u) after the calls of its line */
-		return x->to < y->to ? -1 : 1;
-	return 0;
+	return cg_order(x->from, x->line, x->to, y->from, y->line, y->to);
 }
 
 static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct fmt_data *d, struct an_result *rw)
