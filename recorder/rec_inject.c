@@ -28,8 +28,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -321,34 +319,7 @@ static uint64_t inj_string(struct rec_inject *in, size_t *off, const char *s)
 /* Whether a module calls the probes (imports __cyg_profile_func_enter). */
 static int inj_module_probed(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	int found = 0;
-	Elf_Scn *scn = NULL;
-	while (e && !found && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		size_t cnt = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; data && i < cnt; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (nm && sym.st_shndx == SHN_UNDEF && strcmp(nm, "__cyg_profile_func_enter") == 0) {
-				found = 1;
-				break;
-			}
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return found;
+	return rec_elf_names(path, "__cyg_profile_func_enter", 1) == 1;
 }
 
 /*

@@ -67,7 +67,7 @@ void rec_program_missing(const char *name, char *msg, size_t len)
 			 "stint record -- sh %s)", name, name);
 }
 
-int rec_is_instrumented(const char *path)
+int rec_elf_names(const char *path, const char *name, int imported)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -80,7 +80,7 @@ int rec_is_instrumented(const char *path)
 		Elf_Scn *scn = NULL;
 		while (!found && (scn = elf_nextscn(e, scn))) {
 			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+			if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && (imported || sh.sh_type != SHT_SYMTAB)))
 				continue;
 			Elf_Data *data = elf_getdata(scn, NULL);
 			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
@@ -89,7 +89,7 @@ int rec_is_instrumented(const char *path)
 				if (!gelf_getsym(data, (int)i, &sym))
 					break;
 				const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
-				if (nm && strcmp(nm, "__cyg_profile_func_enter") == 0) {
+				if (nm && (!imported || sym.st_shndx == SHN_UNDEF) && strcmp(nm, name) == 0) {
 					found = 1;
 					break;
 				}
@@ -100,6 +100,11 @@ int rec_is_instrumented(const char *path)
 		elf_end(e);
 	close(fd);
 	return found;
+}
+
+int rec_is_instrumented(const char *path)
+{
+	return rec_elf_names(path, "__cyg_profile_func_enter", 0);
 }
 
 /* The dynamic linker run as a program (`ld-linux-x86-64.so.2 ./app`): no

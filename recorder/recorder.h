@@ -17,6 +17,10 @@ char *rec_find_program(const char *name);
  * there, a directory, not executable. */
 void rec_program_missing(const char *name, char *msg, size_t len);
 
+/* Whether the ELF file at path names symbol name (imported: only as an
+ * undefined symbol of its dynamic table; else in either symbol table):
+ * 1 yes, 0 no, -1 not an ELF file. */
+int rec_elf_names(const char *path, const char *name, int imported);
 /* Whether the ELF file at path imports __cyg_profile_func_enter: 1 yes,
  * 0 no, -1 not an ELF file. */
 int rec_is_instrumented(const char *path);
