@@ -1105,50 +1105,53 @@ uint64_t rt_calib_loop(int probed, int n, void (*stub)(void));
 
 enum { RT_CALIB_FN = 1, RT_CALIB_PATCHED = 2, RT_CALIB_LIB = 3 };
 
+static struct fmt_decoder rt_calib_dec; /* (calibrating runs once in a
+					 * process, before other threads record) */
+static struct fmt_caches rt_calib_c0;   /* the writer's caches before the records */
+
 /*
  * Where a probe's cost falls: of the calibration's records [p, end), the
  * mean delta (1/1024 ticks) of an exit that follows an entry, the interval
  * of an empty call.  It holds the entry probe's part after its clock read
  * and the exit probe's part before its own: not half of the pair's cost
  * (the patched path's trampolines do most of their work there), and
- * compensation subtracts it
- * from the intervals between a function's entry and its exit, the rest of
- * the pair's cost from those between an exit and the next entry.  0 when
- * too few were seen.
+ * compensation subtracts it from the intervals between a function's entry
+ * and its exit, the rest of the pair's cost from those between an exit and
+ * the next entry.  0 when too few were seen.  The records are decoded from
+ * the writer's caches as they were before them (rt_calib_c0).
  */
 static uint64_t rt_calib_inner(const uint8_t *p, const uint8_t *end)
 {
+	struct fmt_decoder *d = &rt_calib_dec;
+	fmt_decoder_init(d, p, (size_t)(end - p));
+	d->c = rt_calib_c0;
+	struct fmt_rec r;
 	uint64_t sum = 0, n = 0;
 	int after_entry = 0;
-	while (p < end && *p) {
-		unsigned h = *p++, kind = h >> 6;
-		if (kind == FMT_K_EXT)
-			break;
-		uint64_t delta = h & 0xf, more;
-		if ((h & FMT_MORE_BIT) && fmt_get_varint((const uint8_t **)&p, end, &more) < 0)
-			break;
-		if (h & FMT_MORE_BIT)
-			delta |= more << 4;
-		if (kind == FMT_K_EXIT) {
-			if (after_entry) {
-				sum += delta;
-				n++;
-			}
-			after_entry = 0;
-			continue;
+	while (fmt_decode(d, &r) > 0 && r.kind != FMT_K_EXT) {
+		if (r.kind == FMT_K_EXIT && after_entry) {
+			sum += r.delta;
+			n++;
 		}
-		if (kind == FMT_K_ENTER) {
-			p++;
-		} else {
-			unsigned flags = p < end ? *p++ : 0;
-			p += (flags & FMT_NEW_FN) ? 8 : 1;
-			p += (flags & FMT_NEW_SITE) ? 8 : 1;
-		}
-		after_entry = 1;
+		after_entry = r.kind != FMT_K_EXIT;
 	}
 	return n >= 64 ? (sum << 10) / n : 0;
 }
 
+/* The median of n values (sorted in place: insertion sort, n is small). */
+static uint64_t rt_median(uint64_t *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			uint64_t x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[n / 2];
+}
+
+/* The median cost per event of batches of calls (1/1024 ticks); with
+ * inner_out, also the median rt_calib_inner of the batches. */
 static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(void), uint64_t *inner_out)
 {
 	enum { BATCHES = 9, CALLS = 2000 };
@@ -1159,6 +1162,8 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 		uint64_t sw0 = rt_switches(t);
 		uint64_t plain = rt_calib_loop(0, CALLS, stub);
 		uint8_t *p0 = t->pos;
+		if (inner_out)
+			rt_calib_c0 = t->c;
 		/* in a real run the buffer lines are cold: each new one is a miss */
 		for (uint8_t *p = p0; p < p0 + CALLS * events * 4 && p < t->end_limit; p += 64)
 			_mm_clflush(p);
@@ -1167,7 +1172,7 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 		cost[b] = with > plain ? ((with - plain) << 10) / (events * CALLS) : 0;
 		if (t->state != RT_ACTIVE)
 			return 0;
-		inner[b] = stub ? 0 : rt_calib_inner(p0, t->pos);
+		inner[b] = inner_out ? rt_calib_inner(p0, t->pos) : 0;
 		memset(p0, 0, (size_t)(t->pos - p0));
 		t->pos = p0;
 		rt_next_sample(t, t->last_t);
@@ -1177,21 +1182,9 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 			continue;
 		b++;
 	}
-	for (int i = 1; i < BATCHES; i++) /* insertion sorts, then the medians */
-		for (int j = i; j > 0 && cost[j] < cost[j - 1]; j--) {
-			uint64_t x = cost[j];
-			cost[j] = cost[j - 1];
-			cost[j - 1] = x;
-		}
-	for (int i = 1; i < BATCHES; i++)
-		for (int j = i; j > 0 && inner[j] < inner[j - 1]; j--) {
-			uint64_t x = inner[j];
-			inner[j] = inner[j - 1];
-			inner[j - 1] = x;
-		}
 	if (inner_out)
-		*inner_out = inner[BATCHES / 2];
-	return cost[BATCHES / 2];
+		*inner_out = rt_median(inner, BATCHES);
+	return rt_median(cost, BATCHES);
 }
 
 /*
@@ -1207,8 +1200,9 @@ static void rt_calibrate(struct rt_thread *t, int what)
 	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
 	t->tail_sum = t->tail_n = 0;
 	if (what != RT_CALIB_LIB) {
+		/* (where the cost falls is measured for the patched path only) */
 		uint64_t inner = 0;
-		uint64_t c = rt_calibrate_loop(t, what, NULL, &inner);
+		uint64_t c = rt_calibrate_loop(t, what, NULL, what == RT_CALIB_PATCHED ? &inner : NULL);
 		if (c || what == RT_CALIB_FN) {
 			rt_g.calib_ticks = c;
 			/* Only the patched path's split is used: its entry restores
@@ -1219,7 +1213,7 @@ static void rt_calibrate(struct rt_thread *t, int what)
 			 * probes moves the split by more than that difference: a
 			 * measured split there clamped more intervals at zero (a
 			 * parent of tiny calls +2 -> +16 %, bench-compensation.sh). */
-			rt_g.calib_inner = what != RT_CALIB_PATCHED ? 0 : inner < 2 * c ? inner : 2 * c;
+			rt_g.calib_inner = inner < 2 * c ? inner : 2 * c;
 			rt_g.calib_patched = what == RT_CALIB_PATCHED;
 			/* the calibration's tails, to compare with the run's (rt_after_lean) */
 			rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
