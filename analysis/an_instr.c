@@ -207,9 +207,7 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		cost_sum += d->procs[i].cost & ~1ull; /* as the walk uses them */
 		r->patched_cost_procs += d->procs[i].cost_patched != 0;
-		/* as the walk splits them (an_walk.c, comp_costs) */
-		uint64_t fn = d->procs[i].cost & ~1ull, in = d->procs[i].cost_inner ? d->procs[i].cost_inner / 2 : fn / 2;
-		inner_sum += 2 * (in < fn ? in : fn);
+		inner_sum += 2 * an_call_half(&d->procs[i]);
 		lib_cost_sum += (d->procs[i].lib_cost ? d->procs[i].lib_cost : d->procs[i].cost) & ~1ull;
 		an_addr_map_free(&maps[i]);
 	}

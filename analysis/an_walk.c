@@ -60,6 +60,13 @@ struct comp_split {
 	uint64_t head[2][3], tail[2][3];
 };
 
+/* (an_walk.h) */
+uint64_t an_call_half(const struct fmt_process *p)
+{
+	uint64_t fn = p->cost & ~1ull, in = p->cost_inner ? p->cost_inner / 2 : fn / 2;
+	return in < fn ? in : fn;
+}
+
 static void comp_costs(const struct fmt_process *p, int no_compensation, struct comp_split *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -67,9 +74,7 @@ static void comp_costs(const struct fmt_process *p, int no_compensation, struct 
 		return;
 	/* (even, so that the halves add up exactly) */
 	uint64_t fn = p->cost & ~1ull, lib = (p->lib_cost ? p->lib_cost : p->cost) & ~1ull;
-	uint64_t in = p->cost_inner ? p->cost_inner / 2 : fn / 2;
-	if (in > fn)
-		in = fn;
+	uint64_t in = an_call_half(p);
 	for (int dir = 0; dir < 2; dir++) {
 		s->head[dir][EV_LIB] = s->tail[dir][EV_LIB] = lib / 2;
 		s->head[dir][EV_FUNC] = dir ? in : fn - in;

@@ -109,4 +109,10 @@ void an_walk_samples(const struct fmt_data *d, struct an_result *r, const struct
  */
 void an_open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn);
 
+/* Of a process's two function probes, the part of their cost (fixed ticks)
+ * each of the entry's tail and the exit's head gives the interval from an
+ * entry to its exit: half of fmt_process.cost_inner, or half the cost when
+ * it is not known, never more than the cost. */
+uint64_t an_call_half(const struct fmt_process *p);
+
 #endif
