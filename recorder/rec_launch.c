@@ -337,14 +337,44 @@ static void spool_warn_stopped(int fd, const char *name)
 }
 
 /*
- * Page in (prefault), ahead of each thread, the next chunks of its spool
- * buffer: the kernel zero-fills a page of a new file region when it first
- * enters the page cache, and doing it here, by reading, costs the
- * recorder's CPU instead of the program's.  Reading never changes what the
- * runtime wrote.  Each pass also warns of threads that stopped recording.
+ * Page in (prefault), ahead of each thread, the next chunk of its spool
+ * buffer, writable: the kernel zero-fills a page of a new file region when
+ * it first enters the page cache, and the file system prepares its blocks
+ * when a page is first made writable (ext4's page_mkwrite); doing both
+ * here costs the recorder's CPU instead of the program's, whose own
+ * MADV_POPULATE_WRITE (runtime/rt.c) then finds every page ready.  Making
+ * a page writable never changes its bytes, so this cannot disturb what the
+ * runtime writes.  Once per chunk of each file (prefaulted[] remembers
+ * the last); each pass also warns of threads that stopped recording.
  */
+struct prefaulted {
+	dev_t dev;
+	ino_t ino;
+	uint64_t off;
+};
+
+static void prefault_chunk(int fd, uint64_t off, uint64_t size)
+{
+	if (posix_fallocate(fd, (off_t)off, (off_t)size) != 0)
+		return; /* the disk is full: the runtime finds it out itself */
+	/* one batched read of the zero pages (readahead's order), then the
+	 * write faults; a file truncated meanwhile gives EFAULT, no signal */
+	readahead(fd, (off_t)off, size);
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (m == MAP_FAILED)
+		return;
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+	madvise(m, size, MADV_POPULATE_WRITE);
+	munmap(m, size);
+}
+
 static void prefault_spool(const char *dir, int prefault)
 {
+	static struct prefaulted *done;
+	static size_t ndone;
+	size_t next = 0;
 	DIR *dh = opendir(dir);
 	if (!dh)
 		return;
@@ -360,15 +390,26 @@ static void prefault_spool(const char *dir, int prefault)
 			continue;
 		spool_warn_stopped(fd, de->d_name);
 		uint32_t nused = 0;
-		if (prefault && pread(fd, &nused, sizeof(nused), offsetof(struct fmt_spool_hdr, nused)) == sizeof(nused) &&
+		struct stat st;
+		if (prefault && fstat(fd, &st) == 0 &&
+		    pread(fd, &nused, sizeof(nused), offsetof(struct fmt_spool_hdr, nused)) == sizeof(nused) &&
 		    nused < FMT_SPOOL_MAX_CHUNKS - 2) {
 			uint64_t off = FMT_SPOOL_DATA_OFF;
 			for (uint32_t i = 0; i <= nused; i++)
 				off += fmt_spool_chunk_size(i);
 			/* the chunk after the one being filled */
-			uint64_t size = fmt_spool_chunk_size(nused + 1);
-			if (posix_fallocate(fd, (off_t)off, (off_t)size) == 0)
-				readahead(fd, (off_t)off, size);
+			size_t k = next < ndone && done[next].dev == st.st_dev && done[next].ino == st.st_ino ? next : 0;
+			while (k < ndone && (done[k].dev != st.st_dev || done[k].ino != st.st_ino))
+				k++; /* readdir's order rarely changes: next is it */
+			next = k + 1;
+			if (k == ndone) {
+				UTIL_GROW1(done, ndone);
+				done[ndone++] = (struct prefaulted){st.st_dev, st.st_ino, 0};
+			}
+			if (done[k].off != off) {
+				done[k].off = off;
+				prefault_chunk(fd, off, fmt_spool_chunk_size(nused + 1));
+			}
 		}
 		close(fd);
 	}
