@@ -53,7 +53,8 @@ static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 __attribute__((noinline)) static uint64_t rt_clock_mono(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	struct rt_thread *t = &rt_self;
+	RT_VEC_KEEP(t, clock_gettime(CLOCK_MONOTONIC, &ts));
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -72,7 +73,10 @@ uint64_t rt_now(void)
 __attribute__((noinline)) static uint64_t rt_rusage_switches(void)
 {
 	struct rusage ru;
-	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+	struct rt_thread *t = &rt_self;
+	int r;
+	RT_VEC_KEEP(t, r = getrusage(RUSAGE_THREAD, &ru));
+	if (r < 0)
 		return 0;
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
@@ -502,17 +506,20 @@ static void rt_inherit_attached(struct rt_thread *t)
 }
 
 /*
- * The program's vector registers beyond xmm0-15's low 128 bits: the upper
- * halves of ymm0-15, the upper 256 bits of zmm0-15, zmm16-31 and the
- * opmask registers.  The probes' assembly saves xmm0-15 only, which is
- * enough for the runtime's own code (SSE only), but its slow paths call
- * the C library, whose AVX2 and EVEX string functions use ymm16-31 and end
- * with vzeroupper: a function patched at load (or -pg -mfentry,
- * -fpatchable-function-entry) that takes or returns __m256, or whose
- * caller keeps a vector in a register across the call (-fipa-ra), lost
- * them at a thread's first probe and at each chunk switch.  Those paths
- * save the components with XSAVE and put them back with XRSTOR, only when
- * the processor says one is in use (XGETBV 1), in the thread's state.
+ * The program's floating-point and vector registers: xmm0-15, the upper
+ * halves of ymm0-15, the upper 256 bits of zmm0-15, zmm16-31, the opmask
+ * registers, MXCSR and x87.  The runtime's own code never touches them (it
+ * is built with -mgeneral-regs-only), so the trampolines of patched
+ * functions save the general registers only; but the probes' slow paths
+ * call the C library, whose string functions use xmm and ymm16-31 and end
+ * with vzeroupper.  A function patched at load (or -pg -mfentry,
+ * -fpatchable-function-entry) whose caller keeps a value in a vector
+ * register across the call (GCC's -fipa-ra), or that takes or returns
+ * one, would lose it.  So every slow path that calls outside the runtime
+ * runs inside RT_VEC_KEEP (rt_int.h): XSAVE and XRSTOR of the components
+ * the processor says are in use (XGETBV 1), in the thread's state.
+ * tests/layers/check_probe_paths.py checks from the built library that no
+ * call out of the runtime is reachable from a probe except through it.
  */
 static uint32_t rt_vec_mask;  /* of ARCH_VEC_COMPONENTS, the ones XCR0 enables */
 static uint32_t rt_vec_bytes; /* the XSAVE area up to the last of them */
@@ -523,35 +530,33 @@ static void rt_vec_init(void)
 {
 	uint32_t mask, bytes;
 	arch_vec_probe(&mask, &bytes, &rt_vec_inuse_known);
+	if (bytes > RT_VEC_AREA) { /* a processor newer than this runtime */
+		mask &= ARCH_VEC_SSE_ONLY;
+		bytes = ARCH_VEC_SSE_BYTES;
+	}
 	rt_vec_bytes = bytes;
-	rt_vec_mask = bytes <= RT_VEC_AREA ? mask : 0;
+	rt_vec_mask = mask;
 	__atomic_store_n(&rt_vec_ready, 1, __ATOMIC_RELEASE);
 }
 
-/* bytes of XSAVE area to keep now, 0 when nothing is to be kept */
-static uint32_t rt_vec_need(void)
+int rt_vec_hold(struct rt_thread *t)
 {
+	if (t->vec_busy)
+		return 0;
 	if (!__atomic_load_n(&rt_vec_ready, __ATOMIC_ACQUIRE))
 		rt_vec_init(); /* the same result in every thread */
-	if (!rt_vec_mask || !arch_vec_live(rt_vec_mask, rt_vec_inuse_known))
+	if (!arch_vec_live(rt_vec_mask, rt_vec_inuse_known))
 		return 0;
-	return rt_vec_bytes;
+	t->vec_busy = 1;
+	arch_vec_save(t->vec_area, rt_vec_mask);
+	return 1;
 }
 
-/* run `work` with the program's vector registers kept in t (see above) */
-#define RT_VEC_KEEP(t, work)                                                         \
-	do {                                                                         \
-		int rt_vec_keep_ = !(t)->vec_busy && rt_vec_need();                  \
-		if (rt_vec_keep_) {                                                  \
-			(t)->vec_busy = 1;                                           \
-			arch_vec_save((t)->vec_area, rt_vec_mask);                   \
-		}                                                                    \
-		work;                                                                \
-		if (rt_vec_keep_) {                                                  \
-			arch_vec_restore((t)->vec_area, rt_vec_mask);                \
-			(t)->vec_busy = 0;                                           \
-		}                                                                    \
-	} while (0)
+void rt_vec_release(struct rt_thread *t)
+{
+	arch_vec_restore(t->vec_area, rt_vec_mask);
+	t->vec_busy = 0;
+}
 
 static int rt_thread_start_work(struct rt_thread *t);
 
@@ -1040,6 +1045,9 @@ RT_API void __cyg_profile_func_exit(void *fn, void *site)
 	rt_probe_fast(1, (uint64_t)fn, 0);
 }
 
+void rt_probe_enter(void *fn, void *site) __attribute__((alias("__cyg_profile_func_enter")));
+void rt_probe_exit(void *fn, void *site) __attribute__((alias("__cyg_profile_func_exit")));
+
 /* ------------------------------------------------------------------------
  * Thread and process life cycle
  * --------------------------------------------------------------------- */
@@ -1166,8 +1174,8 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 			rt_calib_c0 = t->c;
 		/* in a real run the buffer lines are cold: each new one is a miss */
 		for (uint8_t *p = p0; p < p0 + CALLS * events * 4 && p < t->end_limit; p += 64)
-			_mm_clflush(p);
-		_mm_mfence();
+			arch_flush_line(p);
+		arch_memory_fence();
 		uint64_t with = rt_calib_loop(probed, CALLS, stub);
 		cost[b] = with > plain ? ((with - plain) << 10) / (events * CALLS) : 0;
 		if (t->state != RT_ACTIVE)

@@ -17,6 +17,12 @@
 #include "../format/fmt_spool.h"
 
 #define RT_API __attribute__((visibility("default")))
+
+/* __cyg_profile_func_enter/exit (rt.c), for the runtime's own callers
+ * (rt_patch.c): hidden aliases are called directly, not through the PLT
+ * that the exported names need */
+void rt_probe_enter(void *fn, void *site) __attribute__((visibility("hidden")));
+void rt_probe_exit(void *fn, void *site) __attribute__((visibility("hidden")));
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -123,6 +129,19 @@ struct rt_thread {
 	 * child's of 8 KiB, a signal stack) */
 	uint8_t vec_area[RT_VEC_AREA] __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
+
+/* Keep the program's floating-point and vector registers in t across a
+ * call out of the runtime (rt.c says why): rt_vec_hold saves them, unless
+ * they are already kept or unused, and says whether it did. */
+int rt_vec_hold(struct rt_thread *t) __attribute__((visibility("hidden")));
+void rt_vec_release(struct rt_thread *t) __attribute__((visibility("hidden")));
+#define RT_VEC_KEEP(t, work)                                                         \
+	do {                                                                         \
+		int rt_vec_kept_ = rt_vec_hold(t);                                   \
+		work;                                                                \
+		if (rt_vec_kept_)                                                    \
+			rt_vec_release(t);                                           \
+	} while (0)
 
 static inline int rt_busy(const struct rt_thread *t)
 {

@@ -78,7 +78,8 @@ static __thread struct rt_patch_thread rt_pt __attribute__((tls_model("initial-e
 /* The thread's signal stack (sigaltstack), where a handler's frames lie
  * apart from the interrupted ones: a slot there says nothing about the
  * frames on the thread's stack, nor the other way round. */
-static __thread uintptr_t rt_alt_lo, rt_alt_hi __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t rt_alt_lo __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t rt_alt_hi __attribute__((tls_model("initial-exec")));
 
 static int rt_patch_same_stack(uintptr_t a, uintptr_t b)
 {
@@ -87,7 +88,7 @@ static int rt_patch_same_stack(uintptr_t a, uintptr_t b)
 
 #define RT_COMPILER_BARRIER() __asm__ volatile("" ::: "memory")
 
-static void rt_patch_die(const char *msg)
+__attribute__((noinline, cold, noreturn)) static void rt_patch_die(const char *msg)
 {
 	ssize_t w = write(2, msg, strlen(msg));
 	(void)w;
@@ -113,10 +114,6 @@ static uint64_t rt_patch_function(uint64_t ret_into_fn, int tramp)
 	return tramp ? *(const uint64_t *)(uintptr_t)(ret_into_fn - 14) : rt_patch_fn_of(ret_into_fn);
 }
 
-/* rt.c's probes, with their lean path (the same events as an
- * -finstrument-functions build's) */
-void __cyg_profile_func_enter(void *fn, void *site);
-void __cyg_profile_func_exit(void *fn, void *site);
 
 /* Set while this thread starts its recording from a patched entry: what
  * that calls of the program's (bash defines getenv, which it reads) runs
@@ -128,7 +125,7 @@ static __thread int rt_patch_in_rt __attribute__((tls_model("initial-exec")));
 static void rt_patch_exit_event(uint64_t fn)
 {
 	if (rt_self.state == RT_ACTIVE)
-		__cyg_profile_func_exit((void *)(uintptr_t)fn, NULL);
+		rt_probe_exit((void *)(uintptr_t)fn, NULL);
 }
 
 /*
@@ -276,7 +273,7 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 	RT_COMPILER_BARRIER();
 	RT_GUARD(pt->busy, nested);
 	/* the return address is the call site the entry records */
-	__cyg_profile_func_enter((void *)(uintptr_t)fn, (void *)(uintptr_t)orig);
+	rt_probe_enter((void *)(uintptr_t)fn, (void *)(uintptr_t)orig);
 }
 
 /* A patched function returned through slot: its caller's address. */

@@ -487,12 +487,22 @@ static int rt_sel_decide(uint64_t fn)
 	return m->dflt ^ exc;
 }
 
+/* rt_sel_decide from a probe: it may scan the loaded modules (the C
+ * library), so the program's vector registers are kept (rt.c) */
+__attribute__((noinline)) static int rt_sel_decide_kept(uint64_t fn)
+{
+	int want;
+	struct rt_thread *t = &rt_self;
+	RT_VEC_KEEP(t, want = rt_sel_decide(fn));
+	return want;
+}
+
 static inline int rt_sel_cached(struct rt_sel_thread *s, uint64_t fn)
 {
 	unsigned i = (unsigned)((fn * 0x9E3779B97F4A7C15ull) >> 54) & (RT_SEL_CACHE - 1);
 	if (RT_LIKELY(s->ckey[i] == fn && s->cval[i]))
 		return s->cval[i] == 2;
-	int want = rt_sel_decide(fn);
+	int want = rt_sel_decide_kept(fn);
 	/* in this order: a signal handler reading the slot meanwhile finds
 	 * no value and decides for itself */
 	s->cval[i] = 0;
@@ -586,7 +596,9 @@ static int rt_sel_enter(struct rt_thread *t, struct rt_sel_thread *s, uint64_t f
 		return 0;
 	if (s->npend == RT_SEL_PEND) {
 		if (s->first) { /* room at the bottom */
-			memmove(s->pend, s->pend + s->first, (s->npend - s->first) * sizeof(s->pend[0]));
+			/* a loop, not memmove: no call out of the runtime (rt.c, RT_VEC_KEEP) */
+			for (uint32_t i = s->first; i < s->npend; i++)
+				s->pend[i - s->first] = s->pend[i];
 			s->npend -= s->first;
 			s->first = 0;
 		} else { /* as deep as that in less than T: the outermost is written early */

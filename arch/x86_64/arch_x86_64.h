@@ -21,6 +21,19 @@ static inline __attribute__((always_inline)) uint64_t arch_cycles(void)
 	return __rdtsc();
 }
 
+/* Evict the cache line of p, and wait for every earlier memory access
+ * (the probe-cost calibration starts from cold buffer lines); inline asm,
+ * as the runtime is built without SSE, whose header has the intrinsics */
+static inline void arch_flush_line(const void *p)
+{
+	__asm__ volatile("clflush (%0)" ::"r"(p) : "memory");
+}
+
+static inline void arch_memory_fence(void)
+{
+	__asm__ volatile("mfence" ::: "memory");
+}
+
 /* Whether /proc/cpuinfo (its text) says the TSC ticks at one rate, also
  * in deep sleep states: constant_tsc and nonstop_tsc. */
 int arch_cycles_invariant(const char *cpuinfo);
@@ -90,13 +103,18 @@ static inline uint64_t arch_longjmp_sp(const uint64_t *env)
 }
 
 /*
- * The program's vector registers beyond xmm0-15's low halves (runtime/rt.c
- * keeps them across the probes' slow paths, whose C library calls end
- * with vzeroupper): the XSAVE components YMM_Hi128, opmask, ZMM_Hi256 and
- * Hi16_ZMM that XCR0 enables, the bytes of XSAVE's standard form up to the
- * last of them, and whether XGETBV 1 (XINUSE) can tell they are unused.
+ * The program's floating-point and vector registers (runtime/rt.c keeps
+ * them across the probes' slow paths, which call the C library): the
+ * XSAVE components x87, SSE (xmm0-15, MXCSR), YMM_Hi128, opmask,
+ * ZMM_Hi256 and Hi16_ZMM that XCR0 enables, the bytes of XSAVE's standard
+ * form up to the last of them, and whether XGETBV 1 (XINUSE) can tell they
+ * are unused.  Without XSAVE (mask 0), FXSAVE's 512 bytes: x87 and SSE.
+ * The runtime itself is built with -mgeneral-regs-only, so its own code
+ * never touches them: the trampolines save the general registers only.
  */
-#define ARCH_VEC_COMPONENTS 0xe4u
+#define ARCH_VEC_COMPONENTS 0xe7u
+#define ARCH_VEC_SSE_ONLY 0x3u  /* x87 and SSE: the legacy area, 576 bytes */
+#define ARCH_VEC_SSE_BYTES 576u
 
 static inline void arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
@@ -110,12 +128,13 @@ static inline uint64_t arch_xgetbv(uint32_t which)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* *mask: the components to keep (0: none), *bytes: the area they need,
- * *inuse_known: XGETBV 1 is there */
+/* *mask: the components to keep (0: FXSAVE's), *bytes: the area they
+ * need, *inuse_known: XGETBV 1 is there */
 static inline void arch_vec_probe(uint32_t *mask, uint32_t *bytes, int *inuse_known)
 {
 	uint32_t r[4];
-	*mask = *bytes = 0;
+	*mask = 0;
+	*bytes = 512;
 	*inuse_known = 0;
 	arch_cpuid(0, 0, r);
 	uint32_t max = r[0];
@@ -123,7 +142,7 @@ static inline void arch_vec_probe(uint32_t *mask, uint32_t *bytes, int *inuse_kn
 	if (max < 0xd || !(r[2] & (1u << 27))) /* OSXSAVE */
 		return;
 	uint32_t m = (uint32_t)arch_xgetbv(0) & ARCH_VEC_COMPONENTS;
-	uint32_t end = 576; /* legacy area and header */
+	uint32_t end = ARCH_VEC_SSE_BYTES; /* legacy area and header */
 	for (unsigned i = 2; i < 8; i++)
 		if (m & (1u << i)) {
 			arch_cpuid(0xd, i, r); /* size, offset in the standard form */
@@ -145,6 +164,10 @@ static inline int arch_vec_live(uint32_t mask, int inuse_known)
 /* area: 64-byte aligned, the bytes arch_vec_probe said */
 static inline void arch_vec_save(uint8_t *area, uint32_t mask)
 {
+	if (!mask) {
+		__asm__ volatile("fxsave64 (%0)" ::"r"(area) : "memory");
+		return;
+	}
 	for (int i = 0; i < 64; i++) /* XSAVE leaves the header's other bits */
 		area[512 + i] = 0;
 	__asm__ volatile("xsave64 (%0)" ::"r"(area), "a"(mask), "d"(0) : "memory");
@@ -152,7 +175,10 @@ static inline void arch_vec_save(uint8_t *area, uint32_t mask)
 
 static inline void arch_vec_restore(const uint8_t *area, uint32_t mask)
 {
-	__asm__ volatile("xrstor64 (%0)" ::"r"(area), "a"(mask), "d"(0) : "memory");
+	if (!mask)
+		__asm__ volatile("fxrstor64 (%0)" ::"r"(area) : "memory");
+	else
+		__asm__ volatile("xrstor64 (%0)" ::"r"(area), "a"(mask), "d"(0) : "memory");
 }
 
 /* f() on the stack that ends at top (runtime/rt.c: a clone child's own

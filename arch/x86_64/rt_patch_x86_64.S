@@ -7,10 +7,12 @@
  * after its endbr64): the patched "call island", or the compiler's own
  * "call __fentry__", which is why it is also exported under that name.  On
  * top of the stack is the address in the function to go on at, above it
- * the function's return address.  It saves every register a call may
- * clobber (the argument and return registers, r10, r11, xmm0-15: a caller
+ * the function's return address.  It saves every general register a call
+ * may clobber (the argument and return registers, r10, r11: a caller
  * compiled with interprocedural register allocation, GCC's -fipa-ra at
- * -O2, keeps values in the ones it knows the callee leaves alone) and lets
+ * -O2, keeps values in the ones it knows the callee leaves alone; the
+ * vector registers are kept by the runtime's slow paths, arch_save.inc)
+ * and lets
  * rt_patch_enter() record the entry and swap that return address for
  * rt_patch_return, which records the exit through rt_patch_leave() and
  * returns to the original address.  rt_patch_entry_tramp is the same
@@ -26,16 +28,16 @@
 .macro RT_ENTRY kind
 	.cfi_startproc
 	/* %rsp is 0 mod 16 here (the function's entry was 8 mod 16) */
-	sub $336, %rsp
-	.cfi_adjust_cfa_offset 336
+	sub $80, %rsp
+	.cfi_adjust_cfa_offset 80
 	ARCH_SAVE_CLOBBERED
-	mov 336(%rsp), %rdi          /* where the function goes on */
-	lea 344(%rsp), %rsi          /* where its return address is */
+	mov 80(%rsp), %rdi           /* where the function goes on */
+	lea 88(%rsp), %rsi           /* where its return address is */
 	mov $\kind, %edx
 	call rt_patch_enter
 	ARCH_RESTORE_CLOBBERED
-	add $336, %rsp
-	.cfi_adjust_cfa_offset -336
+	add $80, %rsp
+	.cfi_adjust_cfa_offset -80
 	ret
 	.cfi_endproc
 .endm
@@ -67,13 +69,13 @@ rt_patch_entry_tramp:
 	.type rt_patch_return, @function
 rt_patch_return:
 	/* %rsp is the old return-address slot + 8, and 0 mod 16 */
-	sub $336, %rsp
+	sub $80, %rsp
 	ARCH_SAVE_CLOBBERED
-	lea 328(%rsp), %rdi          /* the old return-address slot */
+	lea 72(%rsp), %rdi           /* the old return-address slot */
 	call rt_patch_leave
-	mov %rax, 328(%rsp)          /* put the original return address back */
+	mov %rax, 72(%rsp)           /* put the original return address back */
 	ARCH_RESTORE_CLOBBERED
-	add $328, %rsp
+	add $72, %rsp
 	ret
 	.size rt_patch_return, .-rt_patch_return
 

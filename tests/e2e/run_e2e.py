@@ -1159,6 +1159,26 @@ def test_patched_avx_registers(c):
 
 
 @test
+def test_patched_xmm_registers(c):
+    """tests/progs/patch_xmm.c, patched at load and built with -pg -mfentry: a caller keeps
+    xmm0-15 across 400000 calls of a patched function (as GCC's -fipa-ra lets a caller do),
+    on two threads, across chunk switches, and with --function (the selection's slow path):
+    no register half changes under stint. The trampolines save the general registers only;
+    before, the return trampoline also put the return address into xmm15's upper half."""
+    for name in ("e2e_patch_xmm_plain", "e2e_patch_xmm_fentry"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        check(alone.startswith("changed xmm halves 0,"), "%s alone printed %r" % (name, alone))
+        for opts in ([], ["--function", "leaf"]):
+            rec, data = c.record([prog], options=opts)
+            check(rec.stdout == alone, "%s %s under stint printed %r instead of %r" % (name, opts, rec.stdout, alone))
+            rep = c.report_json(data)
+            check(calls(rep, "leaf") == 400000, "%s %s: leaf %d calls" % (name, opts, calls(rep, "leaf")))
+
+
+@test
 def test_clone_child(c):
     """A child made with clone() without CLONE_VM on a two-page stack (no pthread_atfork
     handler runs in it; googletest's threadsafe death tests): it runs and exits as without

@@ -38,6 +38,17 @@ uint64_t rt_now(void)
 	return 0;
 }
 
+int rt_vec_hold(struct rt_thread *t)
+{
+	(void)t;
+	return 0;
+}
+
+void rt_vec_release(struct rt_thread *t)
+{
+	(void)t;
+}
+
 /* One event as rt_probe() hands it over; what the selection leaves to be
  * written now (return 0) is "written" here as rt_emit would count it. */
 static int ev(int is_exit, uint64_t fn, uint64_t now)

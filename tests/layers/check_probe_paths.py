@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""check_probe_paths.py - the probes of patched functions keep the program's
+vector registers, checked on the built runtime.
+
+The trampolines of functions patched at load (and of -pg -mfentry and patch
+sites) save the general registers only (arch/x86_64/arch_save.inc): the
+runtime is built with -mgeneral-regs-only, and every call out of it that a
+probe can reach (the C library, whose string functions use xmm and ymm
+registers) runs inside RT_VEC_KEEP (runtime/rt.c), which saves and restores
+them with XSAVE.  A call to libc added on a probe's path without it would
+silently change what a program computes, in the rare run that takes that
+path.  This reads `objdump -d` of libstint-rt.so, follows the direct calls
+and jumps from the trampolines, and fails when it reaches
+
+  - a call through the PLT (out of the runtime) or an indirect call,
+  - an instruction naming an xmm, ymm or zmm register,
+
+except inside the functions listed in KEEPERS (each calls rt_vec_hold
+around its calls out), whose callees are not followed, and DIES (the
+program is ended).  A function reached that calls rt_vec_hold but is not in
+KEEPERS fails too: this list is the review of every such place.
+
+usage: check_probe_paths.py BUILD_DIR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# rt_patch_entry is __fentry__, at the same address: objdump names it so
+ROOTS = ["__fentry__", "rt_patch_entry_tramp", "rt_patch_return",
+         "__cyg_profile_func_enter", "__cyg_profile_func_exit"]
+KEEPERS = {"rt_after", "rt_thread_start", "rt_clock_mono", "rt_rusage_switches",
+           "rt_sel_decide_kept"}
+DIES = {"rt_patch_die"}
+HOLD = "rt_vec_hold"
+
+
+def base(name):
+    # gcc's clones and split parts: rt_after.cold, rt_probe_slow.constprop.0
+    return name.split(".")[0]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    lib = os.path.join(sys.argv[1], "libstint-rt.so")
+    if not shutil.which("objdump"):
+        print("SKIP: objdump (binutils) is missing")
+        sys.exit(77)
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", lib], capture_output=True,
+                         text=True, check=True).stdout
+    calls, vec, indirect = {}, {}, {}
+    fn = None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            fn = m.group(1)
+            calls.setdefault(fn, set())
+            vec.setdefault(fn, [])
+            indirect.setdefault(fn, [])
+            continue
+        if fn is None or fn.endswith("@plt"):
+            continue
+        m = re.search(r"\s(call|jmp|j[a-z]+)\s+[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>", line)
+        if m and m.group(2) != fn:
+            calls[fn].add(m.group(2))
+        if re.search(r"\b(call|jmp)\s+\*", line):
+            indirect[fn].append(line.strip())
+        if re.search(r"%[xyz]mm", line):
+            vec[fn].append(line.strip())
+    missing = [r for r in ROOTS if r not in calls]
+    if missing:
+        sys.exit("FAIL: %s has no %s (built without symbols?)" % (lib, ", ".join(missing)))
+    bad = []
+    parent, seen, todo = {}, set(), list(ROOTS)
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        if base(f) in KEEPERS or base(f) in DIES or f.endswith("@plt"):
+            continue
+        for g in sorted(calls.get(f, ())):
+            if g not in seen:
+                parent.setdefault(g, f)
+                todo.append(g)
+
+    def path(f):
+        p = [f]
+        while p[-1] in parent:
+            p.append(parent[p[-1]])
+        return " <- ".join(p)
+
+    for f in sorted(seen):
+        if base(f) in KEEPERS or base(f) in DIES:
+            continue
+        if HOLD in calls.get(f, ()):
+            bad.append("%s calls %s but is not in KEEPERS: review it, then list it (%s)" % (f, HOLD, path(f)))
+        if f.endswith("@plt"):
+            bad.append("a call out of the runtime without RT_VEC_KEEP: %s" % path(f))
+        for ins in indirect.get(f, []):
+            bad.append("an indirect call without RT_VEC_KEEP in %s: %s (%s)" % (f, ins, path(f)))
+        for ins in vec.get(f, [])[:3]:
+            bad.append("a vector register in %s: %s (%s)" % (f, ins, path(f)))
+    if bad:
+        print("\n".join("FAIL: " + b for b in bad))
+        sys.exit(1)
+    print("ok: %d functions reachable from the probes, no call out but through %s" %
+          (len(seen), ", ".join(sorted(KEEPERS & {base(f) for f in seen}))))
+
+
+if __name__ == "__main__":
+    main()
