@@ -204,6 +204,18 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	an_match_cache_free(&mc);
 	r->whole[AN_EE] = r->whole[AN_EI];
 	r->whole[AN_AE] = r->whole[AN_AI];
+	uint64_t cmin = UINT64_MAX, cmax = 0;
+	uint32_t samples = 0, measured = 0;
+	for (uint32_t i = 0; i < d->nprocs; i++) {
+		const struct fmt_process *p = &d->procs[i];
+		uint32_t ns = p->cost_samples ? p->cost_samples : 1;
+		uint64_t lo = p->cost_samples ? p->cost_min : p->cost & ~1ull;
+		uint64_t hi = p->cost_samples ? p->cost_max : p->cost & ~1ull;
+		samples += ns;
+		measured += p->cost_samples != 0;
+		cmin = lo < cmin ? lo : cmin;
+		cmax = hi > cmax ? hi : cmax;
+	}
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		cost_sum += d->procs[i].cost & ~1ull; /* as the walk uses them */
 		r->patched_cost_procs += d->procs[i].cost_patched != 0;
@@ -218,6 +230,9 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	r->cost_ns = d->nprocs && !o->no_compensation ? (double)cost_sum / d->nprocs * r->fixed_to_ns : 0;
 	r->lib_cost_ns = d->nprocs && !o->no_compensation ? (double)lib_cost_sum / d->nprocs * r->fixed_to_ns : 0;
 	r->call_cost_ns = d->nprocs && !o->no_compensation ? (double)inner_sum / d->nprocs * r->fixed_to_ns : 0;
+	r->cost_samples = o->no_compensation || !d->nprocs ? 0 : measured ? samples : 1;
+	r->cost_min_ns = r->cost_samples ? (double)cmin * r->fixed_to_ns : 0;
+	r->cost_max_ns = r->cost_samples ? (double)cmax * r->fixed_to_ns : 0;
 
 	struct an_acc *fa = an_acc_new(r->nfuncs), *ma = an_acc_new(r->nmods);
 	for (uint32_t i = 0; i < r->nthreads; i++)

@@ -172,6 +172,9 @@ struct an_result {
 				 * the interval from an entry to its exit, ns */
 	uint32_t patched_cost_procs; /* processes whose cost is that of functions
 				      * patched at load (fmt_process.cost_patched) */
+	uint32_t cost_samples;  /* calibrations the cost is the median of, over
+				 * the processes (1: the start-up's only) */
+	double cost_min_ns, cost_max_ns; /* the least and greatest of them */
 	double compensated_ns;  /* total subtracted */
 	double overhead_ns;     /* of it, the profiler's own time (OVERHEAD records) */
 	double unsubtracted_ns; /* probe cost not subtracted (an_thread) */

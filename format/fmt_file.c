@@ -237,6 +237,9 @@ static void out_prefix(struct fmt_out *po, const struct fmt_data *d, struct fmt_
 			buf_u64(&b, p->lib_fns[k]);
 		buf_u32(&b, p->cost_patched);
 		buf_u64(&b, p->cost_inner);
+		buf_u32(&b, p->cost_samples);
+		buf_u64(&b, p->cost_min);
+		buf_u64(&b, p->cost_max);
 		out_chunk(&o, FMT_PROC, &b);
 		buf_u32(&b, i);
 		buf_u32(&b, p->nmods);
@@ -702,6 +705,13 @@ static const char *read_chunk(struct fmt_rd *rd, uint32_t tag, const uint8_t *pl
 			p->cost_patched = in_u32(&in) != 0;
 		if (!in.bad && in.end - in.p >= 8)
 			p->cost_inner = in_u64(&in);
+		if (!in.bad && in.end - in.p >= 20) {
+			p->cost_samples = in_u32(&in);
+			p->cost_min = in_u64(&in);
+			p->cost_max = in_u64(&in);
+			if (p->cost_min > p->cost || p->cost_max < p->cost)
+				p->cost_samples = 0; /* not a range of the cost: not shown */
+		}
 		break;
 	}
 	case FMT_MODS: {

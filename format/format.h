@@ -194,6 +194,9 @@ struct fmt_process {
 	uint64_t cost_inner; /* of two function probes' cost (2 x cost), the part
 			      * in the interval from an entry to its exit, 1/1024
 			      * ticks; 0 = unknown (cost, half of each) */
+	uint32_t cost_samples; /* calibrations cost is the median of (start-up's
+				* and the run's), 0 = unknown (one, start-up) */
+	uint64_t cost_min, cost_max; /* the least and greatest of them */
 	uint64_t *lib_fns;   /* library functions probed at their calls, sorted */
 	uint32_t nlib_fns;
 	char *os;

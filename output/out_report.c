@@ -512,10 +512,15 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		else if (r->patched_cost_procs)
 			snprintf(path, sizeof(path), "in %u of %u processes patched at load; ", r->patched_cost_procs,
 				 d->nprocs);
+		/* the cost is the median of calibrations spread over the run */
+		char measured[96] = "";
+		if (r->cost_samples > 1)
+			snprintf(measured, sizeof(measured), "median of %u measurements, %.1f-%.1f; ", r->cost_samples,
+				 r->cost_min_ns, r->cost_max_ns);
 		fprintf(f,
-			"# compensation: %.1f ns per event (%slibrary calls %.1f ns) subtracted, %s in all, of it %s "
+			"# compensation: %.1f ns per event (%s%slibrary calls %.1f ns) subtracted, %s in all, of it %s "
 			"the profiler's own (--no-compensation turns it off)\n",
-			r->cost_ns, path, r->lib_cost_ns, comp, ovh);
+			r->cost_ns, path, measured, r->lib_cost_ns, comp, ovh);
 	}
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
 	print_patched(f, d->notes);
@@ -563,11 +568,11 @@ static void instr_json_head(FILE *f, const struct fmt_data *d, const struct an_r
 		",\n\"compensation\":{\"enabled\":%s,\"cost_per_event_ns\":%.6f,"
 		"\"cost_per_library_event_ns\":%.6f,\"probe_events\":%" PRIu64 ",\"library_events\":%" PRIu64
 		",\"overhead_ns\":%.0f,\"unsubtracted_ns\":%.0f,\"subtracted_ns\":%.0f,\"cost_path\":\"%s\","
-		"\"cost_in_call_ns\":%.6f}",
+		"\"cost_in_call_ns\":%.6f,\"calibrations\":%u,\"cost_min_ns\":%.6f,\"cost_max_ns\":%.6f}",
 		o->no_compensation ? "false" : "true", r->cost_ns, r->lib_cost_ns, r->probe_events, r->lib_events,
 		r->overhead_ns, o->no_compensation ? 0.0 : r->unsubtracted_ns, r->compensated_ns,
 		!r->patched_cost_procs ? "hooks" : r->patched_cost_procs == d->nprocs ? "patched" : "mixed",
-		r->call_cost_ns);
+		r->call_cost_ns, r->cost_samples, r->cost_min_ns, r->cost_max_ns);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		bytes += d->threads[i].ev_len;

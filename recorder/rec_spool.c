@@ -644,6 +644,17 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			int64_t in = (int64_t)inner + (int64_t)p->cost - (int64_t)calibrated;
 			p->cost_inner = in <= 0 ? 1 : (uint64_t)in > 2 * p->cost ? 2 * p->cost : (uint64_t)in;
 		}
+		/* how many calibrations of the run the cost is the median of, and
+		 * their range, moved as the cost was */
+		uint32_t ns = info && rec_info_get(info, "cost_samples", v, sizeof(v)) ? (uint32_t)strtoul(v, NULL, 10) : 0;
+		uint64_t lo = ns && rec_info_get(info, "cost_min", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		uint64_t hi = ns && rec_info_get(info, "cost_max", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+		if (ns && p->cost && lo <= calibrated && calibrated <= hi) {
+			int64_t shift = (int64_t)p->cost - (int64_t)calibrated;
+			p->cost_samples = ns;
+			p->cost_min = (int64_t)lo + shift > 0 ? (uint64_t)((int64_t)lo + shift) : 0;
+			p->cost_max = (uint64_t)((int64_t)hi + shift);
+		}
 		p->lib_cost = info && rec_info_get(info, "lib_cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
 		p->cost_patched = info && rec_info_get(info, "cost_path", v, sizeof(v)) && strcmp(v, "patched") == 0;
 		plt_addresses(plt, p);

@@ -299,11 +299,12 @@ static void rt_save_info(void)
 	const char *os = rt_g.os_mode == RT_OS_PERF ? "perf" : rt_g.os_mode == RT_OS_RUSAGE ? "rusage" : "off";
 	int n = snprintf(buf, sizeof(buf),
 			 "pid %d\nppid %d\nclock %s\nos %s\nplt %d\ncost %llu\ncalib_tail %llu\nlib_cost %llu\n"
-			 "cost_path %s\ncost_inner %llu\n",
+			 "cost_path %s\ncost_inner %llu\ncost_samples %u\ncost_min %llu\ncost_max %llu\n",
 			 (int)getpid(), (int)getppid(), rt_g.use_tsc ? "tsc" : "monotonic", os, rt_g.plt,
 			 (unsigned long long)rt_g.calib_ticks, (unsigned long long)rt_g.calib_tail,
 			 (unsigned long long)rt_g.calib_lib, rt_g.calib_patched ? "patched" : "hooks",
-			 (unsigned long long)rt_g.calib_inner);
+			 (unsigned long long)rt_g.calib_inner, rt_g.recal.samples, (unsigned long long)rt_g.recal.min,
+			 (unsigned long long)rt_g.recal.max);
 	rt_write_file(".info", buf, (size_t)n);
 }
 
@@ -442,6 +443,7 @@ __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
 		return -1;
 	}
 	rt_mark_overhead(t);
+	t->recal_due = 1; /* once the slow path is done (rt_after_lean, rt_recalibrate) */
 	return 0;
 }
 
@@ -924,6 +926,8 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
  * the thread was switched out or interrupted at length is not counted.
  * Then the rest of the probe's work after its record (rt_after).
  */
+static void rt_recalibrate(struct rt_thread *t);
+
 __attribute__((noinline, cold)) static void rt_after_lean(struct rt_thread *t)
 {
 	uint64_t end = arch_cycles();
@@ -941,6 +945,8 @@ __attribute__((noinline, cold)) static void rt_after_lean(struct rt_thread *t)
 	if (t->pos >= t->limit)
 		rt_after(t);
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
+	if (RT_UNLIKELY(t->recal_due)) /* a chunk switch: not busy any more */
+		rt_recalibrate(t);
 }
 
 /*
@@ -1160,13 +1166,16 @@ static uint64_t rt_median(uint64_t *v, int n)
 
 /* The median cost per event of batches of calls (1/1024 ticks); with
  * inner_out, also the median rt_calib_inner of the batches. */
-static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(void), uint64_t *inner_out)
+static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(void), uint64_t *inner_out,
+				   int batches)
 {
 	enum { BATCHES = 9, CALLS = 2000 };
 	uint64_t cost[BATCHES], inner[BATCHES];
+	if (batches > BATCHES)
+		batches = BATCHES;
 	unsigned events = stub ? 4 : 2;
 	uint32_t depth0 = t->depth;
-	for (int b = 0, tries = 0; b < BATCHES; tries++) {
+	for (int b = 0, tries = 0; b < batches; tries++) {
 		uint64_t sw0 = rt_switches(t);
 		uint64_t plain = rt_calib_loop(0, CALLS, stub);
 		uint8_t *p0 = t->pos;
@@ -1186,13 +1195,13 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 		rt_next_sample(t, t->last_t);
 		t->depth = depth0;
 		/* a batch the thread was switched out in measured someone else */
-		if (rt_switches(t) != sw0 && tries < 4 * BATCHES)
+		if (rt_switches(t) != sw0 && tries < 4 * batches)
 			continue;
 		b++;
 	}
 	if (inner_out)
-		*inner_out = rt_median(inner, BATCHES);
-	return rt_median(cost, BATCHES);
+		*inner_out = rt_median(inner, batches);
+	return rt_median(cost, batches);
 }
 
 /*
@@ -1210,7 +1219,7 @@ static void rt_calibrate(struct rt_thread *t, int what)
 	if (what != RT_CALIB_LIB) {
 		/* (where the cost falls is measured for the patched path only) */
 		uint64_t inner = 0;
-		uint64_t c = rt_calibrate_loop(t, what, NULL, what == RT_CALIB_PATCHED ? &inner : NULL);
+		uint64_t c = rt_calibrate_loop(t, what, NULL, what == RT_CALIB_PATCHED ? &inner : NULL, 9);
 		if (c || what == RT_CALIB_FN) {
 			rt_g.calib_ticks = c;
 			/* Only the patched path's split is used: its entry restores
@@ -1229,7 +1238,7 @@ static void rt_calibrate(struct rt_thread *t, int what)
 		}
 	} else {
 		void (*stub)(void) = rt_plt_calib_stub();
-		uint64_t both = stub ? rt_calibrate_loop(t, RT_CALIB_FN, stub, NULL) : 0;
+		uint64_t both = stub ? rt_calibrate_loop(t, RT_CALIB_FN, stub, NULL, 9) : 0;
 		/* both = (function + library event costs) / 2 */
 		rt_g.calib_lib = 2 * both > rt_g.calib_ticks ? 2 * both - rt_g.calib_ticks : 0;
 	}
@@ -1242,6 +1251,139 @@ static void rt_calibrate(struct rt_thread *t, int what)
 	/* the calibration's time goes into the constructor's overhead */
 	t->last_t = last_t0;
 	t->last_switches = last_sw0;
+}
+
+/*
+ * The probes' cost moves with the machine's state: on a shared 2-CPU VM
+ * the start-up calibration of the same binary gave 13 to 23 ns per event
+ * from one run to the next, while the batches within one run agreed
+ * within a few percent.  A cost measured once, at start-up, then misses
+ * for the whole run.  So it is measured again during the run: one batch
+ * of each kind calibrated at start-up, at each chunk switch of each thread
+ * (every 256 KiB to 8 MiB of events), and when the process ends normally
+ * (its destructor, or exec) the .info file says the median of the
+ * start-up's and all of them (RT_RECAL_KEEP, spread evenly over the run).
+ * A process killed, or ended by _exit, keeps the start-up's.  The time a
+ * batch takes is the profiler's own: an OVERHEAD record covers it.
+ */
+static struct fmt_caches rt_recal_cache0; /* under rt_g.recal.lock */
+
+static void rt_recal_keep(struct rt_recal *r, uint64_t fn, uint64_t lib)
+{
+	if (r->skip) {
+		r->skip--;
+		return;
+	}
+	if (r->n == RT_RECAL_KEEP) { /* keep every second: still evenly spread */
+		for (uint32_t i = 0; i < RT_RECAL_KEEP / 2; i++) {
+			r->fn[i] = r->fn[2 * i];
+			r->lib[i] = r->lib[2 * i];
+		}
+		r->n = RT_RECAL_KEEP / 2;
+		r->step = r->step ? 2 * r->step : 2;
+	}
+	r->fn[r->n] = fn;
+	r->lib[r->n] = lib;
+	r->n++;
+	r->skip = r->step ? r->step - 1 : 0;
+}
+
+static void rt_recalibrate_work(struct rt_thread *t);
+
+/* (the calibration clears its records with memset: the vector registers
+ * are kept) */
+__attribute__((noinline, cold)) static void rt_recalibrate(struct rt_thread *t)
+{
+	t->recal_due = 0;
+	RT_VEC_KEEP(t, rt_recalibrate_work(t));
+}
+
+static void rt_recalibrate_work(struct rt_thread *t)
+{
+	struct rt_recal *r = &rt_g.recal;
+	if (!rt_g.calib_ticks || t->state != RT_ACTIVE || (t->gate & RT_GATE_BUSY) || t->depth >= RT_STACK)
+		return;
+	/* one thread at a time (the caches' copy is shared); the others skip */
+	if (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	/* a signal handler's events would land among the calibration's
+	 * records, which are wiped: its signals wait until the batch is done */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	uint8_t *start = t->pos;
+	rt_recal_cache0 = t->c;
+	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
+	uint64_t tail_sum0 = t->tail_sum, tail_n0 = t->tail_n;
+	int kind = rt_g.calib_patched ? RT_CALIB_PATCHED : RT_CALIB_FN;
+	uint64_t fn = rt_calibrate_loop(t, kind, NULL, NULL, 1), lib = 0;
+	void (*stub)(void) = rt_g.calib_lib && t->state == RT_ACTIVE ? rt_plt_calib_stub() : NULL;
+	if (stub && fn) {
+		/* (the library yardstick has the compiler's probes around it) */
+		uint64_t hooks = kind == RT_CALIB_FN ? fn : rt_calibrate_loop(t, RT_CALIB_FN, NULL, NULL, 1);
+		uint64_t both = rt_calibrate_loop(t, RT_CALIB_FN, stub, NULL, 1);
+		lib = 2 * both > hooks ? 2 * both - hooks : 0;
+	}
+	if (fn) {
+		rt_recal_keep(r, fn, lib);
+		/* its probes' tails, the run's yardstick of the tails the
+		 * recorder compares the program's with (rec_spool.c) */
+		r->tail_sum += t->tail_sum - tail_sum0;
+		r->tail_n += t->tail_n - tail_n0;
+	}
+	if (t->state == RT_ACTIVE) {
+		t->c = rt_recal_cache0;
+		t->pos = start;
+		rt_next_sample(t, t->last_t);
+		t->last_t = last_t0;
+		t->last_switches = last_sw0;
+		t->tail_sum = tail_sum0;
+		t->tail_n = tail_n0;
+	}
+	__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+	if (t->state == RT_ACTIVE) {
+		RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
+		rt_mark_overhead(t);
+		RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The run's costs into rt_g and the .info file (see above), at the end of
+ * a process that recalibrated at least 3 times. */
+static void rt_recal_finish(void)
+{
+	struct rt_recal *r = &rt_g.recal;
+	if (!rt_g.enabled || !rt_g.calib_ticks || r->n < 3)
+		return;
+	if (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	uint64_t fn[RT_RECAL_KEEP + 1], lib[RT_RECAL_KEEP + 1];
+	uint32_t n = r->n, nl = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		fn[i] = r->fn[i];
+		if (r->lib[i])
+			lib[nl++] = r->lib[i];
+	}
+	fn[n++] = r->fn0;
+	if (rt_g.calib_lib)
+		lib[nl++] = rt_g.calib_lib;
+	uint64_t c = rt_median(fn, (int)n);
+	if (c) {
+		/* the patched path's split keeps its start-up proportion */
+		rt_g.calib_inner = r->fn0 ? r->inner0 * c / r->fn0 : rt_g.calib_inner;
+		rt_g.calib_ticks = c;
+		if (r->tail_n >= 16)
+			rt_g.calib_tail = (r->tail_sum << 10) / r->tail_n;
+		r->samples = n;
+		r->min = fn[0]; /* (sorted by rt_median) */
+		r->max = fn[n - 1];
+	}
+	if (nl && rt_g.calib_lib)
+		rt_g.calib_lib = rt_median(lib, (int)nl);
+	r->n = 0; /* once */
+	__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+	rt_save_info();
 }
 
 static void rt_atfork_child(void)
@@ -1270,6 +1412,10 @@ static void rt_atfork_child(void)
 	t->seen = seen;
 	t->nrets = nrets;
 	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
+	/* the child's run has its own calibrations (and no other thread) */
+	rt_g.recal.lock = 0;
+	rt_g.recal.n = rt_g.recal.step = rt_g.recal.skip = rt_g.recal.samples = 0;
+	rt_g.recal.tail_sum = rt_g.recal.tail_n = 0;
 	if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
 		rt_g.enabled = 0; /* stint record was killed: no new spool files */
 		t->state = RT_DONE;
@@ -1467,6 +1613,8 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	 * its path costs) */
 	if (calibrate && rt_g.calib_ticks && rt_patch_program_probed())
 		rt_calibrate(t, RT_CALIB_PATCHED);
+	rt_g.recal.fn0 = rt_g.calib_ticks;
+	rt_g.recal.inner0 = rt_g.calib_inner;
 	rt_save_info();
 	rt_patch_init();
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
@@ -1476,6 +1624,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 
 __attribute__((destructor)) static void rt_destructor(void)
 {
+	rt_recal_finish();
 	rt_finish_thread(&rt_self);
 }
 
@@ -1500,6 +1649,8 @@ int rt_attach_start(void)
 		rt_calibrate(t, RT_CALIB_FN);
 		if (rt_g.calib_ticks && rt_patch_program_probed())
 			rt_calibrate(t, RT_CALIB_PATCHED);
+		rt_g.recal.fn0 = rt_g.calib_ticks;
+		rt_g.recal.inner0 = rt_g.calib_inner;
 	}
 	rt_save_info();
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);

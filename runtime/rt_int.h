@@ -123,6 +123,7 @@ struct rt_thread {
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
 	struct rt_ret rets[RT_RETS];
 	int vec_busy;             /* vec_area holds the program's registers (rt.c) */
+	int recal_due;            /* a chunk switch asks for a calibration (rt_after) */
 	/* the program's ymm/zmm upper parts, zmm16-31 and masks (XSAVE's
 	 * standard form up to Hi16_ZMM: 2,688 bytes) while the probes' slow
 	 * paths run; here, not on the stack, which may be small (a clone
@@ -148,7 +149,9 @@ static inline int rt_busy(const struct rt_thread *t)
 	return (t->gate & RT_GATE_BUSY) != 0;
 }
 
-/* Process-wide settings, fixed once rt_init() ran. */
+#define RT_RECAL_KEEP 256 /* in-run calibrations kept: evenly spread over the run */
+
+/* Process-wide settings, fixed once rt_init() ran (but the costs). */
 struct rt_global {
 	int enabled;          /* STINT_SPOOL was given and init succeeded */
 	int use_tsc;          /* timestamps from rdtsc, else CLOCK_MONOTONIC ns */
@@ -161,6 +164,17 @@ struct rt_global {
 	uint64_t calib_lib;   /* a library-call event's cost, 1/1024 ticks (0: unknown) */
 	int calib_patched;    /* calib_ticks measures the probes of functions patched at load */
 	uint64_t calib_inner; /* of a pair of probes' cost, the part inside the call (rt_calib_inner) */
+	/* the same costs measured again during the run (rt.c, rt_recalibrate) */
+	struct rt_recal {
+		int lock;
+		uint32_t n, step, skip;       /* samples kept; keep one in step */
+		uint64_t fn[RT_RECAL_KEEP];   /* function events, 1/1024 ticks */
+		uint64_t lib[RT_RECAL_KEEP];  /* library-call events (0: none) */
+		uint64_t fn0, inner0;         /* the start-up's, which the run's replace */
+		uint64_t tail_sum, tail_n;    /* the run's calibrations' probe tails */
+		uint32_t samples;             /* how many the median was taken of */
+		uint64_t min, max;            /* and the least and greatest */
+	} recal;
 };
 
 extern struct rt_global rt_g;

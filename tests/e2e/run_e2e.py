@@ -1543,6 +1543,32 @@ def test_compensation_patched_path(c):
                   name, text[:1200]))
 
 
+@test
+def test_compensation_measured_in_run(c):
+    """The probe cost is measured again at each chunk switch of a run (the machine's state moves
+    it by a third from one run to the next on a shared VM), and the data file keeps the median
+    of the start-up's and the run's measurements: a run of 4 M events has several; the JSON
+    gives their number and range, the header says them, and compensation's arithmetic holds
+    with that cost."""
+    n = 1000000
+    data = os.path.join(c.tmp, "long.data")
+    c.record([c.prog("e2e_comp_exact"), str(n)], data=data)
+    comp = c.report_json(data)
+    cc = comp["compensation"]
+    check(cc["calibrations"] >= 4, "a run of %d events has %d calibrations" % (comp["events"], cc["calibrations"]))
+    check(0 < cc["cost_min_ns"] <= cc["cost_per_event_ns"] <= cc["cost_max_ns"],
+          "the cost %.3f ns is not within its measurements' range %.3f..%.3f" % (
+              cc["cost_per_event_ns"], cc["cost_min_ns"], cc["cost_max_ns"]))
+    text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+    check("(median of %d measurements, " % cc["calibrations"] in text,
+          "the header does not say the cost is a median of the run's measurements:\n%s" % text[:1200])
+    expect_calls(comp, {"parent": 1, "leaf": n, "memset": n})
+    want = (cc["probe_events"] * cc["cost_per_event_ns"] + cc["library_events"] * cc["cost_per_library_event_ns"]
+            + cc["overhead_ns"] - cc["unsubtracted_ns"])
+    check(abs(want - cc["subtracted_ns"]) <= 1e-6 * cc["subtracted_ns"] + 4,
+          "subtracted %d ns, but events x costs + overhead - unsubtracted = %.0f ns" % (cc["subtracted_ns"], want))
+
+
 def check_compensation_exact(c, name):
     n = 100000
     rec, data = c.record([c.prog(name), str(n)], data=os.path.join(c.tmp, name + ".data"))

@@ -32,7 +32,7 @@ import sys
 ROOTS = ["__fentry__", "rt_patch_entry_tramp", "rt_patch_return",
          "__cyg_profile_func_enter", "__cyg_profile_func_exit"]
 KEEPERS = {"rt_after", "rt_thread_start", "rt_clock_mono", "rt_rusage_switches",
-           "rt_sel_decide_kept"}
+           "rt_sel_decide_kept", "rt_recalibrate"}
 DIES = {"rt_patch_die"}
 HOLD = "rt_vec_hold"
 
