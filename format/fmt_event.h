@@ -335,7 +335,7 @@ static inline int fmt_next_chunk(struct fmt_decoder *d, struct fmt_rec *r, uint6
 	return fmt_decode(d, r);
 }
 
-static inline int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r)
+static inline __attribute__((always_inline)) int fmt_decode(struct fmt_decoder *d, struct fmt_rec *r)
 {
 	const uint8_t *p = d->p, *end = d->chunk_end ? d->chunk_end : d->end;
 	if (d->chunk_end && (p >= end || *p == 0 || ((*p & 0xc0) == 0 && (*p & 0x3f) == FMT_X_PAD)))
