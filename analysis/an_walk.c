@@ -149,27 +149,31 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 	fmt_thread_decoder(th, &dec);
 	int rc;
 	while ((rc = fmt_decode(&dec, &rec)) > 0) {
+		/* in registers: tests of the two fields together were compiled
+		 * into one 8-byte load of what the decoder stored as two 4-byte
+		 * values, which store forwarding cannot serve (a stall a record) */
+		const unsigned kind = rec.kind, ext = rec.ext;
 		tot->events++;
 		ticks += rec.delta;
 		uint64_t len = rec.delta << 10;
 		uint32_t rfn = ~0u;
 		unsigned cur = EV_NONE;
-		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
-		    (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN)) {
+		if (kind == FMT_K_ENTER || kind == FMT_K_ENTER_NEW ||
+		    (kind == FMT_K_EXT && ext == FMT_X_EXIT_FN)) {
 			rfn = an_resolve_at(r, p, m, rec.addr, ticks);
 			cur = fn_kind(&lk, p, rfn, rec.addr);
-		} else if (rec.kind == FMT_K_EXIT) {
+		} else if (kind == FMT_K_EXIT) {
 			cur = depth ? st[depth - 1].kind : EV_FUNC;
 		}
-		int overhead = rec.kind == FMT_K_EXT && rec.ext == FMT_X_OVERHEAD;
-		unsigned cur_exit = rec.kind == FMT_K_EXIT || (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN);
+		int overhead = kind == FMT_K_EXT && ext == FMT_X_OVERHEAD;
+		unsigned cur_exit = kind == FMT_K_EXIT || (kind == FMT_K_EXT && ext == FMT_X_EXIT_FN);
 		uint64_t sub = comp_sub(costs.tail[prev_exit][prev], costs.head[cur_exit][cur], len, overhead,
 					no_compensation, &unsub);
 		tot->compensated += sub;
 		tot->overhead += overhead ? len : 0;
 		tot->lib_events += cur == EV_LIB;
 		tot->probe_events += cur == EV_FUNC;
-		if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_LOST)
+		if (kind == FMT_K_EXT && ext == FMT_X_LOST)
 			tot->lost += rec.count;
 		fixed += len - sub;
 		prev = cur;
@@ -183,11 +187,11 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 		e.os = rec.os;
 		e.depth = depth;
 		e.proc = th->proc;
-		if (rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW)
+		if (kind == FMT_K_ENTER || kind == FMT_K_ENTER_NEW)
 			e.site = rec.site;
 		cb(ctx, &e);
-		int push = rec.kind == FMT_K_ENTER || rec.kind == FMT_K_ENTER_NEW ||
-			   (rec.kind == FMT_K_EXT && rec.ext == FMT_X_INHERIT);
+		int push = kind == FMT_K_ENTER || kind == FMT_K_ENTER_NEW ||
+			   (kind == FMT_K_EXT && ext == FMT_X_INHERIT);
 		uint32_t close_to = depth; /* frames at or above this index close */
 		if (push) {
 			/* entries were resolved above; an inherited frame is not */
@@ -204,16 +208,16 @@ double an_walk_events_totals(const struct fmt_data *d, struct an_result *r, stru
 			e.what = AN_WALK_ENTER;
 			e.fn = fn;
 			e.depth = depth++;
-			e.inherited = rec.kind == FMT_K_EXT;
+			e.inherited = kind == FMT_K_EXT;
 			e.site = rec.site;
 			e.addr = rec.addr;
 			e.proc = th->proc;
 			e.start = e.end = now;
 			cb(ctx, &e);
 			close_to = depth;
-		} else if (rec.kind == FMT_K_EXIT && depth) {
+		} else if (kind == FMT_K_EXIT && depth) {
 			close_to = depth - 1;
-		} else if (rec.kind == FMT_K_EXT && rec.ext == FMT_X_EXIT_FN) {
+		} else if (kind == FMT_K_EXT && ext == FMT_X_EXIT_FN) {
 			uint32_t fn = rfn;
 			uint32_t i = fn < oncap && on[fn] ? depth : 0;
 			while (i > 0 && st[i - 1].fn != fn)
