@@ -204,23 +204,20 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 	an_match_cache_free(&mc);
 	r->whole[AN_EE] = r->whole[AN_EI];
 	r->whole[AN_AE] = r->whole[AN_AI];
-	uint64_t cmin = UINT64_MAX, cmax = 0;
+	uint64_t cmin = UINT64_MAX, cmax = 0; /* the cost's measurements (1: the start-up's) */
 	uint32_t samples = 0, measured = 0;
 	for (uint32_t i = 0; i < d->nprocs; i++) {
 		const struct fmt_process *p = &d->procs[i];
-		uint32_t ns = p->cost_samples ? p->cost_samples : 1;
-		uint64_t lo = p->cost_samples ? p->cost_min : p->cost & ~1ull;
-		uint64_t hi = p->cost_samples ? p->cost_max : p->cost & ~1ull;
-		samples += ns;
+		uint64_t cost = p->cost & ~1ull; /* as the walk uses them */
+		cost_sum += cost;
+		r->patched_cost_procs += p->cost_patched != 0;
+		inner_sum += 2 * an_call_half(p);
+		lib_cost_sum += (p->lib_cost ? p->lib_cost : p->cost) & ~1ull;
+		samples += p->cost_samples ? p->cost_samples : 1;
 		measured += p->cost_samples != 0;
+		uint64_t lo = p->cost_samples ? p->cost_min : cost, hi = p->cost_samples ? p->cost_max : cost;
 		cmin = lo < cmin ? lo : cmin;
 		cmax = hi > cmax ? hi : cmax;
-	}
-	for (uint32_t i = 0; i < d->nprocs; i++) {
-		cost_sum += d->procs[i].cost & ~1ull; /* as the walk uses them */
-		r->patched_cost_procs += d->procs[i].cost_patched != 0;
-		inner_sum += 2 * an_call_half(&d->procs[i]);
-		lib_cost_sum += (d->procs[i].lib_cost ? d->procs[i].lib_cost : d->procs[i].cost) & ~1ull;
 		an_addr_map_free(&maps[i]);
 	}
 	free(maps);

@@ -1210,11 +1210,38 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
  * cost with that of the probes of functions patched at load, for a
  * program whose functions take that path (rt_patch_program_probed).
  */
+/* What a calibration changes in the thread and puts back: its records are
+ * wiped, the caches and the clock go on as if they had never been written
+ * (the time it took is then the profiler's, in the next OVERHEAD record). */
+struct rt_calib_saved {
+	uint8_t *pos;
+	uint64_t last_t, last_switches;
+	struct fmt_caches *c; /* a copy, where the caller keeps it */
+};
+
+static void rt_calib_save(const struct rt_thread *t, struct rt_calib_saved *s, struct fmt_caches *c)
+{
+	s->pos = t->pos;
+	s->last_t = t->last_t;
+	s->last_switches = t->last_switches;
+	*c = t->c;
+	s->c = c;
+}
+
+static void rt_calib_restore(struct rt_thread *t, const struct rt_calib_saved *s)
+{
+	t->c = *s->c;
+	t->pos = s->pos;
+	rt_next_sample(t, t->last_t);
+	t->last_t = s->last_t;
+	t->last_switches = s->last_switches;
+}
+
 static void rt_calibrate(struct rt_thread *t, int what)
 {
-	uint8_t *start = t->pos;
-	struct fmt_caches cache0 = t->c; /* 6 KiB: called at start-up, on a full stack */
-	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
+	struct rt_calib_saved saved;
+	struct fmt_caches cache0; /* 6 KiB: called at start-up, on a full stack */
+	rt_calib_save(t, &saved, &cache0);
 	t->tail_sum = t->tail_n = 0;
 	if (what != RT_CALIB_LIB) {
 		/* (where the cost falls is measured for the patched path only) */
@@ -1243,14 +1270,8 @@ static void rt_calibrate(struct rt_thread *t, int what)
 		rt_g.calib_lib = 2 * both > rt_g.calib_ticks ? 2 * both - rt_g.calib_ticks : 0;
 	}
 	t->tail_sum = t->tail_n = 0;
-	if (t->state != RT_ACTIVE)
-		return;
-	t->c = cache0;
-	t->pos = start;
-	rt_next_sample(t, t->last_t);
-	/* the calibration's time goes into the constructor's overhead */
-	t->last_t = last_t0;
-	t->last_switches = last_sw0;
+	if (t->state == RT_ACTIVE) /* its time goes into the constructor's overhead */
+		rt_calib_restore(t, &saved);
 }
 
 /*
@@ -1260,10 +1281,10 @@ static void rt_calibrate(struct rt_thread *t, int what)
  * within a few percent.  A cost measured once, at start-up, then misses
  * for the whole run.  So it is measured again during the run: one batch
  * of each kind calibrated at start-up, at each chunk switch of each thread
- * (every 256 KiB to 8 MiB of events), and when the process ends normally
- * (its destructor, or exec) the .info file says the median of the
- * start-up's and all of them (RT_RECAL_KEEP, spread evenly over the run).
- * A process killed, or ended by _exit, keeps the start-up's.  The time a
+ * (every 256 KiB to 8 MiB of events), and when the process ends through
+ * its destructor the .info file says the median of the start-up's and all
+ * of them (RT_RECAL_KEEP, spread evenly over the run).  A process killed,
+ * or ended by _exit or exec, keeps the start-up's.  The time a
  * batch takes is the profiler's own: an OVERHEAD record covers it.
  */
 static struct fmt_caches rt_recal_cache0; /* under rt_g.recal.lock */
@@ -1311,9 +1332,8 @@ static void rt_recalibrate_work(struct rt_thread *t)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	uint8_t *start = t->pos;
-	rt_recal_cache0 = t->c;
-	uint64_t last_t0 = t->last_t, last_sw0 = t->last_switches;
+	struct rt_calib_saved saved;
+	rt_calib_save(t, &saved, &rt_recal_cache0);
 	uint64_t tail_sum0 = t->tail_sum, tail_n0 = t->tail_n;
 	int kind = rt_g.calib_patched ? RT_CALIB_PATCHED : RT_CALIB_FN;
 	uint64_t fn = rt_calibrate_loop(t, kind, NULL, NULL, 1), lib = 0;
@@ -1332,11 +1352,7 @@ static void rt_recalibrate_work(struct rt_thread *t)
 		r->tail_n += t->tail_n - tail_n0;
 	}
 	if (t->state == RT_ACTIVE) {
-		t->c = rt_recal_cache0;
-		t->pos = start;
-		rt_next_sample(t, t->last_t);
-		t->last_t = last_t0;
-		t->last_switches = last_sw0;
+		rt_calib_restore(t, &saved);
 		t->tail_sum = tail_sum0;
 		t->tail_n = tail_n0;
 	}

@@ -114,7 +114,6 @@ static uint64_t rt_patch_function(uint64_t ret_into_fn, int tramp)
 	return tramp ? *(const uint64_t *)(uintptr_t)(ret_into_fn - 14) : rt_patch_fn_of(ret_into_fn);
 }
 
-
 /* Set while this thread starts its recording from a patched entry: what
  * that calls of the program's (bash defines getenv, which it reads) runs
  * unrecorded, instead of starting the recording again without end.  Only
