@@ -419,7 +419,16 @@ static void rt_stop_thread(struct rt_thread *t, uint32_t flag)
  * of events).  The time this takes is the profiler's: the new chunk
  * starts with an OVERHEAD record covering it (the thread's clock goes on).
  */
+static int rt_next_chunk_work(struct rt_thread *t);
+
 __attribute__((noinline, cold)) static int rt_next_chunk(struct rt_thread *t)
+{
+	int r;
+	RT_VEC_KEEP(t, r = rt_next_chunk_work(t));
+	return r;
+}
+
+static int rt_next_chunk_work(struct rt_thread *t)
 {
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
 	rt_note_chunk_used(t);
@@ -663,6 +672,8 @@ fail:
  * names it, so it need not decode the events to find what to symbolize.
  * Only reached on the slow path of the address cache.
  */
+static void rt_note_write(struct rt_thread *t, uint64_t fn);
+
 __attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint64_t fn)
 {
 	if (t->seen) {
@@ -676,15 +687,20 @@ __attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint6
 			}
 		}
 	}
+	RT_VEC_KEEP(t, rt_note_write(t, fn));
+	return 1;
+}
+
+static void rt_note_write(struct rt_thread *t, uint64_t fn)
+{
 	char path[4096];
 	rt_thread_path(t, "fns", path, sizeof(path));
 	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
-		return 1;
+		return;
 	ssize_t w = write(fd, &fn, sizeof(fn));
 	(void)w;
 	close(fd);
-	return 1;
 }
 
 /*
@@ -772,15 +788,15 @@ static inline __attribute__((always_inline)) void rt_emit(struct rt_thread *t, i
  */
 static void rt_flush(struct rt_thread *t);
 
-static void rt_after_work(struct rt_thread *t);
-
-/* the probes' slow path: the program's vector registers kept (RT_VEC_KEEP) */
+/*
+ * The probes' slow path.  Most of its visits only look up a new call
+ * site's address among those already told, or move the next sample: the
+ * program's vector registers are kept (RT_VEC_KEEP) only around what calls
+ * out of the runtime, the chunk switch and a note's write, since keeping
+ * them costs an XSAVE and an XRSTOR (a tenth of a Lua run's time when this
+ * kept them on every visit).
+ */
 __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
-{
-	RT_VEC_KEEP(t, rt_after_work(t));
-}
-
-static void rt_after_work(struct rt_thread *t)
 {
 	uint32_t was = t->gate & RT_GATE_BUSY;
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
