@@ -56,7 +56,14 @@
 #include "rt_select.h"
 
 extern char rt_plt_thunks[], rt_plt_thunks_end[];
-uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
+/* Where rt_plt_entry goes: to `to`, or, when thunk is set, to the call
+ * instruction of the thunk whose address rt_plt_enter wrote in the return
+ * slot (rt_plt_x86_64.S). */
+struct rt_plt_way {
+	uint64_t to;
+	uint64_t thunk;
+};
+struct rt_plt_way rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 	__attribute__((visibility("hidden")));
 uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot) __attribute__((visibility("hidden")));
 int64_t rt_plt_vfork_child(int64_t r) __attribute__((visibility("hidden")));
@@ -96,9 +103,18 @@ void rt_plt_thunks_after_fork(void)
  * Return thunks
  * --------------------------------------------------------------------- */
 
+/* The thunk's call instruction, and where the library function returns:
+ * what its return slot holds while the call is in flight. */
+#define RT_PLT_THUNK_CALL 3 /* call *%r11 */
+
 static inline uint64_t rt_plt_thunk_addr(uint32_t k)
 {
 	return (uint64_t)(uintptr_t)(rt_plt_thunks + (size_t)k * RT_PLT_THUNK);
+}
+
+static inline uint64_t rt_plt_thunk_return(uint32_t k)
+{
+	return rt_plt_thunk_addr(k) + RT_PLT_THUNK_CALL;
 }
 
 static inline uint32_t rt_plt_hash_of(uint64_t ret, uint32_t idx)
@@ -163,10 +179,12 @@ static inline int rt_plt_at_or_below(uint64_t *a, uint64_t *b)
 	return a <= b && (uint64_t)((char *)b - (char *)a) < RT_PLT_SAME_STACK;
 }
 
+/* A call's exit, by the instrumented functions' probe: its lean path, when
+ * the thread is on it, costs a library call half of what rt_probe does. */
 static void rt_plt_close(struct rt_thread *t, uint64_t fn)
 {
 	if (t->state == RT_ACTIVE)
-		rt_probe(t, 1, fn, 0);
+		rt_probe_exit((void *)(uintptr_t)fn, NULL);
 }
 
 /*
@@ -210,24 +228,38 @@ static void rt_plt_once(struct rt_thread *t, uint64_t fn, uint64_t site)
 static int rt_plt_vfork_prepare(uint64_t fn);
 static void rt_plt_restore_slots(struct rt_thread *t);
 
+/* The two calls out of the library-call probes (rt_plt_x86_64.S saves no
+ * vector register): with the program's vector registers kept. */
+__attribute__((noinline, cold)) static int rt_plt_vfork_prepare_kept(struct rt_thread *t, uint64_t fn)
+{
+	int r;
+	RT_VEC_KEEP(t, r = rt_plt_vfork_prepare(fn));
+	return r;
+}
+
+__attribute__((noinline, cold)) static void rt_plt_restore_slots_kept(struct rt_thread *t)
+{
+	RT_VEC_KEEP(t, rt_plt_restore_slots(t));
+}
+
 /* ------------------------------------------------------------------------
  * The probes, called from the trampolines
  * --------------------------------------------------------------------- */
 
-uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
+struct rt_plt_way rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 {
 	struct rt_plt_slot *s = &rt_plt_slots[idx];
 	uint64_t target = s->target;
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE) && !rt_thread_start(t))
-		return s->kind == RT_PLT_VFORK ? s->fn : target;
+		return (struct rt_plt_way){s->kind == RT_PLT_VFORK ? s->fn : target, 0};
 	uint32_t kind = s->kind;
 	uint64_t site = *ret_slot; /* the call's return address: its line is the call's */
 	if (RT_UNLIKELY(t->plt_busy)) {
 		/* a signal handler interrupted this thread's bookkeeping */
 		if (kind != RT_PLT_VFORK)
 			rt_plt_once(t, s->fn, site);
-		return target;
+		return (struct rt_plt_way){target, 0};
 	}
 	RT_GUARD(t->plt_busy, 1);
 	/* calls left at or below this slot on this stack are over */
@@ -240,20 +272,19 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 			if (rt_g.plt)
 				rt_probe(t, 0, s->fn, site);
 			RT_GUARD(t->plt_busy, 0);
-			return rt_plt_vfork_prepare(rt_g.plt ? s->fn : 0) == 0 ? target : s->fn;
+			int ok = rt_plt_vfork_prepare_kept(t, rt_g.plt ? s->fn : 0) == 0;
+			return (struct rt_plt_way){ok ? target : s->fn, 0};
 		} else {
 			/* glibc unwinds pthread_exit with libgcc_s's own
 			 * _Unwind_ForcedUnwind, not the one interposed below: the
 			 * unwinder must find the real return addresses already
 			 * (the thread ends, nothing to re-arm) */
 			if (kind == RT_PLT_THREAD_EXIT)
-				rt_plt_restore_slots(t);
+				rt_plt_restore_slots_kept(t);
 			rt_probe(t, 0, s->fn, site);
 			if (t->nrets < RT_RETS) {
 				struct rt_ret *r = &t->rets[t->nrets++];
-				memset(r, 0, sizeof(*r));
-				r->slot = ret_slot;
-				r->fn = s->fn;
+				*r = (struct rt_ret){.slot = ret_slot, .fn = s->fn};
 			}
 			/* where the jump lands: longjmp's jmp_buf or setcontext's
 			 * ucontext is the first argument */
@@ -268,14 +299,14 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 				rt_plt_drop_below(t, to, 0);
 		}
 		RT_GUARD(t->plt_busy, 0);
-		return target;
+		return (struct rt_plt_way){target, 0};
 	}
 	uint32_t k = t->nrets < RT_RETS ? rt_plt_thunk((uint32_t)idx, *ret_slot) : ~0u;
 	if (RT_UNLIKELY(k == ~0u)) {
 		/* no room to follow the return: counted, as a zero-length call */
 		rt_plt_once(t, s->fn, site);
 		RT_GUARD(t->plt_busy, 0);
-		return target;
+		return (struct rt_plt_way){target, 0};
 	}
 	struct rt_ret *r = &t->rets[t->nrets];
 	r->slot = ret_slot;
@@ -287,8 +318,8 @@ uint64_t rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t *args)
 	t->nrets++;
 	*ret_slot = rt_plt_thunk_addr(k);
 	RT_GUARD(t->plt_busy, 0);
-	rt_probe(t, 0, s->fn, site);
-	return target;
+	rt_probe_enter((void *)(uintptr_t)s->fn, (void *)(uintptr_t)site);
+	return (struct rt_plt_way){target, 1};
 }
 
 /*
@@ -322,7 +353,8 @@ uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot)
 		uint32_t n = t->nrets;
 		for (uint32_t j = n; j-- > 0;)
 			if (t->rets[j].slot == ret_slot) {
-				memmove(&t->rets[j], &t->rets[j + 1], (n - j - 1) * sizeof(t->rets[0]));
+				for (uint32_t m = j; m + 1 < n; m++) /* not memmove: no call out (rt_plt_x86_64.S) */
+					t->rets[m] = t->rets[m + 1];
 				t->nrets = n - 1;
 				break;
 			}
@@ -351,6 +383,7 @@ static int rt_plt_vfork_prepare(uint64_t fn)
 	if (m == MAP_FAILED)
 		return -1;
 	memcpy(m, t, sizeof(*t));
+	((struct rt_thread *)m)->vec_busy = 0; /* kept only while this runs (rt_plt_enter) */
 	memcpy((char *)m + sizeof(*t), &rt_g, sizeof(rt_g)); /* the child gets a new key */
 	rt_plt_vfork_saved = m;
 	rt_plt_vfork_fn = fn;
@@ -420,7 +453,7 @@ static void rt_plt_restore_slots(struct rt_thread *t)
 		uint64_t v;
 		/* only a slot that still holds our thunk is a call in flight */
 		if (r->swapped && !r->restored && rt_plt_peek(r->slot, &v) == 0 &&
-		    v == rt_plt_thunk_addr(r->thunk)) {
+		    v == rt_plt_thunk_return(r->thunk)) {
 			*r->slot = r->orig;
 			r->restored = 1;
 		}
@@ -453,7 +486,7 @@ static void rt_plt_rearm(void *sp)
 	for (uint32_t i = 0; i < t->nrets; i++) {
 		struct rt_ret *r = &t->rets[i];
 		if (r->restored) {
-			*r->slot = rt_plt_thunk_addr(r->thunk);
+			*r->slot = rt_plt_thunk_return(r->thunk);
 			r->restored = 0;
 		}
 	}

@@ -5,17 +5,25 @@
  *
  * rt_plt_entry is reached from a per-GOT-slot stub with the slot number in
  * %r11 and the caller's return address on top of the stack.  It saves the
- * argument registers, lets rt_plt_enter() record the entry and, for a call
- * that returns, swap the return address for a return thunk, then jumps to
- * the library function (or wherever rt_plt_enter says).
+ * argument registers and lets rt_plt_enter() record the entry.  A call that
+ * returns is then made from a return thunk: the caller's return address is
+ * popped (rt_plt.c keeps it) and the thunk calls the library function,
+ * whose return lands in the thunk with the stack as the caller left it.
+ * Other calls jump to the library function (or wherever rt_plt_enter says).
  *
  * The return thunks: RT_PLT_NTHUNKS fixed pieces of code, 16 bytes each,
- * that only load their own number into %r11 and join rt_plt_thunk_common.
- * rt_plt.c gives each pair (original return address, library function) a
- * thunk of its own and remembers that pair in a table, so the way back to
- * the caller never depends on per-thread bookkeeping: whatever a longjmp,
- * a context switch or a signal did in between, a thunk always knows where
- * to return (rt_plt_leave() reads it from the table).
+ * that call the library function in %r11, then load their own number into
+ * %r11 and join rt_plt_thunk_common.  rt_plt.c gives each pair (original
+ * return address, library function) a thunk of its own and remembers that
+ * pair in a table, so the way back to the caller never depends on
+ * per-thread bookkeeping: whatever a longjmp, a context switch or a signal
+ * did in between, a thunk always knows where to return (rt_plt_leave()
+ * reads it from the table).  Calling, rather than swapping the return
+ * address for the thunk's, keeps the processor's return predictions
+ * paired: the library function's return goes where the thunk's call
+ * predicts, and rt_plt_thunk_common's where the program's call does.  A
+ * swapped return address was mispredicted twice per call and left every
+ * later return of the program's stack mispredicted as well.
  *
  * rt_plt_vfork replaces vfork: see rt_plt.c (rt_plt_vfork_child/parent).
  */
@@ -29,43 +37,51 @@
 	.type rt_plt_entry, @function
 rt_plt_entry:
 	.cfi_startproc
-	/* %rsp is 8 mod 16 here; 200 bytes make it 0 mod 16 for the call */
-	sub $200, %rsp
-	.cfi_adjust_cfa_offset 200
+	/* %rsp is 8 mod 16 here; 72 bytes make it 0 mod 16 for the call.  The
+	 * general registers only: the runtime never touches the vector ones,
+	 * the arguments in xmm0-7 (ymm, zmm) included, but inside RT_VEC_KEEP
+	 * (runtime/rt.c), tests/layers/check_probe_paths.py checks */
+	sub $72, %rsp
+	.cfi_adjust_cfa_offset 72
 	ARCH_SAVE_ARGS
-	ARCH_SAVE_XMM 8, 64
 	mov %r11, %rdi
-	lea 200(%rsp), %rsi          /* where the return address is */
+	lea 72(%rsp), %rsi           /* where the return address is */
 	mov %rsp, %rdx               /* the saved arguments: rdi, rsi, rdx, ... */
-	call rt_plt_enter
-	mov %rax, %r11               /* the library function */
+	call rt_plt_enter            /* %rax: the library function; %rdx: set */
+	mov %rax, %r11               /* when called from a thunk (rt_plt_way) */
+	mov %rdx, 64(%rsp)
 	ARCH_RESTORE_ARGS
-	ARCH_RESTORE_XMM 8, 64
-	add $200, %rsp
-	.cfi_adjust_cfa_offset -200
+	cmpq $0, 64(%rsp)
+	jne 1f
+	add $72, %rsp
+	.cfi_adjust_cfa_offset -72
 	jmp *%r11
+1:	.cfi_adjust_cfa_offset 72
+	/* the return slot holds the thunk's address now: pop it with the
+	 * rest, then go there (the slot lies in the red zone, which signal
+	 * handlers leave alone); the thunk's call fills the slot again */
+	add $80, %rsp
+	.cfi_adjust_cfa_offset -80
+	jmp *-8(%rsp)
 	.cfi_endproc
 	.size rt_plt_entry, .-rt_plt_entry
 
-	/* Where every return thunk leads; %r11 holds the thunk's number. */
+	/* Where every return thunk leads; %r11 holds the thunk's number.  The
+	 * results in rax and rdx are kept (xmm0-1, st0-1: untouched) */
 	.p2align 4
 	.type rt_plt_thunk_common, @function
 rt_plt_thunk_common:
 	/* %rsp is the old return-address slot + 8, and 0 mod 16 */
-	sub $64, %rsp
+	sub $32, %rsp
 	mov %rax, 0(%rsp)
 	mov %rdx, 8(%rsp)
-	movdqu %xmm0, 16(%rsp)
-	movdqu %xmm1, 32(%rsp)
 	mov %r11, %rdi
-	lea 56(%rsp), %rsi           /* the old return-address slot */
+	lea 24(%rsp), %rsi           /* the old return-address slot */
 	call rt_plt_leave
-	mov %rax, 56(%rsp)           /* put the original return address back */
+	mov %rax, 24(%rsp)           /* put the original return address back */
 	mov 0(%rsp), %rax
 	mov 8(%rsp), %rdx
-	movdqu 16(%rsp), %xmm0
-	movdqu 32(%rsp), %xmm1
-	add $56, %rsp
+	add $24, %rsp
 	ret
 	.size rt_plt_thunk_common, .-rt_plt_thunk_common
 
@@ -76,6 +92,7 @@ rt_plt_thunk_common:
 rt_plt_thunks:
 	.set thunk_no, 0
 	.rept RT_PLT_NTHUNKS
+	call *%r11                   /* 3 bytes: RT_PLT_THUNK_CALL of rt_plt.c */
 	movl $thunk_no, %r11d
 	jmp rt_plt_thunk_common
 	.p2align 4

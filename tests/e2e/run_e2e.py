@@ -1179,6 +1179,26 @@ def test_patched_xmm_registers(c):
 
 
 @test
+def test_libcall_vector_registers(c):
+    """tests/progs/libcall_vec.c: 200000 rounds of calls into a library that is not
+    instrumented, with arguments and results in xmm, ymm and x87 registers and a varargs
+    call, built with -finstrument-functions and patched at load: the same results under
+    stint (the library-call trampolines save the general registers only), every call
+    counted."""
+    for name in ("e2e_libcall_vec", "e2e_libcall_vec_plain"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        check(alone.startswith("wrong 0 of "), "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog])
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        for fn in ("vl_sum8", "vl_pair", "vl_long", "vl_varargs"):
+            check(calls(rep, fn) == 200000, "%s: %s %d calls" % (name, fn, calls(rep, fn)))
+
+
+@test
 def test_clone_child(c):
     """A child made with clone() without CLONE_VM on a two-page stack (no pthread_atfork
     handler runs in it; googletest's threadsafe death tests): it runs and exits as without

@@ -33,11 +33,15 @@ import subprocess
 import sys
 
 # rt_patch_entry is __fentry__, at the same address: objdump names it so
-ROOTS = ["__fentry__", "rt_patch_entry_tramp", "rt_patch_return",
+ROOTS = ["__fentry__", "rt_patch_entry_tramp", "rt_patch_return", "rt_plt_entry", "rt_plt_thunk_common",
          "__cyg_profile_func_enter", "__cyg_profile_func_exit"]
 KEEPERS = {"rt_next_chunk", "rt_note_fn", "rt_thread_start", "rt_clock_mono", "rt_rusage_switches",
-           "rt_sel_decide_kept", "rt_recalibrate"}
+           "rt_sel_decide_kept", "rt_recalibrate", "rt_plt_vfork_prepare_kept",
+           "rt_plt_restore_slots_kept"}
 DIES = {"rt_patch_die"}
+# trampolines whose indirect jumps leave for the library function they were
+# called for, with the registers as the program left them
+WRAPPERS = {"rt_plt_entry"}
 HOLD = "rt_vec_hold"
 
 
@@ -105,6 +109,8 @@ def main():
         if f.endswith("@plt"):
             bad.append("a call out of the runtime without RT_VEC_KEEP: %s" % path(f))
         for ins in indirect.get(f, []):
+            if f in WRAPPERS and re.search(r"\bjmp\s+\*", ins):
+                continue
             bad.append("an indirect call without RT_VEC_KEEP in %s: %s (%s)" % (f, ins, path(f)))
         for ins in vec.get(f, [])[:3]:
             bad.append("a vector register in %s: %s (%s)" % (f, ins, path(f)))
