@@ -21,9 +21,9 @@
  * reads it from the table).  Calling, rather than swapping the return
  * address for the thunk's, keeps the processor's return predictions
  * paired: the library function's return goes where the thunk's call
- * predicts, and rt_plt_thunk_common's where the program's call does.  A
- * swapped return address was mispredicted twice per call and left every
- * later return of the program's stack mispredicted as well.
+ * predicts, and rt_plt_thunk_common's where the program's call does
+ * (measured on a Lua run: 36 ns per library-call event with the swap, 26
+ * with the call).
  *
  * rt_plt_vfork replaces vfork: see rt_plt.c (rt_plt_vfork_child/parent).
  */
