@@ -1021,36 +1021,43 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		sw = again;
 	uint64_t delta = now - t->last_t;
 	t->last_t = now;
-	uint8_t *p = t->pos;
-	uint32_t d = t->depth;
+	uint8_t *p;
+	uint32_t d;
 	/* header (os clear, MORE set, the delta's low 4 bits) and delta byte */
 	uint32_t rec = FMT_MORE_BIT | (uint32_t)(delta & 0xf) | (uint32_t)((delta << 4) & 0x7f00);
 	if (!is_exit) {
 		unsigned slot = fmt_pair_slot(fn, site);
-		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || t->c.pair[slot][0] != fn ||
-				t->c.pair[slot][1] != site)) {
+		const uint64_t *pair = t->c.pair[slot];
+		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || pair[0] != fn || pair[1] != site)) {
 			rt_put_lean(t, 0, fn, site, delta, sw);
 			return;
 		}
+		/* loaded after the tests: fewer registers live across them */
+		p = t->pos;
+		d = t->depth;
 		rec |= (FMT_K_ENTER << 6) | slot << 16;
 		memcpy(p, &rec, 4);
-		t->pos = p + 3;
+		p += 3;
 		t->stack[d & (RT_STACK - 1)] = fn;
 		d++;
 	} else {
+		d = t->depth;
 		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || d == 0 ||
 				t->stack[(d - 1) & (RT_STACK - 1)] != fn)) {
 			rt_put_lean(t, 1, fn, 0, delta, sw);
 			return;
 		}
+		p = t->pos;
 		rec |= FMT_K_EXIT << 6;
 		uint16_t r2 = (uint16_t)rec;
 		memcpy(p, &r2, 2);
-		t->pos = p + 2;
+		p += 2;
 		d--;
 	}
+	t->pos = p;
 	RT_GUARD(t->depth_gate, (uint64_t)RT_GATE_LEAN << 32 | d);
-	if (RT_UNLIKELY(t->pos >= t->limit))
+	/* p, not t->pos: a handler's record after the guard checked the limit itself */
+	if (RT_UNLIKELY(p >= t->limit))
 		rt_after_lean(t);
 }
 
