@@ -28,6 +28,7 @@
 
 #include "analysis.h"
 #include "an_walk.h"
+#include "an_walk_loop.h"
 #include "../lib/util.h"
 
 struct frame {
@@ -76,7 +77,7 @@ static void close_frame(struct instr_walk *w, const struct frame *f)
 	}
 }
 
-static void instr_event(void *ctx, const struct an_walk_ev *ev)
+static inline __attribute__((always_inline)) void instr_event(void *ctx, const struct an_walk_ev *ev)
 {
 	struct instr_walk *w = ctx;
 	struct an_thread *at = w->at;
@@ -141,7 +142,7 @@ static void run_thread(struct an_result *r, const struct fmt_data *d, uint32_t t
 	w.all = at->selected && !w.by_fn;
 	w.st = xmalloc(w.cap * sizeof(*w.st));
 	struct an_walk_totals tot;
-	an_walk_events_totals(d, r, m, ti, o->no_compensation, instr_event, &w, &tot);
+	an_walk_loop(d, r, m, ti, o->no_compensation, instr_event, &w, &tot); /* instr_event inlined */
 	an_select_ancestors(&at->tree);
 	free(w.st);
 	at->total_e = w.e;
