@@ -668,27 +668,62 @@ fail:
  * --------------------------------------------------------------------- */
 
 /*
- * Tell the recorder about a function address the first time this thread
- * names it, so it need not decode the events to find what to symbolize.
- * Only reached on the slow path of the address cache.
+ * Tell the recorder about a function address (or a call site's, with
+ * FMT_SPOOL_SITE_BIT) the first time this thread names it, so it need not
+ * decode the events to find what to symbolize.  Only reached on the slow
+ * path of the address cache.  The set of addresses already told is looked
+ * up at once, by the probe: only a new one is queued for rt_after() to
+ * write (a Lua run misses the address cache 12 M times, almost always for
+ * an address told long before).
  */
 static void rt_note_write(struct rt_thread *t, uint64_t fn);
 
-__attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint64_t fn)
+/* 1 when a is not in the set of addresses told (added to it now) */
+static inline int rt_seen_new(struct rt_thread *t, uint64_t a)
 {
-	if (t->seen) {
-		uint32_t s = (uint32_t)((fn * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEEN - 1);
-		for (int probe = 0; probe < 16; probe++, s = (s + 1) & (RT_SEEN - 1)) {
-			if (t->seen[s] == fn)
-				return 0;
-			if (!t->seen[s]) {
-				t->seen[s] = fn;
-				break;
-			}
+	if (!t->seen)
+		return 1;
+	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEEN - 1);
+	for (int probe = 0; probe < 16; probe++, s = (s + 1) & (RT_SEEN - 1)) {
+		if (t->seen[s] == a)
+			return 0;
+		if (!t->seen[s]) {
+			t->seen[s] = a;
+			return 1;
 		}
 	}
-	RT_VEC_KEEP(t, rt_note_write(t, fn));
+	return 1; /* a full neighbourhood: told again, harmless */
+}
+
+/* Queue a for rt_after() if new.  A full queue takes nothing, and leaves a
+ * out of the set: a later miss queues it. */
+static inline void rt_note(struct rt_thread *t, uint64_t a)
+{
+	if (t->nnotes < RT_NOTES && rt_seen_new(t, a)) {
+		t->notes[t->nnotes++] = a;
+		t->limit = 0; /* have rt_after() write it */
+	}
+}
+
+/* Tell a now, if new; 1 when it was written. */
+__attribute__((noinline, cold)) static int rt_note_fn(struct rt_thread *t, uint64_t a)
+{
+	if (!rt_seen_new(t, a))
+		return 0;
+	RT_VEC_KEEP(t, rt_note_write(t, a));
 	return 1;
+}
+
+static void rt_notes_write_all(struct rt_thread *t)
+{
+	for (uint32_t i = 0; i < t->nnotes; i++)
+		rt_note_write(t, t->notes[i]);
+}
+
+/* The queued notes written: a call out, with the vector registers kept. */
+__attribute__((noinline, cold)) static void rt_notes_write(struct rt_thread *t)
+{
+	RT_VEC_KEEP(t, rt_notes_write_all(t));
 }
 
 static void rt_note_write(struct rt_thread *t, uint64_t fn)
@@ -721,11 +756,10 @@ __attribute__((noinline, cold)) static void rt_enter_miss(struct rt_thread *t, u
 	uint8_t b[FMT_MAX_ENTER];
 	unsigned kind, n;
 	if (t->c.fn[fmt_cache_slot(fn)] != fn)
-		t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
+		rt_note(t, fn);
 	if (t->c.site[fmt_cache_slot(site)] != site)
-		t->notes[t->nnotes++ & (RT_NOTES - 1)] = site | FMT_SPOOL_SITE_BIT;
+		rt_note(t, site | FMT_SPOOL_SITE_BIT);
 	n = fmt_enter_payload(b, &t->c, fn, site, &kind);
-	t->limit = 0; /* have rt_after() tell the recorder */
 	t->pos = fmt_put_common(t->pos, kind, os, delta, b, n);
 }
 
@@ -753,8 +787,7 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 			uint8_t b[8];
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
-			t->notes[t->nnotes++ & (RT_NOTES - 1)] = fn;
-			t->limit = 0;
+			rt_note(t, fn);
 			if (d > RT_STACK) {
 				t->depth = d - 1;
 			} else {
@@ -810,14 +843,10 @@ __attribute__((noinline, cold)) static void rt_after(struct rt_thread *t)
 		t->limit = t->sample_at < t->end_limit ? t->sample_at : t->end_limit;
 		if (t->state == RT_ACTIVE && t->pos >= t->end_limit)
 			rt_next_chunk(t); /* first: the chunk may have no room left */
-		if (t->nnotes) {
-			uint32_t n = t->nnotes > RT_NOTES ? RT_NOTES : t->nnotes;
-			int wrote = 0;
-			for (uint32_t i = 0; i < n; i++)
-				wrote |= rt_note_fn(t, t->notes[i]);
+		if (t->nnotes) { /* new addresses only (rt_note) */
+			rt_notes_write(t);
 			t->nnotes = 0;
-			if (wrote) /* a file write; a lookup alone is a probe's cost */
-				rt_mark_overhead(t);
+			rt_mark_overhead(t); /* the writes are the profiler's time */
 		}
 		if (t->npend)
 			rt_flush(t);

@@ -19,7 +19,7 @@ except inside the functions listed in KEEPERS (each calls rt_vec_hold
 around its calls out), whose callees are not followed, and DIES (the
 program is ended).  A function reached that calls rt_vec_hold but is not in
 KEEPERS fails too: this list is the review of every such place.  Keepers
-are the functions that call out (a chunk switch, a note's write), not the
+are the functions that call out (a chunk switch, the notes' writes), not the
 slow path that may lead to them: the slow path runs at every call site new
 to the address cache, and an XSAVE/XRSTOR there cost a Lua run a tenth of
 its time.
@@ -35,7 +35,7 @@ import sys
 # rt_patch_entry is __fentry__, at the same address: objdump names it so
 ROOTS = ["__fentry__", "rt_patch_entry_tramp", "rt_patch_return", "rt_plt_entry", "rt_plt_thunk_common",
          "__cyg_profile_func_enter", "__cyg_profile_func_exit"]
-KEEPERS = {"rt_next_chunk", "rt_note_fn", "rt_thread_start", "rt_clock_mono", "rt_rusage_switches",
+KEEPERS = {"rt_next_chunk", "rt_notes_write", "rt_thread_start", "rt_clock_mono", "rt_rusage_switches",
            "rt_sel_decide_kept", "rt_recalibrate", "rt_plt_vfork_prepare_kept",
            "rt_plt_restore_slots_kept"}
 DIES = {"rt_patch_die"}
