@@ -900,6 +900,8 @@ __attribute__((noinline, cold)) static void rt_flush(struct rt_thread *t)
 	}
 }
 
+static void rt_recalibrate(struct rt_thread *t);
+
 /*
  * One probe: an entry or exit of fn on thread t, now.  Events of signal
  * handlers that arrive while busy is set are queued and appended right
@@ -914,8 +916,14 @@ void rt_probe_at(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, u
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	rt_emit(t, is_exit, fn, site, now, sw); /* callers checked that t is active */
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
-	if (RT_UNLIKELY(t->pos >= t->limit))
+	if (RT_UNLIKELY(t->pos >= t->limit)) {
 		rt_after(t);
+		/* a chunk switch on this path too (a selection, the rusage or
+		 * monotonic-clock modes): the cost measured again, as the lean
+		 * path does (rt_after_lean) */
+		if (RT_UNLIKELY(t->recal_due))
+			rt_recalibrate(t);
+	}
 }
 
 /*
@@ -971,8 +979,6 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
  * the thread was switched out or interrupted at length is not counted.
  * Then the rest of the probe's work after its record (rt_after).
  */
-static void rt_recalibrate(struct rt_thread *t);
-
 __attribute__((noinline, cold)) static void rt_after_lean(struct rt_thread *t)
 {
 	uint64_t end = arch_cycles();

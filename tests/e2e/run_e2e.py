@@ -1569,8 +1569,16 @@ def test_compensation_measured_in_run(c):
     it by a third from one run to the next on a shared VM), and the data file keeps the median
     of the start-up's and the run's measurements: a run of 4 M events has several; the JSON
     gives their number and range, the header says them, and compensation's arithmetic holds
-    with that cost."""
+    with that cost.  The probes' general path does the same: a selection (--function), the
+    rusage mode and the monotonic clock."""
     n = 1000000
+    for opts in (["--function", "leaf", "--function", "parent"], ["--os-events", "rusage"],
+                 ["--clock", "monotonic"]):
+        _, d = c.record([c.prog("e2e_comp_exact"), str(n)], options=opts,
+                        data=os.path.join(c.tmp, "mode.data"))
+        cm = c.report_json(d)
+        check(cm["compensation"]["calibrations"] >= 4, "%s: a run of %d events has %d calibrations" % (
+            " ".join(opts), cm["events"], cm["compensation"]["calibrations"]))
     data = os.path.join(c.tmp, "long.data")
     c.record([c.prog("e2e_comp_exact"), str(n)], data=data)
     comp = c.report_json(data)
