@@ -179,8 +179,8 @@ static inline int rt_plt_at_or_below(uint64_t *a, uint64_t *b)
 	return a <= b && (uint64_t)((char *)b - (char *)a) < RT_PLT_SAME_STACK;
 }
 
-/* A call's exit, by the instrumented functions' probe: its lean path, when
- * the thread is on it, costs a library call half of what rt_probe does. */
+/* A call's exit, through the instrumented functions' own probe (its lean
+ * path when the thread is on it). */
 static void rt_plt_close(struct rt_thread *t, uint64_t fn)
 {
 	if (t->state == RT_ACTIVE)
