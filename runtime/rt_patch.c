@@ -205,7 +205,42 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
  * past them): they are closed first.  A slot that already holds
  * rt_patch_return is a tail call from a patched function, which ends it.
  */
-void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
+static void rt_patch_enter_general(uint64_t ret_into_fn, uint64_t *slot, int tramp);
+
+/* (no frame pointer: the exception hooks below need theirs, not this) */
+__attribute__((optimize("omit-frame-pointer"))) void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
+{
+	struct rt_patch_thread *pt = &rt_pt;
+	if (RT_LIKELY(!rt_patch_in_rt && !rt_sel_on && rt_self.state == RT_ACTIVE && !pt->busy)) {
+		RT_GUARD(pt->busy, 1);
+		RT_COMPILER_BARRIER();
+		uint32_t n = pt->n;
+		uint64_t orig = *slot;
+		/* the common case, what rt_patch_enter_general does when no
+		 * frame was left and this is no tail call: a push */
+		if (RT_LIKELY(orig != (uint64_t)(uintptr_t)rt_patch_return && n < RT_PATCH_DEPTH &&
+			      (n == 0 || pt->e[n - 1].slot > slot))) {
+			pt->n = n + 1;
+			RT_COMPILER_BARRIER();
+			struct rt_patch_ent *e = &pt->e[n];
+			uint64_t fn = rt_patch_function(ret_into_fn, tramp);
+			e->slot = slot;
+			e->orig = orig;
+			e->fn = fn;
+			e->restored = 0;
+			RT_COMPILER_BARRIER();
+			*slot = (uint64_t)(uintptr_t)rt_patch_return;
+			RT_COMPILER_BARRIER();
+			RT_GUARD(pt->busy, 0);
+			rt_probe_enter((void *)(uintptr_t)fn, (void *)(uintptr_t)orig);
+			return;
+		}
+		RT_GUARD(pt->busy, 0);
+	}
+	rt_patch_enter_general(ret_into_fn, slot, tramp);
+}
+
+__attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 {
 	struct rt_patch_thread *pt = &rt_pt;
 	struct rt_thread *t = &rt_self;
@@ -276,12 +311,35 @@ void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 }
 
 /* A patched function returned through slot: its caller's address. */
-uint64_t rt_patch_leave(uint64_t *slot)
+static uint64_t rt_patch_leave_search(struct rt_patch_thread *pt, uint64_t *slot, int nested);
+
+/* (no frame pointer: the exception hooks below need theirs, not this) */
+__attribute__((optimize("omit-frame-pointer"))) uint64_t rt_patch_leave(uint64_t *slot)
 {
 	struct rt_patch_thread *pt = &rt_pt;
 	int nested = pt->busy;
 	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
+	uint32_t n = pt->n;
+	if (RT_LIKELY(n > 0 && pt->e[n - 1].slot == slot)) {
+		/* the common case, rt_patch_leave_search's first turn: the
+		 * innermost frame returns.  The shadow stack is consistent
+		 * before the exit's probe, whose own guard queues a signal
+		 * handler's events */
+		uint64_t orig = pt->e[n - 1].orig, fn = pt->e[n - 1].fn;
+		RT_COMPILER_BARRIER();
+		pt->n = n - 1;
+		RT_COMPILER_BARRIER();
+		RT_GUARD(pt->busy, nested);
+		rt_patch_exit_event(fn);
+		return orig;
+	}
+	return rt_patch_leave_search(pt, slot, nested);
+}
+
+__attribute__((noinline)) static uint64_t rt_patch_leave_search(struct rt_patch_thread *pt, uint64_t *slot,
+								 int nested)
+{
 	for (uint32_t i = pt->n; i-- > 0;) {
 		if (pt->e[i].slot != slot)
 			continue;
