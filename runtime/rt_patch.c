@@ -88,6 +88,14 @@ static int rt_patch_same_stack(uintptr_t a, uintptr_t b)
 
 #define RT_COMPILER_BARRIER() __asm__ volatile("" ::: "memory")
 
+/* This file is built with a frame pointer for its exception hooks; the two
+ * probes need none (gcc only: clang has no per-function optimize) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RT_PATCH_NO_FRAME_POINTER __attribute__((optimize("omit-frame-pointer")))
+#else
+#define RT_PATCH_NO_FRAME_POINTER
+#endif
+
 __attribute__((noinline, cold, noreturn)) static void rt_patch_die(const char *msg)
 {
 	ssize_t w = write(2, msg, strlen(msg));
@@ -208,7 +216,7 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
 static void rt_patch_enter_general(uint64_t ret_into_fn, uint64_t *slot, int tramp);
 
 /* (no frame pointer: the exception hooks below need theirs, not this) */
-__attribute__((optimize("omit-frame-pointer"))) void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
+RT_PATCH_NO_FRAME_POINTER void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 {
 	struct rt_patch_thread *pt = &rt_pt;
 	if (RT_LIKELY(!rt_patch_in_rt && !rt_sel_on && rt_self.state == RT_ACTIVE && !pt->busy)) {
@@ -314,7 +322,7 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 static uint64_t rt_patch_leave_search(struct rt_patch_thread *pt, uint64_t *slot, int nested);
 
 /* (no frame pointer: the exception hooks below need theirs, not this) */
-__attribute__((optimize("omit-frame-pointer"))) uint64_t rt_patch_leave(uint64_t *slot)
+RT_PATCH_NO_FRAME_POINTER uint64_t rt_patch_leave(uint64_t *slot)
 {
 	struct rt_patch_thread *pt = &rt_pt;
 	int nested = pt->busy;
