@@ -215,6 +215,31 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
  */
 static void rt_patch_enter_general(uint64_t ret_into_fn, uint64_t *slot, int tramp);
 
+/* Push entry i (claimed before it is filled), give the slot
+ * rt_patch_return, leave the shadow-stack code (busy back to nested), and
+ * record the entry. */
+static inline __attribute__((always_inline)) void rt_patch_push(struct rt_patch_thread *pt, uint32_t i,
+								 uint64_t ret_into_fn, uint64_t *slot, int tramp,
+								 uint64_t orig, int nested)
+{
+	pt->n = i + 1;
+	RT_COMPILER_BARRIER();
+	struct rt_patch_ent *e = &pt->e[i];
+	/* a trampoline (rt_patch_cs.c) holds its function's address before
+	 * its 6-byte call */
+	uint64_t fn = rt_patch_function(ret_into_fn, tramp);
+	e->slot = slot;
+	e->orig = orig;
+	e->fn = fn;
+	e->restored = 0;
+	RT_COMPILER_BARRIER();
+	*slot = (uint64_t)(uintptr_t)rt_patch_return;
+	RT_COMPILER_BARRIER();
+	RT_GUARD(pt->busy, nested);
+	/* the return address is the call site the entry records */
+	rt_probe_enter((void *)(uintptr_t)fn, (void *)(uintptr_t)orig);
+}
+
 /* (no frame pointer: the exception hooks below need theirs, not this) */
 RT_PATCH_NO_FRAME_POINTER void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 {
@@ -228,19 +253,7 @@ RT_PATCH_NO_FRAME_POINTER void rt_patch_enter(uint64_t ret_into_fn, uint64_t *sl
 		 * frame was left and this is no tail call: a push */
 		if (RT_LIKELY(orig != (uint64_t)(uintptr_t)rt_patch_return && n < RT_PATCH_DEPTH &&
 			      (n == 0 || pt->e[n - 1].slot > slot))) {
-			pt->n = n + 1;
-			RT_COMPILER_BARRIER();
-			struct rt_patch_ent *e = &pt->e[n];
-			uint64_t fn = rt_patch_function(ret_into_fn, tramp);
-			e->slot = slot;
-			e->orig = orig;
-			e->fn = fn;
-			e->restored = 0;
-			RT_COMPILER_BARRIER();
-			*slot = (uint64_t)(uintptr_t)rt_patch_return;
-			RT_COMPILER_BARRIER();
-			RT_GUARD(pt->busy, 0);
-			rt_probe_enter((void *)(uintptr_t)fn, (void *)(uintptr_t)orig);
+			rt_patch_push(pt, n, ret_into_fn, slot, tramp, orig, 0);
 			return;
 		}
 		RT_GUARD(pt->busy, 0);
@@ -300,22 +313,7 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 		RT_GUARD(pt->busy, nested);
 		return;
 	}
-	pt->n = i + 1;
-	RT_COMPILER_BARRIER();
-	struct rt_patch_ent *e = &pt->e[i];
-	/* a trampoline (rt_patch_cs.c) holds its function's address before
-	 * its 6-byte call */
-	uint64_t fn = rt_patch_function(ret_into_fn, tramp);
-	e->slot = slot;
-	e->orig = orig;
-	e->fn = fn;
-	e->restored = 0;
-	RT_COMPILER_BARRIER();
-	*slot = (uint64_t)(uintptr_t)rt_patch_return;
-	RT_COMPILER_BARRIER();
-	RT_GUARD(pt->busy, nested);
-	/* the return address is the call site the entry records */
-	rt_probe_enter((void *)(uintptr_t)fn, (void *)(uintptr_t)orig);
+	rt_patch_push(pt, i, ret_into_fn, slot, tramp, orig, nested);
 }
 
 /* A patched function returned through slot: its caller's address. */
