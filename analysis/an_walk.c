@@ -23,15 +23,8 @@ uint64_t an_call_half(const struct fmt_process *p)
 /* (an_walk.h) */
 void an_open_count_add(uint32_t **on, uint32_t *cap, uint32_t fn)
 {
-	if (fn >= *cap) {
-		uint32_t ncap = *cap;
-		while (ncap <= fn)
-			ncap *= 2;
-		uint32_t *grown = xrealloc(*on, ncap * sizeof(**on));
-		memset(grown + *cap, 0, (ncap - *cap) * sizeof(*grown));
-		*on = grown;
-		*cap = ncap;
-	}
+	if (fn >= *cap)
+		*on = util_grow_zeroed(*on, cap, fn, sizeof(**on));
 	(*on)[fn]++;
 }
 

@@ -37,14 +37,8 @@ struct lib_kinds {
 
 static inline unsigned fn_kind(struct lib_kinds *lk, const struct fmt_process *p, uint32_t fn, uint64_t addr)
 {
-	if (fn >= lk->cap) {
-		uint32_t cap = lk->cap ? lk->cap : 256;
-		while (cap <= fn)
-			cap *= 2;
-		lk->k = xrealloc(lk->k, cap);
-		memset(lk->k + lk->cap, 0, cap - lk->cap);
-		lk->cap = cap;
-	}
+	if (fn >= lk->cap)
+		UTIL_GROW_ZEROED(lk->k, lk->cap, fn);
 	if (!lk->k[fn])
 		lk->k[fn] = fmt_is_lib_fn(p, addr) ? EV_LIB : EV_FUNC;
 	return lk->k[fn];

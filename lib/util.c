@@ -69,6 +69,19 @@ void *util_grow1(void *p, size_t n, size_t size)
 	return xrealloc(p, (n ? 2 * n : 1) * size);
 }
 
+void *util_grow_zeroed(void *p, uint32_t *cap, uint32_t i, size_t size)
+{
+	uint32_t ncap = *cap ? *cap : 256;
+	while (ncap <= i)
+		ncap *= 2;
+	if (ncap == *cap)
+		return p;
+	p = xrealloc(p, (size_t)ncap * size);
+	memset((char *)p + (size_t)*cap * size, 0, (size_t)(ncap - *cap) * size);
+	*cap = ncap;
+	return p;
+}
+
 void util_index_reserve(struct util_index *ix, uint32_t n, uint64_t (*entry_hash)(const void *ctx, uint32_t i),
 			const void *ctx)
 {

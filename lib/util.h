@@ -36,6 +36,16 @@ void *util_grow1(void *p, size_t n, size_t size);
 #define UTIL_GROW1(p, n) ((p) = util_grow1((p), (n), sizeof(*(p))))
 
 /*
+ * Room for index i of an array indexed by number (a function's, say),
+ * *cap elements long, whose elements not yet set are zero: the capacity
+ * doubles (from 256 when 0) until it holds i, and the new elements are
+ * zero.  The caller tests i >= *cap first (a hot path keeps that inline).
+ *   if (i >= cap) UTIL_GROW_ZEROED(a, cap, i);
+ */
+void *util_grow_zeroed(void *p, uint32_t *cap, uint32_t i, size_t size);
+#define UTIL_GROW_ZEROED(p, cap, i) ((p) = util_grow_zeroed((p), &(cap), (i), sizeof(*(p))))
+
+/*
  * An open-addressing index over a caller's array of entries: its slots
  * hold entry numbers (UTIL_INDEX_EMPTY: none), probed linearly from the
  * hash of a key; the entries, their keys and what makes two equal stay

@@ -236,14 +236,8 @@ static uint64_t pp_mapping_of(struct pp_samp *ps, uint32_t proc, uint64_t pc)
 
 static void pp_use_fn(struct pp_samp *ps, uint32_t fn)
 {
-	if (fn >= ps->fn_cap) {
-		uint32_t ncap = ps->fn_cap ? ps->fn_cap : 256;
-		while (ncap <= fn)
-			ncap *= 2;
-		ps->fn_used = xrealloc(ps->fn_used, ncap);
-		memset(ps->fn_used + ps->fn_cap, 0, ncap - ps->fn_cap);
-		ps->fn_cap = ncap;
-	}
+	if (fn >= ps->fn_cap)
+		UTIL_GROW_ZEROED(ps->fn_used, ps->fn_cap, fn);
 	ps->fn_used[fn] = 1;
 }
 

@@ -9,12 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evbuild.h"
 #include "../../format/fmt_sample.h"
 #include "../../analysis/analysis.h"
 #include "../../analysis/an_view.h"
+#include "../../lib/util.h"
 
 static const struct an_row *find(const struct an_row *rows, uint32_t n, const char *name)
 {
@@ -42,6 +44,28 @@ static void run(struct fmt_data *d, struct an_result *r)
 }
 
 /* doc/numbers.md (instrumentation), worked example */
+/* lib/util.c's UTIL_GROW_ZEROED, which the walk's per-function tables use:
+ * capacities double from 256, what was there stays, the rest is zero */
+static void test_grow_zeroed(void **state)
+{
+	(void)state;
+	uint32_t *a = NULL, cap = 0;
+	UTIL_GROW_ZEROED(a, cap, 300);
+	assert_int_equal(cap, 512);
+	for (uint32_t i = 0; i < cap; i++)
+		assert_int_equal(a[i], 0);
+	a[300] = 7;
+	uint32_t *same = a;
+	UTIL_GROW_ZEROED(a, cap, 511); /* held already */
+	assert_ptr_equal(a, same);
+	assert_int_equal(cap, 512);
+	UTIL_GROW_ZEROED(a, cap, 5000);
+	assert_int_equal(cap, 8192);
+	for (uint32_t i = 0; i < cap; i++)
+		assert_int_equal(a[i], i == 300 ? 7 : 0);
+	free(a);
+}
+
 static void test_spec_example(void **state)
 {
 	(void)state;
@@ -654,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_filter_instr_thread),
 		cmocka_unit_test(test_filter_sampling),
 		cmocka_unit_test(test_sampling_caller_at_zero),
+		cmocka_unit_test(test_grow_zeroed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
