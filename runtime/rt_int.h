@@ -123,7 +123,8 @@ struct rt_thread {
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
 	struct rt_ret rets[RT_RETS];
 	int vec_busy;             /* vec_area holds the program's registers (rt.c) */
-	int recal_due;            /* a chunk switch asks for a calibration (rt_after) */
+	int recal_due;            /* set by a chunk switch (rt_next_chunk): a calibration
+				   * once the probe is done (rt_after_lean, rt_probe_at) */
 	/* the program's ymm/zmm upper parts, zmm16-31 and masks (XSAVE's
 	 * standard form up to Hi16_ZMM: 2,688 bytes) while the probes' slow
 	 * paths run; here, not on the stack, which may be small (a clone
