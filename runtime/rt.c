@@ -1597,6 +1597,68 @@ RT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	errno = e;
 	return r;
 }
+
+/* The child of syscall(SYS_fork), or of SYS_clone / SYS_clone3 without
+ * CLONE_VM: a process, as clone() above makes, on a copy of the stack the
+ * parent called from (which may be a coroutine's small one). */
+static void rt_raw_fork_child(void)
+{
+	rt_patch_fork_child();
+	uint8_t *stack = mmap(NULL, RT_CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED) {
+		rt_g.enabled = 0; /* no recording rather than a fault */
+		rt_self.state = RT_DONE;
+		return;
+	}
+	arch_call_on_stack(stack + RT_CLONE_STACK, rt_atfork_child);
+	munmap(stack, RT_CLONE_STACK);
+}
+
+/* Whether a raw system call makes a new process that keeps running this
+ * thread's code (with no pthread_atfork handler), and not a thread or a
+ * vfork child sharing our memory, nor one with a TLS of its own. */
+static int rt_raw_forks(long nr, long a, long b)
+{
+	uint64_t flags;
+	if (nr == SYS_fork)
+		return 1;
+	if (nr == SYS_clone)
+		flags = (uint64_t)a;
+#ifdef SYS_clone3
+	else if (nr == SYS_clone3 && a && (size_t)b >= sizeof(uint64_t))
+		memcpy(&flags, (const void *)a, sizeof(flags)); /* struct clone_args' first member */
+#endif
+	else
+		return 0;
+	return !(flags & (CLONE_VM | CLONE_SETTLS | CLONE_VFORK));
+}
+
+/*
+ * syscall(SYS_clone, SIGCHLD, 0, ...) and the like make a process as fork
+ * does but run no pthread_atfork handler: the child kept the parent's
+ * thread state, and its first probe faulted on the parent's perf page (not
+ * copied: VM_DONTCOPY), killing a child that runs fine without stint.  So
+ * syscall() is taken over: the call itself is glibc's (the same
+ * instruction, errno set from the same result), and a child of those calls
+ * starts recording as a fork child does.  Other numbers pass through.
+ */
+RT_API long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	va_end(ap);
+	int forks = rt_raw_forks(nr, a, b);
+	long r = arch_syscall6(nr, a, b, c, d, e, f);
+	if (r == 0 && forks && rt_g.enabled)
+		rt_raw_fork_child();
+	if ((unsigned long)r > -4096ul) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
 #endif
 
 /*

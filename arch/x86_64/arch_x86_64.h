@@ -91,6 +91,21 @@ static inline int arch_at_syscall(uintptr_t pc)
 	return (pc & 0xfff) >= 2 && b[-2] == 0x0f && b[-1] == 0x05;
 }
 
+/* A system call with up to six arguments, as glibc's syscall() makes it
+ * but returning the kernel's result (-errno on failure) as it is. */
+static inline long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 /* Where longjmp(env) will land: glibc keeps the stack pointer mangled with
  * the thread's pointer guard in __jmpbuf[6] (x86_64 ABI of glibc). */
 static inline uint64_t arch_longjmp_sp(const uint64_t *env)

@@ -1219,6 +1219,28 @@ def test_clone_child(c):
 
 
 @test
+def test_raw_fork_child(c):
+    """Processes made through syscall(): SYS_fork, SYS_clone with SIGCHLD and SYS_clone3
+    without CLONE_VM (no pthread_atfork handler runs in them). Each child's first probe
+    faulted on the parent's perf page, which the kernel does not copy: killed by SIGSEGV
+    under stint, exit 7 without. Now each runs as without stint and is recorded as a
+    process of its own, built with -finstrument-functions and patched at load."""
+    for name in ("e2e_raw_fork", "e2e_raw_fork_plain"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        children = alone.count("exited 7")
+        check(children >= 2 and "killed" not in alone, "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog])
+        check(sorted(rec.stdout.splitlines()) == sorted(alone.splitlines()),
+              "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        check(len(rep["processes"]) == 1 + children, "%s: processes %s" % (name, rep["processes"]))
+        expect_calls(rep, {"child_work": 3 * children, "child_main": children, "make_child": 3, "main": 1})
+
+
+@test
 def test_run_through_dynamic_linker(c):
     """stint record -- /lib64/ld-linux-x86-64.so.2 ./app: the dynamic linker run as a program
     loads the program and honours LD_PRELOAD; it was refused as statically linked. An
