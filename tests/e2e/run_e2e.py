@@ -1165,7 +1165,7 @@ def test_patched_xmm_registers(c):
     on two threads, across chunk switches, and with --function (the selection's slow path):
     no register half changes under stint. The trampolines save the general registers only;
     before, the return trampoline also put the return address into xmm15's upper half."""
-    for name in ("e2e_patch_xmm_plain", "e2e_patch_xmm_fentry"):
+    for name in ("e2e_patch_xmm_fentry", "e2e_patch_xmm_plain"):
         if name.endswith("_plain"):
             c.need_capstone()
         prog = c.prog(name)
