@@ -171,6 +171,13 @@ static void patch_notes(struct fmt_data *d, const struct rec_patch_info *p, int 
 			*w++ = *c == ' ' || *c == ',' ? '_' : *c;
 	}
 	*w = 0;
+	/* the spool's word (rec_spool_read) stays */
+	const char *u = d->notes ? strstr(d->notes, "unrecorded=") : NULL;
+	if (u && (u == d->notes || u[-1] == ' ')) {
+		char *n = xasprintf("%s %.*s", s, (int)strcspn(u, " "), u);
+		free(s);
+		s = n;
+	}
 	free(d->notes);
 	d->notes = s;
 }
@@ -915,6 +922,12 @@ int cmd_record(int argc, char **argv)
 		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d->nprocs,
 		     d->nprocs == 1 ? "" : "es", d->nthreads, d->nthreads == 1 ? "" : "s",
 		     (double)bytes / 1e6, output);
+		const char *u = d->notes ? strstr(d->notes, "unrecorded=") : NULL;
+		if (u && (u == d->notes || u[-1] == ' '))
+			warn("%lu more thread%s not recorded: %s started when the program had no file descriptor "
+			     "free (its RLIMIT_NOFILE used up)", strtoul(u + 11, NULL, 10),
+			     strtoul(u + 11, NULL, 10) == 1 ? " was" : "s were",
+			     strtoul(u + 11, NULL, 10) == 1 ? "it" : "they");
 	}
 	rec_session_end(&rs);
 	rec_patch_free(&pinfo);

@@ -61,6 +61,10 @@ enum fmt_spool_flags {
 	FMT_SPOOL_ORPHANED = 1 << 4, /* the recorder died (stint record was
 				      * killed): recording stopped, the program
 				      * ran on */
+	FMT_SPOOL_NOFILES = 1 << 5,  /* no file descriptor for the next chunk
+				      * (the program held all its RLIMIT_NOFILE
+				      * allows, and the limit could not be
+				      * raised): recording stopped early */
 };
 
 struct fmt_spool_hdr {
@@ -71,7 +75,10 @@ struct fmt_spool_hdr {
 	int32_t tid;
 	uint64_t start_time;     /* clock ticks at the thread's first event */
 	volatile uint32_t flags; /* enum fmt_spool_flags */
-	uint32_t reserved;
+	/* threads of this process that started with no file descriptor free
+	 * (RLIMIT_NOFILE used up) and so were not recorded, counted in one
+	 * recording thread's header (0 in the others; a spare field before) */
+	volatile uint32_t unrecorded;
 	char name[16];           /* thread name, updated when it changes */
 	uint64_t calib_ticks;    /* measured probe cost of this thread, 0 = unknown */
 	volatile uint32_t nused; /* chunks whose used[] entry is final */

@@ -116,6 +116,7 @@ enum fmt_thr_flags {
 	FMT_THR_CAPPED = 1 << 3,  /* recording stopped at a per-thread limit (7.5 GiB,
 				   * runtimes before the limit was lifted) */
 	FMT_THR_ORPHANED = 1 << 4,/* recording stopped: the recorder was killed */
+	FMT_THR_NOFILES = 1 << 5, /* recording stopped early: the program had no file descriptor free */
 };
 
 /* ------------------------------------------------------------------------

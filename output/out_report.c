@@ -477,6 +477,9 @@ static void print_recorded_selection(FILE *f, const char *notes)
 		   "#   their time is their callers' exclusive time (doc/stint-record.md)\n", b);
 }
 
+/* a count in the data file's notes ("key=digits"), "0" when there is none */
+static const char *note_get(const char *notes, const char *key, char *buf, size_t n);
+
 static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
 				   const struct out_opts *o)
 {
@@ -534,6 +537,11 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		fprintf(f, "# lost events: %" PRIu64 "\n", r->lost);
 	if (d->damage)
 		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
+	char ub[32];
+	unsigned long long unrecorded = strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10);
+	if (unrecorded)
+		fprintf(f, "# not recorded: %llu thread%s, started when the program had no file descriptor free "
+			   "(RLIMIT_NOFILE)\n", unrecorded, unrecorded == 1 ? "" : "s");
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		if (d->threads[i].flags & FMT_THR_NOSPACE)
 			fprintf(f, "# thread %u: the disk filled during recording; its later events are missing\n",
@@ -541,6 +549,10 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		else if (d->threads[i].flags & FMT_THR_CAPPED)
 			fprintf(f, "# thread %u: reached the per-thread limit of 7.5 GiB of events of an older "
 				   "stint; its later events are missing\n",
+				d->threads[i].tid);
+		else if (d->threads[i].flags & FMT_THR_NOFILES)
+			fprintf(f, "# thread %u: the program had no file descriptor free (RLIMIT_NOFILE) when the "
+				   "recording needed one; its later events are missing\n",
 				d->threads[i].tid);
 		else if (d->threads[i].flags & FMT_THR_ORPHANED)
 			fprintf(f, "# thread %u: stint record was killed while it ran; its later events are "
@@ -585,6 +597,9 @@ static void instr_json_head(FILE *f, const struct fmt_data *d, const struct an_r
 	out_patch_json(f, d->notes);
 	json_selection(f, r, o);
 	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
+	char ub[32];
+	fprintf(f, ",\n\"unrecorded_threads\":%llu",
+		strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10));
 	char rsel[4096];
 	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
 		fputs(",\n\"recorded_selection\":", f);

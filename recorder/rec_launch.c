@@ -314,7 +314,7 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 
 /*
  * Say at once, while the program runs on, when a thread's recording stopped
- * (the disk filled): once per buffer file.
+ * (the disk filled, or no file descriptor was free): once per buffer file.
  */
 static void spool_warn_stopped(int fd, const char *name)
 {
@@ -322,7 +322,7 @@ static void spool_warn_stopped(int fd, const char *name)
 	static size_t nwarned;
 	uint32_t flags = 0;
 	if (pread(fd, &flags, sizeof(flags), offsetof(struct fmt_spool_hdr, flags)) != sizeof(flags) ||
-	    !(flags & FMT_SPOOL_NOSPACE))
+	    !(flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_NOFILES)))
 		return;
 	for (size_t i = 0; i < nwarned; i++)
 		if (strcmp(warned[i], name) == 0)
@@ -332,8 +332,13 @@ static void spool_warn_stopped(int fd, const char *name)
 	int32_t tid = 0;
 	if (pread(fd, &tid, sizeof(tid), offsetof(struct fmt_spool_hdr, tid)) != sizeof(tid))
 		tid = 0;
-	warn("the disk is full: thread %d stopped recording (the program runs on; "
-	     "what was recorded is kept)", (int)tid);
+	if (flags & FMT_SPOOL_NOFILES)
+		warn("the program has no file descriptor free (its RLIMIT_NOFILE is used up and could not be "
+		     "raised): thread %d stopped recording (the program runs on; what was recorded is kept)",
+		     (int)tid);
+	else
+		warn("the disk is full: thread %d stopped recording (the program runs on; "
+		     "what was recorded is kept)", (int)tid);
 }
 
 /*

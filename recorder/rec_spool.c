@@ -568,6 +568,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 	if (rec_spool_scan(dir, ".buf", &procs, &nprocs, err, errlen) < 0)
 		return -1;
 	d->procs = xcalloc(nprocs, sizeof(*d->procs));
+	uint64_t unrecorded = 0;
 	for (uint32_t pi = 0; pi < nprocs; pi++) {
 		struct rec_spool_key *sp = &procs[pi];
 		struct fmt_process *p = &d->procs[d->nprocs];
@@ -624,6 +625,9 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 				t->flags |= FMT_THR_CAPPED;
 			if (h->flags & FMT_SPOOL_ORPHANED)
 				t->flags |= FMT_THR_ORPHANED;
+			if (h->flags & FMT_SPOOL_NOFILES)
+				t->flags |= FMT_THR_NOFILES;
+			unrecorded += h->unrecorded;
 			if (h->flags & FMT_SPOOL_ENDED)
 				t->flags |= FMT_THR_ENDED;
 			if (!p->cost && h->calib_ticks)
@@ -699,6 +703,12 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		free(plt);
 	}
 	rec_spool_keys_free(procs, nprocs);
+	if (unrecorded) { /* the report says how many threads are missing */
+		char *n = xasprintf("%s%sunrecorded=%llu", d->notes ? d->notes : "", d->notes && *d->notes ? " " : "",
+				    (unsigned long long)unrecorded);
+		free(d->notes);
+		d->notes = n;
+	}
 	return 0;
 }
 

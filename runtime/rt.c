@@ -102,7 +102,7 @@ static int rt_env_ready(void)
 		return 1;
 	if (rt_env_failed)
 		return 0;
-	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	int fd = rt_file_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
 	size_t cap = 65536;
 	char *buf = fd >= 0 ? rt_mem_grow(NULL, 0, cap) : NULL;
 	while (buf) {
@@ -233,6 +233,11 @@ static volatile uint32_t *rt_open_switch_page(void)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	struct rlimit old;
+	if (fd < 0 && errno == EMFILE && rt_file_room_begin(&old)) { /* rt_file_open */
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		rt_file_room_end(&old);
+	}
 	if (fd < 0)
 		return NULL;
 	void *page = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
@@ -350,14 +355,15 @@ static void rt_next_sample(struct rt_thread *t, uint64_t now)
 	rt_set_limit(t);
 }
 
-/* Map chunk number t->chunk of the buffer file; 0 on success. */
-static int rt_map_chunk(struct rt_thread *t)
+/* Map chunk number t->chunk of the buffer file; 0 on success, else the
+ * spool flag that says why not (FMT_SPOOL_NOSPACE or FMT_SPOOL_NOFILES). */
+static uint32_t rt_map_chunk(struct rt_thread *t)
 {
 	char path[4096];
 	rt_thread_path(t, "buf", path, sizeof(path));
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
+		return errno == EMFILE || errno == ENFILE ? FMT_SPOOL_NOFILES : FMT_SPOOL_NOSPACE;
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
 	int err = posix_fallocate(fd, (off_t)t->chunk_off, (off_t)size);
 	if (err == EOPNOTSUPP || err == EINVAL)
@@ -366,7 +372,7 @@ static int rt_map_chunk(struct rt_thread *t)
 		      : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)t->chunk_off);
 	close(fd);
 	if (m == MAP_FAILED)
-		return -1;
+		return FMT_SPOOL_NOSPACE;
 	/* fault the chunk in, writable, in one call rather than one write fault
 	 * per page while the program runs (MAP_POPULATE maps shared file pages
 	 * read-only); older kernels fall back to MAP_POPULATE's behaviour */
@@ -446,9 +452,10 @@ static int rt_next_chunk_work(struct rt_thread *t)
 	}
 	t->chunk_off += size;
 	t->chunk++;
-	if (rt_map_chunk(t) < 0) {
+	uint32_t why = rt_map_chunk(t);
+	if (why) {
 		t->chunk_base = NULL;
-		rt_stop_thread(t, FMT_SPOOL_NOSPACE);
+		rt_stop_thread(t, why);
 		return -1;
 	}
 	rt_mark_overhead(t);
@@ -601,14 +608,21 @@ static int rt_thread_start_work(struct rt_thread *t)
 	t->tid = (pid_t)syscall(SYS_gettid);
 	char path[4096];
 	rt_thread_path(t, "buf", path, sizeof(path));
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	int fd = rt_file_open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		if ((errno == EMFILE || errno == ENFILE) && rt_g.count_hdr)
+			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
 		goto fail;
+	}
 	if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) != 0 && ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0) {
 		close(fd);
 		goto fail;
 	}
 	t->hdr = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!rt_g.count_hdr && t->hdr != MAP_FAILED) {
+		void *m = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		rt_g.count_hdr = m == MAP_FAILED ? NULL : m;
+	}
 	close(fd);
 	if (t->hdr == MAP_FAILED) {
 		t->hdr = NULL;
@@ -616,15 +630,16 @@ static int rt_thread_start_work(struct rt_thread *t)
 	}
 	t->chunk = 0;
 	t->chunk_off = FMT_SPOOL_DATA_OFF;
-	if (rt_map_chunk(t) < 0) {
-		t->hdr->flags |= FMT_SPOOL_NOSPACE;
+	uint32_t why = rt_map_chunk(t);
+	if (why) {
+		t->hdr->flags |= why;
 		goto fail;
 	}
 	memset(&t->c, 0, sizeof(t->c));
 	t->depth = 0;
 	t->lock = NULL;
 	rt_thread_path(t, "fns", path, sizeof(path));
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = rt_file_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
 	if (!t->seen) {
@@ -730,7 +745,7 @@ static void rt_note_write(struct rt_thread *t, uint64_t fn)
 {
 	char path[4096];
 	rt_thread_path(t, "fns", path, sizeof(path));
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	int fd = rt_file_open(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
 	ssize_t w = write(fd, &fn, sizeof(fn));
@@ -1477,6 +1492,10 @@ static void rt_atfork_child(void)
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
 	}
+	if (rt_g.count_hdr) {
+		munmap(rt_g.count_hdr, FMT_SPOOL_HDR_SIZE);
+		rt_g.count_hdr = NULL;
+	}
 	uint64_t *seen = t->seen;
 	/* library calls in flight (fork itself) still return through us */
 	uint32_t nrets = t->nrets;
@@ -1518,6 +1537,7 @@ void rt_vfork_child(void)
 	if (!rt_g.enabled)
 		return;
 	rt_sel_vfork(1);
+	rt_g.count_hdr = NULL; /* the parent's (its rt_g is put back when it resumes) */
 	uint64_t open[RT_STACK];
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;

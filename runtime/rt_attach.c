@@ -295,5 +295,8 @@ RT_API int stint_detach_end(void)
 	if (rt_frames)
 		munmap(rt_frames, rt_frames_len);
 	rt_frames = NULL;
+	if (rt_g.count_hdr) /* nothing of the spool stays mapped */
+		munmap(rt_g.count_hdr, FMT_SPOOL_HDR_SIZE);
+	rt_g.count_hdr = NULL;
 	return 0;
 }

@@ -7,11 +7,14 @@
 #ifndef STINT_RT_FILE_H
 #define STINT_RT_FILE_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,11 +45,55 @@ static inline int rt_file_abs(char *buf, size_t n, const char *spool)
 	return 1;
 }
 
+/*
+ * Room for one more descriptor when the program holds all that its
+ * RLIMIT_NOFILE allows (a call failed with EMFILE): the soft limit is
+ * raised (the hard one too where that is permitted, as for root) until
+ * rt_file_room_end puts *old back.  The runtime keeps no descriptor beyond
+ * the call that opened it, so the program's own count never changes; an
+ * open of the program's in another thread within that moment may get a
+ * descriptor where it would have failed.  0 when the limit cannot move.
+ * (The raw system call: a program may define its own setrlimit.)
+ */
+static inline int rt_file_room_begin(struct rlimit *old)
+{
+	int e = errno, ok = 0;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, old) == 0) {
+		struct rlimit room = *old;
+		room.rlim_cur += 16;
+		if (room.rlim_max < room.rlim_cur)
+			room.rlim_max = room.rlim_cur;
+		ok = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &room, NULL) == 0;
+	}
+	errno = e;
+	return ok;
+}
+
+static inline void rt_file_room_end(const struct rlimit *old)
+{
+	int e = errno;
+	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, old, NULL);
+	errno = e;
+}
+
+/* open(2), also when the program has used up its descriptors
+ * (rt_file_room_begin).  Async-signal-safe. */
+static inline int rt_file_open(const char *path, int flags, mode_t mode)
+{
+	int fd = open(path, flags, mode);
+	struct rlimit old;
+	if (fd < 0 && errno == EMFILE && rt_file_room_begin(&old)) {
+		fd = open(path, flags, mode);
+		rt_file_room_end(&old);
+	}
+	return fd;
+}
+
 static inline void rt_file_write(const char *path, const void *data, size_t len)
 {
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)syscall(SYS_gettid));
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = rt_file_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
 	const char *p = data;
@@ -74,7 +121,7 @@ static inline int rt_file_proc_stat(int pid, char *state, unsigned long long *st
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
@@ -125,8 +172,13 @@ static inline int rt_file_recorder_gone(int pid, unsigned long long start)
 	unsigned long long now;
 	if (pid <= 0)
 		return 0;
-	if (rt_file_proc_stat(pid, &state, &now) < 0)
+	if (rt_file_proc_stat(pid, &state, &now) < 0) {
+		/* no descriptor to read it with (the program's or the system's
+		 * are used up): then only a recorder that no longer exists is gone */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+			return kill(pid, 0) < 0 && errno == ESRCH;
 		return 1;
+	}
 	return state == 'Z' || state == 'X' || now != start;
 }
 
@@ -148,7 +200,7 @@ static inline void *rt_mem_grow(void *old, size_t oldsize, size_t newsize)
  * after the text head (NULL: none). */
 static inline void rt_file_copy_head(const char *from, const char *path, const char *head)
 {
-	int fd = open(from, O_RDONLY | O_CLOEXEC);
+	int fd = rt_file_open(from, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
 	size_t cap = 65536, n = 0;

@@ -176,6 +176,10 @@ struct rt_global {
 		uint32_t samples;             /* how many the median was taken of */
 		uint64_t min, max;            /* and the least and greatest */
 	} recal;
+	/* the header of the process's first recording thread, mapped until the
+	 * process ends: threads that cannot record for want of a file
+	 * descriptor are counted there (fmt_spool_hdr.unrecorded) */
+	struct fmt_spool_hdr *count_hdr;
 };
 
 extern struct rt_global rt_g;

@@ -1240,6 +1240,44 @@ def test_raw_fork_child(c):
         expect_calls(rep, {"child_work": 3 * children, "child_main": children, "make_child": 3, "main": 1})
 
 
+def has_cap_sys_resource():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> 24 & 1)  # CAP_SYS_RESOURCE
+    return False
+
+
+@test
+def test_descriptors_used_up(c):
+    """A program that lowers RLIMIT_NOFILE and opens files until EMFILE, then starts two
+    threads: the runtime opens its spool files by raising the soft limit for the moment (it
+    keeps no descriptor, so the program gets as many as alone). Before, the failed open of
+    /proc/<recorder>/stat was taken for a killed recorder: recording stopped in the whole
+    process, the two threads were missing and the report blamed a killed stint record. With
+    the hard limit lowered too (and no CAP_SYS_RESOURCE), what cannot be recorded is said
+    as it is: no file descriptor free, the threads not recorded counted."""
+    prog = c.prog("e2e_fd_exhaust")
+    for mode in ([], ["hard"]):
+        alone = c.run([prog] + mode, expect=0).stdout
+        check(alone.startswith("opened "), "alone printed %r" % alone)
+        rec, data = c.record([prog] + mode)
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (mode, rec.stdout, alone))
+        check("killed" not in rec.stderr and "disk" not in rec.stderr, "record said: %s" % rec.stderr)
+        rep = c.report_json(data)
+        text = c.run([c.stint, "report", "-i", data], expect=0).stdout
+        check("killed" not in text and "disk" not in text, "the report said:\n%s" % text)
+        if not mode or has_cap_sys_resource():
+            check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
+                  "%s: threads %s, unrecorded %s" % (mode, rep["threads"], rep["unrecorded_threads"]))
+            expect_calls(rep, {"work": 300000, "worker": 3, "main": 1})
+        else:
+            check(rep["unrecorded_threads"] == 2, "unrecorded_threads %s" % rep["unrecorded_threads"])
+            check("not recorded: 2 threads" in text and "no file descriptor free" in text,
+                  "the report said:\n%s" % text)
+            check("2 more threads were not recorded" in rec.stderr, "record said: %s" % rec.stderr)
+
+
 @test
 def test_run_through_dynamic_linker(c):
     """stint record -- /lib64/ld-linux-x86-64.so.2 ./app: the dynamic linker run as a program
