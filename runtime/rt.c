@@ -34,6 +34,7 @@
 #include "../arch/arch.h"
 #include "rt_exec.h"
 #include "rt_file.h"
+#include "rt_fork.h"
 #include "rt_int.h"
 #include "rt_patch.h"
 #include "rt_select.h"
@@ -1561,43 +1562,28 @@ void rt_vfork_child(void)
 
 #ifndef RT_ATTACH_LIB
 /*
- * clone() without CLONE_VM makes a process as fork does, but runs no
- * pthread_atfork handler: the child kept the parent's thread state, whose
- * perf page the kernel does not copy (VM_DONTCOPY), and its first probe
- * faulted (googletest's "threadsafe" death tests clone a child that execs).
- * The child now starts with what a fork child does (rt_atfork_child),
- * then runs the program's function.
+ * clone() without CLONE_VM, and syscall(SYS_clone, SIGCHLD, ...) and the
+ * like, make a process as fork does but run no pthread_atfork handler: the
+ * child kept the parent's thread state, whose perf page the kernel does not
+ * copy (VM_DONTCOPY), and its first probe faulted (googletest's
+ * "threadsafe" death tests clone a child that execs), killing a child that
+ * runs fine without stint.  The child now starts with what a fork child
+ * does (rt_fork.h), then runs on.
  */
-struct rt_clone_call {
-	int (*fn)(void *);
-	void *arg;
-	uint8_t *stack; /* RT_CLONE_STACK bytes for rt_atfork_child */
-};
-
-#define RT_CLONE_STACK (256u << 10)
-
-/* the setup runs on a stack of its own: a clone child's may be a page or two
- * (googletest's), too small for starting a recording */
 ARCH_CALL_ON_STACK_ASM;
 
-static int rt_clone_child(void *p)
+static void rt_fork_started(void)
 {
-	/* the parent's frame, copied with its memory */
-	struct rt_clone_call c = *(struct rt_clone_call *)p;
-	/* (no atfork handler runs in it: the patcher's locks too) */
-	rt_patch_fork_child();
-	if (c.stack != MAP_FAILED) {
-		arch_call_on_stack(c.stack + RT_CLONE_STACK, rt_atfork_child);
-		munmap(c.stack, RT_CLONE_STACK);
-	}
-	return c.fn(c.arg);
+	rt_patch_fork_child(); /* (no atfork handler ran: the patcher's locks too) */
+	if (rt_g.enabled)
+		rt_fork_child_setup(rt_atfork_child);
 }
 
 RT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
-	static int (*real)(int (*)(void *), void *, int, void *, ...);
+	static rt_fork_clone_fn real;
 	if (!real)
-		real = (int (*)(int (*)(void *), void *, int, void *, ...))dlsym(RTLD_NEXT, "clone");
+		real = (rt_fork_clone_fn)dlsym(RTLD_NEXT, "clone");
 	if (!real) {
 		errno = ENOSYS;
 		return -1;
@@ -1606,77 +1592,15 @@ RT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	va_start(ap, arg); /* read only for the flags that use them, as the kernel does */
 	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *);
 	va_end(ap);
-	if ((flags & CLONE_VM) || !fn)
-		return real(fn, stack, flags, arg, ptid, tls, ctid);
-	struct rt_clone_call c = {fn, arg, NULL};
-	c.stack = mmap(NULL, RT_CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int r = real(rt_clone_child, stack, flags, &c, ptid, tls, ctid);
-	int e = errno;
-	if (c.stack != MAP_FAILED) /* the child has its own copy */
-		munmap(c.stack, RT_CLONE_STACK);
-	errno = e;
-	return r;
+	return rt_fork_clone(real, fn, stack, flags, arg, ptid, tls, ctid, rt_fork_started);
 }
 
-/* The child of syscall(SYS_fork), or of SYS_clone / SYS_clone3 without
- * CLONE_VM: a process, as clone() above makes, on a copy of the stack the
- * parent called from (which may be a coroutine's small one). */
-static void rt_raw_fork_child(void)
-{
-	rt_patch_fork_child();
-	uint8_t *stack = mmap(NULL, RT_CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (stack == MAP_FAILED) {
-		rt_g.enabled = 0; /* no recording rather than a fault */
-		rt_self.state = RT_DONE;
-		return;
-	}
-	arch_call_on_stack(stack + RT_CLONE_STACK, rt_atfork_child);
-	munmap(stack, RT_CLONE_STACK);
-}
-
-/* Whether a raw system call makes a new process that keeps running this
- * thread's code (with no pthread_atfork handler), and not a thread or a
- * vfork child sharing our memory, nor one with a TLS of its own. */
-static int rt_raw_forks(long nr, long a, long b)
-{
-	uint64_t flags;
-	if (nr == SYS_fork)
-		return 1;
-	if (nr == SYS_clone)
-		flags = (uint64_t)a;
-#ifdef SYS_clone3
-	else if (nr == SYS_clone3 && a && (size_t)b >= sizeof(uint64_t))
-		memcpy(&flags, (const void *)a, sizeof(flags)); /* struct clone_args' first member */
-#endif
-	else
-		return 0;
-	return !(flags & (CLONE_VM | CLONE_SETTLS | CLONE_VFORK));
-}
-
-/*
- * syscall(SYS_clone, SIGCHLD, 0, ...) and the like make a process as fork
- * does but run no pthread_atfork handler: the child kept the parent's
- * thread state, and its first probe faulted on the parent's perf page (not
- * copied: VM_DONTCOPY), killing a child that runs fine without stint.  So
- * syscall() is taken over: the call itself is glibc's (the same
- * instruction, errno set from the same result), and a child of those calls
- * starts recording as a fork child does.  Other numbers pass through.
- */
 RT_API long syscall(long nr, ...)
 {
 	va_list ap;
 	va_start(ap, nr);
-	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
-	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	long r = rt_fork_syscall(nr, ap, rt_fork_started);
 	va_end(ap);
-	int forks = rt_raw_forks(nr, a, b);
-	long r = arch_syscall6(nr, a, b, c, d, e, f);
-	if (r == 0 && forks && rt_g.enabled)
-		rt_raw_fork_child();
-	if ((unsigned long)r > -4096ul) {
-		errno = (int)-r;
-		return -1;
-	}
 	return r;
 }
 #endif

@@ -59,6 +59,7 @@
 #include "../format/fmt_sample.h"
 #include "rt_exec.h"
 #include "rt_file.h"
+#include "rt_fork.h"
 #include "../format/fmt_spool.h"
 
 #define SMP_API __attribute__((visibility("default")))
@@ -414,6 +415,8 @@ static void smp_atfork_child(void)
 	if (!smp_enabled)
 		return;
 	/* the timer is not inherited; the file is the parent's */
+	if (t->fd >= 0)
+		close(t->fd); /* (this process's copy of the descriptor) */
 	t->fd = -1;
 	t->active = 0;
 	if (rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start)) {
@@ -538,6 +541,45 @@ SMP_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
 	int r = real(th, attr, smp_thread_main, s);
 	if (r != 0)
 		munmap(s, sizeof(*s));
+	return r;
+}
+
+/*
+ * clone() without CLONE_VM and the fork-like raw system calls through
+ * syscall() make a process but run no pthread_atfork handler: the child was
+ * not sampled (its timer is not inherited) and nothing said so.  It now
+ * starts as a fork child does (rt_fork.h).
+ */
+ARCH_CALL_ON_STACK_ASM;
+
+static void smp_fork_started(void)
+{
+	if (smp_enabled)
+		rt_fork_child_setup(smp_atfork_child);
+}
+
+SMP_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	static rt_fork_clone_fn real;
+	if (!real)
+		real = (rt_fork_clone_fn)dlsym(RTLD_NEXT, "clone");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	va_list ap;
+	va_start(ap, arg); /* read only for the flags that use them, as the kernel does */
+	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *);
+	va_end(ap);
+	return rt_fork_clone(real, fn, stack, flags, arg, ptid, tls, ctid, smp_fork_started);
+}
+
+SMP_API long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long r = rt_fork_syscall(nr, ap, smp_fork_started);
+	va_end(ap);
 	return r;
 }
 

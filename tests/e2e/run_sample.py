@@ -665,6 +665,27 @@ def test_inproc_lifecycle(c):
     check(len(children) == 7, "expected 7 env_child processes, got %s" % [p["command"] for p in rep["processes"]])
 
 
+@test
+def test_raw_fork_children(c):
+    """Processes made through syscall() (SYS_fork, SYS_clone with SIGCHLD, SYS_clone3), each
+    burning ~90 ms in child_work, under perf and the in-process sampler: each child is a
+    process with its samples. The in-process sampler's children were not sampled (no
+    pthread_atfork handler runs in them, and their timer is not inherited) and nothing said so."""
+    prog = c.prog("e2e_raw_fork_plain")
+    alone = c.run([prog, "spin"], expect=0).stdout
+    children = alone.count("exited 7")
+    check(children >= 2, "alone printed %r" % alone)
+    for extra in ([], ["--sampler", "inproc"]):
+        rec, data = c.record([prog, "spin"], options=extra, name="raw%d.data" % len(extra))
+        check(sorted(rec.stdout.splitlines()) == sorted(alone.splitlines()),
+              "%s: printed %r instead of %r" % (extra, rec.stdout, alone))
+        rep = c.report_json(data)
+        # (the parent, which only waits, may have no sample: no row then)
+        check(len(rep["processes"]) in (children, children + 1), "%s: processes %s" % (extra, rep["processes"]))
+        check(incl(rep, "child_work") >= 20 * children, "%s: child_work has %d samples\n  functions: %s" % (
+            extra, incl(rep, "child_work"), function_list(rep)))
+
+
 def wait_until(cond, what, timeout=30):
     t0 = time.time()
     while not cond():

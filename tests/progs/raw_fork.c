@@ -4,7 +4,8 @@
  * CLONE_VM (test e2e.raw_fork_child).  No pthread_atfork handler runs in
  * these children.  Each child calls child_work 3 times and exits 7; the
  * parent prints what each child got.  A kernel without clone3 (ENOSYS)
- * prints "clone3 unavailable" instead of its line.
+ * prints "clone3 unavailable" instead of its line.  With argv[1] "spin"
+ * each child_work call burns ~30 ms of CPU (for the samplers).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,9 +19,11 @@
 
 #include "e2e_prog.h"
 
+static uint64_t burn_iters = 1000;
+
 E2E_FN long child_work(long x)
 {
-	return (long)e2e_burn(1000, (uint64_t)x) & 0xff;
+	return (long)e2e_burn(burn_iters, (uint64_t)x) & 0xff;
 }
 
 E2E_FN void child_main(const char *how)
@@ -50,8 +53,10 @@ E2E_FN long make_child(int how)
 #endif
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "spin") == 0)
+		burn_iters = 30000000;
 	static const char *const names[] = {"fork", "clone", "clone3"};
 	for (int how = 0; how < 3; how++) {
 		fflush(stdout); /* or the child's copy of the buffer is printed twice */

@@ -1,0 +1,103 @@
+/*
+ * rt_fork.h - processes made without fork(): clone() without CLONE_VM, and
+ * the fork-like raw system calls made through syscall(), run no
+ * pthread_atfork handler, so the child kept its parent's recording state.
+ * Both runtime libraries (libstint-rt.so, libstint-sampler.so) take those
+ * two calls over with these helpers and start the child as a fork child,
+ * through the function they pass.  Header-only: the libraries share no
+ * object code; each defines arch_call_on_stack (ARCH_CALL_ON_STACK_ASM).
+ */
+#ifndef STINT_RT_FORK_H
+#define STINT_RT_FORK_H
+
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "../arch/arch.h"
+
+/* The child's set-up runs on a stack of its own: a clone child's may be a
+ * page or two (googletest's death tests), a syscall() child's is its
+ * parent's, which may be a coroutine's. */
+#define RT_FORK_STACK (256u << 10)
+
+/* Run child() on a new stack (none: not run, the child is then not
+ * recorded rather than faulting). */
+static inline void rt_fork_child_setup(void (*child)(void))
+{
+	uint8_t *stack = mmap(NULL, RT_FORK_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED)
+		return;
+	arch_call_on_stack(stack + RT_FORK_STACK, child);
+	munmap(stack, RT_FORK_STACK);
+}
+
+/* What a clone() child runs first: the set-up, then the program's function. */
+struct rt_fork_clone_call {
+	int (*fn)(void *);
+	void *arg;
+	void (*child)(void);
+};
+
+static inline int rt_fork_clone_child(void *p)
+{
+	struct rt_fork_clone_call c = *(struct rt_fork_clone_call *)p; /* the parent's frame, copied */
+	rt_fork_child_setup(c.child);
+	return c.fn(c.arg);
+}
+
+typedef int (*rt_fork_clone_fn)(int (*)(void *), void *, int, void *, ...);
+
+/* clone(fn, stack, flags, arg, ptid, tls, ctid) through real, with child()
+ * run first in a child that is a process of its own (no CLONE_VM). */
+static inline int rt_fork_clone(rt_fork_clone_fn real, int (*fn)(void *), void *stack, int flags, void *arg,
+				void *ptid, void *tls, void *ctid, void (*child)(void))
+{
+	if ((flags & CLONE_VM) || !fn)
+		return real(fn, stack, flags, arg, ptid, tls, ctid);
+	struct rt_fork_clone_call c = {fn, arg, child};
+	return real(rt_fork_clone_child, stack, flags, &c, ptid, tls, ctid);
+}
+
+/* Whether a raw system call makes a new process that goes on running this
+ * thread's code: SYS_fork, SYS_clone or SYS_clone3 without CLONE_VM (a
+ * thread, or a vfork child on our memory), CLONE_VFORK or CLONE_SETTLS
+ * (a thread pointer of its own: our thread-local state is not there). */
+static inline int rt_fork_makes_process(long nr, long a, long b)
+{
+	uint64_t flags;
+	if (nr == SYS_fork)
+		return 1;
+	if (nr == SYS_clone)
+		flags = (uint64_t)a;
+#ifdef SYS_clone3
+	else if (nr == SYS_clone3 && a && (size_t)b >= sizeof(uint64_t))
+		memcpy(&flags, (const void *)a, sizeof(flags)); /* struct clone_args' first member */
+#endif
+	else
+		return 0;
+	return !(flags & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS));
+}
+
+/* syscall(nr, ...) as glibc makes it (the same instruction; -1 and errno
+ * on failure), with child() run in the new process of a fork-like call. */
+static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void))
+{
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	int forks = rt_fork_makes_process(nr, a, b);
+	long r = arch_syscall6(nr, a, b, c, d, e, f);
+	if (r == 0 && forks)
+		child();
+	if ((unsigned long)r > -4096ul) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+#endif
