@@ -403,12 +403,19 @@ int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, co
 		memcpy(h + 8, &plen, 8);
 		memcpy(h + FMT_CHUNK_HDR, &t, 4);
 		/* the names, the SKIP header and zeros over the old spool header;
-		 * the rest of the hole stays a hole (reads as the zeros SKIP holds) */
+		 * the rest of the hole is made a hole again (the spool's notes
+		 * area, fmt_spool.h, may hold addresses there), which reads as
+		 * the zeros SKIP holds, or written with zeros where a file system
+		 * cannot punch one */
 		size_t lead = mem.n + FMT_CHUNK_HDR;
 		if (lead < FMT_SPOOL_HDR_SIZE)
 			lead = FMT_SPOOL_HDR_SIZE;
 		size_t tail = FMT_CHUNK_HDR + 4;
-		if (pwrite(fd, head, lead, 0) != (ssize_t)lead ||
+		size_t hole = FMT_SPOOL_DATA_OFF - tail - lead;
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lead, (off_t)hole) < 0 &&
+		    pwrite(fd, head + lead, hole, (off_t)lead) != (ssize_t)hole)
+			err = errno ? errno : EIO;
+		if (err || pwrite(fd, head, lead, 0) != (ssize_t)lead ||
 		    pwrite(fd, h, tail, (off_t)(FMT_SPOOL_DATA_OFF - tail)) != (ssize_t)tail ||
 		    ftruncate(fd, (off_t)(FMT_SPOOL_DATA_OFF + evlen)) < 0 ||
 		    lseek(fd, 0, SEEK_END) < 0)

@@ -44,6 +44,13 @@
  * largest buffer becomes the data file by a rename, its events not copied
  * (an EVTC chunk, format.h). */
 #define FMT_SPOOL_DATA_OFF (1u << 20)
+/* Between the header and the events, the notes area: 8-byte addresses, the
+ * first time the thread names each (FMT_SPOOL_SITE_BIT marks a call site),
+ * written through the runtime's mapping of the header and this area, so
+ * that naming needs no system call but a page's MADV_POPULATE_WRITE; the
+ * .fns file takes those past FMT_SPOOL_NOTES_MAX, or where that fails. */
+#define FMT_SPOOL_NOTES_OFF FMT_SPOOL_HDR_SIZE
+#define FMT_SPOOL_NOTES_MAX ((FMT_SPOOL_DATA_OFF - FMT_SPOOL_NOTES_OFF) / 8)
 #define FMT_SPOOL_FIRST_CHUNK FMT_EVENT_FIRST_CHUNK
 #define FMT_SPOOL_MAX_CHUNK FMT_EVENT_MAX_CHUNK
 /* Entries of the header's used[] table (the first 7.5 GiB of events); a
@@ -65,6 +72,10 @@ enum fmt_spool_flags {
 				      * (the program held all its RLIMIT_NOFILE
 				      * allows, and the limit could not be
 				      * raised): recording stopped early */
+	FMT_SPOOL_NOACCESS = 1 << 6, /* the spool could no longer be opened
+				      * (the program gave up the rights to
+				      * reach it, setuid) and the recorder had
+				      * not made the next chunk: stopped early */
 };
 
 struct fmt_spool_hdr {
@@ -87,6 +98,10 @@ struct fmt_spool_hdr {
 	 * tail (clock read to end); the sum of those ticks and their number,
 	 * updated at chunk switches and at the thread's end (0: none) */
 	uint64_t tail_sum, tail_n;
+	/* function addresses and call sites told to the recorder (as in the
+	 * .fns file) in the notes area, FMT_SPOOL_NOTES_OFF on: how many */
+	volatile uint32_t notes_n;
+	uint32_t notes_spare;
 };
 _Static_assert(sizeof(struct fmt_spool_hdr) <= FMT_SPOOL_HDR_SIZE, "spool header page");
 

@@ -203,6 +203,26 @@ static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, siz
 	free(data);
 }
 
+/* The function addresses in a thread's notes area (fmt_spool.h). */
+static void read_note_area(int fd, uint64_t flen, const struct fmt_spool_hdr *h, uint64_t **addrs, size_t *naddrs,
+			   size_t *capaddrs)
+{
+	uint64_t n = h->notes_n;
+	if (n > FMT_SPOOL_NOTES_MAX)
+		n = FMT_SPOOL_NOTES_MAX;
+	if (flen < FMT_SPOOL_NOTES_OFF + n * 8)
+		n = flen > FMT_SPOOL_NOTES_OFF ? (flen - FMT_SPOOL_NOTES_OFF) / 8 : 0;
+	if (!n)
+		return;
+	if (*naddrs + n > *capaddrs) {
+		*capaddrs = (*naddrs + n) * 2 + 1024;
+		*addrs = xrealloc(*addrs, *capaddrs * sizeof(**addrs));
+	}
+	ssize_t got = pread(fd, *addrs + *naddrs, n * 8, FMT_SPOOL_NOTES_OFF);
+	if (got > 0)
+		*naddrs += (size_t)got / 8;
+}
+
 /*
  * The calibrated probe cost, corrected by what the probes cost in this
  * run: the runtime timed the tails of a sample of the run's probes and of
@@ -627,6 +647,8 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 				t->flags |= FMT_THR_ORPHANED;
 			if (h->flags & FMT_SPOOL_NOFILES)
 				t->flags |= FMT_THR_NOFILES;
+			if (h->flags & FMT_SPOOL_NOACCESS)
+				t->flags |= FMT_THR_NOACCESS;
 			unrecorded += h->unrecorded;
 			if (h->flags & FMT_SPOOL_ENDED)
 				t->flags |= FMT_THR_ENDED;
@@ -635,6 +657,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			tail_sum += h->tail_sum;
 			tail_n += h->tail_n;
 			event_segments(fd, (uint64_t)st.st_size, h, t);
+			read_note_area(fd, (uint64_t)st.st_size, h, &addrs, &naddrs, &capaddrs);
 			t->spool_path = xasprintf("%s/%s", dir, sp->files[b]);
 			free(h);
 			read_fns(dir, sp->files[b], &addrs, &naddrs, &capaddrs);

@@ -356,37 +356,190 @@ static void rt_next_sample(struct rt_thread *t, uint64_t now)
 	rt_set_limit(t);
 }
 
-/* Map chunk number t->chunk of the buffer file; 0 on success, else the
- * spool flag that says why not (FMT_SPOOL_NOSPACE or FMT_SPOOL_NOFILES). */
-static uint32_t rt_map_chunk(struct rt_thread *t)
-{
-	char path[4096];
-	rt_thread_path(t, "buf", path, sizeof(path));
-	int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
-	if (fd < 0)
-		return errno == EMFILE || errno == ENFILE ? FMT_SPOOL_NOFILES : FMT_SPOOL_NOSPACE;
-	uint64_t size = fmt_spool_chunk_size(t->chunk);
-	int err = posix_fallocate(fd, (off_t)t->chunk_off, (off_t)size);
-	if (err == EOPNOTSUPP || err == EINVAL)
-		err = ftruncate(fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
-	void *m = err ? MAP_FAILED
-		      : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)t->chunk_off);
-	close(fd);
-	if (m == MAP_FAILED)
-		return FMT_SPOOL_NOSPACE;
-	/* fault the chunk in, writable, in one call rather than one write fault
-	 * per page while the program runs (MAP_POPULATE maps shared file pages
-	 * read-only); older kernels fall back to MAP_POPULATE's behaviour */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-	if (madvise(m, size, MADV_POPULATE_WRITE) < 0)
-		madvise(m, size, MADV_WILLNEED);
+
+/* Why a spool file could not be opened, as the thread's spool flag. */
+static uint32_t rt_open_failure(int err)
+{
+	if (err == EMFILE || err == ENFILE)
+		return FMT_SPOOL_NOFILES;
+	if (err == EACCES || err == EPERM)
+		return FMT_SPOOL_NOACCESS;
+	return FMT_SPOOL_NOSPACE;
+}
+
+/*
+ * The next chunk without opening the file: the current chunk's mapping
+ * (*old, old_size bytes, just before it in the file) grown over it with
+ * mremap, its first part let go.  For a program that can no longer open
+ * the spool (it gave up root's rights with setuid, or holds every
+ * descriptor it may): the recorder allocates each thread's next chunk
+ * ahead of it, and MADV_POPULATE_WRITE says whether that is done (EFAULT
+ * for a page past the file's end, where a write would raise SIGBUS), so
+ * it is waited for a little (the recorder passes every 2 ms).
+ */
+static void *rt_map_chunk_grown(uint8_t **old, uint64_t old_size, uint64_t size)
+{
+	for (int tries = 0; *old && tries < 50; tries++) {
+		uint8_t *m = mremap(*old, old_size, old_size + size, MREMAP_MAYMOVE);
+		if (m == MAP_FAILED)
+			return MAP_FAILED;
+		if (madvise(m + old_size, size, MADV_POPULATE_WRITE) == 0) {
+			munmap(m, old_size);
+			*old = NULL;
+			return m + old_size;
+		}
+		int err = errno;
+		/* back to the old size, where it is now */
+		*old = mremap(m, old_size + size, old_size, 0);
+		if (*old == MAP_FAILED) {
+			munmap(m, old_size + size);
+			*old = NULL;
+		}
+		if (err != EFAULT)
+			return MAP_FAILED;
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	return MAP_FAILED;
+}
+
+/* Map chunk number t->chunk of the buffer file; 0 on success, else the
+ * spool flag that says why not.  *old (old_size bytes) is the chunk before
+ * it when there is one: let go on success (*old then NULL), else still
+ * mapped at *old (or NULL), for the caller to let go. */
+static uint32_t rt_map_chunk(struct rt_thread *t, uint8_t **old, uint64_t old_size)
+{
+	char path[4096];
+	rt_thread_path(t, "buf", path, sizeof(path));
+	uint64_t size = fmt_spool_chunk_size(t->chunk);
+	void *m;
+	int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0) {
+		uint32_t why = rt_open_failure(errno);
+		m = rt_map_chunk_grown(old, old_size, size);
+		if (m == MAP_FAILED)
+			return why;
+	} else {
+		int err = posix_fallocate(fd, (off_t)t->chunk_off, (off_t)size);
+		if (err == EOPNOTSUPP || err == EINVAL)
+			err = ftruncate(fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
+		m = err ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)t->chunk_off);
+		close(fd);
+		if (m == MAP_FAILED)
+			return FMT_SPOOL_NOSPACE;
+		/* fault the chunk in, writable, in one call rather than one write
+		 * fault per page while the program runs (MAP_POPULATE maps shared
+		 * file pages read-only); older kernels fall back to MAP_POPULATE's
+		 * behaviour */
+		if (madvise(m, size, MADV_POPULATE_WRITE) < 0)
+			madvise(m, size, MADV_WILLNEED);
+		if (*old)
+			munmap(*old, old_size);
+		*old = NULL;
+	}
 	t->chunk_base = m;
 	t->pos = m;
 	t->end_limit = (uint8_t *)m + size - FMT_MAX_RECORD;
 	rt_next_sample(t, 0);
 	return 0;
+}
+
+/*
+ * Spare buffer files, for the threads a program starts after it gave up
+ * root's rights (setuid to another user, as daemons do before they start
+ * their worker threads): from then on it can no longer open the spool
+ * (a directory of root's, mode 0700, reached through /proc/<stint>/fd).
+ * Made just before the program's first such call (rt_setuid_hooks below),
+ * each a file of its own with its header and first chunk mapped; a thread
+ * whose buffer file cannot be made takes one (later chunks come by
+ * rt_map_chunk_grown).  The recorder reads a spare that was taken as any
+ * thread's buffer and skips one that was not (no header magic).
+ */
+#define RT_SPARES 16
+
+static struct rt_spare {
+	struct fmt_spool_hdr *hdr; /* RT_HDR_MAP bytes */
+	uint8_t *chunk;            /* chunk 0 */
+} rt_spares[RT_SPARES];
+static unsigned rt_nspares, rt_spares_taken, rt_spares_made;
+
+__attribute__((unused)) static void rt_make_spares(void)
+{
+	if (!rt_g.enabled || __atomic_exchange_n(&rt_spares_made, 1, __ATOMIC_ACQ_REL))
+		return;
+	uint64_t size = fmt_spool_chunk_size(0);
+	unsigned n = 0;
+	for (unsigned k = 0; k < RT_SPARES; k++) {
+		char suffix[32], path[4096];
+		snprintf(suffix, sizeof(suffix), ".s%u.buf", k);
+		rt_path(path, sizeof(path), suffix);
+		int fd = rt_file_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0)
+			break;
+		void *h = MAP_FAILED, *c = MAP_FAILED;
+		if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) == 0 &&
+		    posix_fallocate(fd, FMT_SPOOL_DATA_OFF, (off_t)size) == 0) {
+			h = mmap(NULL, RT_HDR_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, FMT_SPOOL_DATA_OFF);
+		}
+		close(fd);
+		if (h == MAP_FAILED || c == MAP_FAILED) {
+			if (h != MAP_FAILED)
+				munmap(h, RT_HDR_MAP);
+			if (c != MAP_FAILED)
+				munmap(c, size);
+			unlink(path);
+			break;
+		}
+		rt_spares[n].hdr = h;
+		rt_spares[n].chunk = c;
+		n++;
+	}
+	__atomic_store_n(&rt_nspares, n, __ATOMIC_RELEASE);
+}
+
+/* A spare for thread t, mapped as rt_thread_start maps a new buffer; 0 when
+ * none is left. */
+static int rt_take_spare(struct rt_thread *t)
+{
+	if (rt_g.no_spares)
+		return 0;
+	unsigned k = __atomic_fetch_add(&rt_spares_taken, 1, __ATOMIC_ACQ_REL);
+	if (k >= __atomic_load_n(&rt_nspares, __ATOMIC_ACQUIRE))
+		return 0;
+	struct rt_spare *sp = &rt_spares[k];
+	uint64_t size = fmt_spool_chunk_size(0);
+	if (madvise(sp->chunk, size, MADV_POPULATE_WRITE) < 0)
+		madvise(sp->chunk, size, MADV_WILLNEED);
+	t->hdr = sp->hdr;
+	t->note_pages = 0;
+	t->chunk = 0;
+	t->chunk_off = FMT_SPOOL_DATA_OFF;
+	t->chunk_base = sp->chunk;
+	t->pos = sp->chunk;
+	t->end_limit = sp->chunk + size - FMT_MAX_RECORD;
+	rt_next_sample(t, 0);
+	sp->hdr = NULL;
+	sp->chunk = NULL;
+	return 1;
+}
+
+/* A fork child's spares are its parent's files: let go, never used. */
+static void rt_drop_spares(void)
+{
+	unsigned n = __atomic_load_n(&rt_nspares, __ATOMIC_ACQUIRE);
+	for (unsigned k = 0; k < n; k++) {
+		if (rt_spares[k].hdr)
+			munmap(rt_spares[k].hdr, RT_HDR_MAP);
+		if (rt_spares[k].chunk)
+			munmap(rt_spares[k].chunk, fmt_spool_chunk_size(0));
+		rt_spares[k].hdr = NULL;
+		rt_spares[k].chunk = NULL;
+	}
+	rt_nspares = rt_spares_taken = rt_spares_made = 0;
 }
 
 /*
@@ -442,10 +595,10 @@ static int rt_next_chunk_work(struct rt_thread *t)
 	t->hdr->tail_sum = t->tail_sum;
 	t->hdr->tail_n = t->tail_n;
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
-	munmap(t->chunk_base, size);
 	if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
 		/* stint record was killed: keep what was recorded, add nothing;
 		 * the program runs on */
+		munmap(t->chunk_base, size);
 		t->chunk_base = NULL;
 		rt_g.enabled = 0;
 		rt_stop_thread(t, FMT_SPOOL_ORPHANED);
@@ -453,9 +606,12 @@ static int rt_next_chunk_work(struct rt_thread *t)
 	}
 	t->chunk_off += size;
 	t->chunk++;
-	uint32_t why = rt_map_chunk(t);
+	uint8_t *old = t->chunk_base;
+	t->chunk_base = NULL;
+	uint32_t why = rt_map_chunk(t, &old, size);
 	if (why) {
-		t->chunk_base = NULL;
+		if (old)
+			munmap(old, size);
 		rt_stop_thread(t, why);
 		return -1;
 	}
@@ -611,7 +767,11 @@ static int rt_thread_start_work(struct rt_thread *t)
 	rt_thread_path(t, "buf", path, sizeof(path));
 	int fd = rt_file_open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		if ((errno == EMFILE || errno == ENFILE) && rt_g.count_hdr)
+		/* no descriptor free, or no right to the spool any more (setuid) */
+		int err = errno;
+		if (rt_take_spare(t))
+			goto mapped;
+		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE && rt_g.count_hdr)
 			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
 		goto fail;
 	}
@@ -619,7 +779,11 @@ static int rt_thread_start_work(struct rt_thread *t)
 		close(fd);
 		goto fail;
 	}
-	t->hdr = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* the notes area's pages are made writable one by one (rt_note_write):
+	 * the file is sparse there, and a write fault in a hole would raise
+	 * SIGBUS on a full disk where MADV_POPULATE_WRITE returns an error */
+	t->hdr = mmap(NULL, RT_HDR_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	t->note_pages = 0;
 	if (!rt_g.count_hdr && t->hdr != MAP_FAILED) {
 		void *m = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		rt_g.count_hdr = m == MAP_FAILED ? NULL : m;
@@ -631,11 +795,13 @@ static int rt_thread_start_work(struct rt_thread *t)
 	}
 	t->chunk = 0;
 	t->chunk_off = FMT_SPOOL_DATA_OFF;
-	uint32_t why = rt_map_chunk(t);
+	uint8_t *none = NULL;
+	uint32_t why = rt_map_chunk(t, &none, 0);
 	if (why) {
 		t->hdr->flags |= why;
 		goto fail;
 	}
+mapped:
 	memset(&t->c, 0, sizeof(t->c));
 	t->depth = 0;
 	t->lock = NULL;
@@ -744,6 +910,19 @@ __attribute__((noinline, cold)) static void rt_notes_write(struct rt_thread *t)
 
 static void rt_note_write(struct rt_thread *t, uint64_t fn)
 {
+	uint32_t n = t->hdr->notes_n;
+	if (n < FMT_SPOOL_NOTES_MAX) {
+		uint64_t *area = (uint64_t *)((uint8_t *)t->hdr + FMT_SPOOL_NOTES_OFF);
+		uint32_t page = (uint32_t)(n * sizeof(uint64_t) / FMT_SPOOL_HDR_SIZE);
+		if (page < t->note_pages ||
+		    madvise((uint8_t *)area + (size_t)page * FMT_SPOOL_HDR_SIZE, FMT_SPOOL_HDR_SIZE,
+			    MADV_POPULATE_WRITE) == 0) {
+			t->note_pages = page + 1;
+			area[n] = fn;
+			__atomic_store_n(&t->hdr->notes_n, n + 1, __ATOMIC_RELEASE); /* after the note */
+			return;
+		}
+	}
 	char path[4096];
 	rt_thread_path(t, "fns", path, sizeof(path));
 	int fd = rt_file_open(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
@@ -1154,7 +1333,7 @@ static void rt_finish_thread(struct rt_thread *t)
 	t->hdr->tail_n = t->tail_n;
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
 	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
-	munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+	munmap(t->hdr, RT_HDR_MAP);
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 }
 
@@ -1491,12 +1670,13 @@ static void rt_atfork_child(void)
 	/* The parent's mappings are shared with it: let go without writing. */
 	if (t->state == RT_ACTIVE) {
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
-		munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+		munmap(t->hdr, RT_HDR_MAP);
 	}
 	if (rt_g.count_hdr) {
 		munmap(rt_g.count_hdr, FMT_SPOOL_HDR_SIZE);
 		rt_g.count_hdr = NULL;
 	}
+	rt_drop_spares();
 	uint64_t *seen = t->seen;
 	/* library calls in flight (fork itself) still return through us */
 	uint32_t nrets = t->nrets;
@@ -1539,6 +1719,7 @@ void rt_vfork_child(void)
 		return;
 	rt_sel_vfork(1);
 	rt_g.count_hdr = NULL; /* the parent's (its rt_g is put back when it resumes) */
+	rt_g.no_spares = 1;    /* those are the parent's files too */
 	uint64_t open[RT_STACK];
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;
@@ -1602,6 +1783,64 @@ RT_API long syscall(long nr, ...)
 	long r = rt_fork_syscall(nr, ap, rt_fork_started);
 	va_end(ap);
 	return r;
+}
+
+/*
+ * The calls by which a program run as root gives up root's rights: just
+ * before the first that leaves another user in charge, the spare buffers
+ * are made (rt_make_spares), for the threads it starts after.
+ */
+static void rt_before_setuid(uid_t a, uid_t b, uid_t c)
+{
+	if (geteuid() == 0 && ((a && a != (uid_t)-1) || (b && b != (uid_t)-1) || (c && c != (uid_t)-1)))
+		rt_make_spares();
+}
+
+typedef int (*rt_setid1)(uid_t);
+typedef int (*rt_setid2)(uid_t, uid_t);
+typedef int (*rt_setid3)(uid_t, uid_t, uid_t);
+
+/* real: the C library's function of that name (ENOSYS when there is none) */
+#define RT_REAL(real, name)                                                            \
+	do {                                                                           \
+		if (!real)                                                             \
+			real = (__typeof__(real))dlsym(RTLD_NEXT, name);               \
+		if (!real) {                                                           \
+			errno = ENOSYS;                                                \
+			return -1;                                                     \
+		}                                                                      \
+	} while (0)
+
+RT_API int setuid(uid_t u)
+{
+	static rt_setid1 real;
+	RT_REAL(real, "setuid");
+	rt_before_setuid(u, (uid_t)-1, (uid_t)-1);
+	return real(u);
+}
+
+RT_API int seteuid(uid_t e)
+{
+	static rt_setid1 real;
+	RT_REAL(real, "seteuid");
+	rt_before_setuid(e, (uid_t)-1, (uid_t)-1);
+	return real(e);
+}
+
+RT_API int setreuid(uid_t r, uid_t e)
+{
+	static rt_setid2 real;
+	RT_REAL(real, "setreuid");
+	rt_before_setuid(r, e, (uid_t)-1);
+	return real(r, e);
+}
+
+RT_API int setresuid(uid_t r, uid_t e, uid_t sv)
+{
+	static rt_setid3 real;
+	RT_REAL(real, "setresuid");
+	rt_before_setuid(r, e, sv);
+	return real(r, e, sv);
 }
 #endif
 
@@ -1761,7 +2000,7 @@ void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap)
 		rt_stop_thread(t, FMT_SPOOL_ENDED);
 		if (unmap) {
 			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
-			munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+			munmap(t->hdr, RT_HDR_MAP);
 			if (t->lock)
 				munmap((void *)((uintptr_t)t->lock & ~(uintptr_t)4095), (size_t)sysconf(_SC_PAGESIZE));
 			if (t->seen)

@@ -109,7 +109,9 @@ struct rt_thread {
 	uint64_t notes[RT_NOTES];
 	struct fmt_caches c;      /* mirrors the decoder's address caches */
 	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
-	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file */
+	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file, and
+				   * the notes area after it (RT_HDR_MAP bytes) */
+	uint32_t note_pages;      /* pages of the notes area made writable */
 	unsigned chunk;           /* index of the mapped chunk */
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
@@ -150,6 +152,8 @@ static inline int rt_busy(const struct rt_thread *t)
 	return (t->gate & RT_GATE_BUSY) != 0;
 }
 
+/* the header and notes area mapped as one (fmt_spool.h) */
+#define RT_HDR_MAP FMT_SPOOL_DATA_OFF
 #define RT_RECAL_KEEP 256 /* in-run calibrations kept: evenly spread over the run */
 
 /* Process-wide settings, fixed once rt_init() ran (but the costs). */
@@ -180,6 +184,7 @@ struct rt_global {
 	 * process ends: threads that cannot record for want of a file
 	 * descriptor are counted there (fmt_spool_hdr.unrecorded) */
 	struct fmt_spool_hdr *count_hdr;
+	int no_spares; /* a vfork child: the spare buffers are its parent's (rt.c) */
 };
 
 extern struct rt_global rt_g;

@@ -403,7 +403,7 @@ int64_t rt_plt_vfork_parent(int64_t r)
 		/* what the child mapped in the memory it shared with us */
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
 		if (t->hdr && t->hdr != saved->hdr)
-			munmap(t->hdr, FMT_SPOOL_HDR_SIZE);
+			munmap(t->hdr, RT_HDR_MAP);
 		if (t->chunk_base && t->chunk_base != saved->chunk_base)
 			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		if (t->seen && t->seen != saved->seen)

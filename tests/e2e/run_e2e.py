@@ -1257,8 +1257,8 @@ def test_descriptors_used_up(c):
     process, the two threads were missing and the report blamed a killed stint record. With
     the hard limit lowered too (and no CAP_SYS_RESOURCE), what cannot be recorded is said
     as it is: no file descriptor free, the threads not recorded counted."""
-    prog = c.prog("e2e_fd_exhaust")
-    for mode in ([], ["hard"]):
+    prog = c.prog("e2e_spool_unreachable")
+    for mode in (["fds"], ["fds-hard"]):
         alone = c.run([prog] + mode, expect=0).stdout
         check(alone.startswith("opened "), "alone printed %r" % alone)
         rec, data = c.record([prog] + mode)
@@ -1267,7 +1267,7 @@ def test_descriptors_used_up(c):
         rep = c.report_json(data)
         text = c.run([c.stint, "report", "-i", data], expect=0).stdout
         check("killed" not in text and "disk" not in text, "the report said:\n%s" % text)
-        if not mode or has_cap_sys_resource():
+        if mode == ["fds"] or has_cap_sys_resource():
             check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
                   "%s: threads %s, unrecorded %s" % (mode, rep["threads"], rep["unrecorded_threads"]))
             expect_calls(rep, {"work": 300000, "worker": 3, "main": 1})
@@ -1276,6 +1276,28 @@ def test_descriptors_used_up(c):
             check("not recorded: 2 threads" in text and "no file descriptor free" in text,
                   "the report said:\n%s" % text)
             check("2 more threads were not recorded" in rec.stderr, "record said: %s" % rec.stderr)
+
+
+@test
+def test_setuid_drop(c):
+    """A program run as root that gives up root's rights (setuid to 65534, as daemons do)
+    before its work and before starting 2 threads: from then on it cannot open stint's
+    spool. Before, its next chunk failed (recording stopped, "the disk is full"), the threads
+    were lost and the functions first called after the switch had no names. Now later chunks
+    come from growing the mapping over the chunk the recorder allocated ahead, names go into
+    the buffer's notes area, and the threads take spare buffers made before the switch."""
+    if os.geteuid() != 0:
+        raise TestSkip("needs root, to give up its rights")
+    prog = c.prog("e2e_spool_unreachable")
+    alone = c.run([prog, "setuid"], expect=0).stdout
+    check(alone.startswith("uid 65534"), "alone printed %r" % alone)
+    rec, data = c.record([prog, "setuid"])
+    check(rec.stdout == alone, "under stint printed %r instead of %r" % (rec.stdout, alone))
+    check("disk" not in rec.stderr and "not recorded" not in rec.stderr, "record said: %s" % rec.stderr)
+    rep = c.report_json(data)
+    check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
+          "threads %s, unrecorded %s" % (rep["threads"], rep["unrecorded_threads"]))
+    expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
 
 
 @test

@@ -1,0 +1,76 @@
+/*
+ * spool_unreachable.c - e2e target for programs that stop being able to
+ * open stint's spool files while they run, then start 2 threads; each
+ * thread and main call work 100000 times (main 300000 with "setuid").
+ * argv[1]:
+ *   fds       lowers RLIMIT_NOFILE's soft limit to 24 and opens /dev/null
+ *             until EMFILE (test e2e.descriptors_used_up); prints how many
+ *             it got, which must not change under stint
+ *   fds-hard  the same with the hard limit lowered too
+ *   setuid    run as root, gives up root's rights (setgid, setuid to 65534)
+ *             as a daemon does, before its work (test e2e.setuid_drop)
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "e2e_prog.h"
+
+E2E_FN long work(long x)
+{
+	return (long)(e2e_burn(20, (uint64_t)x) & 1);
+}
+
+E2E_FN void *worker(void *arg)
+{
+	long s = 0;
+	for (long i = 0; i < 100000; i++)
+		s += work(i);
+	return arg ? (void *)s : NULL;
+}
+
+static int use_up_descriptors(int hard)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	rl.rlim_cur = 24;
+	if (hard)
+		rl.rlim_max = 24;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	int n = 0;
+	while (open("/dev/null", O_RDONLY) >= 0)
+		n++;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "fds";
+	int n = 0, drop = strcmp(mode, "setuid") == 0;
+	if (drop) {
+		if (setgid(65534) != 0 || setuid(65534) != 0) {
+			printf("cannot give up root's rights\n");
+			return 0;
+		}
+	} else if ((n = use_up_descriptors(strcmp(mode, "fds-hard") == 0)) < 0) {
+		return 1;
+	}
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, worker, NULL) != 0)
+			return 1;
+	for (int i = 0; i < (drop ? 3 : 1); i++)
+		worker(NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	if (drop)
+		printf("uid %d\n", (int)getuid());
+	else
+		printf("opened %d descriptors\n", n);
+	return 0;
+}
