@@ -450,8 +450,9 @@ static uint32_t rt_map_chunk(struct rt_thread *t, uint8_t **old, uint64_t old_si
 /*
  * Spare buffer files, for the threads a program starts after it gave up
  * root's rights (setuid to another user, as daemons do before they start
- * their worker threads): from then on it can no longer open the spool
- * (a directory of root's, mode 0700, reached through /proc/<stint>/fd).
+ * their worker threads) or shut itself in with chroot: from then on it can
+ * no longer open the spool (a directory of root's, mode 0700, reached
+ * through /proc/<stint>/fd).
  * Made just before the program's first such call (rt_setuid_hooks below),
  * each a file of its own with its header and first chunk mapped; a thread
  * whose buffer file cannot be made takes one (later chunks come by
@@ -1788,7 +1789,7 @@ RT_API long syscall(long nr, ...)
 /*
  * The calls by which a program run as root gives up root's rights: just
  * before the first that leaves another user in charge, the spare buffers
- * are made (rt_make_spares), for the threads it starts after.
+ * are made (rt_make_spares), for the threads it starts after; chroot too.
  */
 static void rt_before_setuid(uid_t a, uid_t b, uid_t c)
 {
@@ -1841,6 +1842,16 @@ RT_API int setresuid(uid_t r, uid_t e, uid_t sv)
 	RT_REAL(real, "setresuid");
 	rt_before_setuid(r, e, sv);
 	return real(r, e, sv);
+}
+
+/* chroot: the spool's path (/proc/<stint>/fd/N) is then outside the
+ * program's view of the file system: the spares are made first. */
+RT_API int chroot(const char *path)
+{
+	static int (*real)(const char *);
+	RT_REAL(real, "chroot");
+	rt_make_spares();
+	return real(path);
 }
 #endif
 

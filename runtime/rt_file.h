@@ -172,13 +172,11 @@ static inline int rt_file_recorder_gone(int pid, unsigned long long start)
 	unsigned long long now;
 	if (pid <= 0)
 		return 0;
-	if (rt_file_proc_stat(pid, &state, &now) < 0) {
-		/* no descriptor to read it with (the program's or the system's
-		 * are used up): then only a recorder that no longer exists is gone */
-		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
-			return kill(pid, 0) < 0 && errno == ESRCH;
-		return 1;
-	}
+	/* /proc unreadable here (no descriptor free, a chroot without /proc):
+	 * then only a recorder that no longer exists is gone (EPERM: it does,
+	 * the program gave up the rights to signal it) */
+	if (rt_file_proc_stat(pid, &state, &now) < 0)
+		return kill(pid, 0) < 0 && errno == ESRCH;
 	return state == 'Z' || state == 'X' || now != start;
 }
 

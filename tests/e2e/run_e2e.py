@@ -1280,24 +1280,27 @@ def test_descriptors_used_up(c):
 
 @test
 def test_setuid_drop(c):
-    """A program run as root that gives up root's rights (setuid to 65534, as daemons do)
-    before its work and before starting 2 threads: from then on it cannot open stint's
-    spool. Before, its next chunk failed (recording stopped, "the disk is full"), the threads
+    """A program run as root that gives up root's rights (setuid to 65534, as daemons do), or
+    shuts itself in a chroot, before its work and before starting 2 threads: from then on
+    it cannot open stint's spool. Before, its next chunk failed (recording stopped, "the disk is full"), the threads
     were lost and the functions first called after the switch had no names. Now later chunks
     come from growing the mapping over the chunk the recorder allocated ahead, names go into
     the buffer's notes area, and the threads take spare buffers made before the switch."""
     if os.geteuid() != 0:
         raise TestSkip("needs root, to give up its rights")
     prog = c.prog("e2e_spool_unreachable")
-    alone = c.run([prog, "setuid"], expect=0).stdout
-    check(alone.startswith("uid 65534"), "alone printed %r" % alone)
-    rec, data = c.record([prog, "setuid"])
-    check(rec.stdout == alone, "under stint printed %r instead of %r" % (rec.stdout, alone))
-    check("disk" not in rec.stderr and "not recorded" not in rec.stderr, "record said: %s" % rec.stderr)
-    rep = c.report_json(data)
-    check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
-          "threads %s, unrecorded %s" % (rep["threads"], rep["unrecorded_threads"]))
-    expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
+    jail = os.path.join(c.tmp, "jail")
+    os.mkdir(jail)
+    for mode, said in ((["setuid"], "uid 65534, in /"), (["chroot", jail], "uid 0, in a chroot")):
+        alone = c.run([prog] + mode, expect=0).stdout
+        check(alone.startswith(said), "alone printed %r" % alone)
+        rec, data = c.record([prog] + mode)
+        check(rec.stdout == alone, "%s: under stint printed %r instead of %r" % (mode, rec.stdout, alone))
+        check("disk" not in rec.stderr and "not recorded" not in rec.stderr, "record said: %s" % rec.stderr)
+        rep = c.report_json(data)
+        check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
+              "%s: threads %s, unrecorded %s" % (mode, rep["threads"], rep["unrecorded_threads"]))
+        expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
 
 
 @test

@@ -9,6 +9,8 @@
  *   fds-hard  the same with the hard limit lowered too
  *   setuid    run as root, gives up root's rights (setgid, setuid to 65534)
  *             as a daemon does, before its work (test e2e.setuid_drop)
+ *   chroot D  run as root, shuts itself in directory D (chroot, chdir "/")
+ *             before its work, as a daemon does
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -51,10 +53,15 @@ static int use_up_descriptors(int hard)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "fds";
-	int n = 0, drop = strcmp(mode, "setuid") == 0;
-	if (drop) {
+	int n = 0, drop = strcmp(mode, "setuid") == 0 || strcmp(mode, "chroot") == 0;
+	if (drop && mode[1] == 'e') {
 		if (setgid(65534) != 0 || setuid(65534) != 0) {
 			printf("cannot give up root's rights\n");
+			return 0;
+		}
+	} else if (drop) {
+		if (argc < 3 || chroot(argv[2]) != 0 || chdir("/") != 0) {
+			printf("cannot chroot\n");
 			return 0;
 		}
 	} else if ((n = use_up_descriptors(strcmp(mode, "fds-hard") == 0)) < 0) {
@@ -69,7 +76,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	if (drop)
-		printf("uid %d\n", (int)getuid());
+		printf("uid %d, in %s\n", (int)getuid(), access("/proc/self", F_OK) == 0 ? "/" : "a chroot");
 	else
 		printf("opened %d descriptors\n", n);
 	return 0;
