@@ -551,6 +551,10 @@ static void rt_drop_spares(void)
  */
 static unsigned rt_table_chunks = FMT_SPOOL_MAX_CHUNKS;
 
+/* Entries of a thread's notes area (fmt_spool.h) before its .fns file
+ * takes the rest; STINT_TEST_NOTES makes it smaller, for the tests. */
+static uint32_t rt_notes_max = FMT_SPOOL_NOTES_MAX;
+
 /* The recorder, from STINT_RECORDER: when it is gone, nothing more is
  * written (rt_file.h, rt_file_recorder_gone); 0 when not known */
 static int rt_recorder_pid;
@@ -636,6 +640,9 @@ static void rt_init_once(void)
 						     : RT_OS_OFF;
 	const char *plt = rt_getenv("STINT_PLT");
 	rt_g.plt = !(plt && strcmp(plt, "0") == 0);
+	const char *notes = rt_getenv("STINT_TEST_NOTES");
+	if (notes && atoi(notes) >= 0 && atoi(notes) < (int)FMT_SPOOL_NOTES_MAX)
+		rt_notes_max = (uint32_t)atoi(notes);
 	const char *table = rt_getenv("STINT_TEST_TABLE");
 	if (table && atoi(table) > 0 && atoi(table) < FMT_SPOOL_MAX_CHUNKS)
 		rt_table_chunks = (unsigned)atoi(table);
@@ -912,7 +919,7 @@ __attribute__((noinline, cold)) static void rt_notes_write(struct rt_thread *t)
 static void rt_note_write(struct rt_thread *t, uint64_t fn)
 {
 	uint32_t n = t->hdr->notes_n;
-	if (n < FMT_SPOOL_NOTES_MAX) {
+	if (n < rt_notes_max) {
 		uint64_t *area = (uint64_t *)((uint8_t *)t->hdr + FMT_SPOOL_NOTES_OFF);
 		uint32_t page = (uint32_t)(n * sizeof(uint64_t) / FMT_SPOOL_HDR_SIZE);
 		if (page < t->note_pages ||

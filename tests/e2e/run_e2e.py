@@ -2312,6 +2312,22 @@ def test_thread_beyond_chunk_table(c):
     check("missing" not in table, "the report says events are missing:\n%s" % table[:2000])
 
 
+@test
+def test_notes_beyond_area(c):
+    """Function addresses and call sites are told to the recorder through a notes area of
+    each thread's buffer, and past its 130560 entries through the thread's .fns file:
+    with STINT_TEST_NOTES=0 and =3 (every note, or all but the first 3, in the file), on
+    threads and a fork child, every function still has its name."""
+    for n in ("0", "3"):
+        data = os.path.join(c.tmp, "notes%s.data" % n)
+        env = dict(os.environ, STINT_TEST_NOTES=n)
+        c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_chdir_threads")], expect=0, env=env)
+        rep = c.report_json(data)
+        expect_calls(rep, {"worker_step": 300000, "main_step": 300000, "child_step": 10, "main": 1})
+        unnamed = [f["name"] for f in rep["functions"] if f["name"].startswith("0x")]
+        check(not unnamed, "STINT_TEST_NOTES=%s: functions without a name: %s" % (n, unnamed))
+
+
 SPOOL_HDR_FLAGS = 32      # offset of the flags word in a spool buffer's header (fmt_spool.h)
 SPOOL_HDR_NUSED = 64      # offset of nused
 SPOOL_ORPHANED = 1 << 4   # FMT_SPOOL_ORPHANED
