@@ -792,9 +792,14 @@ static int rt_thread_start_work(struct rt_thread *t)
 	 * SIGBUS on a full disk where MADV_POPULATE_WRITE returns an error */
 	t->hdr = mmap(NULL, RT_HDR_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	t->note_pages = 0;
-	if (!rt_g.count_hdr && t->hdr != MAP_FAILED) {
+	if ((!rt_g.count_hdr || rt_g.count_inherited) && t->hdr != MAP_FAILED) {
 		void *m = mmap(NULL, FMT_SPOOL_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		rt_g.count_hdr = m == MAP_FAILED ? NULL : m;
+		if (m != MAP_FAILED) {
+			if (rt_g.count_hdr) /* the parent's, until now */
+				munmap(rt_g.count_hdr, FMT_SPOOL_HDR_SIZE);
+			rt_g.count_hdr = m;
+			rt_g.count_inherited = 0;
+		}
 	}
 	close(fd);
 	if (t->hdr == MAP_FAILED) {
@@ -1680,10 +1685,9 @@ static void rt_atfork_child(void)
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		munmap(t->hdr, RT_HDR_MAP);
 	}
-	if (rt_g.count_hdr) {
-		munmap(rt_g.count_hdr, FMT_SPOOL_HDR_SIZE);
-		rt_g.count_hdr = NULL;
-	}
+	/* the parent's count stays this process's until it records a thread
+	 * of its own: a child that cannot (forked after a setuid) is counted */
+	rt_g.count_inherited = rt_g.count_hdr != NULL;
 	rt_drop_spares();
 	uint64_t *seen = t->seen;
 	/* library calls in flight (fork itself) still return through us */

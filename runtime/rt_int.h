@@ -184,6 +184,7 @@ struct rt_global {
 	 * process ends: threads that cannot record for want of a file
 	 * descriptor are counted there (fmt_spool_hdr.unrecorded) */
 	struct fmt_spool_hdr *count_hdr;
+	int count_inherited; /* count_hdr is still the parent's (a fork child) */
 	int no_spares; /* a vfork child: the spare buffers are its parent's (rt.c) */
 };
 

@@ -1301,6 +1301,13 @@ def test_setuid_drop(c):
         check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
               "%s: threads %s, unrecorded %s" % (mode, rep["threads"], rep["unrecorded_threads"]))
         expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
+    # a child forked after the switch cannot make its files: not recorded, but counted
+    rec, data = c.record([prog, "setuid", "fork"])
+    rep = c.report_json(data)
+    check(len(rep["processes"]) == 1 and rep["unrecorded_threads"] == 1,
+          "forked after setuid: processes %s, unrecorded %s" % (rep["processes"], rep["unrecorded_threads"]))
+    check("1 more thread was not recorded" in rec.stderr, "record said: %s" % rec.stderr)
+    expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
 
 
 @test

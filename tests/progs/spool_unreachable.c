@@ -8,7 +8,9 @@
  *             it got, which must not change under stint
  *   fds-hard  the same with the hard limit lowered too
  *   setuid    run as root, gives up root's rights (setgid, setuid to 65534)
- *             as a daemon does, before its work (test e2e.setuid_drop)
+ *             as a daemon does, before its work (test e2e.setuid_drop);
+ *             with argv[2] "fork", then forks a child that calls work 1000
+ *             times (it cannot record: it would need files of its own)
  *   chroot D  run as root, shuts itself in directory D (chroot, chdir "/")
  *             before its work, as a daemon does
  */
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e_prog.h"
@@ -66,6 +69,19 @@ int main(int argc, char **argv)
 		}
 	} else if ((n = use_up_descriptors(strcmp(mode, "fds-hard") == 0)) < 0) {
 		return 1;
+	}
+	if (drop && mode[1] == 'e' && argc > 2 && strcmp(argv[2], "fork") == 0) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			long s = 0;
+			for (long i = 0; i < 1000; i++)
+				s += work(i);
+			_exit(s >= 0 ? 0 : 1);
+		}
+		int st = 0;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return 1;
 	}
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
