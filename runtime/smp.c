@@ -244,7 +244,7 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 			repeat = 1000;
 		uint8_t buf[30 + SMP_MAX_FRAMES * 10];
 		uint64_t now = smp_now();
-		int fd = open(t->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		int fd = rt_file_open(t->path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
 		for (int r = 0; fd >= 0 && r < repeat; r++) {
 			uint8_t *e = fmt_put_sample(buf, r ? 0 : now - t->last, pcs, n, cut);
 			ssize_t w = write(fd, buf, (size_t)(e - buf));
@@ -269,7 +269,7 @@ static void smp_thread_start(void)
 	}
 	int tid = (int)syscall(SYS_gettid);
 	snprintf(t->path, sizeof(t->path), "%s/%s.t%d" FMT_SMP_SUFFIX, smp_spool, smp_key, tid);
-	t->fd = open(t->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	t->fd = rt_file_open(t->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (t->fd < 0)
 		return;
 	struct fmt_smp_hdr h;
@@ -338,7 +338,7 @@ static void smp_thread_stop(void *arg)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	h.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	t->fd = smp_enabled ? open(t->path, O_RDWR | O_CLOEXEC) : -1; /* (not once the recorder is gone) */
+	t->fd = smp_enabled ? rt_file_open(t->path, O_RDWR | O_CLOEXEC, 0) : -1; /* (not once the recorder is gone) */
 	if (t->fd >= 0) {
 		smp_hdr_update(t->fd, h.name, h.cpu_ns);
 		close(t->fd);
@@ -350,7 +350,7 @@ static void smp_thread_stop(void *arg)
  * ticks) into its header, read without malloc (getdents64). */
 static void smp_live_threads_cpu(void)
 {
-	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dir = rt_file_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (dir < 0)
 		return;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -374,7 +374,7 @@ static void smp_live_threads_cpu(void)
 				continue;
 			char path[4096], stat[1024];
 			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-			int sf = open(path, O_RDONLY | O_CLOEXEC);
+			int sf = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
 			if (sf < 0)
 				continue;
 			ssize_t l = read(sf, stat, sizeof(stat) - 1);
@@ -389,7 +389,7 @@ static void smp_live_threads_cpu(void)
 				continue;
 			char name[16] = "";
 			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-			sf = open(path, O_RDONLY | O_CLOEXEC);
+			sf = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
 			if (sf >= 0) {
 				l = read(sf, name, sizeof(name) - 1);
 				close(sf);
@@ -398,7 +398,7 @@ static void smp_live_threads_cpu(void)
 					name[l - 1] = 0;
 			}
 			snprintf(path, sizeof(path), "%s/%s.t%d" FMT_SMP_SUFFIX, smp_spool, smp_key, tid);
-			int fd = open(path, O_RDWR | O_CLOEXEC);
+			int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
 			if (fd < 0)
 				continue;
 			smp_hdr_update(fd, name[0] ? name : NULL,
