@@ -1772,30 +1772,7 @@ static void rt_fork_started(void)
 		rt_fork_child_setup(rt_atfork_child);
 }
 
-RT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
-{
-	static rt_fork_clone_fn real;
-	if (!real)
-		real = (rt_fork_clone_fn)dlsym(RTLD_NEXT, "clone");
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
-	va_list ap;
-	va_start(ap, arg); /* read only for the flags that use them, as the kernel does */
-	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *);
-	va_end(ap);
-	return rt_fork_clone(real, fn, stack, flags, arg, ptid, tls, ctid, rt_fork_started);
-}
-
-RT_API long syscall(long nr, ...)
-{
-	va_list ap;
-	va_start(ap, nr);
-	long r = rt_fork_syscall(nr, ap, rt_fork_started);
-	va_end(ap);
-	return r;
-}
+RT_FORK_WRAPPERS(RT_API, rt_fork_started)
 
 /*
  * The calls by which a program run as root gives up root's rights: just

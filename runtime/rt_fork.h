@@ -10,6 +10,7 @@
 #ifndef STINT_RT_FORK_H
 #define STINT_RT_FORK_H
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -99,5 +100,36 @@ static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void))
 	}
 	return r;
 }
+
+/*
+ * The two functions a runtime library exports, taking over the C library's:
+ * clone() and syscall(), with child() run first in the processes they
+ * make (API: the library's export attribute).  Expanded once per library.
+ */
+#define RT_FORK_WRAPPERS(API, child)                                                              \
+	API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)                  \
+	{                                                                                         \
+		static rt_fork_clone_fn real;                                                     \
+		if (!real)                                                                        \
+			real = (rt_fork_clone_fn)dlsym(RTLD_NEXT, "clone");                       \
+		if (!real) {                                                                      \
+			errno = ENOSYS;                                                           \
+			return -1;                                                                \
+		}                                                                                 \
+		va_list ap;                                                                       \
+		va_start(ap, arg); /* read only for the flags that use them, as the kernel does */ \
+		void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *); \
+		va_end(ap);                                                                       \
+		return rt_fork_clone(real, fn, stack, flags, arg, ptid, tls, ctid, child);        \
+	}                                                                                         \
+                                                                                                  \
+	API long syscall(long nr, ...)                                                            \
+	{                                                                                         \
+		va_list ap;                                                                       \
+		va_start(ap, nr);                                                                 \
+		long r = rt_fork_syscall(nr, ap, child);                                          \
+		va_end(ap);                                                                       \
+		return r;                                                                         \
+	}
 
 #endif

@@ -558,30 +558,7 @@ static void smp_fork_started(void)
 		rt_fork_child_setup(smp_atfork_child);
 }
 
-SMP_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
-{
-	static rt_fork_clone_fn real;
-	if (!real)
-		real = (rt_fork_clone_fn)dlsym(RTLD_NEXT, "clone");
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
-	va_list ap;
-	va_start(ap, arg); /* read only for the flags that use them, as the kernel does */
-	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *), *ctid = va_arg(ap, void *);
-	va_end(ap);
-	return rt_fork_clone(real, fn, stack, flags, arg, ptid, tls, ctid, smp_fork_started);
-}
-
-SMP_API long syscall(long nr, ...)
-{
-	va_list ap;
-	va_start(ap, nr);
-	long r = rt_fork_syscall(nr, ap, smp_fork_started);
-	va_end(ap);
-	return r;
-}
+RT_FORK_WRAPPERS(SMP_API, smp_fork_started)
 
 SMP_API void *dlopen(const char *file, int mode)
 {
