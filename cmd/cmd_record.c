@@ -924,8 +924,9 @@ int cmd_record(int argc, char **argv)
 		     (double)bytes / 1e6, output);
 		const char *u = d->notes ? strstr(d->notes, "unrecorded=") : NULL;
 		if (u && (u == d->notes || u[-1] == ' '))
-			warn("%lu more thread%s not recorded: %s started when the program could no longer open "
-			     "stint's spool (no file descriptor free, or the rights to reach it given up)",
+			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
+			     "stint's spool (no file descriptor free, the rights to it given up, or system calls "
+			     "restricted)",
 			     strtoul(u + 11, NULL, 10),
 			     strtoul(u + 11, NULL, 10) == 1 ? " was" : "s were",
 			     strtoul(u + 11, NULL, 10) == 1 ? "it" : "they");

@@ -76,6 +76,9 @@ enum fmt_spool_flags {
 				      * (the program gave up the rights to
 				      * reach it, setuid) and the recorder had
 				      * not made the next chunk: stopped early */
+	FMT_SPOOL_SECCOMP = 1 << 7,  /* the program restricted its system
+				      * calls (seccomp): recording stopped when
+				      * the chunk was full */
 };
 
 struct fmt_spool_hdr {

@@ -540,8 +540,8 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 	char ub[32];
 	unsigned long long unrecorded = strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10);
 	if (unrecorded)
-		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer open stint's "
-			   "spool (no file descriptor free, or the rights to reach it given up)\n",
+		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer reach stint's "
+			   "spool (no file descriptor free, the rights to it given up, or system calls restricted)\n",
 			unrecorded, unrecorded == 1 ? "" : "s");
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		if (d->threads[i].flags & FMT_THR_NOSPACE)
@@ -550,6 +550,10 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		else if (d->threads[i].flags & FMT_THR_CAPPED)
 			fprintf(f, "# thread %u: reached the per-thread limit of 7.5 GiB of events of an older "
 				   "stint; its later events are missing\n",
+				d->threads[i].tid);
+		else if (d->threads[i].flags & FMT_THR_SECCOMP)
+			fprintf(f, "# thread %u: the program restricted its system calls (seccomp), and the recording "
+				   "stopped when its buffer was full; its later events are missing\n",
 				d->threads[i].tid);
 		else if (d->threads[i].flags & FMT_THR_NOACCESS)
 			fprintf(f, "# thread %u: the program gave up the rights to reach stint's spool (setuid); its "

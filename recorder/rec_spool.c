@@ -649,6 +649,8 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 				t->flags |= FMT_THR_NOFILES;
 			if (h->flags & FMT_SPOOL_NOACCESS)
 				t->flags |= FMT_THR_NOACCESS;
+			if (h->flags & FMT_SPOOL_SECCOMP)
+				t->flags |= FMT_THR_SECCOMP;
 			unrecorded += h->unrecorded;
 			if (h->flags & FMT_SPOOL_ENDED)
 				t->flags |= FMT_THR_ENDED;

@@ -75,6 +75,8 @@ __attribute__((noinline)) static uint64_t rt_rusage_switches(void)
 {
 	struct rusage ru;
 	struct rt_thread *t = &rt_self;
+	if (rt_g.no_syscalls) /* (a seccomp filter: no switch is seen any more) */
+		return t->last_switches;
 	int r;
 	RT_VEC_KEEP(t, r = getrusage(RUSAGE_THREAD, &ru));
 	if (r < 0)
@@ -260,6 +262,8 @@ static void rt_path(char *buf, size_t n, const char *suffix)
 /* Write a whole small file of the process (rt_file.h). */
 void rt_write_file(const char *suffix, const void *data, size_t len)
 {
+	if (rt_g.no_syscalls)
+		return;
 	char path[4096];
 	rt_path(path, sizeof(path), suffix);
 	rt_file_write(path, data, len);
@@ -267,6 +271,8 @@ void rt_write_file(const char *suffix, const void *data, size_t len)
 
 static void rt_copy_proc_file(const char *proc, const char *suffix)
 {
+	if (rt_g.no_syscalls)
+		return;
 	char path[4096];
 	rt_path(path, sizeof(path), suffix);
 	rt_file_copy(proc, path);
@@ -469,7 +475,7 @@ static unsigned rt_nspares, rt_spares_taken, rt_spares_made;
 
 __attribute__((unused)) static void rt_make_spares(void)
 {
-	if (!rt_g.enabled || __atomic_exchange_n(&rt_spares_made, 1, __ATOMIC_ACQ_REL))
+	if (!rt_g.enabled || rt_g.no_syscalls || __atomic_exchange_n(&rt_spares_made, 1, __ATOMIC_ACQ_REL))
 		return;
 	uint64_t size = fmt_spool_chunk_size(0);
 	unsigned n = 0;
@@ -600,6 +606,22 @@ static int rt_next_chunk_work(struct rt_thread *t)
 	t->hdr->tail_sum = t->tail_sum;
 	t->hdr->tail_n = t->tail_n;
 	fmt_put_ext(t->pos, FMT_X_PAD, 0, 0, NULL, 0);
+	if (rt_g.no_syscalls) { /* (the chunk stays mapped) */
+		if (t->reserve_next >= t->nreserve) {
+			rt_stop_thread(t, FMT_SPOOL_SECCOMP);
+			return -1;
+		}
+		/* the next chunk, mapped ahead (rt_seccomp) */
+		t->chunk_off += size;
+		t->chunk++;
+		uint8_t *m = t->reserve[t->reserve_next++];
+		t->chunk_base = m;
+		t->pos = m;
+		t->end_limit = m + fmt_spool_chunk_size(t->chunk) - FMT_MAX_RECORD;
+		rt_next_sample(t, 0);
+		rt_mark_overhead(t);
+		return 0;
+	}
 	if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
 		/* stint record was killed: keep what was recorded, add nothing;
 		 * the program runs on */
@@ -761,6 +783,12 @@ static int rt_thread_start_work(struct rt_thread *t)
 	if (!rt_env_ready()) /* before libc's start-up, without /proc: later */
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
+	if (rt_g.enabled && rt_g.no_syscalls) { /* a thread started inside a seccomp sandbox */
+		if (rt_g.count_hdr)
+			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		t->state = RT_DONE;
+		return 0;
+	}
 	if (rt_g.enabled && rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start))
 		rt_g.enabled = 0; /* stint record was killed: no new spool files */
 	if (!rt_g.enabled) {
@@ -928,14 +956,17 @@ static void rt_note_write(struct rt_thread *t, uint64_t fn)
 		uint64_t *area = (uint64_t *)((uint8_t *)t->hdr + FMT_SPOOL_NOTES_OFF);
 		uint32_t page = (uint32_t)(n * sizeof(uint64_t) / FMT_SPOOL_HDR_SIZE);
 		if (page < t->note_pages ||
-		    madvise((uint8_t *)area + (size_t)page * FMT_SPOOL_HDR_SIZE, FMT_SPOOL_HDR_SIZE,
-			    MADV_POPULATE_WRITE) == 0) {
-			t->note_pages = page + 1;
+		    (!rt_g.no_syscalls && madvise((uint8_t *)area + (size_t)page * FMT_SPOOL_HDR_SIZE, FMT_SPOOL_HDR_SIZE,
+			    MADV_POPULATE_WRITE) == 0)) {
+			if (page + 1 > t->note_pages)
+				t->note_pages = page + 1;
 			area[n] = fn;
 			__atomic_store_n(&t->hdr->notes_n, n + 1, __ATOMIC_RELEASE); /* after the note */
 			return;
 		}
 	}
+	if (rt_g.no_syscalls)
+		return; /* (its name is lost: the report shows its address) */
 	char path[4096];
 	rt_thread_path(t, "fns", path, sizeof(path));
 	int fd = rt_file_open(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
@@ -1340,13 +1371,16 @@ static void rt_finish_thread(struct rt_thread *t)
 	if (t->pos < t->end_limit + FMT_MAX_RECORD - 16)
 		t->pos = fmt_put_ext(t->pos, FMT_X_END, os, now - t->last_t, NULL, 0);
 	t->last_t = now;
-	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	if (!rt_g.no_syscalls)
+		prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	rt_note_chunk_used(t);
 	t->hdr->tail_sum = t->tail_sum;
 	t->hdr->tail_n = t->tail_n;
 	rt_stop_thread(t, FMT_SPOOL_ENDED);
-	munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
-	munmap(t->hdr, RT_HDR_MAP);
+	if (!rt_g.no_syscalls) {
+		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
+		munmap(t->hdr, RT_HDR_MAP);
+	}
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 }
 
@@ -1588,7 +1622,7 @@ __attribute__((noinline, cold)) static void rt_recalibrate(struct rt_thread *t)
 static void rt_recalibrate_work(struct rt_thread *t)
 {
 	struct rt_recal *r = &rt_g.recal;
-	if (!rt_g.calib_ticks || t->state != RT_ACTIVE || (t->gate & RT_GATE_BUSY) || t->depth >= RT_STACK)
+	if (!rt_g.calib_ticks || rt_g.no_syscalls || t->state != RT_ACTIVE || (t->gate & RT_GATE_BUSY) || t->depth >= RT_STACK)
 		return;
 	/* one thread at a time (the caches' copy is shared); the others skip */
 	if (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
@@ -1673,6 +1707,13 @@ static void rt_atfork_child(void)
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
 		return;
+	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
+		if (rt_g.count_hdr)
+			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		rt_g.enabled = 0;
+		t->state = RT_DONE;
+		return;
+	}
 	/* the frames open at the fork; of a deeper stack the innermost
 	 * RT_STACK (the slots wrap), whose callers the child never sees close */
 	uint64_t open[RT_STACK];
@@ -1729,6 +1770,13 @@ void rt_vfork_child(void)
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
 		return;
+	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
+		if (rt_g.count_hdr)
+			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		t->state = RT_DONE; /* (the parent's state is put back when it resumes) */
+		RT_GUARD(t->gate, 0);
+		return;
+	}
 	rt_sel_vfork(1);
 	rt_g.count_hdr = NULL; /* the parent's (its rt_g is put back when it resumes) */
 	rt_g.no_spares = 1;    /* those are the parent's files too */
@@ -1772,7 +1820,66 @@ static void rt_fork_started(void)
 		rt_fork_child_setup(rt_atfork_child);
 }
 
-RT_FORK_WRAPPERS(RT_API, rt_fork_started)
+/*
+ * A program that restricts its system calls (seccomp: a sandbox) could be
+ * killed by its filter for a system call of the runtime's (SIGSYS): the
+ * filter is not known, so from then on the runtime makes none.  Each
+ * thread records on into the buffer chunk it has and stops, flagged, when
+ * it is full; threads and processes started later are counted, not
+ * recorded; the names of functions first called later are kept while the
+ * notes area has pages made writable.  The calling thread gets its next
+ * RT_RESERVE chunks mapped ahead (1.75 to 32 MiB of events) and 64 more
+ * pages of notes.
+ */
+static void rt_reserve_chunks(struct rt_thread *t)
+{
+	char path[4096];
+	rt_thread_path(t, "buf", path, sizeof(path));
+	int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	uint64_t off = t->chunk_off + fmt_spool_chunk_size(t->chunk);
+	for (unsigned k = t->nreserve; k < RT_RESERVE; k++) {
+		uint64_t size = fmt_spool_chunk_size(t->chunk + 1 + k);
+		if (posix_fallocate(fd, (off_t)off, (off_t)size) != 0)
+			break;
+		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+		if (m == MAP_FAILED)
+			break;
+		if (madvise(m, size, MADV_POPULATE_WRITE) < 0)
+			madvise(m, size, MADV_WILLNEED);
+		t->reserve[t->nreserve++] = m;
+		off += size;
+	}
+	close(fd);
+}
+
+static void rt_seccomp(int after, long r)
+{
+	static int set;
+	if (!after) {
+		struct rt_thread *t = &rt_self;
+		if (!rt_g.enabled || rt_g.no_syscalls)
+			return;
+		if (t->state == RT_ACTIVE && t->hdr) {
+			rt_reserve_chunks(t);
+			uint32_t first = t->note_pages, last = first + 64;
+			uint32_t pages = (uint32_t)((FMT_SPOOL_DATA_OFF - FMT_SPOOL_NOTES_OFF) / FMT_SPOOL_HDR_SIZE);
+			if (last > pages)
+				last = pages;
+			if (last > first &&
+			    madvise((uint8_t *)t->hdr + FMT_SPOOL_NOTES_OFF + (size_t)first * FMT_SPOOL_HDR_SIZE,
+				    (size_t)(last - first) * FMT_SPOOL_HDR_SIZE, MADV_POPULATE_WRITE) == 0)
+				t->note_pages = last;
+		}
+		rt_g.no_syscalls = set = 1;
+	} else if (r < 0 && set) { /* refused: nothing restricted */
+		rt_g.no_syscalls = set = 0;
+	}
+}
+
+RT_FORK_WRAPPERS(RT_API, rt_fork_started, rt_seccomp)
+
 
 /*
  * The calls by which a program run as root gives up root's rights: just
@@ -1840,6 +1947,24 @@ RT_API int chroot(const char *path)
 	RT_REAL(real, "chroot");
 	rt_make_spares();
 	return real(path);
+}
+
+RT_API int prctl(int option, ...)
+{
+	static int (*real)(int, ...);
+	RT_REAL(real, "prctl");
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long);
+	unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
+	va_end(ap);
+	int restricts = option == PR_SET_SECCOMP;
+	if (restricts)
+		rt_seccomp(0, 0);
+	int r = real(option, a, b, c, d);
+	if (restricts)
+		rt_seccomp(1, r);
+	return r;
 }
 #endif
 

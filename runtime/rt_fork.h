@@ -84,14 +84,33 @@ static inline int rt_fork_makes_process(long nr, long a, long b)
 	return !(flags & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS));
 }
 
+/* Whether a raw system call restricts the process's system calls
+ * (seccomp(2): a filter, or strict mode). */
+static inline int rt_fork_restricts(long nr, long a)
+{
+#ifdef SYS_seccomp
+	return nr == SYS_seccomp && (a == 0 /* SECCOMP_SET_MODE_STRICT */ || a == 1 /* _FILTER */);
+#else
+	(void)nr, (void)a;
+	return 0;
+#endif
+}
+
 /* syscall(nr, ...) as glibc makes it (the same instruction; -1 and errno
- * on failure), with child() run in the new process of a fork-like call. */
-static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void))
+ * on failure), with child() run in the new process of a fork-like call,
+ * and restrict(0, 0) before a seccomp(2) that restricts the process's
+ * system calls, restrict(1, result) after it (restrict may be NULL). */
+static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void), void (*restrict_)(int, long))
 {
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
 	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	int forks = rt_fork_makes_process(nr, a, b);
+	int restricts = restrict_ && rt_fork_restricts(nr, a);
+	if (restricts)
+		restrict_(0, 0);
 	long r = arch_syscall6(nr, a, b, c, d, e, f);
+	if (restricts)
+		restrict_(1, r);
 	if (r == 0 && forks)
 		child();
 	if ((unsigned long)r > -4096ul) {
@@ -104,9 +123,10 @@ static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void))
 /*
  * The two functions a runtime library exports, taking over the C library's:
  * clone() and syscall(), with child() run first in the processes they
- * make (API: the library's export attribute).  Expanded once per library.
+ * make, and restrict_ (or NULL) around a seccomp(2) call (API: the
+ * library's export attribute).  Expanded once per library.
  */
-#define RT_FORK_WRAPPERS(API, child)                                                              \
+#define RT_FORK_WRAPPERS(API, child, restrict_)                                                           \
 	API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)                  \
 	{                                                                                         \
 		static rt_fork_clone_fn real;                                                     \
@@ -127,7 +147,7 @@ static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void))
 	{                                                                                         \
 		va_list ap;                                                                       \
 		va_start(ap, nr);                                                                 \
-		long r = rt_fork_syscall(nr, ap, child);                                          \
+		long r = rt_fork_syscall(nr, ap, child, restrict_);                               \
 		va_end(ap);                                                                       \
 		return r;                                                                         \
 	}

@@ -43,6 +43,7 @@ void rt_probe_exit(void *fn, void *site) __attribute__((visibility("hidden")));
 
 #define RT_STACK 512 /* functions remembered per thread to check exits (a power of 2) */
 #define RT_RETS 512  /* library calls in flight per thread (rt_plt.c) */
+#define RT_RESERVE 4 /* chunks mapped ahead for a thread before a seccomp filter (rt.c) */
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
@@ -112,6 +113,10 @@ struct rt_thread {
 	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file, and
 				   * the notes area after it (RT_HDR_MAP bytes) */
 	uint32_t note_pages;      /* pages of the notes area made writable */
+	/* the chunks after this one, mapped ahead when the program restricted
+	 * its system calls (rt.c, rt_seccomp): taken with none */
+	uint8_t *reserve[RT_RESERVE];
+	uint32_t nreserve, reserve_next;
 	unsigned chunk;           /* index of the mapped chunk */
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
@@ -186,6 +191,9 @@ struct rt_global {
 	struct fmt_spool_hdr *count_hdr;
 	int count_inherited; /* count_hdr is still the parent's (a fork child) */
 	int no_spares; /* a vfork child: the spare buffers are its parent's (rt.c) */
+	/* the program restricted its system calls (seccomp): from then on the
+	 * runtime makes none a filter could kill it for (rt.c, rt_prctl) */
+	volatile int no_syscalls;
 };
 
 extern struct rt_global rt_g;

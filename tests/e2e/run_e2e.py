@@ -1311,6 +1311,26 @@ def test_setuid_drop(c):
 
 
 @test
+def test_seccomp_sandbox(c):
+    """A program that shuts itself in a seccomp sandbox whose filter kills the process at
+    open, mremap, fallocate, ftruncate, perf_event_open, prlimit64, kill or getrusage, installed
+    with prctl and with seccomp(2) through syscall(): it died of SIGSYS under stint at the
+    runtime's next chunk. Now it runs as alone; the runtime makes no system call from the
+    filter on, and the thread that installed it records on into chunks mapped ahead (all of
+    its 1000000 calls here); a thread started inside the sandbox is counted, not recorded."""
+    prog = c.prog("e2e_seccomp_sandbox")
+    for how in ("prctl", "syscall"):
+        alone = c.run([prog, how], expect=0).stdout
+        if "no seccomp" in alone:
+            raise TestSkip("seccomp filters are not permitted here")
+        rec, data = c.record([prog, how])
+        check(rec.stdout == alone, "%s: under stint printed %r instead of %r" % (how, rec.stdout, alone))
+        rep = c.report_json(data)
+        check(rep["unrecorded_threads"] == 1, "%s: unrecorded %s" % (how, rep["unrecorded_threads"]))
+        expect_calls(rep, {"work": 1000000, "worker": 1, "main": 1})
+
+
+@test
 def test_run_through_dynamic_linker(c):
     """stint record -- /lib64/ld-linux-x86-64.so.2 ./app: the dynamic linker run as a program
     loads the program and honours LD_PRELOAD; it was refused as statically linked. An
