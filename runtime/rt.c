@@ -1828,7 +1828,7 @@ static void rt_fork_started(void)
  * it is full; threads and processes started later are counted, not
  * recorded; the names of functions first called later are kept while the
  * notes area has pages made writable.  The calling thread gets its next
- * RT_RESERVE chunks mapped ahead (1.75 to 32 MiB of events) and 64 more
+ * RT_RESERVE chunks mapped ahead (7.5 to 32 MiB of events) and 64 more
  * pages of notes.
  */
 static void rt_reserve_chunks(struct rt_thread *t)
