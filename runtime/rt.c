@@ -366,6 +366,50 @@ static void rt_next_sample(struct rt_thread *t, uint64_t now)
 #define MADV_POPULATE_WRITE 23
 #endif
 
+/* Fault a mapped region of a spool file in, writable, in one call rather
+ * than one write fault per page while the program runs (MAP_POPULATE maps
+ * shared file pages read-only); older kernels fall back to MAP_POPULATE's
+ * behaviour.  0, or -1 with errno (EFAULT: past the file's end). */
+static int rt_populate(void *m, uint64_t size)
+{
+	if (madvise(m, size, MADV_POPULATE_WRITE) == 0)
+		return 0;
+	int err = errno;
+	madvise(m, size, MADV_WILLNEED);
+	errno = err;
+	return -1;
+}
+
+/* size bytes of the spool file fd at off, allocated on disk, mapped and
+ * faulted in; MAP_FAILED when the disk is full. */
+static void *rt_map_region(int fd, uint64_t off, uint64_t size)
+{
+	int err = posix_fallocate(fd, (off_t)off, (off_t)size);
+	if (err == EOPNOTSUPP || err == EINVAL)
+		err = ftruncate(fd, (off_t)(off + size)) < 0 ? errno : 0;
+	void *m = err ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (m != MAP_FAILED)
+		rt_populate(m, size);
+	return m;
+}
+
+/* m, a mapping of chunk number t->chunk, is where the thread writes now. */
+static void rt_use_chunk(struct rt_thread *t, uint8_t *m)
+{
+	t->chunk_base = m;
+	t->pos = m;
+	t->end_limit = m + fmt_spool_chunk_size(t->chunk) - FMT_MAX_RECORD;
+	rt_next_sample(t, 0);
+}
+
+/* A thread that cannot record (no descriptor free, no right to the spool,
+ * a seccomp sandbox), counted where the recorder reads it. */
+static void rt_count_unrecorded(void)
+{
+	if (rt_g.count_hdr)
+		__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+}
+
 /* Why a spool file could not be opened, as the thread's spool flag. */
 static uint32_t rt_open_failure(int err)
 {
@@ -429,27 +473,15 @@ static uint32_t rt_map_chunk(struct rt_thread *t, uint8_t **old, uint64_t old_si
 		if (m == MAP_FAILED)
 			return why;
 	} else {
-		int err = posix_fallocate(fd, (off_t)t->chunk_off, (off_t)size);
-		if (err == EOPNOTSUPP || err == EINVAL)
-			err = ftruncate(fd, (off_t)(t->chunk_off + size)) < 0 ? errno : 0;
-		m = err ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)t->chunk_off);
+		m = rt_map_region(fd, t->chunk_off, size);
 		close(fd);
 		if (m == MAP_FAILED)
 			return FMT_SPOOL_NOSPACE;
-		/* fault the chunk in, writable, in one call rather than one write
-		 * fault per page while the program runs (MAP_POPULATE maps shared
-		 * file pages read-only); older kernels fall back to MAP_POPULATE's
-		 * behaviour */
-		if (madvise(m, size, MADV_POPULATE_WRITE) < 0)
-			madvise(m, size, MADV_WILLNEED);
 		if (*old)
 			munmap(*old, old_size);
 		*old = NULL;
 	}
-	t->chunk_base = m;
-	t->pos = m;
-	t->end_limit = (uint8_t *)m + size - FMT_MAX_RECORD;
-	rt_next_sample(t, 0);
+	rt_use_chunk(t, m);
 	return 0;
 }
 
@@ -459,7 +491,7 @@ static uint32_t rt_map_chunk(struct rt_thread *t, uint8_t **old, uint64_t old_si
  * their worker threads) or shut itself in with chroot: from then on it can
  * no longer open the spool (a directory of root's, mode 0700, reached
  * through /proc/<stint>/fd).
- * Made just before the program's first such call (rt_setuid_hooks below),
+ * Made just before the program's first such call (rt_before_setuid below),
  * each a file of its own with its header and first chunk mapped; a thread
  * whose buffer file cannot be made takes one (later chunks come by
  * rt_map_chunk_grown).  The recorder reads a spare that was taken as any
@@ -518,17 +550,12 @@ static int rt_take_spare(struct rt_thread *t)
 	if (k >= __atomic_load_n(&rt_nspares, __ATOMIC_ACQUIRE))
 		return 0;
 	struct rt_spare *sp = &rt_spares[k];
-	uint64_t size = fmt_spool_chunk_size(0);
-	if (madvise(sp->chunk, size, MADV_POPULATE_WRITE) < 0)
-		madvise(sp->chunk, size, MADV_WILLNEED);
+	rt_populate(sp->chunk, fmt_spool_chunk_size(0));
 	t->hdr = sp->hdr;
 	t->note_pages = 0;
 	t->chunk = 0;
 	t->chunk_off = FMT_SPOOL_DATA_OFF;
-	t->chunk_base = sp->chunk;
-	t->pos = sp->chunk;
-	t->end_limit = sp->chunk + size - FMT_MAX_RECORD;
-	rt_next_sample(t, 0);
+	rt_use_chunk(t, sp->chunk);
 	sp->hdr = NULL;
 	sp->chunk = NULL;
 	return 1;
@@ -614,11 +641,7 @@ static int rt_next_chunk_work(struct rt_thread *t)
 		/* the next chunk, mapped ahead (rt_seccomp) */
 		t->chunk_off += size;
 		t->chunk++;
-		uint8_t *m = t->reserve[t->reserve_next++];
-		t->chunk_base = m;
-		t->pos = m;
-		t->end_limit = m + fmt_spool_chunk_size(t->chunk) - FMT_MAX_RECORD;
-		rt_next_sample(t, 0);
+		rt_use_chunk(t, t->reserve[t->reserve_next++]);
 		rt_mark_overhead(t);
 		return 0;
 	}
@@ -784,8 +807,7 @@ static int rt_thread_start_work(struct rt_thread *t)
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
 	if (rt_g.enabled && rt_g.no_syscalls) { /* a thread started inside a seccomp sandbox */
-		if (rt_g.count_hdr)
-			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		rt_count_unrecorded();
 		t->state = RT_DONE;
 		return 0;
 	}
@@ -807,8 +829,8 @@ static int rt_thread_start_work(struct rt_thread *t)
 		int err = errno;
 		if (rt_take_spare(t))
 			goto mapped;
-		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE && rt_g.count_hdr)
-			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE)
+			rt_count_unrecorded();
 		goto fail;
 	}
 	if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) != 0 && ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0) {
@@ -1708,8 +1730,7 @@ static void rt_atfork_child(void)
 	if (!rt_g.enabled)
 		return;
 	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
-		if (rt_g.count_hdr)
-			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		rt_count_unrecorded();
 		rt_g.enabled = 0;
 		t->state = RT_DONE;
 		return;
@@ -1771,8 +1792,7 @@ void rt_vfork_child(void)
 	if (!rt_g.enabled)
 		return;
 	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
-		if (rt_g.count_hdr)
-			__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		rt_count_unrecorded();
 		t->state = RT_DONE; /* (the parent's state is put back when it resumes) */
 		RT_GUARD(t->gate, 0);
 		return;
@@ -1841,13 +1861,9 @@ static void rt_reserve_chunks(struct rt_thread *t)
 	uint64_t off = t->chunk_off + fmt_spool_chunk_size(t->chunk);
 	for (unsigned k = t->nreserve; k < RT_RESERVE; k++) {
 		uint64_t size = fmt_spool_chunk_size(t->chunk + 1 + k);
-		if (posix_fallocate(fd, (off_t)off, (off_t)size) != 0)
-			break;
-		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+		void *m = rt_map_region(fd, off, size);
 		if (m == MAP_FAILED)
 			break;
-		if (madvise(m, size, MADV_POPULATE_WRITE) < 0)
-			madvise(m, size, MADV_WILLNEED);
 		t->reserve[t->nreserve++] = m;
 		off += size;
 	}
