@@ -151,6 +151,23 @@ static char *preload_obstacle(const char *path, const char *shown)
 }
 
 /* One line for "nothing was recorded", with the likely reasons. */
+/* The word "key=..." of the data file's notes, or NULL. */
+static const char *notes_word(const char *notes, const char *key)
+{
+	size_t l = strlen(key);
+	for (const char *w = notes; w && *w; w = strchr(w, ' '), w = w ? w + 1 : NULL)
+		if (strncmp(w, key, l) == 0 && w[l] == '=')
+			return w;
+	return NULL;
+}
+
+/* The count "key=N" of the data file's notes, 0 when there is none. */
+static unsigned long notes_count(const char *notes, const char *key)
+{
+	const char *w = notes_word(notes, key);
+	return w ? strtoul(w + strlen(key) + 1, NULL, 10) : 0;
+}
+
 /*
  * The data file's notes for a program instrumented through its patch sites:
  * "patched=N/M" and the functions left out, "unpatched=a,b" (symbol names,
@@ -172,8 +189,8 @@ static void patch_notes(struct fmt_data *d, const struct rec_patch_info *p, int 
 	}
 	*w = 0;
 	/* the spool's word (rec_spool_read) stays */
-	const char *u = d->notes ? strstr(d->notes, "unrecorded=") : NULL;
-	if (u && (u == d->notes || u[-1] == ' ')) {
+	const char *u = notes_word(d->notes, "unrecorded");
+	if (u) {
 		char *n = xasprintf("%s %.*s", s, (int)strcspn(u, " "), u);
 		free(s);
 		s = n;
@@ -274,8 +291,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		warn("recorded %llu samples with the in-process sampler (%s) of %u process%s, %u thread%s into '%s'",
 		     (unsigned long long)samples, why, d->nprocs, d->nprocs == 1 ? "" : "es", d->nthreads,
 		     d->nthreads == 1 ? "" : "s", output);
-		const char *u = d->notes ? strstr(d->notes, "unsampled=") : NULL;
-		unsigned unsampled = u ? (unsigned)atoi(u + 10) : 0;
+		unsigned unsampled = (unsigned)notes_count(d->notes, "unsampled");
 		if (unsampled)
 			warn("%u thread%s could not be sampled (no CPU-time timer, or the sampler's signal was "
 			     "blocked)", unsampled, unsampled == 1 ? "" : "s");
@@ -922,14 +938,12 @@ int cmd_record(int argc, char **argv)
 		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d->nprocs,
 		     d->nprocs == 1 ? "" : "es", d->nthreads, d->nthreads == 1 ? "" : "s",
 		     (double)bytes / 1e6, output);
-		const char *u = d->notes ? strstr(d->notes, "unrecorded=") : NULL;
-		if (u && (u == d->notes || u[-1] == ' '))
+		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
+		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
 			     "stint's spool (no file descriptor free, the rights to it given up, or system calls "
 			     "restricted)",
-			     strtoul(u + 11, NULL, 10),
-			     strtoul(u + 11, NULL, 10) == 1 ? " was" : "s were",
-			     strtoul(u + 11, NULL, 10) == 1 ? "it" : "they");
+			     unrecorded, unrecorded == 1 ? " was" : "s were", unrecorded == 1 ? "it" : "they");
 	}
 	rec_session_end(&rs);
 	rec_patch_free(&pinfo);

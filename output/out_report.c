@@ -543,30 +543,27 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer reach stint's "
 			   "spool (no file descriptor free, the rights to it given up, or system calls restricted)\n",
 			unrecorded, unrecorded == 1 ? "" : "s");
+	/* why a thread's recording stopped early, the first that applies */
+	static const struct {
+		uint32_t flag;
+		const char *why;
+	} stopped[] = {
+		{FMT_THR_NOSPACE, "the disk filled during recording"},
+		{FMT_THR_CAPPED, "reached the per-thread limit of 7.5 GiB of events of an older stint"},
+		{FMT_THR_SECCOMP, "the program restricted its system calls (seccomp), and the recording stopped "
+				  "when its buffer was full"},
+		{FMT_THR_NOACCESS, "the program gave up the rights to reach stint's spool (setuid)"},
+		{FMT_THR_NOFILES, "the program had no file descriptor free (RLIMIT_NOFILE) when the recording "
+				  "needed one"},
+		{FMT_THR_ORPHANED, "stint record was killed while it ran"},
+	};
 	for (uint32_t i = 0; i < d->nthreads; i++)
-		if (d->threads[i].flags & FMT_THR_NOSPACE)
-			fprintf(f, "# thread %u: the disk filled during recording; its later events are missing\n",
-				d->threads[i].tid);
-		else if (d->threads[i].flags & FMT_THR_CAPPED)
-			fprintf(f, "# thread %u: reached the per-thread limit of 7.5 GiB of events of an older "
-				   "stint; its later events are missing\n",
-				d->threads[i].tid);
-		else if (d->threads[i].flags & FMT_THR_SECCOMP)
-			fprintf(f, "# thread %u: the program restricted its system calls (seccomp), and the recording "
-				   "stopped when its buffer was full; its later events are missing\n",
-				d->threads[i].tid);
-		else if (d->threads[i].flags & FMT_THR_NOACCESS)
-			fprintf(f, "# thread %u: the program gave up the rights to reach stint's spool (setuid); its "
-				   "later events are missing\n",
-				d->threads[i].tid);
-		else if (d->threads[i].flags & FMT_THR_NOFILES)
-			fprintf(f, "# thread %u: the program had no file descriptor free (RLIMIT_NOFILE) when the "
-				   "recording needed one; its later events are missing\n",
-				d->threads[i].tid);
-		else if (d->threads[i].flags & FMT_THR_ORPHANED)
-			fprintf(f, "# thread %u: stint record was killed while it ran; its later events are "
-				   "missing\n",
-				d->threads[i].tid);
+		for (size_t k = 0; k < sizeof(stopped) / sizeof(stopped[0]); k++)
+			if (d->threads[i].flags & stopped[k].flag) {
+				fprintf(f, "# thread %u: %s; its later events are missing\n", d->threads[i].tid,
+					stopped[k].why);
+				break;
+			}
 	fputc('\n', f);
 	fputs("# columns:     Elapsed = wall time, Application = the intervals in which the thread stayed on the CPU;\n"
 	      "#              incl = with the functions called, excl = own code only; % of the session's incl time\n\n",

@@ -183,6 +183,25 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 	}
 }
 
+/* A thread buffer's flags (fmt_spool.h) as the data file's (format.h). */
+static const struct {
+	uint32_t spool, thread;
+} thread_flags[] = {
+	{FMT_SPOOL_NOSPACE, FMT_THR_NOSPACE},   {FMT_SPOOL_FULL, FMT_THR_CAPPED},
+	{FMT_SPOOL_ORPHANED, FMT_THR_ORPHANED}, {FMT_SPOOL_NOFILES, FMT_THR_NOFILES},
+	{FMT_SPOOL_NOACCESS, FMT_THR_NOACCESS}, {FMT_SPOOL_SECCOMP, FMT_THR_SECCOMP},
+	{FMT_SPOOL_ENDED, FMT_THR_ENDED},
+};
+
+/* Room for n more addresses in *addrs. */
+static void addrs_reserve(uint64_t **addrs, size_t naddrs, size_t *capaddrs, size_t n)
+{
+	if (naddrs + n > *capaddrs) {
+		*capaddrs = (naddrs + n) * 2 + 1024;
+		*addrs = xrealloc(*addrs, *capaddrs * sizeof(**addrs));
+	}
+}
+
 /* The function addresses a thread's .fns file lists. */
 static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, size_t *naddrs,
 		     size_t *capaddrs)
@@ -194,10 +213,7 @@ static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, siz
 	if (!data)
 		return;
 	size_t n = len / 8;
-	if (*naddrs + n > *capaddrs) {
-		*capaddrs = (*naddrs + n) * 2 + 1024;
-		*addrs = xrealloc(*addrs, *capaddrs * sizeof(**addrs));
-	}
+	addrs_reserve(addrs, *naddrs, capaddrs, n);
 	memcpy(*addrs + *naddrs, data, n * 8);
 	*naddrs += n;
 	free(data);
@@ -214,10 +230,7 @@ static void read_note_area(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 		n = flen > FMT_SPOOL_NOTES_OFF ? (flen - FMT_SPOOL_NOTES_OFF) / 8 : 0;
 	if (!n)
 		return;
-	if (*naddrs + n > *capaddrs) {
-		*capaddrs = (*naddrs + n) * 2 + 1024;
-		*addrs = xrealloc(*addrs, *capaddrs * sizeof(**addrs));
-	}
+	addrs_reserve(addrs, *naddrs, capaddrs, n);
 	ssize_t got = pread(fd, *addrs + *naddrs, n * 8, FMT_SPOOL_NOTES_OFF);
 	if (got > 0)
 		*naddrs += (size_t)got / 8;
@@ -639,21 +652,10 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			t->tid = (uint32_t)h->tid;
 			t->name = xstrndup(h->name, sizeof(h->name));
 			t->start = h->start_time;
-			if (h->flags & FMT_SPOOL_NOSPACE)
-				t->flags |= FMT_THR_NOSPACE;
-			if (h->flags & FMT_SPOOL_FULL)
-				t->flags |= FMT_THR_CAPPED;
-			if (h->flags & FMT_SPOOL_ORPHANED)
-				t->flags |= FMT_THR_ORPHANED;
-			if (h->flags & FMT_SPOOL_NOFILES)
-				t->flags |= FMT_THR_NOFILES;
-			if (h->flags & FMT_SPOOL_NOACCESS)
-				t->flags |= FMT_THR_NOACCESS;
-			if (h->flags & FMT_SPOOL_SECCOMP)
-				t->flags |= FMT_THR_SECCOMP;
+			for (size_t k = 0; k < sizeof(thread_flags) / sizeof(thread_flags[0]); k++)
+				if (h->flags & thread_flags[k].spool)
+					t->flags |= thread_flags[k].thread;
 			unrecorded += h->unrecorded;
-			if (h->flags & FMT_SPOOL_ENDED)
-				t->flags |= FMT_THR_ENDED;
 			if (!p->cost && h->calib_ticks)
 				p->cost = h->calib_ticks;
 			tail_sum += h->tail_sum;
