@@ -188,10 +188,14 @@ static void patch_notes(struct fmt_data *d, const struct rec_patch_info *p, int 
 			*w++ = *c == ' ' || *c == ',' ? '_' : *c;
 	}
 	*w = 0;
-	/* the spool's word (rec_spool_read) stays */
-	const char *u = notes_word(d->notes, "unrecorded");
-	if (u) {
-		char *n = xasprintf("%s %.*s", s, (int)strcspn(u, " "), u);
+	/* these words replace their placeholders; the others stay (the
+	 * spool's unrecorded=, rec_spool_read; the selection's) */
+	for (const char *o = d->notes; o && *o; o += strcspn(o, " "), o += *o == ' ') {
+		size_t l = strcspn(o, " ");
+		if (!l || (l == 8 && strncmp(o, "libcalls", 8) == 0) || strncmp(o, "patched=", 8) == 0 ||
+		    strncmp(o, "unpatched=", 10) == 0)
+			continue;
+		char *n = xasprintf("%s %.*s", s, (int)l, o);
 		free(s);
 		s = n;
 	}
