@@ -946,7 +946,7 @@ int cmd_record(int argc, char **argv)
 		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
 			     "stint's spool (no file descriptor free, the rights to it given up, or system calls "
-			     "restricted)",
+			     "restricted), or on a thread's thread-local storage (clone with CLONE_VM)",
 			     unrecorded, unrecorded == 1 ? " was" : "s were", unrecorded == 1 ? "it" : "they");
 	}
 	rec_session_end(&rs);

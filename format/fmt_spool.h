@@ -79,6 +79,10 @@ enum fmt_spool_flags {
 	FMT_SPOOL_SECCOMP = 1 << 7,  /* the program restricted its system
 				      * calls (seccomp): recording stopped when
 				      * the chunk was full */
+	FMT_SPOOL_SHAREDTLS = 1 << 8, /* the thread made a child on its memory
+				       * that keeps its thread pointer (clone
+				       * with CLONE_VM, without CLONE_SETTLS or
+				       * CLONE_VFORK): recording stopped there */
 };
 
 struct fmt_spool_hdr {

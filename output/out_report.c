@@ -541,7 +541,8 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 	unsigned long long unrecorded = strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10);
 	if (unrecorded)
 		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer reach stint's "
-			   "spool (no file descriptor free, the rights to it given up, or system calls restricted)\n",
+			   "spool (no file descriptor free, the rights to it given up, or system calls restricted), "
+			   "or on a thread's thread-local storage (clone with CLONE_VM)\n",
 			unrecorded, unrecorded == 1 ? "" : "s");
 	/* why a thread's recording stopped early, the first that applies */
 	static const struct {
@@ -552,6 +553,8 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		{FMT_THR_CAPPED, "reached the per-thread limit of 7.5 GiB of events of an older stint"},
 		{FMT_THR_SECCOMP, "the program restricted its system calls (seccomp), and the recording stopped "
 				  "when its buffer was full"},
+		{FMT_THR_SHAREDTLS, "it made a child with clone(CLONE_VM) that shares its thread-local storage, "
+				    "whose calls cannot be told from its own"},
 		{FMT_THR_NOACCESS, "the program gave up the rights to reach stint's spool (setuid)"},
 		{FMT_THR_NOFILES, "the program had no file descriptor free (RLIMIT_NOFILE) when the recording "
 				  "needed one"},

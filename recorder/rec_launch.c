@@ -322,7 +322,8 @@ static void spool_warn_stopped(int fd, const char *name)
 	static size_t nwarned;
 	uint32_t flags = 0;
 	if (pread(fd, &flags, sizeof(flags), offsetof(struct fmt_spool_hdr, flags)) != sizeof(flags) ||
-	    !(flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP)))
+	    !(flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP |
+		       FMT_SPOOL_SHAREDTLS)))
 		return;
 	for (size_t i = 0; i < nwarned; i++)
 		if (strcmp(warned[i], name) == 0)
@@ -332,7 +333,10 @@ static void spool_warn_stopped(int fd, const char *name)
 	int32_t tid = 0;
 	if (pread(fd, &tid, sizeof(tid), offsetof(struct fmt_spool_hdr, tid)) != sizeof(tid))
 		tid = 0;
-	if (flags & FMT_SPOOL_SECCOMP)
+	if (flags & FMT_SPOOL_SHAREDTLS)
+		warn("thread %d made a child with clone(CLONE_VM) that shares its thread-local storage: its "
+		     "recording stopped there (the program runs on; what was recorded is kept)", (int)tid);
+	else if (flags & FMT_SPOOL_SECCOMP)
 		warn("the program restricted its system calls (seccomp): thread %d stopped recording when its "
 		     "buffer was full (the program runs on; what was recorded is kept)", (int)tid);
 	else if (flags & FMT_SPOOL_NOACCESS)

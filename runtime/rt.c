@@ -788,8 +788,10 @@ void rt_vec_release(struct rt_thread *t)
 
 static int rt_thread_start_work(struct rt_thread *t);
 
-int rt_thread_start(struct rt_thread *t)
+__attribute__((noinline)) int rt_thread_start(struct rt_thread *t)
 {
+	if (t->state == RT_DONE) /* (also a clone child's on our thread pointer: it writes nothing) */
+		return 0;
 	int ok;
 	RT_VEC_KEEP(t, ok = rt_thread_start_work(t));
 	return ok;
@@ -1377,16 +1379,34 @@ void rt_probe_exit(void *fn, void *site) __attribute__((alias("__cyg_profile_fun
  * Thread and process life cycle
  * --------------------------------------------------------------------- */
 
-static void rt_finish_thread(struct rt_thread *t)
+static void rt_end_recording(struct rt_thread *t, uint32_t flag);
+
+/* What the thread still holds back: the selection's held entries, new
+ * functions' addresses, queued handler events. */
+static void rt_settle(struct rt_thread *t)
 {
-	if (t->state != RT_ACTIVE)
-		return;
 	rt_sel_thread_end(t);
 	if (t->nnotes) /* held entries wrote new functions (rt_probe_held) */
 		rt_after(t);
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	if (t->npend)
 		rt_flush(t);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
+}
+
+static void rt_finish_thread(struct rt_thread *t)
+{
+	if (t->state != RT_ACTIVE)
+		return;
+	rt_settle(t);
+	rt_end_recording(t, FMT_SPOOL_ENDED);
+}
+
+/* The recording's last record, at this time, and the header's last word
+ * (flag: why it ends).  The state may already say RT_DONE. */
+static void rt_end_recording(struct rt_thread *t, uint32_t flag)
+{
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
 	uint64_t sw;
 	uint64_t now = rt_stamp(t, &sw);
 	int os = sw != t->last_switches;
@@ -1398,7 +1418,7 @@ static void rt_finish_thread(struct rt_thread *t)
 	rt_note_chunk_used(t);
 	t->hdr->tail_sum = t->tail_sum;
 	t->hdr->tail_n = t->tail_n;
-	rt_stop_thread(t, FMT_SPOOL_ENDED);
+	rt_stop_thread(t, flag);
 	if (!rt_g.no_syscalls) {
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		munmap(t->hdr, RT_HDR_MAP);
@@ -1894,7 +1914,41 @@ static void rt_seccomp(int after, long r)
 	}
 }
 
-RT_FORK_WRAPPERS(RT_API, rt_fork_started, rt_seccomp)
+/*
+ * clone(CLONE_VM) without CLONE_SETTLS: the child runs on our memory with
+ * this thread's thread pointer, so its probes would find this thread's
+ * recording state and write into its buffer while this thread does (the
+ * records interleaved, the shadow stacks of library calls and patched
+ * functions mixed up: the program crashed).  Nothing tells the two apart
+ * at a probe, so neither records while the child may run: before the
+ * clone this thread's recording pauses (its probes, and the child's, find
+ * it not active and do nothing); after it, with CLONE_VFORK (the child has
+ * left our memory: exec or exit) or when the clone failed, it resumes,
+ * and otherwise it ends here, flagged, the child counted as not recorded.
+ */
+static void rt_share_tls(int after, long r, int vfork)
+{
+	struct rt_thread *t = &rt_self;
+	if (!after) {
+		if (t->state == RT_ACTIVE)
+			rt_settle(t);
+		t->shared_state = t->state;
+		t->shared_gate = t->gate;
+		RT_GUARD(t->gate, 0);
+		t->state = RT_DONE;
+		return;
+	}
+	if (r >= 0 && rt_g.enabled && !rt_g.no_syscalls)
+		rt_count_unrecorded(); /* the child */
+	if (r < 0 || vfork) {
+		t->state = t->shared_state;
+		RT_GUARD(t->gate, t->shared_gate);
+	} else if (t->shared_state == RT_ACTIVE) {
+		rt_end_recording(t, FMT_SPOOL_SHAREDTLS);
+	}
+}
+
+RT_FORK_WRAPPERS(RT_API, rt_fork_started, rt_seccomp, rt_share_tls)
 
 
 /*

@@ -129,6 +129,8 @@ struct rt_thread {
 	uint32_t nrets;           /* library calls in flight */
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
 	struct rt_ret rets[RT_RETS];
+	int shared_state;         /* state and gate before a clone whose child */
+	uint32_t shared_gate;     /* keeps this thread pointer (rt.c, rt_share_tls) */
 	int vec_busy;             /* vec_area holds the program's registers (rt.c) */
 	int recal_due;            /* set by a chunk switch (rt_next_chunk): a calibration
 				   * once the probe is done (rt_after_lean, rt_probe_at) */

@@ -272,6 +272,8 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 	if (RT_UNLIKELY(rt_sel_on) && rt_sel_skip(rt_patch_function(ret_into_fn, tramp)))
 		return;
 	if (RT_UNLIKELY(t->state != RT_ACTIVE)) {
+		if (t->state == RT_DONE) /* (a clone child on our thread pointer too: writes nothing) */
+			return;
 		rt_patch_in_rt = 1;
 		int ok = rt_thread_start(t);
 		rt_patch_in_rt = 0;

@@ -558,7 +558,7 @@ static void smp_fork_started(void)
 		rt_fork_child_setup(smp_atfork_child);
 }
 
-RT_FORK_WRAPPERS(SMP_API, smp_fork_started, NULL)
+RT_FORK_WRAPPERS(SMP_API, smp_fork_started, NULL, NULL)
 
 SMP_API void *dlopen(const char *file, int mode)
 {

@@ -1240,6 +1240,46 @@ def test_raw_fork_child(c):
         expect_calls(rep, {"child_work": 3 * children, "child_main": children, "make_child": 3, "main": 1})
 
 
+@test
+def test_clone_shared_tls(c):
+    """A child made with clone(CLONE_VM) without CLONE_SETTLS runs on the parent's memory
+    with the parent's thread pointer, so its probes found the parent's recording state and
+    wrote into the parent's buffer at the same time as the parent: the program crashed
+    (SIGSEGV, or "lost track of a patched function's return address" when patched at load)
+    or the data file was damaged. Now neither records while such a child may run: with
+    CLONE_VFORK the parent resumes once the child is gone; otherwise the parent's recording
+    ends at the clone, and the report says so. The child is counted as not recorded."""
+    for name in ("e2e_clone_vm", "e2e_clone_vm_plain"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        for mode in ("concurrent", "vfork"):
+            alone = c.run([prog, mode], expect=0).stdout
+            check(alone.startswith("before "), "%s %s alone printed %r" % (name, mode, alone))
+            rec, data = c.record([prog, mode])
+            check(rec.stdout == alone, "%s %s under stint printed %r instead of %r"
+                  % (name, mode, rec.stdout, alone))
+            rep = c.report_json(data)
+            text = c.run([c.stint, "report", "-i", data], expect=0).stdout
+            check("DAMAGED" not in text, "%s %s: the report said:\n%s" % (name, mode, text))
+            check(rep["unrecorded_threads"] == 1, "%s %s: unrecorded_threads %s"
+                  % (name, mode, rep["unrecorded_threads"]))
+            check("thread-local storage (clone with CLONE_VM)" in text, "%s %s: the report said:\n%s"
+                  % (name, mode, text))
+            if mode == "vfork":
+                # recorded on both sides of the clone; none of the child's calls
+                expect_calls(rep, {"before": 1, "after": 1, "run_leaves": 2, "leaf": 300000,
+                                   "main": 1})
+                check("shares its thread-local storage" not in text, "%s: the report said:\n%s"
+                      % (name, text))
+            else:
+                expect_calls(rep, {"before": 1, "run_leaves": 1, "leaf": 100000, "main": 1})
+                check(calls(rep, "after") == 0 and calls(rep, "child_main") == 0,
+                      "%s: %s" % (name, function_list(rep)))
+                check("it made a child with clone(CLONE_VM) that shares its thread-local storage" in text,
+                      "%s: the report said:\n%s" % (name, text))
+
+
 def has_cap_sys_resource():
     with open("/proc/self/status") as f:
         for line in f:
