@@ -1519,7 +1519,7 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 	uint32_t depth0 = t->depth;
 	for (int b = 0, tries = 0; b < batches; tries++) {
 		uint64_t sw0 = rt_switches(t);
-		uint64_t plain = rt_calib_loop(0, CALLS, stub);
+		uint64_t plain = rt_calib_loop(probed == RT_CALIB_FN && !stub ? 3 : 0, CALLS, stub);
 		uint8_t *p0 = t->pos;
 		if (inner_out)
 			rt_calib_c0 = t->c;
