@@ -10,9 +10,8 @@
 
 /* A value lives across the probe calls, as in nearly every function of a
  * program: the compiler keeps it in a callee-saved register (a push and a
- * pop) and calls the exit probe, where an empty function would jump to it
- * and return from it in one (about 2 ns less per call than what a
- * program's functions pay around the same probes). */
+ * pop) and calls the exit probe, where for an empty function it jumps to
+ * it and returns from it in one, a shape few real functions have. */
 __attribute__((noinline, visibility("hidden"))) uint64_t rt_calib_probed(uint64_t x)
 {
 	__asm__ volatile("" : "+r"(x));
