@@ -333,11 +333,31 @@ static void rt_new_key(void)
  * every descriptor they did not open (daemons, closefrom) or dup2 over
  * them, and a probe must never write into a file of the program's.
  */
-static void rt_thread_path(const struct rt_thread *t, const char *ext, char *buf, size_t n)
+/* t->path: "<spool>/<key>.t<tid>.buf", without printf (its stack). */
+static void rt_make_thread_path(struct rt_thread *t)
 {
-	char suffix[64];
-	snprintf(suffix, sizeof(suffix), ".t%d.%s", (int)t->tid, ext);
-	rt_path(buf, n, suffix);
+	char suffix[32];
+	rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid);
+	size_t a = strlen(rt_g.spool), b = strlen(rt_g.key), c = strlen(suffix);
+	if (a + 1 + b + c + 5 > sizeof(t->path)) { /* (rt_g.spool is shorter) */
+		t->path[0] = 0;
+		return;
+	}
+	char *p = t->path;
+	memcpy(p, rt_g.spool, a);
+	p[a] = '/';
+	memcpy(p + a + 1, rt_g.key, b);
+	memcpy(p + a + 1 + b, suffix, c);
+	memcpy(p + a + 1 + b + c, ".buf", 5);
+}
+
+/* t->path (made by rt_thread_start) with the extension ext, 3 letters. */
+static const char *rt_thread_file(struct rt_thread *t, const char *ext)
+{
+	size_t n = strlen(t->path);
+	if (n >= 3)
+		memcpy(t->path + n - 3, ext, 3);
+	return t->path;
 }
 
 /* The probes' limit: 0 while work waits (rt_after), else the nearer of the
@@ -462,11 +482,9 @@ static void *rt_map_chunk_grown(uint8_t **old, uint64_t old_size, uint64_t size)
  * mapped at *old (or NULL), for the caller to let go. */
 static uint32_t rt_map_chunk(struct rt_thread *t, uint8_t **old, uint64_t old_size)
 {
-	char path[4096];
-	rt_thread_path(t, "buf", path, sizeof(path));
 	uint64_t size = fmt_spool_chunk_size(t->chunk);
 	void *m;
-	int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
+	int fd = rt_file_open(rt_thread_file(t, "buf"), O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0) {
 		uint32_t why = rt_open_failure(errno);
 		m = rt_map_chunk_grown(old, old_size, size);
@@ -729,8 +747,8 @@ static void rt_inherit_frames(struct rt_thread *t, const uint64_t *open, uint32_
 
 static void rt_inherit_attached(struct rt_thread *t)
 {
-	uint64_t open[RT_STACK];
-	rt_inherit_frames(t, open, rt_attach_frames(t->tid, open, RT_STACK));
+	/* (read into the shadow stack itself: no 4 KiB on the program's stack) */
+	rt_inherit_frames(t, t->stack, rt_attach_frames(t->tid, t->stack, RT_STACK));
 }
 
 /*
@@ -823,9 +841,8 @@ static int rt_thread_start_work(struct rt_thread *t)
 	/* the thread's clock starts now: setting up is the first overhead */
 	uint64_t t0 = rt_clock();
 	t->tid = (pid_t)syscall(SYS_gettid);
-	char path[4096];
-	rt_thread_path(t, "buf", path, sizeof(path));
-	int fd = rt_file_open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	rt_make_thread_path(t);
+	int fd = rt_file_open(t->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		/* no descriptor free, or no right to the spool any more (setuid) */
 		int err = errno;
@@ -870,8 +887,7 @@ mapped:
 	memset(&t->c, 0, sizeof(t->c));
 	t->depth = 0;
 	t->lock = NULL;
-	rt_thread_path(t, "fns", path, sizeof(path));
-	fd = rt_file_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = rt_file_open(rt_thread_file(t, "fns"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
 	if (!t->seen) {
@@ -991,9 +1007,7 @@ static void rt_note_write(struct rt_thread *t, uint64_t fn)
 	}
 	if (rt_g.no_syscalls)
 		return; /* (its name is lost: the report shows its address) */
-	char path[4096];
-	rt_thread_path(t, "fns", path, sizeof(path));
-	int fd = rt_file_open(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	int fd = rt_file_open(rt_thread_file(t, "fns"), O_WRONLY | O_APPEND | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
 	ssize_t w = write(fd, &fn, sizeof(fn));
@@ -1744,7 +1758,35 @@ static void rt_recal_finish(void)
 	rt_save_info();
 }
 
+/*
+ * The fork and vfork children's set-up copies the frames open and the
+ * library calls in flight before it clears the thread's state: 24 KiB, on a
+ * new stack of its own (rt_fork.h), not on the program's, which may be a
+ * thread's of 16 KiB (PTHREAD_STACK_MIN) or a coroutine's.  Without system
+ * calls (seccomp) it only counts the child, on the program's stack.
+ */
+static void rt_atfork_child_work(void);
+static void rt_vfork_child_work(void);
+
+ARCH_CALL_ON_STACK_ASM;
+
 static void rt_atfork_child(void)
+{
+	if (rt_g.enabled && !rt_g.no_syscalls)
+		rt_fork_child_setup(rt_atfork_child_work);
+	else
+		rt_atfork_child_work();
+}
+
+void rt_vfork_child(void)
+{
+	if (rt_g.enabled && !rt_g.no_syscalls)
+		rt_fork_child_setup(rt_vfork_child_work);
+	else
+		rt_vfork_child_work();
+}
+
+static void rt_atfork_child_work(void)
 {
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
@@ -1806,7 +1848,7 @@ static void rt_atfork_child(void)
  * records into a process entry of its own, with the frames open at the
  * vfork inherited as a fork child's are.
  */
-void rt_vfork_child(void)
+static void rt_vfork_child_work(void)
 {
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
@@ -1851,13 +1893,11 @@ void rt_vfork_child(void)
  * runs fine without stint.  The child now starts with what a fork child
  * does (rt_fork.h), then runs on.
  */
-ARCH_CALL_ON_STACK_ASM;
 
 static void rt_fork_started(void)
 {
 	rt_patch_fork_child(); /* (no atfork handler ran: the patcher's locks too) */
-	if (rt_g.enabled)
-		rt_fork_child_setup(rt_atfork_child);
+	rt_atfork_child();
 }
 
 /*
@@ -1873,8 +1913,7 @@ static void rt_fork_started(void)
  */
 static void rt_reserve_chunks(struct rt_thread *t)
 {
-	char path[4096];
-	rt_thread_path(t, "buf", path, sizeof(path));
+	const char *path = rt_thread_file(t, "buf");
 	int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
@@ -1898,7 +1937,9 @@ static void rt_seccomp(int after, long r)
 		if (!rt_g.enabled || rt_g.no_syscalls)
 			return;
 		if (t->state == RT_ACTIVE && t->hdr) {
+			RT_GUARD(t->gate, t->gate | RT_GATE_BUSY); /* (t->path: a handler's probes wait) */
 			rt_reserve_chunks(t);
+			RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 			uint32_t first = t->note_pages, last = first + 64;
 			uint32_t pages = (uint32_t)((FMT_SPOOL_DATA_OFF - FMT_SPOOL_NOTES_OFF) / FMT_SPOOL_HDR_SIZE);
 			if (last > pages)

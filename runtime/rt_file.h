@@ -89,6 +89,28 @@ static inline int rt_file_open(const char *path, int flags, mode_t mode)
 	return fd;
 }
 
+/* Copy s to p; returns the end (its terminator). */
+static inline char *rt_file_format_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n + 1);
+	return p + n;
+}
+
+/* v in decimal at p; returns the end (its terminator). */
+static inline char *rt_file_format_int(char *p, unsigned v)
+{
+	char d[12];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = d[--n];
+	*p = 0;
+	return p;
+}
+
 static inline void rt_file_write(const char *path, const void *data, size_t len)
 {
 	char tmp[4200];
@@ -119,8 +141,10 @@ static inline void rt_file_write(const char *path, const void *data, size_t len)
  */
 static inline int rt_file_proc_stat(int pid, char *state, unsigned long long *start)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	/* (no printf, a small buffer: this runs at chunk switches, maybe on a
+	 * coroutine's small stack; the line to field 22 is under 512 bytes) */
+	char path[64], buf[512];
+	rt_file_format_str(rt_file_format_int(rt_file_format_str(path, "/proc/"), (unsigned)pid), "/stat");
 	int fd = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;

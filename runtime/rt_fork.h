@@ -26,13 +26,15 @@
  * parent's, which may be a coroutine's. */
 #define RT_FORK_STACK (256u << 10)
 
-/* Run child() on a new stack (none: not run, the child is then not
- * recorded rather than faulting). */
+/* Run child() on a new stack (none: on this one, which is then all the
+ * child has). */
 static inline void rt_fork_child_setup(void (*child)(void))
 {
 	uint8_t *stack = mmap(NULL, RT_FORK_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (stack == MAP_FAILED)
+	if (stack == MAP_FAILED) {
+		child();
 		return;
+	}
 	arch_call_on_stack(stack + RT_FORK_STACK, child);
 	munmap(stack, RT_FORK_STACK);
 }

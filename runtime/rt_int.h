@@ -47,6 +47,9 @@ void rt_probe_exit(void *fn, void *site) __attribute__((visibility("hidden")));
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
 #define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
+#define RT_SPOOL_MAX 3072 /* the spool directory's path, with its terminator */
+/* a thread's buffer file: "<spool>/<key>.t<tid>.buf" */
+#define RT_PATH_MAX (RT_SPOOL_MAX + 128)
 #define RT_SAMPLE_GAP 896    /* bytes of records between two tail samples, plus 0..255 */
 #define RT_SAMPLE_MAX 4096   /* ticks: a longer tail was interrupted, not counted */
 
@@ -121,6 +124,10 @@ struct rt_thread {
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
 	pid_t tid;
+	/* its buffer file's path (.buf, or .fns with those 3 letters changed),
+	 * made at its start: the chunk switch, which may run on a small stack
+	 * (a coroutine's, a signal stack), then needs no buffer of its own */
+	char path[RT_PATH_MAX];
 	uint64_t *seen;           /* open-addressing set of addresses in .fns */
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */
@@ -169,7 +176,7 @@ struct rt_global {
 	int use_tsc;          /* timestamps from rdtsc, else CLOCK_MONOTONIC ns */
 	int os_mode;          /* enum rt_os_mode wanted for new threads */
 	int plt;              /* hook calls into shared libraries */
-	char spool[3072];     /* the spool directory */
+	char spool[RT_SPOOL_MAX]; /* the spool directory */
 	char key[64];         /* this process's key, "p<pid>-<ns>" */
 	uint64_t calib_ticks; /* probe cost, in 1/1024 tick units */
 	uint64_t calib_tail;  /* a probe's tail in calibration, 1/1024 ticks (0: none) */

@@ -1280,6 +1280,26 @@ def test_clone_shared_tls(c):
                       "%s: the report said:\n%s" % (name, text))
 
 
+@test
+def test_small_stacks(c):
+    """Counted functions on small stacks: a coroutine on 4 KiB (makecontext) and a signal
+    handler on an 8 KiB alternate stack (SIGSTKSZ), each with a guard page below. The
+    probes' chunk switch kept a 4 KiB path buffer and printf's on the program's stack:
+    the program died of SIGSEGV at its first chunk switch on the coroutine, built with
+    -finstrument-functions and patched at load. Now it runs as alone, every call counted."""
+    for name in ("e2e_small_stack", "e2e_small_stack_plain"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        args = [prog, "4096", "8192"]
+        alone = c.run(args, expect=0).stdout
+        check(alone.startswith("coroutine "), "%s alone printed %r" % (name, alone))
+        rec, data = c.record(args)
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        expect_calls(rep, {"leaf": 2000000, "run_leaves": 21, "co_main": 1, "on_signal": 20, "main": 1})
+
+
 def has_cap_sys_resource():
     with open("/proc/self/status") as f:
         for line in f:
