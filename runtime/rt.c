@@ -339,7 +339,7 @@ static void rt_make_thread_path(struct rt_thread *t)
 	char suffix[32];
 	rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid);
 	size_t a = strlen(rt_g.spool), b = strlen(rt_g.key), c = strlen(suffix);
-	if (a + 1 + b + c + 5 > sizeof(t->path)) { /* (rt_g.spool is shorter) */
+	if (a + 1 + b + c + 5 > RT_PATH_MAX) { /* (rt_g.spool is shorter) */
 		t->path[0] = 0;
 		return;
 	}
@@ -690,7 +690,15 @@ static int rt_next_chunk_work(struct rt_thread *t)
 
 static void rt_thread_end(void *arg);
 
+static void rt_init_work(void);
+
 static void rt_init_once(void)
+{
+	rt_init_work();
+	__atomic_store_n(&rt_g.init_done, 1, __ATOMIC_RELEASE);
+}
+
+static void rt_init_work(void)
 {
 	const char *spool = rt_getenv("STINT_SPOOL");
 	if (!rt_file_abs(rt_g.spool, sizeof(rt_g.spool), spool))
@@ -720,6 +728,69 @@ static void rt_init_once(void)
 }
 
 static int rt_note_fn(struct rt_thread *t, uint64_t fn);
+
+/* (raw system calls: reached from a probe before the thread has the state
+ * in which RT_VEC_KEEP keeps the vector registers around a call out) */
+void *rt_thread_block(void **slot, size_t size)
+{
+	if (rt_g.no_syscalls)
+		return NULL;
+	long m = arch_syscall6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if ((unsigned long)m > -4096ul)
+		return NULL;
+	void *none = NULL;
+	if (!__atomic_compare_exchange_n(slot, &none, (void *)m, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		arch_syscall6(SYS_munmap, m, (long)size, 0, 0, 0, 0);
+		return none;
+	}
+	return (void *)m;
+}
+
+int rt_thread_arrays_map(struct rt_thread *t, struct rt_thread_arrays *a)
+{
+	if (!a && !(a = rt_thread_block((void **)&t->arrays, sizeof(*a))))
+		return 0;
+	t->arrays = a;
+	t->vec_area = a->vec_area;
+	t->c = &a->c;
+	t->stack = a->stack;
+	t->notes = a->notes;
+	t->pend = a->pend;
+	t->rets = a->rets;
+	t->path = a->path;
+	return 1;
+}
+
+/* t without its arrays, which are returned (for the caller to unmap). */
+static struct rt_thread_arrays *rt_thread_arrays_forget(struct rt_thread *t)
+{
+	struct rt_thread_arrays *a = t->arrays;
+	t->arrays = NULL;
+	t->vec_area = NULL;
+	t->c = NULL;
+	t->stack = t->notes = NULL;
+	t->pend = NULL;
+	t->rets = NULL;
+	t->path = NULL;
+	return a;
+}
+
+/* t's arrays let go when it ends (kept while library calls are in flight,
+ * whose returns still find them). */
+static void rt_thread_arrays_unmap(struct rt_thread *t)
+{
+	if (!t->arrays || t->nrets || t->vec_busy || rt_g.no_syscalls)
+		return;
+	munmap(rt_thread_arrays_forget(t), sizeof(struct rt_thread_arrays));
+	if (t->seen) {
+		munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+		t->seen = NULL;
+	}
+	if (t->lock && rt_g.os_mode == RT_OS_PERF) {
+		munmap((void *)((uintptr_t)t->lock & ~(uintptr_t)4095), 4096);
+		t->lock = NULL;
+	}
+}
 
 /* Attached to a running process: the frames the thread had open then are
  * entered implicitly, as a fork child's (rt_attach_frames; none otherwise) */
@@ -789,6 +860,9 @@ int rt_vec_hold(struct rt_thread *t)
 {
 	if (t->vec_busy)
 		return 0;
+	/* (a thread not recording yet: a selection decided before its start) */
+	if (RT_UNLIKELY(!t->arrays) && !rt_thread_arrays_map(t, NULL))
+		return 0;
 	if (!__atomic_load_n(&rt_vec_ready, __ATOMIC_ACQUIRE))
 		rt_vec_init(); /* the same result in every thread */
 	if (!arch_vec_live(rt_vec_mask, rt_vec_inuse_known))
@@ -810,8 +884,21 @@ __attribute__((noinline)) int rt_thread_start(struct rt_thread *t)
 {
 	if (t->state == RT_DONE) /* (also a clone child's on our thread pointer: it writes nothing) */
 		return 0;
+	if (!t->arrays && !rt_thread_arrays_map(t, NULL)) {
+		/* no memory, or a thread started inside a seccomp sandbox */
+		if (rt_g.enabled && rt_g.no_syscalls)
+			rt_count_unrecorded();
+		t->state = RT_DONE;
+		RT_GUARD(t->gate, 0);
+		return 0;
+	}
 	int ok;
 	RT_VEC_KEEP(t, ok = rt_thread_start_work(t));
+	if (!ok && t->state == RT_DONE && !t->hdr && !t->nrets && !rt_g.no_syscalls) {
+		/* it never will: its arrays go (a raw call, no vector register kept here) */
+		arch_syscall6(SYS_munmap, (long)rt_thread_arrays_forget(t), (long)sizeof(struct rt_thread_arrays), 0,
+			      0, 0, 0);
+	}
 	return ok;
 }
 
@@ -884,7 +971,7 @@ static int rt_thread_start_work(struct rt_thread *t)
 		goto fail;
 	}
 mapped:
-	memset(&t->c, 0, sizeof(t->c));
+	memset(t->c, 0, sizeof(*t->c));
 	t->depth = 0;
 	t->lock = NULL;
 	fd = rt_file_open(rt_thread_file(t, "fns"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -1032,11 +1119,11 @@ __attribute__((noinline, cold)) static void rt_enter_miss(struct rt_thread *t, u
 {
 	uint8_t b[FMT_MAX_ENTER];
 	unsigned kind, n;
-	if (t->c.fn[fmt_cache_slot(fn)] != fn)
+	if (t->c->fn[fmt_cache_slot(fn)] != fn)
 		rt_note(t, fn);
-	if (t->c.site[fmt_cache_slot(site)] != site)
+	if (t->c->site[fmt_cache_slot(site)] != site)
 		rt_note(t, site | FMT_SPOOL_SITE_BIT);
-	n = fmt_enter_payload(b, &t->c, fn, site, &kind);
+	n = fmt_enter_payload(b, t->c, fn, site, &kind);
 	t->pos = fmt_put_common(t->pos, kind, os, delta, b, n);
 }
 
@@ -1045,7 +1132,7 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 {
 	if (!is_exit) {
 		unsigned slot = fmt_pair_slot(fn, site);
-		if (RT_LIKELY(t->c.pair[slot][0] == fn && t->c.pair[slot][1] == site)) {
+		if (RT_LIKELY(t->c->pair[slot][0] == fn && t->c->pair[slot][1] == site)) {
 			uint8_t s = (uint8_t)slot;
 			t->pos = fmt_put_common(t->pos, FMT_K_ENTER, os, delta, &s, 1);
 		} else {
@@ -1339,7 +1426,7 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 	uint32_t rec = FMT_MORE_BIT | (uint32_t)(delta & 0xf) | (uint32_t)((delta << 4) & 0x7f00);
 	if (!is_exit) {
 		unsigned slot = fmt_pair_slot(fn, site);
-		const uint64_t *pair = t->c.pair[slot];
+		const uint64_t *pair = t->c->pair[slot];
 		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || pair[0] != fn || pair[1] != site)) {
 			rt_put_lean(t, 0, fn, site, delta, sw);
 			return;
@@ -1456,6 +1543,9 @@ static void rt_thread_end(void *arg)
 	    pthread_setspecific(rt_thread_key, t) == 0)
 		return;
 	rt_finish_thread(t);
+	rt_patch_thread_unmap();
+	rt_sel_thread_unmap();
+	rt_thread_arrays_unmap(t);
 }
 
 /*
@@ -1536,7 +1626,7 @@ static uint64_t rt_calibrate_loop(struct rt_thread *t, int probed, void (*stub)(
 		uint64_t plain = rt_calib_loop(probed == RT_CALIB_FN && !stub ? 3 : 0, CALLS, stub);
 		uint8_t *p0 = t->pos;
 		if (inner_out)
-			rt_calib_c0 = t->c;
+			rt_calib_c0 = *t->c;
 		/* in a real run the buffer lines are cold: each new one is a miss */
 		for (uint8_t *p = p0; p < p0 + CALLS * events * 4 && p < t->end_limit; p += 64)
 			arch_flush_line(p);
@@ -1580,13 +1670,13 @@ static void rt_calib_save(const struct rt_thread *t, struct rt_calib_saved *s, s
 	s->pos = t->pos;
 	s->last_t = t->last_t;
 	s->last_switches = t->last_switches;
-	*c = t->c;
+	*c = *t->c;
 	s->c = c;
 }
 
 static void rt_calib_restore(struct rt_thread *t, const struct rt_calib_saved *s)
 {
-	t->c = *s->c;
+	*t->c = *s->c;
 	t->pos = s->pos;
 	rt_next_sample(t, t->last_t);
 	t->last_t = s->last_t;
@@ -1817,11 +1907,18 @@ static void rt_atfork_child_work(void)
 	/* library calls in flight (fork itself) still return through us */
 	uint32_t nrets = t->nrets;
 	struct rt_ret rets[RT_RETS];
-	memcpy(rets, t->rets, nrets * sizeof(rets[0]));
+	if (nrets)
+		memcpy(rets, t->rets, nrets * sizeof(rets[0]));
+	struct rt_thread_arrays *arrays = t->arrays; /* (this process's copy) */
 	memset(t, 0, sizeof(*t));
+	if (arrays) {
+		memset(arrays, 0, sizeof(*arrays));
+		rt_thread_arrays_map(t, arrays);
+	}
 	t->seen = seen;
-	t->nrets = nrets;
-	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
+	t->nrets = arrays ? nrets : 0;
+	if (t->nrets)
+		memcpy(t->rets, rets, nrets * sizeof(rets[0]));
 	/* the child's run has its own calibrations (and no other thread) */
 	rt_g.recal.lock = 0;
 	rt_g.recal.n = rt_g.recal.step = rt_g.recal.skip = rt_g.recal.samples = 0;
@@ -1869,10 +1966,19 @@ static void rt_vfork_child_work(void)
 		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)];
 	uint32_t nrets = t->nrets;
 	struct rt_ret rets[RT_RETS];
-	memcpy(rets, t->rets, nrets * sizeof(rets[0]));
+	if (nrets)
+		memcpy(rets, t->rets, nrets * sizeof(rets[0]));
 	memset(t, 0, sizeof(*t)); /* seen too: the parent's set stays as it is */
+	/* arrays of its own: the parent's are in the memory it shares with us,
+	 * and its address caches must stay as its records left them (rt_plt.c
+	 * lets ours go when the parent resumes) */
+	if (!rt_thread_arrays_map(t, NULL)) {
+		t->state = RT_DONE;
+		return;
+	}
 	t->nrets = nrets;
-	memcpy(t->rets, rets, nrets * sizeof(rets[0]));
+	if (nrets)
+		memcpy(t->rets, rets, nrets * sizeof(rets[0]));
 	rt_new_key();
 	rt_save_info();
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
@@ -2240,6 +2346,8 @@ void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap)
 				munmap((void *)((uintptr_t)t->lock & ~(uintptr_t)4095), (size_t)sysconf(_SC_PAGESIZE));
 			if (t->seen)
 				munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+			if (t->arrays && !t->nrets)
+				munmap(t->arrays, sizeof(*t->arrays));
 		}
 	}
 	rt_g.enabled = 0;

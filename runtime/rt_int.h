@@ -110,9 +110,10 @@ struct rt_thread {
 				   * the time the events' deltas add up to */
 	int state;                /* enum rt_state */
 	uint32_t nnotes;          /* new function addresses in notes[] */
-	uint64_t notes[RT_NOTES];
-	struct fmt_caches c;      /* mirrors the decoder's address caches */
-	uint64_t stack[RT_STACK]; /* addresses of the innermost open frames */
+	/* the arrays, in t->arrays (struct rt_thread_arrays says why) */
+	uint64_t *notes;          /* [RT_NOTES] */
+	struct fmt_caches *c;     /* mirrors the decoder's address caches */
+	uint64_t *stack;          /* [RT_STACK] addresses of the innermost open frames */
 	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file, and
 				   * the notes area after it (RT_HDR_MAP bytes) */
 	uint32_t note_pages;      /* pages of the notes area made writable */
@@ -124,29 +125,54 @@ struct rt_thread {
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
 	pid_t tid;
-	/* its buffer file's path (.buf, or .fns with those 3 letters changed),
-	 * made at its start: the chunk switch, which may run on a small stack
-	 * (a coroutine's, a signal stack), then needs no buffer of its own */
-	char path[RT_PATH_MAX];
+	char *path;               /* [RT_PATH_MAX] its buffer file's (rt_thread_arrays) */
 	uint64_t *seen;           /* open-addressing set of addresses in .fns */
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */
-	struct rt_pend pend[RT_PEND];
+	struct rt_pend *pend;     /* [RT_PEND] */
 	uint64_t tail_sum, tail_n;/* those tails: ticks, and how many */
 	uint32_t nrets;           /* library calls in flight */
 	int plt_busy;             /* rets[] is being changed: signal-handler guard */
-	struct rt_ret rets[RT_RETS];
+	struct rt_ret *rets;      /* [RT_RETS] */
 	int shared_state;         /* state and gate before a clone whose child */
 	uint32_t shared_gate;     /* keeps this thread pointer (rt.c, rt_share_tls) */
 	int vec_busy;             /* vec_area holds the program's registers (rt.c) */
 	int recal_due;            /* set by a chunk switch (rt_next_chunk): a calibration
 				   * once the probe is done (rt_after_lean, rt_probe_at) */
+	uint8_t *vec_area;        /* [RT_VEC_AREA], 64-byte aligned */
+	struct rt_thread_arrays *arrays;
+} __attribute__((aligned(64)));
+
+/*
+ * A thread's arrays, mapped when it starts recording (rt_thread_arrays_map)
+ * and let go when it ends.  glibc takes a library's static TLS out of every
+ * thread's stack, from the size the program gave pthread_attr_setstacksize:
+ * with them in struct rt_thread (and rt_patch.c's and rt_select.c's state,
+ * mapped likewise) the runtime's 120 KiB of it made threads of 64 KiB stacks
+ * fail to start (EINVAL) and left one of 128 KiB with 8 KiB.  struct
+ * rt_thread keeps what the probes test first; their loads through these
+ * pointers do not wait for the clock read.
+ */
+struct rt_thread_arrays {
 	/* the program's ymm/zmm upper parts, zmm16-31 and masks (XSAVE's
 	 * standard form up to Hi16_ZMM: 2,688 bytes) while the probes' slow
 	 * paths run; here, not on the stack, which may be small (a clone
 	 * child's of 8 KiB, a signal stack) */
 	uint8_t vec_area[RT_VEC_AREA] __attribute__((aligned(64)));
-} __attribute__((aligned(64)));
+	struct fmt_caches c;
+	uint64_t stack[RT_STACK];
+	uint64_t notes[RT_NOTES];
+	struct rt_pend pend[RT_PEND];
+	struct rt_ret rets[RT_RETS];
+	/* the buffer file's path (.buf, or .fns with those 3 letters changed),
+	 * made at the thread's start: the chunk switch, which may run on a
+	 * small stack (a coroutine's, a signal stack), needs no buffer of its
+	 * own */
+	char path[RT_PATH_MAX];
+};
+
+/* Map t's arrays (none yet), or point t at `a`; 0 when none can be mapped. */
+int rt_thread_arrays_map(struct rt_thread *t, struct rt_thread_arrays *a);
 
 /* Keep the program's floating-point and vector registers in t across a
  * call out of the runtime (rt.c says why): rt_vec_hold saves them, unless
@@ -200,6 +226,7 @@ struct rt_global {
 	struct fmt_spool_hdr *count_hdr;
 	int count_inherited; /* count_hdr is still the parent's (a fork child) */
 	int no_spares; /* a vfork child: the spare buffers are its parent's (rt.c) */
+	int init_done; /* rt_init_once ran: enabled says for good whether this process records */
 	/* the program restricted its system calls (seccomp): from then on the
 	 * runtime makes none a filter could kill it for (rt.c, rt_prctl) */
 	volatile int no_syscalls;
@@ -215,6 +242,10 @@ struct rt_thread *rt_self_get(void);
 #else
 extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
 #endif
+/* A zeroed block of size bytes for the calling thread, stored at *slot
+ * unless a signal handler stored one first (that one is returned); NULL
+ * when none can be mapped or the program forbade system calls. */
+void *rt_thread_block(void **slot, size_t size);
 
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);

@@ -74,7 +74,9 @@ struct rt_patch_thread {
 	struct rt_patch_ent e[RT_PATCH_DEPTH];
 };
 
-static __thread struct rt_patch_thread rt_pt __attribute__((tls_model("initial-exec")));
+/* mapped at the thread's first patched entry (rt_thread_block): not in
+ * static TLS, which glibc takes from every thread's stack */
+static __thread struct rt_patch_thread *rt_pt_p __attribute__((tls_model("initial-exec")));
 /* The thread's signal stack (sigaltstack), where a handler's frames lie
  * apart from the interrupted ones: a slot there says nothing about the
  * frames on the thread's stack, nor the other way round. */
@@ -243,8 +245,8 @@ static inline __attribute__((always_inline)) void rt_patch_push(struct rt_patch_
 /* (no frame pointer: the exception hooks below need theirs, not this) */
 RT_PATCH_NO_FRAME_POINTER void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 {
-	struct rt_patch_thread *pt = &rt_pt;
-	if (RT_LIKELY(!rt_patch_in_rt && !rt_sel_on && rt_self.state == RT_ACTIVE && !pt->busy)) {
+	struct rt_patch_thread *pt = rt_pt_p;
+	if (RT_LIKELY(pt && !rt_patch_in_rt && !rt_sel_on && rt_self.state == RT_ACTIVE && !pt->busy)) {
 		RT_GUARD(pt->busy, 1);
 		RT_COMPILER_BARRIER();
 		uint32_t n = pt->n;
@@ -263,7 +265,6 @@ RT_PATCH_NO_FRAME_POINTER void rt_patch_enter(uint64_t ret_into_fn, uint64_t *sl
 
 __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_fn, uint64_t *slot, int tramp)
 {
-	struct rt_patch_thread *pt = &rt_pt;
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(rt_patch_in_rt))
 		return;
@@ -280,6 +281,9 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 		if (!ok)
 			return;
 	}
+	struct rt_patch_thread *pt = rt_pt_p;
+	if (RT_UNLIKELY(!pt) && !(pt = rt_thread_block((void **)&rt_pt_p, sizeof(*pt))))
+		return; /* (no memory: this call unrecorded, its return address left alone) */
 	/* A signal handler that interrupted the shadow-stack code of this
 	 * thread (nested set) only pushes on top and pops its own entries,
 	 * which it does before the interrupted code goes on: every step
@@ -324,7 +328,7 @@ static uint64_t rt_patch_leave_search(struct rt_patch_thread *pt, uint64_t *slot
 /* (no frame pointer: the exception hooks below need theirs, not this) */
 RT_PATCH_NO_FRAME_POINTER uint64_t rt_patch_leave(uint64_t *slot)
 {
-	struct rt_patch_thread *pt = &rt_pt;
+	struct rt_patch_thread *pt = rt_pt_p; /* (mapped: a frame was swapped) */
 	int nested = pt->busy;
 	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
@@ -387,7 +391,9 @@ __attribute__((noinline)) static uint64_t rt_patch_leave_search(struct rt_patch_
 
 static void rt_patch_restore_all(void)
 {
-	struct rt_patch_thread *pt = &rt_pt;
+	struct rt_patch_thread *pt = rt_pt_p;
+	if (!pt)
+		return;
 	for (uint32_t i = 0; i < pt->n; i++)
 		if (!pt->e[i].restored) {
 			*pt->e[i].slot = pt->e[i].orig;
@@ -400,8 +406,8 @@ static void rt_patch_restore_all(void)
  * are live and get their swapped return addresses back. */
 static void rt_patch_after_catch(void *sp)
 {
-	struct rt_patch_thread *pt = &rt_pt;
-	if (!pt->nrestored)
+	struct rt_patch_thread *pt = rt_pt_p;
+	if (!pt || !pt->nrestored)
 		return;
 	int nested = pt->busy;
 	RT_GUARD(pt->busy, 1);
@@ -921,6 +927,15 @@ static void rt_patch_hook_debug_state(void)
 }
 
 /* A fork child has one thread: the lock may have been held by another. */
+void rt_patch_thread_unmap(void)
+{
+	struct rt_patch_thread *pt = rt_pt_p;
+	if (!pt || pt->n || pt->busy || rt_g.no_syscalls)
+		return; /* (frames still swapped: kept, a few pages) */
+	rt_pt_p = NULL;
+	munmap(pt, sizeof(*pt));
+}
+
 void rt_patch_fork_child(void)
 {
 	pthread_mutex_init(&rt_patch_lock, NULL);

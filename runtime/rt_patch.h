@@ -46,5 +46,7 @@ int rt_patch_program_probed(void);
 /* In a new process (fork, clone without CLONE_VM): the patcher's locks,
  * which another thread of the parent may have held, free again. */
 void rt_patch_fork_child(void);
+/* The thread's shadow stack let go (its last key destructor). */
+void rt_patch_thread_unmap(void);
 
 #endif

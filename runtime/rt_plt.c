@@ -408,6 +408,8 @@ int64_t rt_plt_vfork_parent(int64_t r)
 			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		if (t->seen && t->seen != saved->seen)
 			munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+		if (t->arrays && t->arrays != saved->arrays)
+			munmap(t->arrays, sizeof(*t->arrays));
 		if (t->lock && t->lock != saved->lock)
 			munmap((void *)((uintptr_t)t->lock & ~(page - 1)), page);
 		memcpy(t, saved, sizeof(*t));

@@ -87,7 +87,15 @@ struct rt_sel_thread {
 	uint64_t hstack[RT_SEL_HIDDEN];
 	struct rt_sel_pend pend[RT_SEL_PEND];
 };
-static __thread struct rt_sel_thread rt_st __attribute__((tls_model("initial-exec")));
+/* mapped at the thread's first selection decision (rt_thread_block): not
+ * in static TLS, which glibc takes from every thread's stack */
+static __thread struct rt_sel_thread *rt_st_p __attribute__((tls_model("initial-exec")));
+
+static struct rt_sel_thread *rt_st_get(void)
+{
+	struct rt_sel_thread *s = rt_st_p;
+	return RT_LIKELY(s != NULL) ? s : rt_thread_block((void **)&rt_st_p, sizeof(*s));
+}
 
 
 /* ------------------------------------------------------------------------
@@ -652,15 +660,16 @@ int rt_sel_skip(uint64_t fn)
 {
 	if (!rt_sel_by_name || fn - rt_sel_self_lo < rt_sel_self_len)
 		return 0; /* (the calibration's yardsticks are always measured) */
-	return !rt_sel_cached(&rt_st, fn);
+	struct rt_sel_thread *s = rt_st_get();
+	return s ? !rt_sel_cached(s, fn) : !rt_sel_decide_kept(fn);
 }
 
 int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, uint64_t now, uint64_t sw)
 {
 	if (!(rt_sel_depth || rt_sel_min) || fn - rt_sel_self_lo < rt_sel_self_len)
 		return 0;
-	struct rt_sel_thread *s = &rt_st;
-	if (s->busy)
+	struct rt_sel_thread *s = rt_st_get();
+	if (!s || s->busy)
 		return 1; /* a signal handler interrupted this code: its calls are its caller's */
 	RT_GUARD(s->busy, 1);
 	int r = is_exit ? rt_sel_exit(t, s, fn, now) : rt_sel_enter(t, s, fn, site, now, sw);
@@ -670,16 +679,26 @@ int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, u
 
 void rt_sel_vfork(int child)
 {
-	if (rt_sel_on && (rt_sel_depth || rt_sel_min))
-		RT_GUARD(rt_st.busy, child);
+	struct rt_sel_thread *s = rt_st_p;
+	if (rt_sel_on && (rt_sel_depth || rt_sel_min) && s)
+		RT_GUARD(s->busy, child);
 }
 
 void rt_sel_thread_end(struct rt_thread *t)
 {
-	struct rt_sel_thread *s = &rt_st;
-	if (!rt_sel_on || !rt_sel_min || s->busy || t->state != RT_ACTIVE)
+	struct rt_sel_thread *s = rt_st_p;
+	if (!rt_sel_on || !rt_sel_min || !s || s->busy || t->state != RT_ACTIVE)
 		return;
 	RT_GUARD(s->busy, 1);
 	rt_sel_commit(t, s, rt_now());
 	RT_GUARD(s->busy, 0);
+}
+
+void rt_sel_thread_unmap(void)
+{
+	struct rt_sel_thread *s = rt_st_p;
+	if (!s || s->busy || rt_g.no_syscalls)
+		return;
+	rt_st_p = NULL;
+	munmap(s, sizeof(*s));
 }

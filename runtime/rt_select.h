@@ -39,6 +39,8 @@ int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, u
 /* The thread ends (or the process dies of a signal): the calls held back
  * that have lasted --min-duration by now are written. */
 void rt_sel_thread_end(struct rt_thread *t);
+/* The thread's selection state let go (its last key destructor). */
+void rt_sel_thread_unmap(void);
 
 /* A vfork child runs on its parent's memory, this file's per-thread state
  * included: its --depth/--min-duration events are left out (child 1), and

@@ -20,7 +20,15 @@
 #include "../../runtime/rt_select.h"
 
 /* The parts of rt.c that rt_select.c calls: entries written are recorded */
+struct rt_global rt_g;
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+
+void *rt_thread_block(void **slot, size_t size)
+{
+	if (!*slot)
+		*slot = calloc(1, size);
+	return *slot;
+}
 static struct { uint64_t fn, t; } written[64];
 static unsigned nwritten;
 
