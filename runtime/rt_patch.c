@@ -44,8 +44,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
 #include "rt_elf.h"
 #include "rt_int.h"
 #include "rt_patch.h"
@@ -56,7 +58,8 @@ extern void rt_patch_return(void);
 void rt_patch_enter(uint64_t ret_into_fn, uint64_t *slot, int tramp) __attribute__((visibility("hidden")));
 uint64_t rt_patch_leave(uint64_t *slot) __attribute__((visibility("hidden")));
 
-#define RT_PATCH_DEPTH 1024          /* swapped return addresses per thread */
+#define RT_PATCH_DEPTH 1024          /* swapped return addresses per thread, at first */
+#define RT_PATCH_DEPTH_MAX (1u << 22) /* and at most (doubled as the stack deepens) */
 #define RT_PATCH_STALE (16u << 20)   /* how far below a new frame a stale one may lie */
 
 struct rt_patch_ent {
@@ -68,11 +71,17 @@ struct rt_patch_ent {
 
 struct rt_patch_thread {
 	uint32_t n;       /* entries in use */
+	uint32_t cap;     /* entries there is room for */
 	int busy;         /* inside the shadow-stack code: a signal handler's
 			   * patched calls then run unrecorded (and unswapped) */
 	int nrestored;    /* entries with restored set */
-	struct rt_patch_ent e[RT_PATCH_DEPTH];
+	struct rt_patch_ent e[];
 };
+
+static size_t rt_patch_bytes(uint32_t cap)
+{
+	return sizeof(struct rt_patch_thread) + (size_t)cap * sizeof(struct rt_patch_ent);
+}
 
 /* mapped at the thread's first patched entry (rt_thread_block): not in
  * static TLS, which glibc takes from every thread's stack */
@@ -216,6 +225,7 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
  * rt_patch_return is a tail call from a patched function, which ends it.
  */
 static void rt_patch_enter_general(uint64_t ret_into_fn, uint64_t *slot, int tramp);
+static struct rt_patch_thread *rt_patch_grow(struct rt_patch_thread *pt);
 
 /* Push entry i (claimed before it is filled), give the slot
  * rt_patch_return, leave the shadow-stack code (busy back to nested), and
@@ -253,7 +263,7 @@ RT_PATCH_NO_FRAME_POINTER void rt_patch_enter(uint64_t ret_into_fn, uint64_t *sl
 		uint64_t orig = *slot;
 		/* the common case, what rt_patch_enter_general does when no
 		 * frame was left and this is no tail call: a push */
-		if (RT_LIKELY(orig != (uint64_t)(uintptr_t)rt_patch_return && n < RT_PATCH_DEPTH &&
+		if (RT_LIKELY(orig != (uint64_t)(uintptr_t)rt_patch_return && n < pt->cap &&
 			      (n == 0 || pt->e[n - 1].slot > slot))) {
 			rt_patch_push(pt, n, ret_into_fn, slot, tramp, orig, 0);
 			return;
@@ -282,8 +292,12 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 			return;
 	}
 	struct rt_patch_thread *pt = rt_pt_p;
-	if (RT_UNLIKELY(!pt) && !(pt = rt_thread_block((void **)&rt_pt_p, sizeof(*pt))))
-		return; /* (no memory: this call unrecorded, its return address left alone) */
+	if (RT_UNLIKELY(!pt)) {
+		if (!(pt = rt_thread_block((void **)&rt_pt_p, rt_patch_bytes(RT_PATCH_DEPTH))))
+			return; /* (no memory: this call unrecorded, its return address left alone) */
+		if (!pt->cap)
+			pt->cap = RT_PATCH_DEPTH;
+	}
 	/* A signal handler that interrupted the shadow-stack code of this
 	 * thread (nested set) only pushes on top and pops its own entries,
 	 * which it does before the interrupted code goes on: every step
@@ -314,12 +328,51 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 		rt_patch_exit_event(fn);
 	}
 	uint32_t i = pt->n;
-	if (tail || i == RT_PATCH_DEPTH) { /* no entry to pair an exit with */
+	if (RT_UNLIKELY(i == pt->cap) && !tail && !nested) {
+		struct rt_patch_thread *more = rt_patch_grow(pt);
+		if (more)
+			pt = more;
+	}
+	if (tail || i == pt->cap) { /* no entry to pair an exit with */
 		RT_COMPILER_BARRIER();
 		RT_GUARD(pt->busy, nested);
 		return;
 	}
 	rt_patch_push(pt, i, ret_into_fn, slot, tramp, orig, nested);
+}
+
+/*
+ * A stack deeper than the shadow stack holds (recursion): twice the room,
+ * so that every call of it is still recorded (before, the calls past 1024
+ * patched frames went unrecorded, and their counts were short).  No signal
+ * handler runs meanwhile: one would push onto the old copy.  Raw system
+ * calls and a plain loop: a probe's path keeps the program's vector
+ * registers as they are.
+ */
+__attribute__((noinline, cold)) static struct rt_patch_thread *rt_patch_grow(struct rt_patch_thread *pt)
+{
+	if (pt->cap >= RT_PATCH_DEPTH_MAX || rt_g.no_syscalls)
+		return NULL;
+	uint64_t all = ~0ull, old;
+	arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8, 0, 0);
+	uint32_t cap = pt->cap * 2;
+	long m = arch_syscall6(SYS_mmap, 0, (long)rt_patch_bytes(cap), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rt_patch_thread *more = NULL;
+	if ((unsigned long)m <= -4096ul) {
+		more = (struct rt_patch_thread *)m;
+		const uint64_t *from = (const uint64_t *)pt;
+		uint64_t *to = (uint64_t *)more;
+		for (size_t k = 0; k < rt_patch_bytes(pt->cap) / 8; k++) {
+			to[k] = from[k];
+			RT_COMPILER_BARRIER();
+		}
+		more->cap = cap;
+		rt_pt_p = more;
+		arch_syscall6(SYS_munmap, (long)pt, (long)rt_patch_bytes(pt->cap), 0, 0, 0, 0);
+	}
+	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+	return more;
 }
 
 /* A patched function returned through slot: its caller's address. */
@@ -933,7 +986,7 @@ void rt_patch_thread_unmap(void)
 	if (!pt || pt->n || pt->busy || rt_g.no_syscalls)
 		return; /* (frames still swapped: kept, a few pages) */
 	rt_pt_p = NULL;
-	munmap(pt, sizeof(*pt));
+	munmap(pt, rt_patch_bytes(pt->cap));
 }
 
 void rt_patch_fork_child(void)

@@ -1323,6 +1323,25 @@ def test_small_thread_stacks(c):
                            "short_worker": 500, "main": 1})
 
 
+@test
+def test_patched_deep_recursion(c):
+    """Recursion 100000 frames deep, five times: every call counted, with
+    -finstrument-functions (past its 512 remembered frames, exits name their function) and
+    patched at load, whose shadow stack of swapped return addresses had room for 1024
+    frames and recorded none of the deeper calls (5115 counted of 500005); it now doubles
+    as the stack deepens."""
+    for name in ("e2e_patched_deep", "e2e_patched_deep_plain"):
+        if name.endswith("_plain"):
+            c.need_capstone()
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        check(alone == "sum 500000\n", "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog])
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        expect_calls(rep, {"descend": 500005, "main": 1})
+
+
 def has_cap_sys_resource():
     with open("/proc/self/status") as f:
         for line in f:
