@@ -75,7 +75,19 @@ struct smp_thread {
 	timer_t timer;
 	uint64_t last;   /* ns of the previous sample */
 	unsigned taken;  /* samples, to check for the recorder now and then */
+	/* the handler's stack for its work (SMP_STACK bytes, NULL: none could
+	 * be mapped), and the sample it takes there */
+	uint8_t *stack;
+	siginfo_t *si;
+	void *uctx;
 };
+
+/* Unwinding takes several KiB of stack (libunwind's cursor and its DWARF
+ * parsing, the frames, the encoded sample): on the interrupted stack, which
+ * may be a coroutine's of 8 KiB, it killed programs that run fine alone.
+ * The handler does that work on a stack of the thread's own; only the
+ * kernel's signal frame lands on the program's. */
+#define SMP_STACK (64u << 10)
 
 static __thread struct smp_thread smp_self __attribute__((tls_model("initial-exec"))) = {.fd = -1};
 /* (the spool path is at most 3072 bytes: STINT_SPOOL is refused beyond) */
@@ -187,6 +199,9 @@ static int smp_in_syscall(const void *uctx)
 	return arch_at_syscall(ARCH_UC_PC(uc));
 }
 
+static void smp_sample(struct smp_thread *t, siginfo_t *si, void *uctx);
+static void smp_sample_here(void);
+
 static void smp_handler(int sig, siginfo_t *si, void *uctx)
 {
 	if (!si || si->si_code != SI_TIMER || si->si_value.sival_int != SMP_COOKIE) {
@@ -198,6 +213,24 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 	struct smp_thread *t = &smp_self;
 	if (!t->active)
 		return;
+	if (t->stack) {
+		t->si = si;
+		t->uctx = uctx;
+		arch_call_on_stack(t->stack + SMP_STACK, smp_sample_here);
+	} else {
+		smp_sample(t, si, uctx);
+	}
+}
+
+/* The sample the handler was given, on the thread's own stack. */
+static void smp_sample_here(void)
+{
+	struct smp_thread *t = &smp_self;
+	smp_sample(t, t->si, t->uctx);
+}
+
+static void smp_sample(struct smp_thread *t, siginfo_t *si, void *uctx)
+{
 	int saved = errno;
 	if (++t->taken % SMP_CHECK_EVERY == 0 &&
 	    rt_file_recorder_gone(smp_recorder_pid, smp_recorder_start)) {
@@ -303,6 +336,10 @@ static void smp_thread_start(void)
 		timer_delete(t->timer);
 		return;
 	}
+	if (!t->stack) { /* (a fork child has its copy of the parent's) */
+		void *m = mmap(NULL, SMP_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t->stack = m == MAP_FAILED ? NULL : m;
+	}
 	t->active = 1;
 	pthread_setspecific(smp_key_end, t);
 	struct itimerspec its = {{0, smp_period_ns}, {0, smp_period_ns}};
@@ -329,8 +366,12 @@ static void smp_thread_stop(void *arg)
 	struct smp_thread *t = arg;
 	if (!t || !t->active)
 		return;
-	t->active = 0;
+	t->active = 0; /* (a signal still on its way finds this and returns) */
 	timer_delete(t->timer);
+	if (t->stack) {
+		munmap(t->stack, SMP_STACK);
+		t->stack = NULL;
+	}
 	/* the final name, which the program may have set, and the CPU time the
 	 * samples are checked against */
 	struct fmt_smp_hdr h;

@@ -686,6 +686,23 @@ def test_raw_fork_children(c):
             extra, incl(rep, "child_work"), function_list(rep)))
 
 
+@test
+def test_inproc_small_stacks(c):
+    """The in-process sampler's signals on a coroutine of 8 KiB (makecontext): its handler
+    unwound on the interrupted stack (libunwind's cursor and DWARF parsing, the frames, the
+    encoded sample: several KiB) and the program died of SIGSEGV, which alone runs fine. The
+    handler now works on a stack of the thread's own."""
+    prog = c.prog("e2e_small_stack_plain")
+    args = [prog, "8192", "16384", "40"]
+    alone = c.run(args, expect=0).stdout
+    check(alone.startswith("coroutine "), "alone printed %r" % alone)
+    rec, data = c.record(args, options=["--sampler", "inproc"])
+    check(rec.stdout == alone, "printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    check(incl(rep, "co_main") >= 10, "co_main has %d samples\n  functions: %s" % (
+        incl(rep, "co_main"), function_list(rep)))
+
+
 def wait_until(cond, what, timeout=30):
     t0 = time.time()
     while not cond():

@@ -4,7 +4,8 @@
  * (default 4096) made with makecontext, and a signal handler on an
  * alternate stack of argv[2] bytes (default 16384), each calling leaf()
  * often enough that the profiler switches to new buffer chunks and
- * measures its cost again while they run.  Both stacks have an
+ * measures its cost again while they run (the coroutine argv[3] times as
+ * long, default 1: for a sampler's signals to land on its stack).  Both stacks have an
  * inaccessible page below them: an overflow faults at once instead of
  * writing over the heap.  Prints the sums, which the profiler must not
  * change.
@@ -33,10 +34,12 @@ E2E_FN long run_leaves(long n)
 
 static ucontext_t main_ctx, co_ctx;
 static volatile long co_sum, handler_sum;
+static long co_rounds = 1;
 
 E2E_FN void co_main(void)
 {
-	co_sum = run_leaves(1000000);
+	for (long r = 0; r < co_rounds; r++)
+		co_sum += run_leaves(1000000);
 }
 
 E2E_FN void on_signal(int sig)
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
 {
 	size_t co_size = argc > 1 ? (size_t)atol(argv[1]) : 4096;
 	size_t alt_size = argc > 2 ? (size_t)atol(argv[2]) : 16384;
+	co_rounds = argc > 3 ? atol(argv[3]) : 1;
 	char *co_stack = guarded_stack(co_size), *alt_stack = guarded_stack(alt_size);
 	if (!co_stack || !alt_stack)
 		return 1;
