@@ -11,6 +11,7 @@
  * SIGKILL.  Nothing on that path locks, allocates or enters the kernel.
  */
 #define _GNU_SOURCE
+#include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -259,13 +260,22 @@ static void rt_path(char *buf, size_t n, const char *suffix)
 	snprintf(buf, n, "%s/%s%s", rt_g.spool, rt_g.key, suffix);
 }
 
+/* The bytes of a path of the process with this suffix: the buffers are
+ * made to measure (alloca), not of PATH_MAX, on a stack the program sized
+ * (these run inside its dlopen, fork or exec). */
+static size_t rt_path_size(const char *suffix)
+{
+	return strlen(rt_g.spool) + 1 + strlen(rt_g.key) + strlen(suffix) + 1;
+}
+
 /* Write a whole small file of the process (rt_file.h). */
 void rt_write_file(const char *suffix, const void *data, size_t len)
 {
 	if (rt_g.no_syscalls)
 		return;
-	char path[4096];
-	rt_path(path, sizeof(path), suffix);
+	size_t n = rt_path_size(suffix);
+	char *path = alloca(n);
+	rt_path(path, n, suffix);
 	rt_file_write(path, data, len);
 }
 
@@ -273,8 +283,9 @@ static void rt_copy_proc_file(const char *proc, const char *suffix)
 {
 	if (rt_g.no_syscalls)
 		return;
-	char path[4096];
-	rt_path(path, sizeof(path), suffix);
+	size_t n = rt_path_size(suffix);
+	char *path = alloca(n);
+	rt_path(path, n, suffix);
 	rt_file_copy(proc, path);
 }
 
@@ -298,10 +309,12 @@ static void rt_save_maps_epoch(uint64_t when)
 		when -= t->dropped;
 	static unsigned seq;
 	unsigned n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
-	char suffix[32], head[40], path[4096];
+	char suffix[32], head[40];
 	snprintf(suffix, sizeof(suffix), ".maps.%u", n);
 	snprintf(head, sizeof(head), "@%llu\n", (unsigned long long)when);
-	rt_path(path, sizeof(path), suffix);
+	size_t size = rt_path_size(suffix);
+	char *path = alloca(size);
+	rt_path(path, size, suffix);
 	rt_file_copy_head("/proc/self/maps", path, head);
 }
 

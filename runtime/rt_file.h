@@ -7,6 +7,7 @@
 #ifndef STINT_RT_FILE_H
 #define STINT_RT_FILE_H
 
+#include <alloca.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -113,8 +114,9 @@ static inline char *rt_file_format_int(char *p, unsigned v)
 
 static inline void rt_file_write(const char *path, const void *data, size_t len)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)syscall(SYS_gettid));
+	size_t n = strlen(path) + 24;
+	char *tmp = alloca(n); /* (to measure: the program sized its stack) */
+	snprintf(tmp, n, "%s.tmp%d", path, (int)syscall(SYS_gettid));
 	int fd = rt_file_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
