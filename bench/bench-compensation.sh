@@ -15,6 +15,8 @@
 #   RUNS=15 CALLS=10000000 bash bench/bench-compensation.sh
 #   PATCHED=1 bash bench/bench-compensation.sh  # record the plain build,
 #                                # patched at load (Capstone), instead
+#   DEPENDENT=1 bash bench/bench-compensation.sh  # each call takes the
+#                                # previous one's result (no overlap)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -23,28 +25,32 @@ STINT="${STINT:-$root/build/stint}"
 RUNS="${RUNS:-7}"
 CALLS="${CALLS:-3000000}"
 PATCHED="${PATCHED:-0}"
+DEPENDENT="${DEPENDENT:-0}"
 [ -x "$STINT" ] || { echo "bench-compensation: no stint at '$STINT' (build it, or set STINT=)" >&2; exit 1; }
 [[ "$RUNS" =~ ^[1-9][0-9]*$ && "$CALLS" =~ ^[1-9][0-9]*$ ]] || { echo "bench-compensation: RUNS and CALLS are positive numbers" >&2; exit 1; }
 mkdir -p "$out"
 CC="${CC:-gcc}"
 $CC -O2 -g -o "$out/tiny-plain" "$here/tiny_calls.c"
 $CC -O2 -g -finstrument-functions -o "$out/tiny-inst" "$here/tiny_calls.c"
-exec python3 - "$STINT" "$out" "$RUNS" "$CALLS" "$PATCHED" <<'PY'
+exec python3 - "$STINT" "$out" "$RUNS" "$CALLS" "$PATCHED" "$DEPENDENT" <<'PY'
 import json, os, re, statistics, subprocess, sys
 stint, out, runs, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+mode = ["dependent"] if sys.argv[6] == "1" else []
+parent = "parent_dependent" if mode else "parent"
 recorded = "tiny-plain" if sys.argv[5] == "1" else "tiny-inst"
-print("recording %s (%s)" % (recorded, "patched at load" if recorded == "tiny-plain" else "-finstrument-functions"))
+print("recording %s (%s)%s" % (recorded, "patched at load" if recorded == "tiny-plain" else "-finstrument-functions",
+                               ", each call taking the previous result" if mode else ""))
 data = os.path.join(out, "tiny.stint")
 plain, comp, raw = [], [], []
 for i in range(runs):
-    p = subprocess.run([os.path.join(out, "tiny-plain"), calls], stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    p = subprocess.run([os.path.join(out, "tiny-plain"), calls] + mode, stdout=subprocess.PIPE, universal_newlines=True, check=True)
     plain.append(float(re.search(r"parent_cpu_ns=(\d+)", p.stdout).group(1)))
-    subprocess.run([stint, "record", "-m", "instrument", "-o", data, "--", os.path.join(out, recorded), calls],
+    subprocess.run([stint, "record", "-m", "instrument", "-o", data, "--", os.path.join(out, recorded), calls] + mode,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     for opts, acc in (([], comp), (["--no-compensation"], raw)):
         rep = json.loads(subprocess.run([stint, "report", "-i", data, "--format", "json"] + opts,
                                         stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout)
-        acc.append([f for f in rep["functions"] if f["name"] == "parent"][0]["application_inclusive"])
+        acc.append([f for f in rep["functions"] if f["name"] == parent][0]["application_inclusive"])
     print("  round %d/%d: plain %.1f ms, stint compensated %.1f ms (%+.1f%%), raw %.1f ms" % (
         i + 1, runs, plain[-1] / 1e6, comp[-1] / 1e6, 100 * (comp[-1] / plain[-1] - 1), raw[-1] / 1e6), flush=True)
 os.unlink(data)
