@@ -2421,7 +2421,9 @@ RT_API int dlclose(void *handle)
 		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	int r = real(handle);
 	/* its destructors ran inside dlclose: it is gone from after the call */
-	if (r == 0 && rt_g.enabled)
+	if (r == 0 && rt_g.enabled) {
 		rt_save_maps_epoch(rt_clock());
+		rt_patch_after_dlclose();
+	}
 	return r;
 }

@@ -85,6 +85,7 @@ void rt_sel_after_dlopen(void) {}
 void rt_sel_thread_end(struct rt_thread *t) { (void)t; }
 void rt_sel_thread_unmap(void) {}
 void rt_patch_thread_unmap(void) {}
+void rt_patch_after_dlclose(void) {}
 int rt_sel_skip(uint64_t fn) { (void)fn; return 0; }
 void rt_sel_vfork(int child) { (void)child; }
 int rt_sel_event(struct rt_thread *t, int is_exit, uint64_t fn, uint64_t site, uint64_t now, uint64_t sw)

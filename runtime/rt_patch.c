@@ -833,6 +833,7 @@ static int rt_patch_module(const struct dl_phdr_info *info, int early)
 				island = rt_patch_island(lo, hi);
 				if (!island)
 					break;
+				rt_patch_own(info->dlpi_addr, island, (size_t)sysconf(_SC_PAGESIZE));
 			}
 			size_t page = (size_t)sysconf(_SC_PAGESIZE);
 			uintptr_t pg = site & ~(page - 1);
@@ -884,6 +885,76 @@ static int rt_patch_early_ok(const struct dl_phdr_info *info)
 	return 1;
 }
 
+/* Set once the runtime's constructor has patched the modules loaded with
+ * the program. */
+static int rt_patch_ready;
+
+/*
+ * After a dlclose: the modules no longer loaded leave rt_patch_done, so
+ * that one loaded later at the same address (the same library again, a
+ * plugin reloaded, or another) is patched as the new code it is.  Before,
+ * its functions went unrecorded: a library loaded, called and closed 1000
+ * times counted the calls of its first load only.
+ */
+static uintptr_t rt_patch_loaded[sizeof(rt_patch_done) / sizeof(rt_patch_done[0])]; /* under rt_patch_lock */
+static unsigned rt_patch_nloaded;
+
+static int rt_patch_note_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (rt_patch_nloaded < sizeof(rt_patch_loaded) / sizeof(rt_patch_loaded[0]))
+		rt_patch_loaded[rt_patch_nloaded++] = info->dlpi_addr;
+	return 0;
+}
+
+static struct rt_patch_block {
+	uintptr_t base;
+	void *block;
+	size_t len;
+} rt_patch_blocks[4096]; /* under rt_patch_lock */
+static unsigned rt_patch_nblocks;
+
+void rt_patch_own(uintptr_t base, void *block, size_t len)
+{
+	if (rt_patch_nblocks < sizeof(rt_patch_blocks) / sizeof(rt_patch_blocks[0]))
+		rt_patch_blocks[rt_patch_nblocks++] = (struct rt_patch_block){base, block, len};
+	/* (else kept for good, as all were before) */
+}
+
+static int rt_patch_is_loaded(uintptr_t base)
+{
+	if (rt_patch_nloaded == sizeof(rt_patch_loaded) / sizeof(rt_patch_loaded[0]))
+		return 1; /* (too many modules to tell) */
+	for (unsigned k = 0; k < rt_patch_nloaded; k++)
+		if (rt_patch_loaded[k] == base)
+			return 1;
+	return 0;
+}
+
+void rt_patch_after_dlclose(void)
+{
+	if (!__atomic_load_n(&rt_patch_ready, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&rt_patch_lock);
+	rt_patch_nloaded = 0;
+	dl_iterate_phdr(rt_patch_note_loaded, NULL);
+	unsigned kept = 0;
+	for (unsigned i = 0; i < rt_patch_ndone; i++)
+		if (rt_patch_is_loaded(rt_patch_done[i]))
+			rt_patch_done[kept++] = rt_patch_done[i];
+	rt_patch_ndone = kept;
+	/* the module's code is gone, and no thread can be in what led to it */
+	kept = 0;
+	for (unsigned i = 0; i < rt_patch_nblocks; i++)
+		if (rt_patch_is_loaded(rt_patch_blocks[i].base))
+			rt_patch_blocks[kept++] = rt_patch_blocks[i];
+		else
+			munmap(rt_patch_blocks[i].block, rt_patch_blocks[i].len);
+	rt_patch_nblocks = kept;
+	pthread_mutex_unlock(&rt_patch_lock);
+}
+
 /* arg: non-NULL while the dynamic linker adds modules (rt_patch_objects_added) */
 static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -924,9 +995,6 @@ static int rt_patch_visit(struct dl_phdr_info *info, size_t size, void *arg)
 extern void rt_patch_debug_stub(void); /* arch/x86_64/rt_patch_x86_64.S */
 void rt_patch_objects_added(void) __attribute__((visibility("hidden")));
 
-/* Set once the runtime's constructor has patched the modules loaded with
- * the program. */
-static int rt_patch_ready;
 
 /*
  * From ld.so's r_brk (above), inside dlopen, with the dynamic linker's

@@ -48,5 +48,11 @@ int rt_patch_program_probed(void);
 void rt_patch_fork_child(void);
 /* The thread's shadow stack let go (its last key destructor). */
 void rt_patch_thread_unmap(void);
+/* A dlclose returned: modules gone are patched again if loaded again, and
+ * the code blocks made for them (rt_patch_own) are let go. */
+void rt_patch_after_dlclose(void);
+/* A block of code (an island, trampolines) made for the module loaded at
+ * base, unmapped when the module is gone. */
+void rt_patch_own(uintptr_t base, void *block, size_t len);
 
 #endif

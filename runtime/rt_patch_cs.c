@@ -942,6 +942,8 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 	m.tsize = (16 + ncand * RT_CS_TRAMP_MAX + page - 1) & ~(page - 1);
 	if (ncand) {
 		m.tramp = rt_cs_near(m.lo, m.hi, m.tsize);
+		if (m.tramp)
+			rt_patch_own(info->dlpi_addr, m.tramp, m.tsize);
 		if (!m.tramp)
 			for (size_t i = 0; i < m.nfns; i++)
 				if (!m.fns[i].why)
