@@ -2410,6 +2410,10 @@ RT_API void *dlopen(const char *file, int mode)
 			rt_mark_overhead(t);
 			RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 		}
+	} else if (!h && rt_g.enabled) {
+		/* a dlopen that failed after mapping (a missing symbol): what
+		 * was patched inside it is gone again */
+		rt_patch_after_dlclose();
 	}
 	return h;
 }
