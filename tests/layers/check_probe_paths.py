@@ -50,15 +50,21 @@ def base(name):
     return name.split(".")[0]
 
 
-def main():
+def disassemble_runtime(usage):
+    """(path, `objdump -d` text) of BUILD_DIR/libstint-rt.so, BUILD_DIR the one argument
+    (usage and exit otherwise; exit 77, a skip, without objdump)."""
     if len(sys.argv) != 2:
-        sys.exit(__doc__)
+        sys.exit(usage)
     lib = os.path.join(sys.argv[1], "libstint-rt.so")
     if not shutil.which("objdump"):
         print("SKIP: objdump (binutils) is missing")
         sys.exit(77)
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", lib], capture_output=True,
-                         text=True, check=True).stdout
+    return lib, subprocess.run(["objdump", "-d", "--no-show-raw-insn", lib], capture_output=True,
+                               text=True, check=True).stdout
+
+
+def main():
+    lib, out = disassemble_runtime(__doc__)
     calls, vec, indirect = {}, {}, {}
     fn = None
     for line in out.splitlines():

@@ -18,26 +18,16 @@ not counted; a cycle (the calibration calls probes) is followed once.
 
 usage: check_probe_stack.py BUILD_DIR
 """
-import os
 import re
-import shutil
-import subprocess
 import sys
 
-ROOTS = ["__fentry__", "rt_patch_entry_tramp", "rt_patch_return", "rt_plt_entry", "rt_plt_thunk_common",
-         "__cyg_profile_func_enter", "__cyg_profile_func_exit"]
+from check_probe_paths import ROOTS, disassemble_runtime
+
 BUDGET = 2048
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    lib = os.path.join(sys.argv[1], "libstint-rt.so")
-    if not shutil.which("objdump"):
-        print("SKIP: objdump (binutils) is missing")
-        sys.exit(77)
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", lib], capture_output=True,
-                         text=True, check=True).stdout
+    lib, out = disassemble_runtime(__doc__)
     calls, frame = {}, {}
     fn = None
     for line in out.splitlines():
