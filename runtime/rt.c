@@ -251,42 +251,62 @@ static volatile uint32_t *rt_open_switch_page(void)
 	return &((struct perf_event_mmap_page *)page)->lock;
 }
 
+/* Let go of a page rt_open_switch_page mapped (lock: its lock word). */
+void rt_close_switch_page(volatile uint32_t *lock)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	munmap((void *)((uintptr_t)lock & ~(uintptr_t)(page - 1)), page);
+}
+
 /* ------------------------------------------------------------------------
  * Spool files
  * --------------------------------------------------------------------- */
 
-static void rt_path(char *buf, size_t n, const char *suffix)
-{
-	snprintf(buf, n, "%s/%s%s", rt_g.spool, rt_g.key, suffix);
-}
-
-/* The bytes of a path of the process with this suffix: the buffers are
- * made to measure (alloca), not of PATH_MAX, on a stack the program sized
- * (these run inside its dlopen, fork or exec). */
+/* The bytes of "<spool>/<key><suffix>" with its terminator. */
 static size_t rt_path_size(const char *suffix)
 {
 	return strlen(rt_g.spool) + 1 + strlen(rt_g.key) + strlen(suffix) + 1;
 }
+
+/* "<spool>/<key><suffix>" into buf of n bytes (empty when it does not
+ * fit), without printf: this also runs at a thread's start, on whatever
+ * stack its first probe found. */
+static void rt_path(char *buf, size_t n, const char *suffix)
+{
+	if (rt_path_size(suffix) > n) {
+		if (n)
+			buf[0] = 0;
+		return;
+	}
+	char *p = rt_file_format_str(buf, rt_g.spool);
+	p = rt_file_format_str(p, "/");
+	rt_file_format_str(rt_file_format_str(p, rt_g.key), suffix);
+}
+
+/* A path of the process on the caller's stack, made to measure (alloca),
+ * not of PATH_MAX: these run inside the program's dlopen, fork, exec or
+ * setuid, on a stack it sized. */
+#define RT_PATH_ON_STACK(suffix)                                 \
+	({                                                       \
+		size_t rt_path_n_ = rt_path_size(suffix);        \
+		char *rt_path_p_ = alloca(rt_path_n_);           \
+		rt_path(rt_path_p_, rt_path_n_, suffix);         \
+		rt_path_p_;                                      \
+	})
 
 /* Write a whole small file of the process (rt_file.h). */
 void rt_write_file(const char *suffix, const void *data, size_t len)
 {
 	if (rt_g.no_syscalls)
 		return;
-	size_t n = rt_path_size(suffix);
-	char *path = alloca(n);
-	rt_path(path, n, suffix);
-	rt_file_write(path, data, len);
+	rt_file_write(RT_PATH_ON_STACK(suffix), data, len);
 }
 
 static void rt_copy_proc_file(const char *proc, const char *suffix)
 {
 	if (rt_g.no_syscalls)
 		return;
-	size_t n = rt_path_size(suffix);
-	char *path = alloca(n);
-	rt_path(path, n, suffix);
-	rt_file_copy(proc, path);
+	rt_file_copy(proc, RT_PATH_ON_STACK(suffix));
 }
 
 void rt_save_maps(void)
@@ -312,10 +332,7 @@ static void rt_save_maps_epoch(uint64_t when)
 	char suffix[32], head[40];
 	snprintf(suffix, sizeof(suffix), ".maps.%u", n);
 	snprintf(head, sizeof(head), "@%llu\n", (unsigned long long)when);
-	size_t size = rt_path_size(suffix);
-	char *path = alloca(size);
-	rt_path(path, size, suffix);
-	rt_file_copy_head("/proc/self/maps", path, head);
+	rt_file_copy_head("/proc/self/maps", RT_PATH_ON_STACK(suffix), head);
 }
 
 static void rt_save_info(void)
@@ -346,22 +363,12 @@ static void rt_new_key(void)
  * every descriptor they did not open (daemons, closefrom) or dup2 over
  * them, and a probe must never write into a file of the program's.
  */
-/* t->path: "<spool>/<key>.t<tid>.buf", without printf (its stack). */
+/* t->path: "<spool>/<key>.t<tid>.buf". */
 static void rt_make_thread_path(struct rt_thread *t)
 {
 	char suffix[32];
-	rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid);
-	size_t a = strlen(rt_g.spool), b = strlen(rt_g.key), c = strlen(suffix);
-	if (a + 1 + b + c + 5 > RT_PATH_MAX) { /* (rt_g.spool is shorter) */
-		t->path[0] = 0;
-		return;
-	}
-	char *p = t->path;
-	memcpy(p, rt_g.spool, a);
-	p[a] = '/';
-	memcpy(p + a + 1, rt_g.key, b);
-	memcpy(p + a + 1 + b, suffix, c);
-	memcpy(p + a + 1 + b + c, ".buf", 5);
+	rt_file_format_str(rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid), ".buf");
+	rt_path(t->path, RT_PATH_MAX, suffix);
 }
 
 /* t->path (made by rt_thread_start) with the extension ext, 3 letters. */
@@ -543,9 +550,9 @@ __attribute__((unused)) static void rt_make_spares(void)
 	uint64_t size = fmt_spool_chunk_size(0);
 	unsigned n = 0;
 	for (unsigned k = 0; k < RT_SPARES; k++) {
-		char suffix[32], path[4096];
-		snprintf(suffix, sizeof(suffix), ".s%u.buf", k);
-		rt_path(path, sizeof(path), suffix);
+		char suffix[32];
+		rt_file_format_str(rt_file_format_int(rt_file_format_str(suffix, ".s"), k), ".buf");
+		const char *path = RT_PATH_ON_STACK(suffix);
 		int fd = rt_file_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0)
 			break;
@@ -788,19 +795,21 @@ static struct rt_thread_arrays *rt_thread_arrays_forget(struct rt_thread *t)
 	return a;
 }
 
-/* t's arrays let go when it ends (kept while library calls are in flight,
- * whose returns still find them). */
-static void rt_thread_arrays_unmap(struct rt_thread *t)
+/* What a thread that recorded keeps mapped beyond its buffer, let go when
+ * it ends: its arrays (kept while library calls are in flight, whose
+ * returns still find them), its set of addresses told, its switch page. */
+static void rt_thread_unmap(struct rt_thread *t)
 {
-	if (!t->arrays || t->nrets || t->vec_busy || rt_g.no_syscalls)
+	if (rt_g.no_syscalls)
 		return;
-	munmap(rt_thread_arrays_forget(t), sizeof(struct rt_thread_arrays));
+	if (t->arrays && !t->nrets && !t->vec_busy)
+		munmap(rt_thread_arrays_forget(t), sizeof(struct rt_thread_arrays));
 	if (t->seen) {
 		munmap(t->seen, RT_SEEN * sizeof(uint64_t));
 		t->seen = NULL;
 	}
-	if (t->lock && rt_g.os_mode == RT_OS_PERF) {
-		munmap((void *)((uintptr_t)t->lock & ~(uintptr_t)4095), 4096);
+	if (t->lock) {
+		rt_close_switch_page(t->lock);
 		t->lock = NULL;
 	}
 }
@@ -1558,7 +1567,7 @@ static void rt_thread_end(void *arg)
 	rt_finish_thread(t);
 	rt_patch_thread_unmap();
 	rt_sel_thread_unmap();
-	rt_thread_arrays_unmap(t);
+	rt_thread_unmap(t);
 }
 
 /*
@@ -1873,20 +1882,22 @@ static void rt_vfork_child_work(void);
 
 ARCH_CALL_ON_STACK_ASM;
 
-static void rt_atfork_child(void)
+static void rt_child_setup(void (*work)(void))
 {
 	if (rt_g.enabled && !rt_g.no_syscalls)
-		rt_fork_child_setup(rt_atfork_child_work);
+		rt_fork_child_setup(work);
 	else
-		rt_atfork_child_work();
+		work();
+}
+
+static void rt_atfork_child(void)
+{
+	rt_child_setup(rt_atfork_child_work);
 }
 
 void rt_vfork_child(void)
 {
-	if (rt_g.enabled && !rt_g.no_syscalls)
-		rt_fork_child_setup(rt_vfork_child_work);
-	else
-		rt_vfork_child_work();
+	rt_child_setup(rt_vfork_child_work);
 }
 
 static void rt_atfork_child_work(void)
@@ -2355,12 +2366,7 @@ void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap)
 		if (unmap) {
 			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 			munmap(t->hdr, RT_HDR_MAP);
-			if (t->lock)
-				munmap((void *)((uintptr_t)t->lock & ~(uintptr_t)4095), (size_t)sysconf(_SC_PAGESIZE));
-			if (t->seen)
-				munmap(t->seen, RT_SEEN * sizeof(uint64_t));
-			if (t->arrays && !t->nrets)
-				munmap(t->arrays, sizeof(*t->arrays));
+			rt_thread_unmap(t);
 		}
 	}
 	rt_g.enabled = 0;

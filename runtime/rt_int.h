@@ -171,6 +171,10 @@ struct rt_thread_arrays {
 	char path[RT_PATH_MAX];
 };
 
+/* Let go of a perf user page mapped for a thread's switch count (lock: its
+ * lock word). */
+void rt_close_switch_page(volatile uint32_t *lock);
+
 /* Map t's arrays (none yet), or point t at `a`; 0 when none can be mapped. */
 int rt_thread_arrays_map(struct rt_thread *t, struct rt_thread_arrays *a);
 

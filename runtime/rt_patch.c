@@ -344,10 +344,10 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 /*
  * A stack deeper than the shadow stack holds (recursion): twice the room,
  * so that every call of it is still recorded (before, the calls past 1024
- * patched frames went unrecorded, and their counts were short).  No signal
- * handler runs meanwhile: one would push onto the old copy.  Raw system
- * calls and a plain loop: a probe's path keeps the program's vector
- * registers as they are.
+ * patched frames went unrecorded, and their counts were short).  The
+ * mapping grows in place or moves (mremap); no signal handler runs
+ * meanwhile, which would find the old address.  Raw system calls: a
+ * probe's path keeps the program's vector registers as they are.
  */
 __attribute__((noinline, cold)) static struct rt_patch_thread *rt_patch_grow(struct rt_patch_thread *pt)
 {
@@ -356,20 +356,13 @@ __attribute__((noinline, cold)) static struct rt_patch_thread *rt_patch_grow(str
 	uint64_t all = ~0ull, old;
 	arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8, 0, 0);
 	uint32_t cap = pt->cap * 2;
-	long m = arch_syscall6(SYS_mmap, 0, (long)rt_patch_bytes(cap), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long m = arch_syscall6(SYS_mremap, (long)pt, (long)rt_patch_bytes(pt->cap), (long)rt_patch_bytes(cap),
+			       MREMAP_MAYMOVE, 0, 0);
 	struct rt_patch_thread *more = NULL;
 	if ((unsigned long)m <= -4096ul) {
 		more = (struct rt_patch_thread *)m;
-		const uint64_t *from = (const uint64_t *)pt;
-		uint64_t *to = (uint64_t *)more;
-		for (size_t k = 0; k < rt_patch_bytes(pt->cap) / 8; k++) {
-			to[k] = from[k];
-			RT_COMPILER_BARRIER();
-		}
 		more->cap = cap;
 		rt_pt_p = more;
-		arch_syscall6(SYS_munmap, (long)pt, (long)rt_patch_bytes(pt->cap), 0, 0, 0, 0);
 	}
 	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 	return more;

@@ -401,7 +401,6 @@ int64_t rt_plt_vfork_parent(int64_t r)
 	struct rt_thread *t = &rt_self, *saved = rt_plt_vfork_saved;
 	if (saved) {
 		/* what the child mapped in the memory it shared with us */
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
 		if (t->hdr && t->hdr != saved->hdr)
 			munmap(t->hdr, RT_HDR_MAP);
 		if (t->chunk_base && t->chunk_base != saved->chunk_base)
@@ -411,7 +410,7 @@ int64_t rt_plt_vfork_parent(int64_t r)
 		if (t->arrays && t->arrays != saved->arrays)
 			munmap(t->arrays, sizeof(*t->arrays));
 		if (t->lock && t->lock != saved->lock)
-			munmap((void *)((uintptr_t)t->lock & ~(page - 1)), page);
+			rt_close_switch_page(t->lock);
 		memcpy(t, saved, sizeof(*t));
 		memcpy(&rt_g, (char *)saved + sizeof(*t), sizeof(rt_g));
 		munmap(saved, sizeof(*t) + sizeof(rt_g));
