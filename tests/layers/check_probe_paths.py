@@ -63,27 +63,38 @@ def disassemble_runtime(usage):
                                text=True, check=True).stdout
 
 
-def main():
-    lib, out = disassemble_runtime(__doc__)
-    calls, vec, indirect = {}, {}, {}
-    fn = None
+def functions(out):
+    """{function: its instruction lines} of `objdump -d` text (none for PLT entries)."""
+    body, fn = {}, None
     for line in out.splitlines():
         m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
         if m:
             fn = m.group(1)
-            calls.setdefault(fn, set())
-            vec.setdefault(fn, [])
-            indirect.setdefault(fn, [])
-            continue
-        if fn is None or fn.endswith("@plt"):
-            continue
-        m = re.search(r"\s(call|jmp|j[a-z]+)\s+[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>", line)
-        if m and m.group(2) != fn:
-            calls[fn].add(m.group(2))
-        if re.search(r"\b(call|jmp)\s+\*", line):
-            indirect[fn].append(line.strip())
-        if re.search(r"%[xyz]mm", line):
-            vec[fn].append(line.strip())
+            body[fn] = []
+        elif fn is not None and not fn.endswith("@plt"):
+            body[fn].append(line)
+    return body
+
+
+def direct_target(line):
+    """The function a direct call or jump goes to, or None."""
+    m = re.search(r"\s(call|jmp|j[a-z]+)\s+[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>", line)
+    return m.group(2) if m else None
+
+
+def main():
+    lib, out = disassemble_runtime(__doc__)
+    calls, vec, indirect = {}, {}, {}
+    for fn, lines in functions(out).items():
+        calls[fn], vec[fn], indirect[fn] = set(), [], []
+        for line in lines:
+            g = direct_target(line)
+            if g and g != fn:
+                calls[fn].add(g)
+            if re.search(r"\b(call|jmp)\s+\*", line):
+                indirect[fn].append(line.strip())
+            if re.search(r"%[xyz]mm", line):
+                vec[fn].append(line.strip())
     missing = [r for r in ROOTS if r not in calls]
     if missing:
         sys.exit("FAIL: %s has no %s (built without symbols?)" % (lib, ", ".join(missing)))

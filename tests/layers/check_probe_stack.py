@@ -21,7 +21,7 @@ usage: check_probe_stack.py BUILD_DIR
 import re
 import sys
 
-from check_probe_paths import ROOTS, disassemble_runtime
+from check_probe_paths import ROOTS, direct_target, disassemble_runtime, functions
 
 BUDGET = 2048
 
@@ -29,24 +29,17 @@ BUDGET = 2048
 def main():
     lib, out = disassemble_runtime(__doc__)
     calls, frame = {}, {}
-    fn = None
-    for line in out.splitlines():
-        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
-        if m:
-            fn = m.group(1)
-            calls.setdefault(fn, set())
-            frame[fn] = 8  # the return address
-            continue
-        if fn is None or fn.endswith("@plt"):
-            continue
-        if re.search(r"\spush\s+%", line):
-            frame[fn] += 8
-        m = re.search(r"\ssub\s+\$0x([0-9a-f]+),%rsp", line)
-        if m:
-            frame[fn] += int(m.group(1), 16)
-        m = re.search(r"\s(call|jmp|j[a-z]+)\s+[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>", line)
-        if m and m.group(2) != fn and not m.group(2).endswith("@plt"):
-            calls[fn].add(m.group(2))
+    for fn, lines in functions(out).items():
+        calls[fn], frame[fn] = set(), 8  # the return address
+        for line in lines:
+            if re.search(r"\spush\s+%", line):
+                frame[fn] += 8
+            m = re.search(r"\ssub\s+\$0x([0-9a-f]+),%rsp", line)
+            if m:
+                frame[fn] += int(m.group(1), 16)
+            g = direct_target(line)
+            if g and g != fn and not g.endswith("@plt"):
+                calls[fn].add(g)
     missing = [r for r in ROOTS if r not in calls]
     if missing:
         sys.exit("FAIL: %s has no %s (built without symbols?)" % (lib, ", ".join(missing)))
