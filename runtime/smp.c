@@ -80,6 +80,7 @@ struct smp_thread {
 	uint8_t *stack;
 	siginfo_t *si;
 	void *uctx;
+	int sampling;    /* in the handler's work (smp_unblocked, smp_handler) */
 };
 
 /* Unwinding takes several KiB of stack (libunwind's cursor and its DWARF
@@ -153,7 +154,12 @@ static void smp_process_files(void)
 /* Block nothing of the sampler's: a copy of set without smp_sig. */
 static const sigset_t *smp_unblocked(const sigset_t *set, sigset_t *copy)
 {
-	if (!set || !smp_sig || !sigismember(set, smp_sig))
+	/* (the handler's own calls, libunwind's around its locks, block and
+	 * put back what they ask: the kernel blocked smp_sig for the handler,
+	 * and a restore that unblocked it let a second sample start inside the
+	 * first, on the same stack, holding libunwind's lock: a crash or a
+	 * deadlock) */
+	if (!set || !smp_sig || !sigismember(set, smp_sig) || smp_self.sampling)
 		return set;
 	*copy = *set;
 	sigdelset(copy, smp_sig);
@@ -211,8 +217,9 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 		return;
 	}
 	struct smp_thread *t = &smp_self;
-	if (!t->active)
+	if (!t->active || t->sampling) /* (a tick of the sampler's own time) */
 		return;
+	t->sampling = 1;
 	if (t->stack) {
 		t->si = si;
 		t->uctx = uctx;
@@ -220,6 +227,7 @@ static void smp_handler(int sig, siginfo_t *si, void *uctx)
 	} else {
 		smp_sample(t, si, uctx);
 	}
+	t->sampling = 0;
 }
 
 /* The sample the handler was given, on the thread's own stack. */
