@@ -2272,6 +2272,104 @@ static void rt_catch_fatal(void)
 	}
 }
 
+/*
+ * The start-up calibration is made once per recording, not in every
+ * process: the first process that measures a kind of event leaves the cost
+ * in "<spool>/calib", and the processes started after it (a shell script's
+ * every command, a compiler driver's passes) take it from there instead of
+ * spending a third of their start-up (about 5 ms here) on the same batches.
+ * What is measured is the runtime's own probes around its own yardstick
+ * functions, the same in every process on the machine; each process still
+ * measures again during its run (rt_recalibrate), as the first one does.
+ */
+struct rt_calib_shared {
+	char magic[8];  /* RT_CALIB_MAGIC */
+	uint32_t have;  /* 1 << RT_CALIB_*: the kinds measured */
+	uint32_t zero;
+	uint64_t fn, fn_tail, lib, patched, patched_inner, patched_tail; /* 1/1024 ticks */
+};
+#define RT_CALIB_MAGIC "stcalib1"
+#define RT_CALIB_MAX (1ull << 30) /* a million ticks an event: not a cost */
+
+/* "<spool>/calib" on the caller's stack. */
+#define RT_CALIB_PATH_ON_STACK()                                          \
+	({                                                                \
+		size_t rt_cal_n_ = strlen(rt_g.spool) + sizeof("/calib"); \
+		char *rt_cal_p_ = alloca(rt_cal_n_);                      \
+		rt_file_format_str(rt_file_format_str(rt_cal_p_, rt_g.spool), "/calib"); \
+		rt_cal_p_;                                                \
+	})
+
+static void rt_calib_shared_read(struct rt_calib_shared *s)
+{
+	memset(s, 0, sizeof(*s));
+	int fd = rt_file_open(RT_CALIB_PATH_ON_STACK(), O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	struct rt_calib_shared f;
+	ssize_t n = read(fd, &f, sizeof(f));
+	close(fd);
+	if (n != (ssize_t)sizeof(f) || memcmp(f.magic, RT_CALIB_MAGIC, 8) != 0 || f.zero ||
+	    f.have & ~((1u << RT_CALIB_FN) | (1u << RT_CALIB_PATCHED) | (1u << RT_CALIB_LIB)) ||
+	    f.fn > RT_CALIB_MAX || f.fn_tail > RT_CALIB_MAX || f.lib > RT_CALIB_MAX || f.patched > RT_CALIB_MAX ||
+	    f.patched_inner > 2 * RT_CALIB_MAX || f.patched_tail > RT_CALIB_MAX)
+		return;
+	/* (a kind without its cost is no use: measured again) */
+	if (!f.fn)
+		f.have &= ~(1u << RT_CALIB_FN);
+	if (!f.patched)
+		f.have &= ~(1u << RT_CALIB_PATCHED);
+	*s = f;
+}
+
+/* The start-up cost of what (RT_CALIB_*): from s if an earlier process of
+ * the recording measured it, else measured now and added to s (*added). */
+static void rt_calibrate_once(struct rt_thread *t, int what, struct rt_calib_shared *s, int *added)
+{
+	unsigned bit = 1u << what;
+	if (s->have & bit) {
+		if (what == RT_CALIB_LIB) {
+			rt_g.calib_lib = s->lib;
+			return;
+		}
+		uint64_t c = what == RT_CALIB_FN ? s->fn : s->patched;
+		rt_g.calib_ticks = c;
+		rt_g.calib_inner = what == RT_CALIB_PATCHED && s->patched_inner < 2 * c ? s->patched_inner
+			: what == RT_CALIB_PATCHED ? 2 * c : 0;
+		rt_g.calib_patched = what == RT_CALIB_PATCHED;
+		rt_g.calib_tail = what == RT_CALIB_FN ? s->fn_tail : s->patched_tail;
+		t->hdr->calib_ticks = c;
+		return;
+	}
+	rt_calibrate(t, what);
+	if (t->state != RT_ACTIVE)
+		return;
+	if (what == RT_CALIB_FN && rt_g.calib_ticks) {
+		s->fn = rt_g.calib_ticks;
+		s->fn_tail = rt_g.calib_tail;
+	} else if (what == RT_CALIB_PATCHED && rt_g.calib_patched && rt_g.calib_ticks) {
+		s->patched = rt_g.calib_ticks;
+		s->patched_inner = rt_g.calib_inner;
+		s->patched_tail = rt_g.calib_tail;
+	} else if (what == RT_CALIB_LIB && rt_g.calib_lib) {
+		s->lib = rt_g.calib_lib;
+	} else {
+		return;
+	}
+	s->have |= bit;
+	*added = 1;
+}
+
+/* What this process measured, for the processes after it; the last writer
+ * wins (a rename), and a kind it lost is measured again by a later one. */
+static void rt_calib_shared_write(struct rt_calib_shared *s)
+{
+	memcpy(s->magic, RT_CALIB_MAGIC, 8);
+	s->zero = 0;
+	if (!rt_g.no_syscalls)
+		rt_file_write(RT_CALIB_PATH_ON_STACK(), s, sizeof(*s));
+}
+
 __attribute__((constructor(101))) static void rt_constructor(void)
 {
 	pthread_once(&rt_once, rt_init_once);
@@ -2286,17 +2384,22 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
 		rt_thread_start(t);
-	int calibrate = t->state == RT_ACTIVE && !rt_g.calib_ticks;
-	if (calibrate)
-		rt_calibrate(t, RT_CALIB_FN);
+	int calibrate = t->state == RT_ACTIVE && !rt_g.calib_ticks, added = 0;
+	struct rt_calib_shared shared;
+	if (calibrate) {
+		rt_calib_shared_read(&shared);
+		rt_calibrate_once(t, RT_CALIB_FN, &shared, &added);
+	}
 	rt_plt_init(); /* with --no-libcalls (rt_g.plt 0) only vfork is taken over */
 	if (calibrate && rt_g.plt && rt_g.calib_ticks)
-		rt_calibrate(t, RT_CALIB_LIB);
+		rt_calibrate_once(t, RT_CALIB_LIB, &shared, &added);
 	/* (a library call's cost is measured against the compiler's probes
 	 * above; the function events of a program patched at load cost what
 	 * its path costs) */
 	if (calibrate && rt_g.calib_ticks && rt_patch_program_probed())
-		rt_calibrate(t, RT_CALIB_PATCHED);
+		rt_calibrate_once(t, RT_CALIB_PATCHED, &shared, &added);
+	if (added)
+		rt_calib_shared_write(&shared);
 	rt_g.recal.fn0 = rt_g.calib_ticks;
 	rt_g.recal.inner0 = rt_g.calib_inner;
 	rt_save_info();

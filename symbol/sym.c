@@ -479,10 +479,115 @@ static const struct sym_plt_entry *plt_lookup(struct sym_proc *sp, Dwfl_Module *
 	return NULL;
 }
 
+/*
+ * What sym_proc_lookup found, kept for the whole run by module build ID and
+ * file offset: dwfl_module_addrinfo reads the whole symbol table for each
+ * address, and a recording of a shell script has a hundred processes of
+ * the same bash asking for the same functions (pyenv's python3 shim: 79
+ * processes, 3 s of the recorder's time before).  A build ID names one
+ * file's contents, so the answer is the same in every process; modules
+ * without one are looked up each time.
+ */
+struct sym_memo_entry {
+	const char *id; /* interned build ID; NULL: a free slot */
+	uint64_t off;   /* the address's file offset */
+	char *name, *file;
+	uint64_t start_off, size;
+	uint32_t line;
+};
+static struct {
+	struct sym_memo_entry *e;
+	size_t n, cap; /* cap: a power of two */
+	char **ids;
+	size_t nids;
+} sym_memo;
+
+static const char *sym_memo_id(const char *build_id)
+{
+	for (size_t i = sym_memo.nids; i-- > 0;)
+		if (strcmp(sym_memo.ids[i], build_id) == 0)
+			return sym_memo.ids[i];
+	char **v = realloc(sym_memo.ids, (sym_memo.nids + 1) * sizeof(*v));
+	char *copy = strdup(build_id);
+	if (!v || !copy) {
+		free(copy);
+		if (v)
+			sym_memo.ids = v;
+		return NULL;
+	}
+	sym_memo.ids = v;
+	v[sym_memo.nids++] = copy;
+	return copy;
+}
+
+static size_t sym_memo_slot(const struct sym_memo_entry *e, size_t cap, const char *id, uint64_t off)
+{
+	uint64_t h = (off ^ (uint64_t)(uintptr_t)id) * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 32) & (cap - 1);
+	while (e[i].id && (e[i].id != id || e[i].off != off))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static struct sym_memo_entry *sym_memo_find(const char *id, uint64_t off)
+{
+	if (!sym_memo.cap)
+		return NULL;
+	struct sym_memo_entry *e = &sym_memo.e[sym_memo_slot(sym_memo.e, sym_memo.cap, id, off)];
+	return e->id ? e : NULL;
+}
+
+static void sym_memo_add(const char *id, uint64_t off, const struct sym_info *si, uint64_t base)
+{
+	if (2 * (sym_memo.n + 1) > sym_memo.cap) {
+		size_t cap = sym_memo.cap ? 2 * sym_memo.cap : 1024;
+		struct sym_memo_entry *e = calloc(cap, sizeof(*e));
+		if (!e)
+			return;
+		for (size_t i = 0; i < sym_memo.cap; i++)
+			if (sym_memo.e[i].id)
+				e[sym_memo_slot(e, cap, sym_memo.e[i].id, sym_memo.e[i].off)] = sym_memo.e[i];
+		free(sym_memo.e);
+		sym_memo.e = e;
+		sym_memo.cap = cap;
+	}
+	struct sym_memo_entry *e = &sym_memo.e[sym_memo_slot(sym_memo.e, sym_memo.cap, id, off)];
+	e->id = id;
+	e->off = off;
+	e->name = si->name ? strdup(si->name) : NULL;
+	e->file = si->file ? strdup(si->file) : NULL;
+	e->start_off = si->start - base;
+	e->size = si->size;
+	e->line = si->line;
+	sym_memo.n++;
+}
+
+static int sym_proc_lookup_dwfl(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
+
 int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->module = module_index(sp, addr);
+	const struct fmt_module *mod = out->module >= 0 ? &sp->mods[out->module] : NULL;
+	const char *id = mod && mod->build_id[0] ? sym_memo_id(mod->build_id) : NULL;
+	uint64_t base = mod ? mod->start - mod->offset : 0; /* address - base: the file offset */
+	const struct sym_memo_entry *e = id ? sym_memo_find(id, addr - base) : NULL;
+	if (e) {
+		out->name = e->name ? strdup(e->name) : NULL;
+		out->file = e->file ? strdup(e->file) : NULL;
+		out->start = e->start_off + base;
+		out->size = e->size;
+		out->line = e->line;
+		return 0;
+	}
+	int r = sym_proc_lookup_dwfl(sp, addr, out);
+	if (r == 0 && id && sp->dwfl && dwfl_addrmodule(sp->dwfl, addr))
+		sym_memo_add(id, addr - base, out, base);
+	return r;
+}
+
+static int sym_proc_lookup_dwfl(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
+{
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
 	if (!m)
 		return out->module >= 0 ? 0 : -1;

@@ -285,6 +285,118 @@ def test_fork_exec(c):
     check(execd[0]["elapsed_inclusive"] > 0, "the exec'd process has no time")
 
 
+def spool_info(path):
+    with open(path) as f:
+        return dict(l.split(" ", 1) for l in f.read().splitlines() if " " in l)
+
+
+@test
+def test_calibration_once_per_recording(c):
+    """The probes' start-up calibration is made by the first process of a
+    recording and taken by the processes started after it (a third of each
+    one's start-up otherwise): run by the runtime alone on a spool, the
+    launcher leaves its costs in <spool>/calib and the program it execs
+    reports exactly those (a measured cost equal to the tick is a copy).  A
+    calib file that is not one is measured over, never believed."""
+    runtime = os.path.join(os.path.dirname(c.stint), "libstint-rt.so")
+    check(os.path.exists(runtime), "no runtime next to stint: %s" % runtime)
+    target = c.prog("e2e_exec_target")
+    absurd = b"stcalib1" + struct.pack("<II6Q", 2, 0, 1 << 40, 0, 0, 0, 0, 0)  # 1e9 ticks an event
+    for k, garbage in enumerate((None, absurd, b"stcalib1" + b"\xff" * 56, b"stcalib1\x02")):
+        spool = os.path.join(c.tmp, "spool%d" % k)
+        os.mkdir(spool)
+        if garbage:
+            with open(os.path.join(spool, "calib"), "wb") as f:
+                f.write(garbage)
+        env = dict(os.environ, LD_PRELOAD=runtime, STINT_SPOOL=spool)
+        env.pop("STINT_RECORDER", None)
+        c.run([c.prog("e2e_fork_exec"), target], expect=0, env=env)
+        calib = os.path.join(spool, "calib")
+        check(os.path.exists(calib), "the launcher left no <spool>/calib: %s" % sorted(os.listdir(spool)))
+        with open(calib, "rb") as f:
+            raw = f.read()
+        check(len(raw) == 64 and raw[:8] == b"stcalib1", "<spool>/calib is %d bytes: %r" % (len(raw), raw[:16]))
+        have, zero, fn, fn_tail, lib = struct.unpack("<II3Q", raw[8:40])
+        check(have & (1 << 1) and fn > 0 and zero == 0, "calib holds no function-event cost: have %#x" % have)
+        infos = {}
+        for name in os.listdir(spool):
+            if name.endswith(".info"):
+                info = spool_info(os.path.join(spool, name))
+                infos[name] = info
+        execd = [i for n, i in infos.items()
+                 if open(os.path.join(spool, n[:-5] + ".cmdline"), "rb").read().startswith(target.encode())]
+        check(len(execd) == 1, "expected one exec'd process in the spool, got %d of %s" % (len(execd), list(infos)))
+        check(int(execd[0]["cost"]) == fn, "the exec'd program's cost %s is not the launcher's start-up %d" % (
+            execd[0]["cost"], fn))
+        if have & (1 << 3):
+            check(int(execd[0]["lib_cost"]) == lib, "the exec'd program's library-call cost %s, calib says %d" % (
+                execd[0]["lib_cost"], lib))
+        check(len(infos) == 3, "expected 3 processes (launcher, its fork, the exec'd program): %s" % list(infos))
+
+
+def patch_reports(spool):
+    """The .patch files of a spool: {module path: the report's lines, sorted}."""
+    out = {}
+    for name in os.listdir(spool):
+        if ".patch." in name:
+            with open(os.path.join(spool, name)) as f:
+                lines = f.read().splitlines()
+            if lines and lines[0].startswith("module\t"):
+                out[lines[0].split("\t")[1]] = [lines[0]] + sorted(lines[1:])
+    return out
+
+
+@test
+def test_patch_scan_once_per_recording(c):
+    """Patching a program at load scans its code whole; the first process of
+    a recording leaves what it found in the spool (cs.<hash of the code>)
+    and the later processes of the same program take it: the same functions
+    patched and refused (jump_in still, for the loop that jumps into its
+    first bytes), the program's output unchanged, and the file not written
+    again.  A file cut short or not one is ignored and written anew.  Run by
+    the runtime alone on a spool; also on Debian's bash (stripped), if there."""
+    c.need_capstone()
+    runtime = os.path.join(os.path.dirname(c.stint), "libstint-rt.so")
+    subjects = [([c.prog("e2e_patch_refuse_plain")], "jump_in\tjump")]
+    bash = debian_binary("bash")
+    if bash:
+        subjects.append(([bash, "-c", "x=$(echo hi); echo \"[$x]\""], None))
+    for k, (argv, must) in enumerate(subjects):
+        spool = os.path.join(c.tmp, "spool%d" % k)
+        os.mkdir(spool)
+        env = dict(os.environ, LD_PRELOAD=runtime, STINT_SPOOL=spool)
+        env.pop("STINT_RECORDER", None)
+        plain = c.run(argv, expect=0)
+
+        def run():
+            for name in os.listdir(spool):  # one process's reports at a time
+                if ".patch." in name:
+                    os.unlink(os.path.join(spool, name))
+            p = c.run(argv, expect=0, env=env)
+            check(p.stdout == plain.stdout, "%s printed %r patched, %r plain" % (argv[0], p.stdout, plain.stdout))
+            return patch_reports(spool)
+
+        first = run()
+        check(first, "%s: no module was patched: %s" % (argv[0], sorted(os.listdir(spool))))
+        if must:
+            check(any(must in r for r in first.values()), "%s: no %r among the refusals: %s" % (argv[0], must, first))
+        kept = sorted(n for n in os.listdir(spool) if n.startswith("cs."))
+        check(kept and all(re.fullmatch(r"cs\.[0-9a-f]{16}", n) for n in kept),
+              "%s: the scan was not kept in the spool: %s" % (argv[0], sorted(os.listdir(spool))))
+        inodes = {n: os.stat(os.path.join(spool, n)).st_ino for n in kept}
+        second = run()
+        check(second == first, "%s: patched otherwise with the scan kept:\n%s\nagainst\n%s" % (argv[0], second, first))
+        check({n: os.stat(os.path.join(spool, n)).st_ino for n in kept} == inodes,
+              "%s: the second process scanned again (the kept scan was rewritten)" % argv[0])
+        path = os.path.join(spool, kept[0])
+        size = os.path.getsize(path)
+        with open(path, "r+b") as f:
+            f.truncate(size // 2)
+        third = run()
+        check(third == first, "%s: patched otherwise after the kept scan was cut short" % argv[0])
+        check(os.path.getsize(path) == size, "%s: a kept scan cut short was not written anew" % argv[0])
+
+
 @test
 def test_deep_recursion(c):
     """Recursion 5000 deep (3 times): exact calls, inclusive time counted once."""
