@@ -14,23 +14,11 @@
 # bench/out/patch-summary.md.  See bench/README.md.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-out="$here/out"
-STINT="${STINT:-$root/build/stint}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 RUNS="${RUNS:-5}"
 FIB_N="${FIB_N:-34}"
-for t in gcc uftrace python3; do
-	command -v "$t" >/dev/null 2>&1 || {
-		echo "bench: $t is missing: bash scripts/deps.sh --bench" >&2
-		exit 1
-	}
-done
-[ -x "$STINT" ] || { echo "bench: no stint at '$STINT' (build it first)" >&2; exit 1; }
-for v in RUNS FIB_N; do
-	[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number" >&2; exit 1; }
-done
-mkdir -p "$out"
+bench_need gcc uftrace python3
+bench_check RUNS FIB_N
 CC="${CC:-gcc}"
 # -pg at compile time only: no gcrt1.o, no gmon.out (glibc's __fentry__ is
 # then what the binary calls when run alone)

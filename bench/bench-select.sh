@@ -12,17 +12,10 @@
 # Builds into bench/out/ (gitignored).  See bench/README.md.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-out="$here/out"
-STINT="${STINT:-$root/build/stint}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 RUNS="${RUNS:-7}"
 FIB_N="${FIB_N:-32}"
-[ -x "$STINT" ] || { echo "bench: no stint at '$STINT' (build it first)" >&2; exit 1; }
-for v in RUNS FIB_N; do
-	[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number" >&2; exit 1; }
-done
-mkdir -p "$out"
+bench_check RUNS FIB_N
 ${CC:-gcc} -O2 -g -o "$out/fib-plain" "$here/fib.c"
 exec python3 - "$STINT" "$out" "$RUNS" "$FIB_N" <<'PY'
 import os, resource, statistics, subprocess, sys

@@ -42,6 +42,14 @@ def run(cmd, cwd, key=None):
     return dt
 
 
+def summary(lines, path):
+    """Print the summary's lines and keep them in path."""
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stint", required=True)
@@ -120,10 +128,7 @@ def main():
         lines.append("| %s | %.3f s | %.3f s | %s | %.3f s | %s | %s |" % (
             label, al, st, "%.3f s" % uf if uf is not None else "-", sa,
             "%.3f s" % ua if ua is not None else "-", "**%.2f**" % (sa / ua) if ua else "-"))
-    text = "\n".join(lines) + "\n"
-    print(text)
-    with open(os.path.join(out, "patch-summary.md"), "w") as f:
-        f.write(text)
+    summary(lines, os.path.join(out, "patch-summary.md"))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "symbol.h"
 
@@ -66,10 +70,137 @@ struct sym_proc {
 	struct sym_unwind_ctx u; /* the stack being unwound */
 };
 
+/*
+ * Separate debug files (Debian's *-dbg and *-dbgsym packages) keep their
+ * DWARF sections compressed, and libdw inflates every one of them when a
+ * module's DWARF is first wanted: in each process, because each process
+ * has a Dwfl of its own (its modules at its own addresses).  With libc6-dbg
+ * installed that was 20-40 ms a process, 80 % of the recorder's time on a
+ * script of short commands.  So each compressed debug file is inflated once
+ * per run, into an anonymous file (memfd) that every later process's Dwfl
+ * reads instead; a file that cannot be copied is used as it is.
+ */
+struct sym_plain_debug {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	int fd; /* the inflated copy; -1: nothing compressed, or no copy */
+};
+static struct sym_plain_debug *sym_plain;
+static size_t sym_nplain;
+
+/* An anonymous file holding the ELF file in, its compressed sections
+ * inflated, or -1 (none compressed, or the copy failed). */
+static int inflated_copy(Elf *in)
+{
+	size_t shnum, shstrndx, phnum;
+	GElf_Ehdr eh;
+	if (elf_getshdrnum(in, &shnum) || elf_getshdrstrndx(in, &shstrndx) || elf_getphdrnum(in, &phnum) ||
+	    shstrndx >= SHN_LORESERVE || shnum >= SHN_LORESERVE || !gelf_getehdr(in, &eh))
+		return -1;
+	int compressed = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in, scn));) {
+		GElf_Shdr sh;
+		compressed |= gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+	}
+	if (!compressed)
+		return -1;
+	int fd = memfd_create("stint-debuginfo", MFD_CLOEXEC);
+	Elf *out = fd >= 0 ? elf_begin(fd, ELF_C_WRITE, NULL) : NULL;
+	int ok = out && gelf_newehdr(out, gelf_getclass(in)) && (!phnum || gelf_newphdr(out, phnum));
+	for (size_t i = 0; ok && i < phnum; i++) {
+		GElf_Phdr ph;
+		ok = gelf_getphdr(in, (int)i, &ph) && gelf_update_phdr(out, (int)i, &ph);
+	}
+	for (Elf_Scn *scn = NULL; ok && (scn = elf_nextscn(in, scn));) {
+		Elf_Scn *o = elf_newscn(out);
+		GElf_Shdr sh;
+		ok = o && gelf_getshdr(scn, &sh);
+		if (ok && (sh.sh_flags & SHF_COMPRESSED))
+			ok = elf_compress(scn, 0, 0) >= 0 && gelf_getshdr(scn, &sh);
+		for (Elf_Data *d = NULL; ok && (d = elf_getdata(scn, d));) {
+			Elf_Data *od = elf_newdata(o);
+			if (od)
+				*od = *d; /* (its bytes stay in, which outlives the write) */
+			ok = od != NULL;
+		}
+		ok = ok && gelf_update_shdr(o, &sh);
+	}
+	/* offsets laid out anew: the sections' sizes changed */
+	ok = ok && gelf_update_ehdr(out, &eh) && elf_update(out, ELF_C_WRITE) >= 0;
+	if (out)
+		elf_end(out);
+	if (!ok) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The debug file the build ID names in /usr/lib/debug/.build-id (where
+ * Debian's packages put them), opened, or -1. */
+static int open_by_build_id(Dwfl_Module *mod, char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n < 2 || n > 64)
+		return -1;
+	char path[64 + 2 * 64 + 16], *p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", bits[0]);
+	for (int i = 1; i < n; i++)
+		p += sprintf(p, "%02x", bits[i]);
+	strcpy(p, ".debug");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
+static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			      char **debuginfo_file_name)
+{
+	/* (by build ID ourselves: libdwfl's own search keeps the file it opens
+	 * for the check of its build ID, and reads that one whatever fd this
+	 * returns) */
+	int fd = open_by_build_id(mod, debuginfo_file_name);
+	if (fd < 0)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						    debuglink_crc, debuginfo_file_name);
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return fd;
+	size_t i;
+	for (i = 0; i < sym_nplain; i++) {
+		const struct sym_plain_debug *k = &sym_plain[i];
+		if (k->dev == st.st_dev && k->ino == st.st_ino && k->size == st.st_size &&
+		    k->mtime.tv_sec == st.st_mtim.tv_sec && k->mtime.tv_nsec == st.st_mtim.tv_nsec)
+			break;
+	}
+	if (i == sym_nplain) {
+		struct sym_plain_debug *v = realloc(sym_plain, (sym_nplain + 1) * sizeof(*v));
+		if (!v)
+			return fd;
+		sym_plain = v;
+		Elf *in = elf_begin(fd, ELF_C_READ, NULL);
+		v[i] = (struct sym_plain_debug){st.st_dev, st.st_ino, st.st_size, st.st_mtim, in ? inflated_copy(in) : -1};
+		if (in)
+			elf_end(in);
+		sym_nplain++;
+	}
+	int copy = sym_plain[i].fd >= 0 ? dup(sym_plain[i].fd) : -1;
+	if (copy < 0)
+		return fd;
+	close(fd);
+	return copy;
+}
+
 static char *sym_debuginfo_path = NULL;
 static const Dwfl_Callbacks sym_callbacks = {
 	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = sym_find_debuginfo,
 	.debuginfo_path = &sym_debuginfo_path,
 };
 

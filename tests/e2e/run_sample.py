@@ -423,6 +423,42 @@ def test_filters_every_view(c):
           "the table does not say what the filter selected:\n%s" % p.stdout[:1500])
 
 
+def build_id(path):
+    """The GNU build ID of an ELF file, in hex, from `readelf -n` (None if none)."""
+    p = subprocess.run(["readelf", "-n", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    m = re.search(r"Build ID: ([0-9a-f]+)", p.stdout)
+    return m.group(1) if m else None
+
+
+@test
+def test_compressed_debug_file_each_process(c):
+    """libc's separate debug file (Debian's libc6-dbg keeps its DWARF
+    compressed) gives source lines to the samples in libc of every process:
+    the recorder inflates it once and every process image reads that copy
+    (symbol/sym.c).  Three sort runs under one shell: each has samples on
+    lines of libc's sources."""
+    libc = os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6")
+    bid = build_id(libc) if os.path.exists(libc) else None
+    debug = bid and "/usr/lib/debug/.build-id/%s/%s.debug" % (bid[:2], bid[2:])
+    if not debug or not os.path.exists(debug):
+        raise TestSkip("no separate debug file for libc (Debian package libc6-dbg)")
+    sort = shutil.which("sort", path="/usr/bin:/bin")
+    if not sort:
+        raise TestSkip("no sort (coreutils)")
+    data = os.path.join(c.tmp, "nums.txt")
+    with open(data, "w") as f:
+        f.write("\n".join(str((i * 7919) % 300007) for i in range(300000)) + "\n")
+    script = "for i in 1 2 3; do %s %s -o /dev/null; done" % (sort, data)
+    _, out, rep = c.record_and_report(["/bin/sh", "-c", script], min_samples=100)
+    sorts = [p["pid"] for p in rep["processes"] if p["command"].startswith(sort) or "sort" in p["command"].split()[0]]
+    check(len(sorts) == 3, "expected 3 sort processes: %s" % [(p["pid"], p["command"]) for p in rep["processes"]])
+    for pid in sorts:
+        lines = c.report_json(out, ["--by", "line", "--pid", str(pid), "--module", "libc*"])["lines"]
+        named = [l for l in lines if re.search(r"\.(c|S|h):\d+$", l["name"])]
+        check(named and sum(l["exclusive_samples"] for l in named) >= 0.5 * sum(l["exclusive_samples"] for l in lines),
+              "sort process %d: its samples in libc have no source lines: %s" % (pid, [l["name"] for l in lines[:8]]))
+
+
 @test
 def test_shared_libs(c):
     """lib_work in libs_work.so (linked) and plugin_work in libs_plugin.so (dlopen'ed, then closed)."""
