@@ -214,9 +214,11 @@ static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, siz
 	if (!data)
 		return;
 	size_t n = len / 8;
-	addrs_reserve(addrs, *naddrs, capaddrs, n);
-	memcpy(*addrs + *naddrs, data, n * 8);
-	*naddrs += n;
+	if (n) {
+		addrs_reserve(addrs, *naddrs, capaddrs, n);
+		memcpy(*addrs + *naddrs, data, n * 8);
+		*naddrs += n;
+	}
 	free(data);
 }
 
