@@ -751,13 +751,14 @@ int rec_spool_own_name(const char *n)
 	if (strcmp(n, "session") == 0 || strcmp(n, "session.tmp") == 0 || strcmp(n, "attach.frames") == 0)
 		return 1; /* (attach.frames: the frames open at stint record -p, rec_inject.c) */
 	/* what the first process measured or found, for the others: the
-	 * probes' costs (runtime/rt.c) and modules' scans (rt_patch_cs.c,
-	 * "cs.<16 hex digits>"); "<name>.tmp<tid>" while one writes it */
+	 * probes' costs (runtime/rt.c) and results worked out from modules'
+	 * code (runtime/rt_kept.c, "cs.<16 hex digits>", "got.<...>");
+	 * "<name>.tmp<tid>" while one writes it */
 	const char *t = NULL;
 	if (strncmp(n, "calib", 5) == 0) {
 		t = n + 5;
-	} else if (strncmp(n, "cs.", 3) == 0) {
-		t = n + 3;
+	} else if (strncmp(n, "cs.", 3) == 0 || strncmp(n, "got.", 4) == 0) {
+		t = strchr(n, '.') + 1;
 		for (int i = 0; i < 16; i++, t++)
 			if (!isxdigit((unsigned char)*t) || isupper((unsigned char)*t))
 				return 0;

@@ -283,4 +283,14 @@ extern const char *rt_env_given;
 int rt_attach_start(void);
 void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap);
 
+/* rt_kept.c: results worked out from a module's code, kept in the spool
+ * for the recording's later processes ("<spool>/<kind>.<hash>"; kind of at
+ * most 7 characters).  rt_kept_read returns the bytes (rt_kept_free them)
+ * or NULL. */
+uint64_t rt_kept_mix(uint64_t h, uint64_t v);
+uint64_t rt_kept_hash(uint64_t h, const void *bytes, size_t n);
+void *rt_kept_read(const char *kind, uint64_t hash, size_t *len);
+void rt_kept_free(void *data, size_t len);
+void rt_kept_write(const char *kind, uint64_t hash, const void *data, size_t len);
+
 #endif

@@ -53,7 +53,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "rt_file.h"
 #include "rt_int.h"
 #include "rt_patch.h"
 #include "rt_select.h"
@@ -524,28 +523,17 @@ static void rt_cs_scan(struct rt_cs_mod *m)
 }
 
 /*
- * Scanning a module whole is most of what patching it costs (bash: about
- * 120 of the 145 ms each exec of it took), and a shell script or a build
- * runs the same programs again and again.  So the first process of a
- * recording to scan a module leaves what the scan found in the spool, as
- * "cs.<hash>": the direct branch targets, a stripped module's entries and
- * the functions that do not decode, as offsets from the load address.  The
- * hash is of all the scan reads (the functions' bounds and their bytes in
- * memory), so a later process finds the file only for the same code, and
- * takes it instead of scanning.  A file that is not exactly one is ignored.
+ * What the scan found, kept for the recording's later processes of the same
+ * code (rt_kept.c; bash: 120 of the 145 ms each start of it took): the
+ * direct branch targets, a stripped module's entries and the functions that
+ * do not decode, as offsets from the load address, after the counts.  The
+ * hash is of all the scan reads: the functions' bounds and their bytes in
+ * memory.
  */
 struct rt_cs_kept {
-	char magic[8]; /* RT_CS_KEPT_MAGIC */
-	uint64_t hash, nfns, stripped;
+	uint64_t nfns, stripped;
 	uint64_t ntargets, nentries, ninsn; /* the three arrays of offsets follow */
 };
-#define RT_CS_KEPT_MAGIC "stcsscn1"
-
-static uint64_t rt_cs_mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
 
 static int rt_cs_scanned(const struct rt_cs_mod *m, const struct rt_cs_fn *fn)
 {
@@ -554,45 +542,20 @@ static int rt_cs_scanned(const struct rt_cs_mod *m, const struct rt_cs_fn *fn)
 
 static uint64_t rt_cs_hash(const struct rt_cs_mod *m)
 {
-	uint64_t h = rt_cs_mix(0x243f6a8885a308d3ull, m->nfns), h2 = rt_cs_mix(0x13198a2e03707344ull, (uint64_t)(m->stripped != 0));
+	uint64_t h = rt_kept_mix(0x243f6a8885a308d3ull, m->nfns);
+	h = rt_kept_mix(h, (uint64_t)(m->stripped != 0));
 	for (size_t i = 0; i < m->nfns; i++) {
 		const struct rt_cs_fn *fn = &m->fns[i];
-		h = rt_cs_mix(h, fn->addr - m->info->dlpi_addr);
-		h = rt_cs_mix(h, fn->size);
-		if (!rt_cs_scanned(m, fn))
-			continue;
-		/* two lanes: twice the speed of one dependent chain */
-		const uint8_t *p = (const uint8_t *)(uintptr_t)fn->addr;
-		size_t n = fn->size, k = 0;
-		for (; k + 16 <= n; k += 16) {
-			uint64_t a, b;
-			memcpy(&a, p + k, 8);
-			memcpy(&b, p + k + 8, 8);
-			h = rt_cs_mix(h, a);
-			h2 = rt_cs_mix(h2, b);
-		}
-		for (; k < n; k++)
-			h = rt_cs_mix(h, p[k]);
+		h = rt_kept_mix(h, fn->addr - m->info->dlpi_addr);
+		h = rt_kept_mix(h, fn->size);
+		if (rt_cs_scanned(m, fn))
+			h = rt_kept_hash(h, (const void *)(uintptr_t)fn->addr, fn->size);
 	}
-	return rt_cs_mix(h, h2);
+	return h;
 }
 
-/* "<spool>/cs.<16 hex digits>" into buf of RT_CS_KEPT_PATH bytes. */
-static void rt_cs_kept_path(char *buf, uint64_t hash)
-{
-	char *p = rt_file_format_str(rt_file_format_str(buf, rt_g.spool), "/cs.");
-	for (int i = 15; i >= 0; i--)
-		*p++ = "0123456789abcdef"[(hash >> (4 * i)) & 15];
-	*p = 0;
-}
-/* (to measure, on the stack: this runs inside the program's dlopen) */
-#define RT_CS_KEPT_PATH (strlen(rt_g.spool) + sizeof("/cs.") + 16)
-
-/* Leave what rt_cs_scan found for the recording's later processes. */
 static void rt_cs_keep(const struct rt_cs_mod *m, uint64_t hash)
 {
-	if (!rt_g.spool[0] || rt_g.no_syscalls)
-		return;
 	size_t ninsn = 0;
 	for (size_t i = 0; i < m->nfns; i++)
 		ninsn += m->fns[i].why && strcmp(m->fns[i].why, "insn") == 0;
@@ -600,8 +563,6 @@ static void rt_cs_keep(const struct rt_cs_mod *m, uint64_t hash)
 	struct rt_cs_kept *k = rt_arena_alloc(&rt_cs_heap, sizeof(*k) + n * 8);
 	if (!k)
 		return;
-	memcpy(k->magic, RT_CS_KEPT_MAGIC, 8);
-	k->hash = hash;
 	k->nfns = m->nfns;
 	k->stripped = m->stripped != 0;
 	k->ntargets = m->ntargets;
@@ -615,50 +576,32 @@ static void rt_cs_keep(const struct rt_cs_mod *m, uint64_t hash)
 	for (size_t i = 0; i < m->nfns; i++)
 		if (m->fns[i].why && strcmp(m->fns[i].why, "insn") == 0)
 			*o++ = m->fns[i].addr - m->info->dlpi_addr;
-	char *path = alloca(RT_CS_KEPT_PATH);
-	rt_cs_kept_path(path, hash);
-	rt_file_write(path, k, sizeof(*k) + n * 8);
+	rt_kept_write("cs", hash, k, sizeof(*k) + n * 8);
 }
 
-/* What an earlier process's scan of the same code found (1), or 0. */
+/* What an earlier process's scan of the same code found, into m (1), or 0. */
 static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 {
-	if (!rt_g.spool[0] || rt_g.no_syscalls)
+	size_t len;
+	const struct rt_cs_kept *k = rt_kept_read("cs", hash, &len);
+	if (!k)
 		return 0;
-	char *path = alloca(RT_CS_KEPT_PATH);
-	rt_cs_kept_path(path, hash);
-	int fd = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	struct rt_cs_kept *k = NULL;
-	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(*k) && st.st_size <= (off_t)1 << 30 &&
-	    (k = rt_arena_alloc(&rt_cs_heap, (size_t)st.st_size))) {
-		size_t got = 0;
-		while (got < (size_t)st.st_size) {
-			ssize_t r = read(fd, (char *)k + got, (size_t)st.st_size - got);
-			if (r <= 0)
-				break;
-			got += (size_t)r;
-		}
-		if (got != (size_t)st.st_size)
-			k = NULL;
-	}
-	close(fd);
-	if (!k || memcmp(k->magic, RT_CS_KEPT_MAGIC, 8) != 0 || k->hash != hash || k->nfns != m->nfns ||
-	    k->stripped != (uint64_t)(m->stripped != 0) || k->ntargets > (uint64_t)st.st_size / 8 ||
-	    k->nentries > (uint64_t)st.st_size / 8 || k->ninsn > (uint64_t)st.st_size / 8 ||
-	    sizeof(*k) + 8 * (k->ntargets + k->nentries + k->ninsn) != (uint64_t)st.st_size)
-		return 0;
+	int ok = len >= sizeof(*k) && k->nfns == m->nfns && k->stripped == (uint64_t)(m->stripped != 0) &&
+		 k->ntargets <= len / 8 && k->nentries <= len / 8 && k->ninsn <= len / 8 &&
+		 sizeof(*k) + 8 * (k->ntargets + k->nentries + k->ninsn) == len;
 	const uint64_t *o = (const uint64_t *)(k + 1);
-	m->targets = rt_arena_alloc(&rt_cs_heap, (k->ntargets + 1) * 8);
-	m->entries = rt_arena_alloc(&rt_cs_heap, (k->nentries + 1) * 8);
-	if (!m->targets || !m->entries)
-		return 0;
-	for (size_t i = 0; i < k->ntargets; i++) {
+	if (ok) {
+		m->targets = rt_arena_alloc(&rt_cs_heap, (k->ntargets + 1) * 8);
+		m->entries = rt_arena_alloc(&rt_cs_heap, (k->nentries + 1) * 8);
+		ok = m->targets && m->entries;
+	}
+	for (size_t i = 0; ok && i < k->ntargets; i++) {
 		m->targets[i] = m->info->dlpi_addr + o[i];
-		if (i && m->targets[i] < m->targets[i - 1])
-			return 0; /* (rt_cs_target_inside searches them) */
+		ok = !i || m->targets[i] >= m->targets[i - 1]; /* (rt_cs_target_inside searches them) */
+	}
+	if (!ok) {
+		rt_kept_free((void *)k, len);
+		return 0;
 	}
 	m->ntargets = m->cap = k->ntargets;
 	o += k->ntargets;
@@ -680,6 +623,7 @@ static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 			if (!m->fns[lo].why && rt_cs_scanned(m, &m->fns[lo]))
 				m->fns[lo].why = "insn";
 	}
+	rt_kept_free((void *)k, len);
 	return 1;
 }
 

@@ -348,9 +348,11 @@ def patch_reports(spool):
 
 @test
 def test_patch_scan_once_per_recording(c):
-    """Patching a program at load scans its code whole; the first process of
-    a recording leaves what it found in the spool (cs.<hash of the code>)
-    and the later processes of the same program take it: the same functions
+    """Patching a program at load scans its code whole, and hooking its
+    library calls scans it for the GOT slots it uses as data; the first
+    process of a recording leaves what it found in the spool (cs.<hash>,
+    got.<hash>, of the code read) and the later processes of the same
+    program take it: the same functions
     patched and refused (jump_in still, for the loop that jumps into its
     first bytes), the program's output unchanged, and the file not written
     again.  A file cut short or not one is ignored and written anew.  Run by
@@ -380,9 +382,11 @@ def test_patch_scan_once_per_recording(c):
         check(first, "%s: no module was patched: %s" % (argv[0], sorted(os.listdir(spool))))
         if must:
             check(any(must in r for r in first.values()), "%s: no %r among the refusals: %s" % (argv[0], must, first))
-        kept = sorted(n for n in os.listdir(spool) if n.startswith("cs."))
-        check(kept and all(re.fullmatch(r"cs\.[0-9a-f]{16}", n) for n in kept),
+        kept = sorted(n for n in os.listdir(spool) if n.startswith(("cs.", "got.")))
+        check(any(n.startswith("cs.") for n in kept) and all(re.fullmatch(r"(cs|got)\.[0-9a-f]{16}", n) for n in kept),
               "%s: the scan was not kept in the spool: %s" % (argv[0], sorted(os.listdir(spool))))
+        check(any(n.startswith("got.") for n in kept),
+              "%s: the GOT scan (data references to library functions) was not kept: %s" % (argv[0], kept))
         inodes = {n: os.stat(os.path.join(spool, n)).st_ino for n in kept}
         second = run()
         check(second == first, "%s: patched otherwise with the scan kept:\n%s\nagainst\n%s" % (argv[0], second, first))
