@@ -520,6 +520,8 @@ static void rt_cs_scan(struct rt_cs_mod *m)
 	}
 	if (m->ntargets)
 		qsort(m->targets, m->ntargets, sizeof(*m->targets), rt_cs_cmp_u64);
+	if (m->nentries) /* (kept sorted: rt_cs_evidence merges the relocations' in) */
+		qsort(m->entries, m->nentries, sizeof(*m->entries), rt_cs_cmp_u64);
 }
 
 /*
@@ -605,8 +607,14 @@ static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 	}
 	m->ntargets = m->cap = k->ntargets;
 	o += k->ntargets;
-	for (size_t i = 0; i < k->nentries; i++)
+	for (size_t i = 0; ok && i < k->nentries; i++) {
 		m->entries[i] = m->info->dlpi_addr + o[i];
+		ok = !i || m->entries[i] >= m->entries[i - 1]; /* (rt_cs_evidence merges into them) */
+	}
+	if (!ok) {
+		rt_kept_free((void *)k, len);
+		return 0;
+	}
 	m->nentries = m->ecap = k->nentries;
 	o += k->nentries;
 	for (size_t i = 0; i < k->ninsn; i++) {
@@ -655,6 +663,7 @@ static void rt_cs_evidence(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 	const ElfW(Ehdr) *eh = (const void *)f;
 	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
 	uintptr_t base = eh->e_type == ET_EXEC ? 0 : m->info->dlpi_addr;
+	size_t from_code = m->nentries; /* sorted by the scan (or as kept) */
 	for (unsigned s = 0; s < eh->e_shnum; s++) {
 		if (sh[s].sh_type != SHT_RELA || sh[s].sh_entsize != sizeof(ElfW(Rela)) ||
 		    sh[s].sh_offset + sh[s].sh_size > fsz)
@@ -664,8 +673,22 @@ static void rt_cs_evidence(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 			if (ELF64_R_TYPE(r[i].r_info) == R_X86_64_RELATIVE)
 				rt_cs_add(&m->entries, &m->nentries, &m->ecap, base + (uint64_t)r[i].r_addend);
 	}
-	if (m->nentries)
+	/* the relocations' sorted apart, then merged: sorting all of them again
+	 * in every process took 2 ms of each start of bash */
+	size_t nrel = m->nentries - from_code;
+	uint64_t *merged = nrel && from_code ? rt_arena_alloc(&rt_cs_heap, m->nentries * sizeof(*merged)) : NULL;
+	if (nrel)
+		qsort(m->entries + from_code, nrel, sizeof(*m->entries), rt_cs_cmp_u64);
+	if (merged) {
+		size_t a = 0, b = from_code, w = 0;
+		while (a < from_code || b < m->nentries)
+			merged[w++] = b == m->nentries || (a < from_code && m->entries[a] <= m->entries[b])
+					      ? m->entries[a++] : m->entries[b++];
+		m->entries = merged;
+		m->ecap = m->nentries;
+	} else if (nrel && from_code) {
 		qsort(m->entries, m->nentries, sizeof(*m->entries), rt_cs_cmp_u64);
+	}
 	/* the linker's PLT stubs have FDEs too, and are called: never functions */
 	uint64_t plt_lo[8], plt_hi[8];
 	unsigned nplt = 0;
