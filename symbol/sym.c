@@ -611,8 +611,8 @@ static const struct sym_plt_entry *plt_lookup(struct sym_proc *sp, Dwfl_Module *
 }
 
 /*
- * What sym_proc_lookup found, kept for the whole run by module build ID and
- * file offset: dwfl_module_addrinfo reads the whole symbol table for each
+ * What sym_proc_lookup found, kept for the whole run by module (build ID
+ * and path) and file offset: dwfl_module_addrinfo reads the whole symbol table for each
  * address, and a recording of a shell script has a hundred processes of
  * the same bash asking for the same functions (pyenv's python3 shim: 79
  * processes, 3 s of the recorder's time before).  A build ID names one
@@ -633,13 +633,22 @@ static struct {
 	size_t nids;
 } sym_memo;
 
-static const char *sym_memo_id(const char *build_id)
+/* The module's key: its build ID and path (a file stripped keeps the build
+ * ID of the one it was stripped from, and has fewer names). */
+static const char *sym_memo_id(const struct fmt_module *mod)
 {
+	size_t lb = strlen(mod->build_id), lp = strlen(mod->path);
 	for (size_t i = sym_memo.nids; i-- > 0;)
-		if (strcmp(sym_memo.ids[i], build_id) == 0)
+		if (strncmp(sym_memo.ids[i], mod->build_id, lb) == 0 && sym_memo.ids[i][lb] == ' ' &&
+		    strcmp(sym_memo.ids[i] + lb + 1, mod->path) == 0)
 			return sym_memo.ids[i];
 	char **v = realloc(sym_memo.ids, (sym_memo.nids + 1) * sizeof(*v));
-	char *copy = strdup(build_id);
+	char *copy = malloc(lb + lp + 2);
+	if (copy) {
+		memcpy(copy, mod->build_id, lb);
+		copy[lb] = ' ';
+		memcpy(copy + lb + 1, mod->path, lp + 1);
+	}
 	if (!v || !copy) {
 		free(copy);
 		if (v)
@@ -700,7 +709,7 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 	memset(out, 0, sizeof(*out));
 	out->module = module_index(sp, addr);
 	const struct fmt_module *mod = out->module >= 0 ? &sp->mods[out->module] : NULL;
-	const char *id = mod && mod->build_id[0] ? sym_memo_id(mod->build_id) : NULL;
+	const char *id = mod && mod->build_id[0] ? sym_memo_id(mod) : NULL;
 	uint64_t base = mod ? mod->start - mod->offset : 0; /* address - base: the file offset */
 	const struct sym_memo_entry *e = id ? sym_memo_find(id, addr - base) : NULL;
 	if (e) {
