@@ -112,12 +112,31 @@ static void out_chunk2(struct fmt_out *o, uint32_t tag, const void *a, size_t na
 	o->nchunks++;
 }
 
+static void out_events_from(struct fmt_out *o, uint32_t idx, const struct fmt_thread *t, int fd);
+
 /*
  * An EVTS chunk.  Events in memory are written from there; events in
  * segments of spool files go from file to file with copy_file_range, never
  * through this process's memory.
  */
 static void out_events(struct fmt_out *o, uint32_t idx, const struct fmt_thread *t)
+{
+	/* segments without a descriptor (a recording of more threads than
+	 * descriptors: rec_spool.c) are read from their buffer's path */
+	int fd = t->nsegs ? t->segs[0].fd : -1, opened = -1;
+	if (t->nsegs && fd < 0) {
+		opened = fd = t->spool_path ? open(t->spool_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+		if (fd < 0) {
+			o->err = t->spool_path ? errno : EBADF;
+			return;
+		}
+	}
+	out_events_from(o, idx, t, fd);
+	if (opened >= 0)
+		close(opened);
+}
+
+static void out_events_from(struct fmt_out *o, uint32_t idx, const struct fmt_thread *t, int fd)
 {
 	uint64_t len = 0;
 	for (uint32_t i = 0; i < t->nsegs; i++)
@@ -141,7 +160,7 @@ static void out_events(struct fmt_out *o, uint32_t idx, const struct fmt_thread 
 		size_t want = FMT_EVTS_CRC_SPAN - have;
 		if (want > t->segs[i].len)
 			want = (size_t)t->segs[i].len;
-		ssize_t r = pread(t->segs[i].fd, span + have, want, (off_t)t->segs[i].off);
+		ssize_t r = pread(fd, span + have, want, (off_t)t->segs[i].off);
 		if (r != (ssize_t)want) {
 			o->err = r < 0 ? errno : EIO;
 			free(span);
@@ -164,7 +183,7 @@ static void out_events(struct fmt_out *o, uint32_t idx, const struct fmt_thread 
 		loff_t off = (loff_t)t->segs[i].off;
 		uint64_t left = t->segs[i].len;
 		while (left > 0 && !o->err) {
-			ssize_t c = copy_file_range(t->segs[i].fd, &off, o->fd, NULL, left, 0);
+			ssize_t c = copy_file_range(fd, &off, o->fd, NULL, left, 0);
 			if (c > 0) {
 				left -= (uint64_t)c;
 				continue;
@@ -176,7 +195,7 @@ static void out_events(struct fmt_out *o, uint32_t idx, const struct fmt_thread 
 			}
 			/* no in-kernel copy here: through a buffer */
 			uint8_t buf[1 << 16];
-			ssize_t r = pread(t->segs[i].fd, buf, left < sizeof(buf) ? left : sizeof(buf), off);
+			ssize_t r = pread(fd, buf, left < sizeof(buf) ? left : sizeof(buf), off);
 			if (r <= 0) {
 				o->err = r < 0 ? errno : EIO;
 				break;
@@ -1308,7 +1327,7 @@ void fmt_data_free(struct fmt_data *d)
 	for (uint32_t t = 0; t < d->nthreads; t++) {
 		free(d->threads[t].name);
 		free(d->threads[t].ev_owned);
-		if (d->threads[t].nsegs)
+		if (d->threads[t].nsegs && d->threads[t].segs[0].fd >= 0)
 			close(d->threads[t].segs[0].fd);
 		free(d->threads[t].segs);
 		free(d->threads[t].spool_path);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,6 +182,16 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 		t->segs = NULL;
 		close(fd);
 	}
+}
+
+/* How many thread buffers are read with their descriptor kept open for
+ * the writer: 256, or a quarter of what RLIMIT_NOFILE allows. */
+static uint32_t fds_kept(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 1024)
+		return 256;
+	return (uint32_t)(rl.rlim_cur / 4);
 }
 
 /* A thread buffer's flags (fmt_spool.h) as the data file's (format.h). */
@@ -665,6 +676,14 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			tail_n += h->tail_n;
 			event_segments(fd, (uint64_t)st.st_size, h, t);
 			read_note_area(fd, (uint64_t)st.st_size, h, &addrs, &naddrs, &capaddrs);
+			/* past the first threads, the writer opens each buffer
+			 * when it copies it: one descriptor per thread ran out
+			 * (32,000 threads of a program whose thread ids wrapped) */
+			if (t->nsegs && d->nthreads > fds_kept()) {
+				close(fd);
+				for (uint32_t k = 0; k < t->nsegs; k++)
+					t->segs[k].fd = -1;
+			}
 			t->spool_path = xasprintf("%s/%s", dir, sp->files[b]);
 			free(h);
 			read_fns(dir, sp->files[b], &addrs, &naddrs, &capaddrs);

@@ -363,12 +363,34 @@ static void rt_new_key(void)
  * every descriptor they did not open (daemons, closefrom) or dup2 over
  * them, and a probe must never write into a file of the program's.
  */
-/* t->path: "<spool>/<key>.t<tid>.buf". */
-static void rt_make_thread_path(struct rt_thread *t)
+/* t->path: "<spool>/<key>.t<tid>.buf", or with nth > 0
+ * "<spool>/<key>.t<tid>.<nth>.buf". */
+static void rt_make_thread_path(struct rt_thread *t, unsigned nth)
 {
-	char suffix[32];
-	rt_file_format_str(rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid), ".buf");
+	char suffix[48];
+	char *p = rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid);
+	if (nth)
+		p = rt_file_format_int(rt_file_format_str(p, "."), nth);
+	rt_file_format_str(p, ".buf");
 	rt_path(t->path, RT_PATH_MAX, suffix);
+}
+
+/*
+ * A new buffer file for the thread.  The kernel gives a thread id again
+ * once pid_max wraps (32768 on many machines: a program that starts
+ * threads one after the other reaches it in seconds), and the file of an
+ * earlier thread of this process with the same id holds its recording: it
+ * is never opened again (O_EXCL), the new thread's file takes the next
+ * free "<tid>.<n>".
+ */
+static int rt_create_thread_file(struct rt_thread *t)
+{
+	for (unsigned nth = 0;; nth++) {
+		rt_make_thread_path(t, nth);
+		int fd = rt_file_open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST || nth >= 1u << 20)
+			return fd;
+	}
 }
 
 /* t->path (made by rt_thread_start) with the extension ext, 3 letters. */
@@ -950,8 +972,7 @@ static int rt_thread_start_work(struct rt_thread *t)
 	/* the thread's clock starts now: setting up is the first overhead */
 	uint64_t t0 = rt_clock();
 	t->tid = (pid_t)syscall(SYS_gettid);
-	rt_make_thread_path(t);
-	int fd = rt_file_open(t->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = rt_create_thread_file(t);
 	if (fd < 0) {
 		/* no descriptor free, or no right to the spool any more (setuid) */
 		int err = errno;

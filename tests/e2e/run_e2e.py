@@ -222,6 +222,46 @@ def test_many_threads(c):
 
 
 @test
+def test_thread_id_reused(c):
+    """A thread that gets the id an earlier thread of the program had (the
+    kernel gives ids again once pid_max wraps: 32768 here): both threads'
+    calls are kept.  Before, the later thread's buffer file took the same
+    name and emptied the earlier one's (its calls were lost)."""
+    with open("/proc/sys/kernel/pid_max") as f:
+        pid_max = int(f.read())
+    if pid_max > 1 << 20:
+        raise TestSkip("pid_max %d: reusing a thread id would take a million threads" % pid_max)
+    rec, rep = c.record_and_report([c.prog("e2e_tid_reuse")])
+    m = re.search(r"recorded=(\d+) reused=(\d+)", rec.stdout)
+    check(m, "the program printed no recorded=N reused=R: %r" % rec.stdout)
+    n, reused = int(m.group(1)), int(m.group(2))
+    if not reused:
+        raise TestSkip("other processes took the ids: no thread of the program got one again")
+    expect_calls(rep, {"recorded": n, "step": n, "main": 1})
+    check(len(rep["threads"]) == n + 1, "%d thread rows for %d recorded threads and main" % (len(rep["threads"]), n))
+
+
+@test
+def test_threads_more_than_descriptors(c):
+    """More threads than stint record may have file descriptors (its
+    RLIMIT_NOFILE set to 256 here; a program that starts threads one after
+    the other for hours has tens of thousands): every thread's calls reach
+    the data file.  Before, the recorder kept each thread buffer open until
+    it wrote the file, ran out, and left the recording in its spool."""
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    n = 600
+    argv = [c.stint, "record", "-o", os.path.join(c.tmp, "stint.data"), "--", c.prog("e2e_tid_reuse"), str(n)]
+    c.log.append("(RLIMIT_NOFILE 256) " + " ".join(argv))
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       preexec_fn=low_limit, timeout=RECORD_TIMEOUT * 3)
+    check(p.returncode == 0, "record failed (status %d): %s" % (p.returncode, p.stderr.strip()))
+    rep = c.report_json(os.path.join(c.tmp, "stint.data"))
+    expect_calls(rep, {"recorded": n, "step": n, "main": 1})
+    check(len(rep["threads"]) == n + 1, "%d thread rows for %d threads and main" % (len(rep["threads"]), n))
+
+
+@test
 def test_signal_handler_calls(c):
     """An instrumented SIGALRM handler interrupting the program (and its probes) 300 times:
     the report has exactly the calls the program counted."""
