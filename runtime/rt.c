@@ -1017,9 +1017,6 @@ mapped:
 	memset(t->c, 0, sizeof(*t->c));
 	t->depth = 0;
 	t->lock = NULL;
-	fd = rt_file_open(rt_thread_file(t, "fns"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
 	if (!t->seen) {
 		void *m = mmap(NULL, RT_SEEN * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1137,7 +1134,10 @@ static void rt_note_write(struct rt_thread *t, uint64_t fn)
 	}
 	if (rt_g.no_syscalls)
 		return; /* (its name is lost: the report shows its address) */
-	int fd = rt_file_open(rt_thread_file(t, "fns"), O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	/* (made on the first name the notes area has no room for: most
+	 * threads never need it, and a file less is a third of a short
+	 * thread's start; the thread's name is its own, rt_create_thread_file) */
+	int fd = rt_file_open(rt_thread_file(t, "fns"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
 	ssize_t w = write(fd, &fn, sizeof(fn));
