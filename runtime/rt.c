@@ -722,6 +722,14 @@ static int rt_next_chunk_work(struct rt_thread *t)
 	if (why) {
 		if (old)
 			munmap(old, size);
+		/* a recorder being killed closes its descriptors, and with them
+		 * the spool's path through /proc/<it>/fd, before /proc shows it
+		 * ended: a chunk that could not be had then is its death, not a
+		 * full disk (rt_map_chunk waited for it a little) */
+		if (rt_file_recorder_gone(rt_recorder_pid, rt_recorder_start)) {
+			rt_g.enabled = 0;
+			why = FMT_SPOOL_ORPHANED;
+		}
 		rt_stop_thread(t, why);
 		return -1;
 	}
