@@ -616,6 +616,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		return -1;
 	d->procs = xcalloc(nprocs, sizeof(*d->procs));
 	uint64_t unrecorded = 0;
+	uint32_t open_fds = fds_kept();
 	for (uint32_t pi = 0; pi < nprocs; pi++) {
 		struct rec_spool_key *sp = &procs[pi];
 		struct fmt_process *p = &d->procs[d->nprocs];
@@ -679,7 +680,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			/* past the first threads, the writer opens each buffer
 			 * when it copies it: one descriptor per thread ran out
 			 * (32,000 threads of a program whose thread ids wrapped) */
-			if (t->nsegs && d->nthreads > fds_kept()) {
+			if (t->nsegs && d->nthreads > open_fds) {
 				close(fd);
 				for (uint32_t k = 0; k < t->nsegs; k++)
 					t->segs[k].fd = -1;

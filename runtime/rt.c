@@ -363,34 +363,15 @@ static void rt_new_key(void)
  * every descriptor they did not open (daemons, closefrom) or dup2 over
  * them, and a probe must never write into a file of the program's.
  */
-/* t->path: "<spool>/<key>.t<tid>.buf", or with nth > 0
- * "<spool>/<key>.t<tid>.<nth>.buf". */
-static void rt_make_thread_path(struct rt_thread *t, unsigned nth)
-{
-	char suffix[48];
-	char *p = rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid);
-	if (nth)
-		p = rt_file_format_int(rt_file_format_str(p, "."), nth);
-	rt_file_format_str(p, ".buf");
-	rt_path(t->path, RT_PATH_MAX, suffix);
-}
-
-/*
- * A new buffer file for the thread.  The kernel gives a thread id again
- * once pid_max wraps (32768 on many machines: a program that starts
- * threads one after the other reaches it in seconds), and the file of an
- * earlier thread of this process with the same id holds its recording: it
- * is never opened again (O_EXCL), the new thread's file takes the next
- * free "<tid>.<n>".
- */
+/* A new buffer file for the thread, its name in t->path:
+ * "<spool>/<key>.t<tid>.buf" (rt_file_create_thread: another name if an
+ * earlier thread of the process had the same id). */
 static int rt_create_thread_file(struct rt_thread *t)
 {
-	for (unsigned nth = 0;; nth++) {
-		rt_make_thread_path(t, nth);
-		int fd = rt_file_open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST || nth >= 1u << 20)
-			return fd;
-	}
+	char suffix[32];
+	rt_file_format_int(rt_file_format_str(suffix, ".t"), (unsigned)t->tid);
+	rt_path(t->path, RT_PATH_MAX, suffix);
+	return rt_file_create_thread(t->path, RT_PATH_MAX, ".buf", O_RDWR);
 }
 
 /* t->path (made by rt_thread_start) with the extension ext, 3 letters. */
@@ -1734,6 +1715,26 @@ static void rt_calib_restore(struct rt_thread *t, const struct rt_calib_saved *s
 	t->last_switches = s->last_switches;
 }
 
+/* The start-up cost of function events (what: RT_CALIB_FN or
+ * RT_CALIB_PATCHED), c, with the part of a pair of probes inside the call
+ * and the calibration's probe tail. */
+static void rt_calib_set(struct rt_thread *t, int what, uint64_t c, uint64_t inner, uint64_t tail)
+{
+	rt_g.calib_ticks = c;
+	/* Only the patched path's split is used (inner is 0 for the
+	 * compiler's hooks): its entry restores the registers after its clock
+	 * read and its exit saves them before, so most of a pair's cost (about
+	 * 2/3) lies inside the call.  The compiler's hooks measure close to
+	 * half, and in a real program the work overlapping their probes moves
+	 * the split by more than that difference: a measured split there
+	 * clamped more intervals at zero (a parent of tiny calls +2 -> +16 %,
+	 * bench-compensation.sh). */
+	rt_g.calib_inner = inner < 2 * c ? inner : 2 * c;
+	rt_g.calib_patched = what == RT_CALIB_PATCHED;
+	rt_g.calib_tail = tail;
+	t->hdr->calib_ticks = c;
+}
+
 static void rt_calibrate(struct rt_thread *t, int what)
 {
 	struct rt_calib_saved saved;
@@ -1744,22 +1745,9 @@ static void rt_calibrate(struct rt_thread *t, int what)
 		/* (where the cost falls is measured for the patched path only) */
 		uint64_t inner = 0;
 		uint64_t c = rt_calibrate_loop(t, what, NULL, what == RT_CALIB_PATCHED ? &inner : NULL, 9);
-		if (c || what == RT_CALIB_FN) {
-			rt_g.calib_ticks = c;
-			/* Only the patched path's split is used: its entry restores
-			 * the registers after its clock read and its exit saves
-			 * them before, so most of a pair's cost (about 2/3) lies
-			 * inside the call.  The compiler's hooks measure close to
-			 * half, and in a real program the work overlapping their
-			 * probes moves the split by more than that difference: a
-			 * measured split there clamped more intervals at zero (a
-			 * parent of tiny calls +2 -> +16 %, bench-compensation.sh). */
-			rt_g.calib_inner = inner < 2 * c ? inner : 2 * c;
-			rt_g.calib_patched = what == RT_CALIB_PATCHED;
-			/* the calibration's tails, to compare with the run's (rt_after_lean) */
-			rt_g.calib_tail = t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0;
-			t->hdr->calib_ticks = rt_g.calib_ticks;
-		}
+		/* (the calibration's tails, to compare with the run's: rt_after_lean) */
+		if (c || what == RT_CALIB_FN)
+			rt_calib_set(t, what, c, inner, t->tail_n >= 16 ? (t->tail_sum << 10) / t->tail_n : 0);
 	} else {
 		void (*stub)(void) = rt_plt_calib_stub();
 		uint64_t both = stub ? rt_calibrate_loop(t, RT_CALIB_FN, stub, NULL, 9) : 0;
@@ -2361,13 +2349,10 @@ static void rt_calibrate_once(struct rt_thread *t, int what, struct rt_calib_sha
 			rt_g.calib_lib = s->lib;
 			return;
 		}
-		uint64_t c = what == RT_CALIB_FN ? s->fn : s->patched;
-		rt_g.calib_ticks = c;
-		rt_g.calib_inner = what == RT_CALIB_PATCHED && s->patched_inner < 2 * c ? s->patched_inner
-			: what == RT_CALIB_PATCHED ? 2 * c : 0;
-		rt_g.calib_patched = what == RT_CALIB_PATCHED;
-		rt_g.calib_tail = what == RT_CALIB_FN ? s->fn_tail : s->patched_tail;
-		t->hdr->calib_ticks = c;
+		if (what == RT_CALIB_FN)
+			rt_calib_set(t, what, s->fn, 0, s->fn_tail);
+		else
+			rt_calib_set(t, what, s->patched, s->patched_inner, s->patched_tail);
 		return;
 	}
 	rt_calibrate(t, what);

@@ -133,6 +133,34 @@ static inline void rt_file_write(const char *path, const void *data, size_t len)
 }
 
 /*
+ * A thread's new file: path holds "<spool>/<key>.t<tid>" (room for size
+ * bytes), made "<that><ext>" with O_EXCL, or, where a file of that name is
+ * there, "<that>.<n><ext>" for the first free n.  The kernel gives a thread
+ * id again once pid_max wraps (32768 on many machines), and the file of an
+ * earlier thread of the process with the same id holds its recording: it
+ * is never opened again.  The descriptor, or -1 with errno; path keeps the
+ * name made.  Without printf: it runs at a thread's start, on whatever
+ * stack its first probe found.
+ */
+static inline int rt_file_create_thread(char *path, size_t size, const char *ext, int flags)
+{
+	size_t stem = strlen(path);
+	if (!stem || stem + 12 + strlen(ext) > size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (unsigned nth = 0;; nth++) {
+		char *p = path + stem;
+		if (nth)
+			p = rt_file_format_int(rt_file_format_str(p, "."), nth);
+		rt_file_format_str(p, ext);
+		int fd = rt_file_open(path, flags | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST || nth >= 1u << 20)
+			return fd;
+	}
+}
+
+/*
  * Whether the recorder is gone (`stint record` killed): the process runs on,
  * but its spool must stop growing.  The recorder passes STINT_RECORDER=
  * "<pid>:<start time>:<pid namespace>" (start time: field 22 of

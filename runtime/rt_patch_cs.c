@@ -581,6 +581,18 @@ static void rt_cs_keep(const struct rt_cs_mod *m, uint64_t hash)
 	rt_kept_write("cs", hash, k, sizeof(*k) + n * 8);
 }
 
+/* The n offsets o as addresses of m's module, into v; 0 if they are not
+ * in ascending order. */
+static int rt_cs_addresses(const struct rt_cs_mod *m, uint64_t *v, const uint64_t *o, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		v[i] = m->info->dlpi_addr + o[i];
+		if (i && v[i] < v[i - 1])
+			return 0;
+	}
+	return 1;
+}
+
 /* What an earlier process's scan of the same code found, into m (1), or 0. */
 static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 {
@@ -595,28 +607,18 @@ static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 	if (ok) {
 		m->targets = rt_arena_alloc(&rt_cs_heap, (k->ntargets + 1) * 8);
 		m->entries = rt_arena_alloc(&rt_cs_heap, (k->nentries + 1) * 8);
-		ok = m->targets && m->entries;
-	}
-	for (size_t i = 0; ok && i < k->ntargets; i++) {
-		m->targets[i] = m->info->dlpi_addr + o[i];
-		ok = !i || m->targets[i] >= m->targets[i - 1]; /* (rt_cs_target_inside searches them) */
+		/* both in order: rt_cs_target_inside searches the targets,
+		 * rt_cs_evidence merges into the entries */
+		ok = m->targets && m->entries && rt_cs_addresses(m, m->targets, o, k->ntargets) &&
+		     rt_cs_addresses(m, m->entries, o + k->ntargets, k->nentries);
 	}
 	if (!ok) {
 		rt_kept_free((void *)k, len);
 		return 0;
 	}
 	m->ntargets = m->cap = k->ntargets;
-	o += k->ntargets;
-	for (size_t i = 0; ok && i < k->nentries; i++) {
-		m->entries[i] = m->info->dlpi_addr + o[i];
-		ok = !i || m->entries[i] >= m->entries[i - 1]; /* (rt_cs_evidence merges into them) */
-	}
-	if (!ok) {
-		rt_kept_free((void *)k, len);
-		return 0;
-	}
 	m->nentries = m->ecap = k->nentries;
-	o += k->nentries;
+	o += k->ntargets + k->nentries;
 	for (size_t i = 0; i < k->ninsn; i++) {
 		uint64_t a = m->info->dlpi_addr + o[i];
 		size_t lo = 0, hi = m->nfns;

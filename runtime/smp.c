@@ -309,17 +309,8 @@ static void smp_thread_start(void)
 		return;
 	}
 	int tid = (int)syscall(SYS_gettid);
-	/* a thread id given again (pid_max wrapped) never reopens an earlier
-	 * thread's file of this process: "<tid>.<n>" takes the next free n */
-	for (unsigned nth = 0;; nth++) {
-		if (nth)
-			snprintf(t->path, sizeof(t->path), "%s/%s.t%d.%u" FMT_SMP_SUFFIX, smp_spool, smp_key, tid, nth);
-		else
-			snprintf(t->path, sizeof(t->path), "%s/%s.t%d" FMT_SMP_SUFFIX, smp_spool, smp_key, tid);
-		t->fd = rt_file_open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-		if (t->fd >= 0 || errno != EEXIST || nth >= 1u << 20)
-			break;
-	}
+	snprintf(t->path, sizeof(t->path), "%s/%s.t%d", smp_spool, smp_key, tid);
+	t->fd = rt_file_create_thread(t->path, sizeof(t->path), FMT_SMP_SUFFIX, O_WRONLY | O_APPEND);
 	if (t->fd < 0)
 		return;
 	struct fmt_smp_hdr h;

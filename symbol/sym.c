@@ -702,7 +702,7 @@ static void sym_memo_add(const char *id, uint64_t off, const struct sym_info *si
 	sym_memo.n++;
 }
 
-static int sym_proc_lookup_dwfl(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
+static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, struct sym_info *out);
 
 int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 {
@@ -720,17 +720,18 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 		out->line = e->line;
 		return 0;
 	}
-	int r = sym_proc_lookup_dwfl(sp, addr, out);
-	if (r == 0 && id && sp->dwfl && dwfl_addrmodule(sp->dwfl, addr))
-		sym_memo_add(id, addr - base, out, base);
-	return r;
-}
-
-static int sym_proc_lookup_dwfl(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
-{
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
 	if (!m)
 		return out->module >= 0 ? 0 : -1;
+	sym_proc_lookup_dwfl(sp, m, addr, out);
+	if (id)
+		sym_memo_add(id, addr - base, out, base);
+	return 0;
+}
+
+/* What libdwfl says of addr in its module m. */
+static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, struct sym_info *out)
+{
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
@@ -749,7 +750,7 @@ static int sym_proc_lookup_dwfl(struct sym_proc *sp, uint64_t addr, struct sym_i
 			out->name = strdup(e->name);
 			out->start = e->addr;
 			out->size = e->size;
-			return 0;
+			return;
 		}
 	}
 	const char *file;
@@ -758,7 +759,6 @@ static int sym_proc_lookup_dwfl(struct sym_proc *sp, uint64_t addr, struct sym_i
 		out->file = strdup(file);
 		out->line = line;
 	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------------
