@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "symbol.h"
+#include "sym_table.h"
 
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -65,6 +66,10 @@ struct sym_proc {
 	uint32_t nmods;
 	struct sym_plt *plt;     /* per module, read on first use */
 	struct sym_cu_index *cus; /* units whose inline chains were looked up */
+	struct {
+		struct sym_table *table;
+		int read;
+	} *tables;               /* per module without a build ID, on first use */
 	size_t ncus;
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
@@ -629,35 +634,37 @@ struct sym_memo_entry {
 static struct {
 	struct sym_memo_entry *e;
 	size_t n, cap; /* cap: a power of two */
-	char **ids;
+	struct sym_memo_module {
+		char *key;               /* "<build ID> <path>" */
+		struct sym_table *table; /* its symbols by address */
+		int table_read;          /* table read (or found unreadable) */
+	} *ids;
 	size_t nids;
 } sym_memo;
 
 /* The module's key: its build ID and path (a file stripped keeps the build
  * ID of the one it was stripped from, and has fewer names). */
-static const char *sym_memo_id(const struct fmt_module *mod)
+static struct sym_memo_module *sym_memo_id(const struct fmt_module *mod)
 {
 	size_t lb = strlen(mod->build_id), lp = strlen(mod->path);
-	for (size_t i = sym_memo.nids; i-- > 0;)
-		if (strncmp(sym_memo.ids[i], mod->build_id, lb) == 0 && sym_memo.ids[i][lb] == ' ' &&
-		    strcmp(sym_memo.ids[i] + lb + 1, mod->path) == 0)
-			return sym_memo.ids[i];
-	char **v = realloc(sym_memo.ids, (sym_memo.nids + 1) * sizeof(*v));
-	char *copy = malloc(lb + lp + 2);
-	if (copy) {
-		memcpy(copy, mod->build_id, lb);
-		copy[lb] = ' ';
-		memcpy(copy + lb + 1, mod->path, lp + 1);
+	for (size_t i = sym_memo.nids; i-- > 0;) {
+		const char *k = sym_memo.ids[i].key;
+		if (strncmp(k, mod->build_id, lb) == 0 && k[lb] == ' ' && strcmp(k + lb + 1, mod->path) == 0)
+			return &sym_memo.ids[i];
 	}
+	struct sym_memo_module *v = realloc(sym_memo.ids, (sym_memo.nids + 1) * sizeof(*v));
+	char *copy = malloc(lb + lp + 2);
+	if (v)
+		sym_memo.ids = v;
 	if (!v || !copy) {
 		free(copy);
-		if (v)
-			sym_memo.ids = v;
 		return NULL;
 	}
-	sym_memo.ids = v;
-	v[sym_memo.nids++] = copy;
-	return copy;
+	memcpy(copy, mod->build_id, lb);
+	copy[lb] = ' ';
+	memcpy(copy + lb + 1, mod->path, lp + 1);
+	v[sym_memo.nids] = (struct sym_memo_module){.key = copy};
+	return &v[sym_memo.nids++];
 }
 
 static size_t sym_memo_slot(const struct sym_memo_entry *e, size_t cap, const char *id, uint64_t off)
@@ -702,14 +709,38 @@ static void sym_memo_add(const char *id, uint64_t off, const struct sym_info *si
 	sym_memo.n++;
 }
 
-static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, struct sym_info *out);
+static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, struct sym_table *table, uint64_t addr,
+				 struct sym_info *out);
+
+/* The sorted symbols of module m: kept for the run when the module has a
+ * build ID (processes of the same program share it), else for sp. */
+static struct sym_table *module_table(struct sym_proc *sp, Dwfl_Module *m, int module, struct sym_memo_module *mm)
+{
+	if (mm) {
+		if (!mm->table_read) {
+			mm->table_read = 1;
+			mm->table = sym_table_read(m);
+		}
+		return mm->table;
+	}
+	if (module < 0)
+		return NULL;
+	if (!sp->tables && !(sp->tables = calloc(sp->nmods, sizeof(*sp->tables))))
+		return NULL;
+	if (!sp->tables[module].read) {
+		sp->tables[module].read = 1;
+		sp->tables[module].table = sym_table_read(m);
+	}
+	return sp->tables[module].table;
+}
 
 int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->module = module_index(sp, addr);
 	const struct fmt_module *mod = out->module >= 0 ? &sp->mods[out->module] : NULL;
-	const char *id = mod && mod->build_id[0] ? sym_memo_id(mod) : NULL;
+	struct sym_memo_module *mm = mod && mod->build_id[0] ? sym_memo_id(mod) : NULL;
+	const char *id = mm ? mm->key : NULL;
 	uint64_t base = mod ? mod->start - mod->offset : 0; /* address - base: the file offset */
 	const struct sym_memo_entry *e = id ? sym_memo_find(id, addr - base) : NULL;
 	if (e) {
@@ -723,18 +754,29 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
 	if (!m)
 		return out->module >= 0 ? 0 : -1;
-	sym_proc_lookup_dwfl(sp, m, addr, out);
+	sym_proc_lookup_dwfl(sp, m, module_table(sp, m, out->module, mm), addr, out);
 	if (id)
 		sym_memo_add(id, addr - base, out, base);
 	return 0;
 }
 
-/* What libdwfl says of addr in its module m. */
-static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, struct sym_info *out)
+/* What libdwfl says of addr in its module m (table: m's sorted symbols,
+ * which answer first where they can). */
+static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, struct sym_table *table, uint64_t addr,
+				 struct sym_info *out)
 {
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
+	const char *name;
+	uint64_t start, size;
+	int found = table ? sym_table_find(table, m, addr, &name, &start, &size) : 0;
+	if (found < 0)
+		name = NULL;
+	else if (found == 0) {
+		GElf_Off off = 0;
+		GElf_Sym sym;
+		name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
+		start = addr - off;
+		size = sym.st_size;
+	}
 	if (name) {
 		out->name = sym_demangle(name);
 		char *at = strstr(out->name, "@@"); /* versioned .symtab names */
@@ -742,8 +784,8 @@ static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, uint64_t a
 			at = strchr(out->name, '@');
 		if (at && at != out->name)
 			*at = 0;
-		out->start = addr - off;
-		out->size = sym.st_size;
+		out->start = start;
+		out->size = size;
 	} else {
 		const struct sym_plt_entry *e = plt_lookup(sp, m, addr);
 		if (e) {
@@ -978,6 +1020,9 @@ void sym_proc_close(struct sym_proc *sp)
 		free(sp->plt[i].e);
 	}
 	free(sp->plt);
+	for (uint32_t i = 0; sp->tables && i < sp->nmods; i++)
+		sym_table_free(sp->tables[i].table);
+	free(sp->tables);
 	for (size_t i = 0; i < sp->ncus; i++)
 		free(sp->cus[i].e);
 	free(sp->cus);
