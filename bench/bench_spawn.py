@@ -6,14 +6,17 @@ Variants, run RUNS times round-robin (the order rotating per round), wall
 clock and CPU time (user + system of everything the command started):
 
   alone          bash spawn_work.sh ROUNDS
-  stint          stint record -m instrument (bash and every program it
-                 starts patched at load)
+  stint          stint record -m instrument --no-cache (bash and every
+                 program it starts patched at load; the scans of their
+                 code made anew, as in a first recording)
+  stint, cached  stint record -m instrument, the scans taken from the
+                 user's cache (recorder/rec_cache.c) as in later recordings
   uftrace        uftrace record -P . (the same, by uftrace's dynamic patching)
   stint sample   stint record -m sample (reference: no probes)
   perf           perf record -g (reference)
 
 added = median(tool) - median(alone); the headline is added(stint) /
-added(uftrace).
+added(uftrace), for both stint variants.
 """
 import argparse
 import os
@@ -36,6 +39,9 @@ def main():
     data, udir, pdata = (os.path.join(out, n) for n in ("spawn.data", "spawn.uftrace", "spawn.perf"))
     bash = shutil.which("bash", path="/usr/bin:/bin")
     work = [bash, a.work, str(a.rounds)]
+    # a cache of scans of its own, filled by the untimed warm-up round
+    os.environ["XDG_CACHE_HOME"] = os.path.join(out, "xdg")
+    shutil.rmtree(os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
     def clean():
         for p in (data, pdata):
@@ -46,7 +52,8 @@ def main():
 
     variants = [
         ("alone", work),
-        ("stint", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--"] + work),
+        ("stint", [a.stint, "record", "-q", "-m", "instrument", "--no-cache", "-o", data, "--"] + work),
+        ("stint, cached", [a.stint, "record", "-q", "-m", "instrument", "-o", data, "--"] + work),
         ("uftrace", ["uftrace", "record", "-P", ".", "-d", udir] + work),
         ("stint sample", [a.stint, "record", "-q", "-m", "sample", "-o", data, "--"] + work),
         ("perf record -g", ["perf", "record", "-q", "-g", "-o", pdata, "--"] + work),
@@ -73,10 +80,12 @@ def main():
             t, med[t], min(times[t]), max(times[t]), med[t] / med["alone"], cpu[t],
             "%.3f s" % (cpu[t] - cpu["alone"]) if t != "alone" else "-",
             "%.1f ms" % ((cpu[t] - cpu["alone"]) * 1e3 / procs) if t != "alone" else "-"))
-    sa, ua = med["stint"] - med["alone"], med["uftrace"] - med["alone"]
-    ca, cu = cpu["stint"] - cpu["alone"], cpu["uftrace"] - cpu["alone"]
-    lines += ["", "stint ÷ uftrace, time added: wall clock **%.2f**, CPU **%.2f**" % (
-        sa / ua if ua > 0 else float("nan"), ca / cu if cu > 0 else float("nan"))]
+    ua, cu = med["uftrace"] - med["alone"], cpu["uftrace"] - cpu["alone"]
+    lines.append("")
+    for t in ("stint", "stint, cached"):
+        sa, ca = med[t] - med["alone"], cpu[t] - cpu["alone"]
+        lines.append("%s ÷ uftrace, time added: wall clock **%.2f**, CPU **%.2f**" % (
+            t, sa / ua if ua > 0 else float("nan"), ca / cu if cu > 0 else float("nan")))
     summary(lines, os.path.join(out, "spawn-summary.md"))
 
 

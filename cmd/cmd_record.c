@@ -36,6 +36,9 @@ static const char record_usage[] =
 	"      --os-events MODE   how to notice the thread leaving the CPU: perf (default),\n"
 	"                         rusage (getrusage per probe) or off\n"
 	"      --no-libcalls      do not probe calls into shared libraries\n"
+	"      --no-cache         neither take nor keep the scans of programs' code that\n"
+	"                         patching at load makes ($XDG_CACHE_HOME/stint, else\n"
+	"                         ~/.cache/stint)\n"
 	"      --clock CLOCK      tsc (default where invariant) or monotonic\n"
 	"  -f, --force            overwrite FILE (default: an existing FILE is kept as FILE.old)\n"
 	"  -q, --quiet            no summary line\n"
@@ -690,7 +693,7 @@ int cmd_record(int argc, char **argv)
 		{"force", no_argument, NULL, 'f'},
 		{"function", required_argument, NULL, 9},  {"not-function", required_argument, NULL, 10},
 		{"module", required_argument, NULL, 11},   {"depth", required_argument, NULL, 12},
-		{"min-duration", required_argument, NULL, 13},
+		{"min-duration", required_argument, NULL, 13}, {"no-cache", no_argument, NULL, 14},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	struct record_select sel = {0};
 	const char *select_only = NULL; /* the first option only instrumentation takes */
@@ -699,7 +702,7 @@ int cmd_record(int argc, char **argv)
 	pid_t attach = 0;
 	double duration = 0;
 	const char *method = "instrument", *output = "stint.data", *os = "perf", *clock = NULL;
-	int plt = 1, quiet = 0, force = 0, c;
+	int plt = 1, quiet = 0, force = 0, cache = 1, c;
 	const char *sample_only = NULL; /* the first option that only sampling takes */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+m:o:qhfgF:e:p:", longopts, NULL)) != -1) {
@@ -713,6 +716,7 @@ int cmd_record(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 1: os = optarg; break;
 		case 2: plt = 0; break;
+		case 14: cache = 0; break;
 		case 3: clock = optarg; break;
 		case 'F':
 			so.freq = (unsigned)atoi(optarg);
@@ -866,6 +870,8 @@ int cmd_record(int argc, char **argv)
 		die("%s", err);
 	rec_session_setenv(&rs, FMT_ENV_OS, "%s", os);
 	rec_session_setenv(&rs, FMT_ENV_CLOCK, "%s", use_tsc ? "tsc" : "monotonic");
+	if (cache)
+		rec_session_cache(&rs);
 	/* no LD_BIND_NOW: the runtime binds the entries it probes itself, and
 	 * the program (and all it starts) keeps its own binding */
 	rec_session_setenv(&rs, FMT_ENV_PLT, "%d", plt);

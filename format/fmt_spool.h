@@ -152,6 +152,7 @@ struct fmt_smp_hdr {
 #define FMT_ENV_SELECT "STINT_SELECT"     /* the record-time selection (runtime/rt_select.c) */
 #define FMT_ENV_FREQ "STINT_FREQ"         /* sampler: samples per second of CPU time */
 #define FMT_ENV_KERNEL "STINT_KERNEL"     /* sampler, 1: keep samples taken in system calls */
+#define FMT_ENV_KEPT_CACHE "STINT_KEPT_CACHE" /* the user's cache of kept results (recorder/rec_cache.c) */
 /* for the tests only */
 #define FMT_ENV_DENY_PERF "STINT_DENY_PERF"   /* act as if perf events were not permitted */
 #define FMT_ENV_COST "STINT_COST"             /* a probe cost to use, not measure */

@@ -121,6 +121,7 @@ int rec_session_begin(struct rec_session *s, const char *kind, const char *outpu
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
 	s->os_wanted = "";
+	s->cachefd = -1;
 	s->child.go_fd = -1;
 	/* the spool lives next to the output (its largest buffer becomes the
 	 * data file by a rename) */
@@ -226,8 +227,21 @@ int rec_session_write(struct rec_session *s, const char *output)
 	return rc < 0 ? -1 : 0;
 }
 
+void rec_session_cache(struct rec_session *s)
+{
+	s->cachefd = rec_cache_open();
+	if (s->cachefd >= 0)
+		rec_session_setenv(s, FMT_ENV_KEPT_CACHE, "/proc/%ld/fd/%d", (long)getpid(), s->cachefd);
+}
+
 void rec_session_end(struct rec_session *s)
 {
+	if (s->cachefd >= 0) {
+		if (s->spool.dirfd >= 0)
+			rec_cache_store(s->spool.dirfd, s->cachefd);
+		close(s->cachefd);
+		s->cachefd = -1;
+	}
 	rec_spool_remove(&s->spool);
 	fmt_data_free(&s->d);
 	for (int i = 0; i < s->nenv; i++)

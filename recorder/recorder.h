@@ -254,6 +254,16 @@ int rec_spool_own_name(const char *name);
  *
  * The functions returning int give 0, or -1 with err set (write: errno).
  */
+/*
+ * rec_cache.c: the user's cache of results the runtime worked out from
+ * programs' code, kept across recordings.  rec_cache_open: its directory,
+ * made if missing, or -1 where there is none to use (no home, or a
+ * directory others can reach).  rec_cache_store: the results of the
+ * spool's processes into it, the oldest going past its size.
+ */
+int rec_cache_open(void);
+void rec_cache_store(int spoolfd, int cachefd);
+
 struct rec_session {
 	const char *kind;       /* "instrument" or "inproc" */
 	const char *os_wanted;  /* instrument: --os-events as asked */
@@ -264,6 +274,7 @@ struct rec_session {
 	struct fmt_data d;
 	struct rec_child child; /* the program, after rec_session_run */
 	int save_errno;         /* the final session file could not be written */
+	int cachefd;            /* the user's cache (rec_session_cache), or -1 */
 	uint64_t tsc0, ns0;
 };
 int rec_session_begin(struct rec_session *s, const char *kind, const char *output, const char *runtime,
@@ -273,6 +284,8 @@ void rec_session_setenv(struct rec_session *s, const char *name, const char *fmt
 int rec_session_run(struct rec_session *s, const char *path, char *const argv[], char *err, size_t errlen);
 int rec_session_write(struct rec_session *s, const char *output);
 void rec_session_end(struct rec_session *s);
+/* Let the program's processes find and keep results in the user's cache. */
+void rec_session_cache(struct rec_session *s);
 
 /* Bounds on what is read from a spool: its small text files, and a
  * thread's samples file. */

@@ -734,6 +734,10 @@ static void rt_init_work(void)
 	const char *spool = rt_getenv("STINT_SPOOL");
 	if (!rt_file_abs(rt_g.spool, sizeof(rt_g.spool), spool))
 		return;
+	/* (a /proc/<recorder>/fd/N path, absolute and short) */
+	const char *cache = rt_getenv(FMT_ENV_KEPT_CACHE);
+	if (cache && cache[0] == '/' && strlen(cache) < sizeof(rt_g.cache))
+		strcpy(rt_g.cache, cache);
 	const char *clk = rt_getenv("STINT_CLOCK");
 	rt_g.use_tsc = !(clk && strcmp(clk, "monotonic") == 0);
 	const char *os = rt_getenv("STINT_OS");

@@ -207,6 +207,7 @@ struct rt_global {
 	int os_mode;          /* enum rt_os_mode wanted for new threads */
 	int plt;              /* hook calls into shared libraries */
 	char spool[RT_SPOOL_MAX]; /* the spool directory */
+	char cache[128];      /* the user's cache of kept results (STINT_KEPT_CACHE), or "" */
 	char key[64];         /* this process's key, "p<pid>-<ns>" */
 	uint64_t calib_ticks; /* probe cost, in 1/1024 tick units */
 	uint64_t calib_tail;  /* a probe's tail in calibration, 1/1024 ticks (0: none) */
@@ -285,10 +286,13 @@ void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap);
 
 /* rt_kept.c: results worked out from a module's code, kept in the spool
  * for the recording's later processes ("<spool>/<kind>.<hash>"; kind of at
- * most 7 characters).  rt_kept_read returns the bytes (rt_kept_free them)
- * or NULL. */
+ * most 7 characters), and found in the user's cache by later recordings.
+ * rt_kept_read returns the bytes (rt_kept_free them) or NULL.
+ * rt_kept_identity: what names the file holding the code at addr (a
+ * library's), to mix into a hash of results that depend on that code. */
 uint64_t rt_kept_mix(uint64_t h, uint64_t v);
 uint64_t rt_kept_hash(uint64_t h, const void *bytes, size_t n);
+uint64_t rt_kept_identity(const void *addr);
 void *rt_kept_read(const char *kind, uint64_t hash, size_t *len);
 void rt_kept_free(void *data, size_t len);
 void rt_kept_write(const char *kind, uint64_t hash, const void *data, size_t len);

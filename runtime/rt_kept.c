@@ -9,8 +9,15 @@
  * was computed from, "<spool>/<kind>.<16 hex digits>", so a process finds
  * it only for the same input; it is written whole (a temporary file
  * renamed), and one that is not exactly one is ignored.
+ *
+ * stint record also keeps these files for later recordings, in the user's
+ * cache directory (recorder/rec_cache.c), which a process reads when the
+ * spool has no such file.  The hash then also covers the runtime itself,
+ * by its file's identity: a result of another build of it, whose scan may
+ * differ, is never taken.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <string.h>
 
 #include "rt_file.h"
@@ -47,11 +54,38 @@ uint64_t rt_kept_hash(uint64_t h, const void *bytes, size_t n)
 	return rt_kept_mix(h, h2);
 }
 
-/* "<spool>/<kind>.<16 hex digits>" into buf of RT_KEPT_PATH(kind) bytes. */
-#define RT_KEPT_PATH(kind) (strlen(rt_g.spool) + strlen(kind) + 19)
-static void rt_kept_path(char *buf, const char *kind, uint64_t hash)
+/* The file holding the code at addr, by device, inode, size and time of
+ * change: another build or version of it has another identity.  0 when
+ * it cannot be told. */
+uint64_t rt_kept_identity(const void *addr)
 {
-	char *p = rt_file_format_str(rt_file_format_str(rt_file_format_str(buf, rt_g.spool), "/"), kind);
+	Dl_info info;
+	struct stat st;
+	if (!dladdr(addr, &info) || !info.dli_fname || !info.dli_fname[0] || stat(info.dli_fname, &st) != 0)
+		return 0;
+	uint64_t h = rt_kept_mix(0x13198a2e03707344ull, (uint64_t)st.st_dev);
+	h = rt_kept_mix(h, (uint64_t)st.st_ino);
+	h = rt_kept_mix(h, (uint64_t)st.st_size);
+	h = rt_kept_mix(h, (uint64_t)st.st_mtim.tv_sec);
+	return rt_kept_mix(h, (uint64_t)st.st_mtim.tv_nsec);
+}
+
+/* The hash a file is named by: the caller's, and this runtime's identity. */
+static uint64_t rt_kept_name(uint64_t hash)
+{
+	static uint64_t self;
+	if (!self) {
+		uint64_t id = rt_kept_identity((const void *)rt_kept_mix);
+		self = id ? id : 1;
+	}
+	return rt_kept_mix(hash, self);
+}
+
+/* "<dir>/<kind>.<16 hex digits>" into buf of RT_KEPT_PATH(dir, kind) bytes. */
+#define RT_KEPT_PATH(dir, kind) (strlen(dir) + strlen(kind) + 19)
+static void rt_kept_path(char *buf, const char *dir, const char *kind, uint64_t hash)
+{
+	char *p = rt_file_format_str(rt_file_format_str(rt_file_format_str(buf, dir), "/"), kind);
 	*p++ = '.';
 	for (int i = 15; i >= 0; i--)
 		*p++ = "0123456789abcdef"[(hash >> (4 * i)) & 15];
@@ -63,22 +97,22 @@ static int rt_kept_usable(const char *kind)
 	return rt_g.spool[0] && !rt_g.no_syscalls && strlen(kind) < 8;
 }
 
-void *rt_kept_read(const char *kind, uint64_t hash, size_t *len)
+/* The file of dir, whole and checked, or NULL; from_cache: the user's
+ * cache, whose files must be the user's own. */
+static struct rt_kept_head *rt_kept_load(const char *dir, const char *kind, uint64_t hash, int from_cache)
 {
-	*len = 0;
-	if (!rt_kept_usable(kind))
-		return NULL;
 	/* (the path to measure, on the stack: this runs inside the program's
 	 * dlopen, on a stack it sized) */
-	char *path = alloca(RT_KEPT_PATH(kind));
-	rt_kept_path(path, kind, hash);
-	int fd = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
+	char *path = alloca(RT_KEPT_PATH(dir, kind));
+	rt_kept_path(path, dir, kind, hash);
+	int fd = rt_file_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
 	struct rt_kept_head *k = MAP_FAILED;
 	size_t size = 0;
-	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(*k) && st.st_size <= (off_t)1 << 30) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (!from_cache || st.st_uid == geteuid()) &&
+	    st.st_size >= (off_t)sizeof(*k) && st.st_size <= (off_t)1 << 30) {
 		size = (size_t)st.st_size;
 		k = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	}
@@ -99,6 +133,20 @@ void *rt_kept_read(const char *kind, uint64_t hash, size_t *len)
 		munmap(k, size);
 		return NULL;
 	}
+	return k;
+}
+
+void *rt_kept_read(const char *kind, uint64_t hash, size_t *len)
+{
+	*len = 0;
+	if (!rt_kept_usable(kind))
+		return NULL;
+	hash = rt_kept_name(hash);
+	struct rt_kept_head *k = rt_kept_load(rt_g.spool, kind, hash, 0);
+	if (!k && rt_g.cache[0])
+		k = rt_kept_load(rt_g.cache, kind, hash, 1);
+	if (!k)
+		return NULL;
 	*len = (size_t)k->len;
 	return k + 1;
 }
@@ -113,6 +161,7 @@ void rt_kept_write(const char *kind, uint64_t hash, const void *data, size_t len
 {
 	if (!rt_kept_usable(kind))
 		return;
+	hash = rt_kept_name(hash);
 	size_t size = sizeof(struct rt_kept_head) + len;
 	struct rt_kept_head *k = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (k == MAP_FAILED)
@@ -123,8 +172,8 @@ void rt_kept_write(const char *kind, uint64_t hash, const void *data, size_t len
 	k->hash = hash;
 	k->len = len;
 	memcpy(k + 1, data, len);
-	char *path = alloca(RT_KEPT_PATH(kind));
-	rt_kept_path(path, kind, hash);
+	char *path = alloca(RT_KEPT_PATH(rt_g.spool, kind));
+	rt_kept_path(path, rt_g.spool, kind, hash);
 	rt_file_write(path, k, size);
 	munmap(k, size);
 }

@@ -544,7 +544,11 @@ static int rt_cs_scanned(const struct rt_cs_mod *m, const struct rt_cs_fn *fn)
 
 static uint64_t rt_cs_hash(const struct rt_cs_mod *m)
 {
-	uint64_t h = rt_kept_mix(0x243f6a8885a308d3ull, m->nfns);
+	/* the decoder's own version too: another may decode otherwise */
+	static uint64_t capstone;
+	if (!capstone)
+		capstone = rt_kept_identity((const void *)rt_cs.disasm_iter) | 1;
+	uint64_t h = rt_kept_mix(0x243f6a8885a308d3ull ^ capstone, m->nfns);
 	h = rt_kept_mix(h, (uint64_t)(m->stripped != 0));
 	for (size_t i = 0; i < m->nfns; i++) {
 		const struct rt_cs_fn *fn = &m->fns[i];

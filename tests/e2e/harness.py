@@ -199,6 +199,9 @@ def main(tests, suite, description, ctx_class, progs_help="directory holding the
         print("FAIL %s.%s: stint executable %s not found" % (suite, a.test, stint), file=sys.stderr)
         return 1
     tmp = tempfile.mkdtemp(prefix="stint-%s-%s-" % (suite, a.test))
+    # each test its own cache of code scans (stint record keeps them across
+    # recordings, recorder/rec_cache.c): none taken from another test
+    os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
     c = ctx_class(stint, os.path.abspath(a.progs), tmp)
     t0 = time.time()
     try:

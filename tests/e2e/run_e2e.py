@@ -21,6 +21,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -439,6 +440,97 @@ def test_patch_scan_once_per_recording(c):
         third = run()
         check(third == first, "%s: patched otherwise after the kept scan was cut short" % argv[0])
         check(os.path.getsize(path) == size, "%s: a kept scan cut short was not written anew" % argv[0])
+
+
+def kept_cs_files(cache):
+    return sorted(n for n in os.listdir(cache) if re.fullmatch(r"cs\.[0-9a-f]{16}", n))
+
+
+@test
+def test_patch_scan_kept_across_recordings(c):
+    """stint record keeps the scans of patching at load (cs.<hash>,
+    got.<hash>) in the user's cache, $XDG_CACHE_HOME/stint else
+    ~/.cache/stint (made 0700), and later recordings take them: a file
+    there changed to name a jump into counted_fn's first bytes gets
+    counted_fn refused, which shows it is read.  It is not read with
+    --no-cache, nor from a cache directory others can reach, nor when the
+    file is not the user's (root only) or cut short; the recording then
+    scans again and its own result replaces the file."""
+    c.need_capstone()
+    prog = c.prog("e2e_patch_refuse_plain")
+    data = os.path.join(c.tmp, "k.data")
+    xdg = os.path.join(c.tmp, "xdg")
+    os.environ["XDG_CACHE_HOME"] = xdg
+    cache = os.path.join(xdg, "stint")
+
+    def functions(options=()):
+        c.record([prog], data=data, options=("-f",) + tuple(options))
+        return {f["name"] for f in c.report_json(data)["functions"] if f["module"] == os.path.basename(prog)}
+
+    plain = functions()
+    check("counted_fn" in plain and "jump_in" not in plain, "unexpected patching of %s: %s" % (prog, plain))
+    check(os.path.isdir(cache) and stat.S_IMODE(os.stat(cache).st_mode) == 0o700,
+          "no cache directory %s of mode 0700 after a recording" % cache)
+    files = kept_cs_files(cache)
+    check(len(files) == 1 and any(n.startswith("got.") for n in os.listdir(cache)),
+          "expected one cs.<hash> (the program's scan) and its got.<hash> in the cache: %s" % os.listdir(cache))
+    path = os.path.join(cache, files[0])
+    with open(path, "rb") as f:
+        orig = f.read()
+    check(orig[:8] == b"stkept1\0" and orig[8:10] == b"cs", "%s has no kept file's head: %r" % (path, orig[:16]))
+    nfns, stripped, ntargets, nentries, ninsn = struct.unpack("<5Q", orig[32:72])
+    body = orig[72:]
+    targets = list(struct.unpack("<%dQ" % ntargets, body[:8 * ntargets]))
+    rest = body[8 * ntargets:]
+    sym = c.run(["nm", prog], expect=0).stdout
+    fn = [int(l.split()[0], 16) for l in sym.splitlines() if l.endswith(" counted_fn")]
+    check(len(fn) == 1, "no counted_fn in nm's output of %s" % prog)
+    targets = sorted(targets + [fn[0] + 1])  # (offsets from the load address: the symbol's value)
+    payload = struct.pack("<5Q", nfns, stripped, ntargets + 1, nentries, ninsn) + \
+        struct.pack("<%dQ" % len(targets), *targets) + rest
+    crafted = orig[:24] + struct.pack("<Q", len(payload)) + payload
+
+    def plant(content):
+        with open(path, "wb") as f:
+            f.write(content)
+        os.chmod(path, 0o600)
+
+    plant(crafted)
+    refused = functions()
+    check("counted_fn" not in refused and "main" in refused,
+          "the cache's scan was not taken: counted_fn still patched (%s)" % sorted(refused))
+    why = c.run([c.stint, "report", "-i", data, "--why"], expect=0).stdout
+    check(re.search(r"counted_fn\s+a jump lands inside its first", why), "counted_fn not refused for the jump:\n%s" % why)
+    check(open(path, "rb").read() == crafted, "a scan taken from the cache was written again")
+
+    check("counted_fn" in functions(["--no-cache"]), "--no-cache still took the cache's scan")
+    check(open(path, "rb").read() == crafted, "--no-cache wrote to the cache")
+
+    os.chmod(cache, 0o755)
+    check("counted_fn" in functions(), "a cache directory others can read was used")
+    os.chmod(cache, 0o700)
+    check("counted_fn" not in functions(), "the cache was not used again once private")
+
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+        check("counted_fn" in functions(), "a cached file of another user's was taken")
+        check(os.stat(path).st_uid == 0 and open(path, "rb").read() == orig,
+              "the scan made anew did not replace another user's file in the cache")
+        plant(crafted)
+
+    plant(crafted[:len(crafted) // 2])
+    check("counted_fn" in functions(), "a cached file cut short was taken")
+    check(open(path, "rb").read() == orig, "a cached file cut short was not replaced by the new scan")
+
+    # without XDG_CACHE_HOME: ~/.cache/stint, made private
+    home = os.path.join(c.tmp, "home")
+    os.mkdir(home)
+    del os.environ["XDG_CACHE_HOME"]
+    os.environ["HOME"] = home
+    functions()
+    hc = os.path.join(home, ".cache", "stint")
+    check(os.path.isdir(hc) and stat.S_IMODE(os.stat(hc).st_mode) == 0o700 and kept_cs_files(hc),
+          "no ~/.cache/stint of mode 0700 holding the scan: %s" % (os.listdir(hc) if os.path.isdir(hc) else None))
 
 
 @test
