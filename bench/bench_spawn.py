@@ -34,6 +34,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=25)
+    ap.add_argument("--commands-per-round", type=int, default=4,
+                    help="processes the work script starts per round (spawn_work.sh: 4; compile_work.sh: 3)")
     a = ap.parse_args()
     out = a.out
     data, udir, pdata = (os.path.join(out, n) for n in ("spawn.data", "spawn.uftrace", "spawn.perf"))
@@ -70,8 +72,8 @@ def main():
     clean()
     med = {k: statistics.median(v) for k, v in times.items()}
     cpu = {k: statistics.median(v) for k, v in CPU.items()}
-    procs = 1 + 4 * a.rounds
-    lines = ["# A script of %d short processes (bench/spawn_work.sh %d)" % (procs, a.rounds), "",
+    procs = 1 + a.commands_per_round * a.rounds
+    lines = ["# A script of %d short processes (bench/%s %d)" % (procs, os.path.basename(a.work), a.rounds), "",
              "%d runs, medians (min..max) of the whole command; added: beyond the script alone, "
              "per command of the script in the last column" % a.runs, "",
              "| tool | wall clock | × alone | CPU time | CPU added | per command |", "|---|---|---|---|---|---|"]
