@@ -166,7 +166,20 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 		    a < p->syms[p->nsyms - 1].addr + p->syms[p->nsyms - 1].size)
 			continue; /* inside the function just added */
 		struct sym_info si;
-		if (sym_proc_lookup(sp, a, &si) == 0 && si.name) {
+		uint64_t cs, ce;
+		if (sym_proc_lookup(sp, a, &si) == 0 && !si.name && si.module >= 0 &&
+		    sym_proc_code_range(sp, a, &cs, &ce) == 0) {
+			/* no symbol (a stripped program): the function is the
+			 * code range of its call-frame information, named by
+			 * its file offset as instrumentation names it, so that
+			 * its samples make one row, not one per address */
+			uint32_t nm;
+			const struct fmt_module *mm = &sym_proc_modules(sp, &nm)[si.module];
+			si.name = xasprintf("0x%llx", (unsigned long long)(cs - mm->start + mm->offset));
+			si.start = cs;
+			si.size = ce - cs;
+		}
+		if (si.name) {
 			int dup = 0;
 			for (uint32_t k = 0; k < p->nsyms; k++)
 				if (p->syms[k].addr == si.start) {

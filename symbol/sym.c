@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "symbol.h"
+#include "sym_fde.h"
 #include "sym_table.h"
 
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -801,6 +802,18 @@ static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, struct sym
 		out->file = strdup(file);
 		out->line = line;
 	}
+}
+
+int sym_proc_code_range(struct sym_proc *sp, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
+	Dwarf_Addr bias;
+	Elf *elf = m ? dwfl_module_getelf(m, &bias) : NULL;
+	if (!elf || addr < bias || sym_fde_range(elf, addr - bias, start, end) < 0)
+		return -1;
+	*start += bias;
+	*end += bias;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------

@@ -38,6 +38,15 @@ int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr);
 /* Look addr up; returns 0 and fills out (free with sym_info_free), or -1. */
 int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
 
+/*
+ * The code range holding addr, from the call-frame information of its
+ * module (.eh_frame_hdr and .eh_frame): what delimits a function that has
+ * no symbol, in a stripped program.  0 and [*start, *end) when found.  (A
+ * range is not always a whole function: a part the compiler split off,
+ * NAME.cold, has one of its own.)
+ */
+int sym_proc_code_range(struct sym_proc *sp, uint64_t addr, uint64_t *start, uint64_t *end);
+
 /* Source file and line of one instruction address; 0 when found. */
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line);
 

@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -219,3 +220,33 @@ def main(tests, suite, description, ctx_class, progs_help="directory holding the
         shutil.rmtree(tmp, ignore_errors=True)
     print("PASS %s.%s (%.1f s)" % (suite, a.test, time.time() - t0))
     return 0
+
+
+def elf_symbols(path):
+    """{name: file offset} of the FUNC symbols of an ELF64 little-endian file's .symtab."""
+    with open(path, "rb") as f:
+        b = f.read()
+    shoff, = struct.unpack_from("<Q", b, 0x28)
+    phoff, = struct.unpack_from("<Q", b, 0x20)
+    phnum, = struct.unpack_from("<H", b, 0x38)
+    shnum, = struct.unpack_from("<H", b, 0x3c)
+    loads = []
+    for i in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", b, phoff + i * 56)
+        if p_type == 1:
+            loads.append((p_vaddr, p_offset, p_filesz))
+    secs = [struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * 64) for i in range(shnum)]
+    out = {}
+    for s in secs:
+        if s[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = secs[s[6]]
+        for k in range(s[5] // 24):
+            st_name, st_info, _, st_shndx, st_value, _ = struct.unpack_from("<IBBHQQ", b, s[4] + k * 24)
+            if st_info & 0xf != 2 or st_shndx == 0:
+                continue
+            name = b[strtab[4] + st_name:b.index(b"\0", strtab[4] + st_name)].decode()
+            for va, off, sz in loads:
+                if va <= st_value < va + sz:
+                    out[name] = st_value - va + off
+    return out

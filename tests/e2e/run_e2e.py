@@ -1740,37 +1740,6 @@ def test_patched_pg_mcount(c):
     check(calls(rep, "main") == 1, "main: %d calls" % calls(rep, "main"))
 
 
-def elf_symbols(path):
-    """{name: file offset} of the FUNC symbols of an ELF64 little-endian file's .symtab."""
-    import struct
-    with open(path, "rb") as f:
-        b = f.read()
-    shoff, = struct.unpack_from("<Q", b, 0x28)
-    phoff, = struct.unpack_from("<Q", b, 0x20)
-    phnum, = struct.unpack_from("<H", b, 0x38)
-    shnum, = struct.unpack_from("<H", b, 0x3c)
-    loads = []
-    for i in range(phnum):
-        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", b, phoff + i * 56)
-        if p_type == 1:
-            loads.append((p_vaddr, p_offset, p_filesz))
-    secs = [struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * 64) for i in range(shnum)]
-    out = {}
-    for s in secs:
-        if s[1] != 2:  # SHT_SYMTAB
-            continue
-        strtab = secs[s[6]]
-        for k in range(s[5] // 24):
-            st_name, st_info, _, st_shndx, st_value, _ = struct.unpack_from("<IBBHQQ", b, s[4] + k * 24)
-            if st_info & 0xf != 2 or st_shndx == 0:
-                continue
-            name = b[strtab[4] + st_name:b.index(b"\0", strtab[4] + st_name)].decode()
-            for va, off, sz in loads:
-                if va <= st_value < va + sz:
-                    out[name] = st_value - va + off
-    return out
-
-
 @test
 def test_patched_stripped(c):
     """A plain -O2 program stripped with `strip` (no .symtab): its functions are found from
@@ -1780,9 +1749,9 @@ def test_patched_stripped(c):
     split-off cold part (checked.cold, run 3 times) is not patched."""
     c.need_capstone()
     plain, stripped = c.prog("e2e_stripped_plain"), c.prog("e2e_stripped_stripped")
-    syms = elf_symbols(plain)
+    syms = harness.elf_symbols(plain)
     check("checked.cold" in syms, "the compiler did not split checked.cold off: %s" % sorted(syms))
-    check(not elf_symbols(stripped), "e2e_stripped_stripped still has a symbol table")
+    check(not harness.elf_symbols(stripped), "e2e_stripped_stripped still has a symbol table")
     alone = c.run([stripped], expect=0)
     check(alone.stderr.count("odd value") == 3, "e2e_stripped_stripped alone: %r" % alone.stderr)
     _, ref_data = c.record([plain], data=os.path.join(c.tmp, "plain.data"))

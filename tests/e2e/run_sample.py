@@ -263,6 +263,32 @@ def test_cpu_split(c):
 
 
 @test
+def test_stripped_functions(c):
+    """s_split stripped with `strip` (no symbol table): a function's samples make one row, named
+    by the file offset of its code range from the call-frame information (its .eh_frame FDE),
+    which is the function's own start: every row of the module is such a start (of a function or
+    a part split off), and heavy/light/split_work keep their shares under those names, not one
+    row per sampled address."""
+    plain, stripped = c.prog("s_split"), c.prog("s_split_stripped")
+    syms = harness.elf_symbols(plain)
+    check(not harness.elf_symbols(stripped), "s_split_stripped still has a symbol table")
+    _, _, rep = c.record_and_report([stripped], min_samples=200)
+    starts = {"0x%x" % off: name for name, off in syms.items()}
+    rows = [r for r in rep["functions"] if r["module"] == "s_split_stripped"]
+    stray = ["%s (%d samples)" % (r["name"], r["inclusive_samples"]) for r in rows if r["name"] not in starts]
+    check(not stray, "rows of s_split_stripped named by no function's start: %s\n  functions: %s" % (
+        ", ".join(stray), function_list(rep)))
+    named = {starts[r["name"]]: r for r in rows}
+    for n in ("heavy", "light", "split_work", "main"):
+        check(n in named, "no row at %s's start (0x%x)\n  functions: %s" % (n, syms[n], function_list(rep)))
+    h, l = pct(rep, named["heavy"]["exclusive_samples"]), pct(rep, named["light"]["exclusive_samples"])
+    check(near(h, 75, 10) and near(l, 25, 10), "exclusive %% at heavy's start %.1f and light's %.1f, expected "
+          "75 and 25 (+-10)\n  functions: %s" % (h, l, function_list(rep)))
+    check(named["split_work"]["inclusive_pct"] >= 95, "split_work's row inclusive %.1f%%, expected ~100%%" %
+          named["split_work"]["inclusive_pct"])
+
+
+@test
 def test_sleep_not_sampled(c):
     """A function sleeping 2 x 300 ms gets (almost) no samples: sampling follows CPU time."""
     _, _, rep = c.record_and_report([c.prog("s_sleep")], min_samples=100)
