@@ -227,8 +227,12 @@ static void read_fns(const char *dir, const char *bufname, uint64_t **addrs, siz
 	size_t n = len / 8;
 	if (n) {
 		addrs_reserve(addrs, *naddrs, capaddrs, n);
-		memcpy(*addrs + *naddrs, data, n * 8);
-		*naddrs += n;
+		for (size_t i = 0; i < n; i++) { /* (zeros: a window's unused end) */
+			uint64_t a;
+			memcpy(&a, data + 8 * i, 8);
+			if (a)
+				(*addrs)[(*naddrs)++] = a;
+		}
 	}
 	free(data);
 }

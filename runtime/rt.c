@@ -820,8 +820,12 @@ static void rt_thread_unmap(struct rt_thread *t)
 	if (t->arrays && !t->nrets && !t->vec_busy)
 		munmap(rt_thread_arrays_forget(t), sizeof(struct rt_thread_arrays));
 	if (t->seen) {
-		munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+		munmap(t->seen, (size_t)t->seen_cap * sizeof(uint64_t));
 		t->seen = NULL;
+	}
+	if (t->fns_end) { /* (what it holds is in the file) */
+		munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
+		t->fns_at = t->fns_end = NULL;
 	}
 	if (t->lock) {
 		rt_close_switch_page(t->lock);
@@ -1014,9 +1018,11 @@ mapped:
 		void *m = mmap(NULL, RT_SEEN * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		t->seen = m == MAP_FAILED ? NULL : m;
+		t->seen_cap = RT_SEEN;
 	} else {
-		memset(t->seen, 0, RT_SEEN * sizeof(uint64_t));
+		memset(t->seen, 0, (size_t)t->seen_cap * sizeof(uint64_t));
 	}
+	t->seen_n = 0;
 	if (rt_g.os_mode == RT_OS_PERF) {
 		t->lock = rt_open_switch_page();
 		if (!t->lock) /* not permitted: this thread falls back */
@@ -1060,18 +1066,56 @@ fail:
  * an address told long before).
  */
 static void rt_note_write(struct rt_thread *t, uint64_t fn);
+static int rt_fns_window(struct rt_thread *t);
+
+static inline uint32_t rt_seen_slot(uint64_t a, uint32_t cap)
+{
+	return (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/*
+ * The set at twice its slots, once three quarters are taken: a large C++
+ * program names hundreds of thousands of functions and call sites (g++'s
+ * cc1plus compiling a small file: 1.2 million notes with a set of fixed
+ * size, every address evicted from the address caches told again).  Raw
+ * system calls: reached from a probe's slow path.
+ */
+__attribute__((noinline, cold)) static void rt_seen_grow(struct rt_thread *t)
+{
+	uint32_t cap = t->seen_cap * 2;
+	if (cap > RT_SEEN_MAX || rt_g.no_syscalls)
+		return;
+	long m = arch_syscall6(SYS_mmap, 0, (long)cap * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if ((unsigned long)m > -4096ul)
+		return;
+	uint64_t *n = (uint64_t *)m;
+	for (uint32_t i = 0; i < t->seen_cap; i++) {
+		uint64_t a = t->seen[i];
+		if (!a)
+			continue;
+		uint32_t s = rt_seen_slot(a, cap);
+		while (n[s])
+			s = (s + 1) & (cap - 1);
+		n[s] = a;
+	}
+	arch_syscall6(SYS_munmap, (long)t->seen, (long)t->seen_cap * 8, 0, 0, 0, 0);
+	t->seen = n;
+	t->seen_cap = cap;
+}
 
 /* 1 when a is not in the set of addresses told (added to it now) */
 static inline int rt_seen_new(struct rt_thread *t, uint64_t a)
 {
 	if (!t->seen)
 		return 1;
-	uint32_t s = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEEN - 1);
-	for (int probe = 0; probe < 16; probe++, s = (s + 1) & (RT_SEEN - 1)) {
+	uint32_t mask = t->seen_cap - 1, s = rt_seen_slot(a, t->seen_cap);
+	for (int probe = 0; probe < 16; probe++, s = (s + 1) & mask) {
 		if (t->seen[s] == a)
 			return 0;
 		if (!t->seen[s]) {
 			t->seen[s] = a;
+			if (++t->seen_n > t->seen_cap / 4 * 3)
+				rt_seen_grow(t);
 			return 1;
 		}
 	}
@@ -1127,15 +1171,48 @@ static void rt_note_write(struct rt_thread *t, uint64_t fn)
 	}
 	if (rt_g.no_syscalls)
 		return; /* (its name is lost: the report shows its address) */
-	/* (made on the first name the notes area has no room for: most
-	 * threads never need it, and a file less is a third of a short
-	 * thread's start; the thread's name is its own, rt_create_thread_file) */
-	int fd = rt_file_open(rt_thread_file(t, "fns"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (t->fns_at == t->fns_end && !rt_fns_window(t))
 		return;
-	ssize_t w = write(fd, &fn, sizeof(fn));
-	(void)w;
+	*t->fns_at++ = fn;
+}
+
+/*
+ * The next RT_FNS_WINDOW bytes of the thread's .fns file, mapped shared: a
+ * name written there is in the file even if the program is then killed,
+ * and the descriptor is closed at once (the program may close or reuse any
+ * descriptor, never our mapping).  An open per window, not per name: g++'s
+ * cc1plus names hundreds of thousands past the notes area, and an open and
+ * a close of a path through /proc each took seconds in all.  The file is
+ * made on the first name the notes area has no room for (most threads
+ * never need it; a file less is a third of a short thread's start), under
+ * the thread's own name (rt_create_thread_file).  Unused space stays zero:
+ * the reader skips zeros.
+ */
+static int rt_fns_window(struct rt_thread *t)
+{
+	if (t->fns_end)
+		munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
+	t->fns_at = t->fns_end = NULL;
+	int fd = rt_file_open(rt_thread_file(t, "fns"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	off_t off = (off_t)t->fns_windows * RT_FNS_WINDOW;
+	void *m = MAP_FAILED;
+	if (ftruncate(fd, off + RT_FNS_WINDOW) == 0)
+		m = mmap(NULL, RT_FNS_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	close(fd);
+	if (m == MAP_FAILED)
+		return 0;
+	/* its blocks now: a write fault in a hole of a full disk is SIGBUS,
+	 * where this returns an error */
+	if (madvise(m, RT_FNS_WINDOW, MADV_POPULATE_WRITE) != 0) {
+		munmap(m, RT_FNS_WINDOW);
+		return 0;
+	}
+	t->fns_windows++;
+	t->fns_at = m;
+	t->fns_end = (uint64_t *)((uint8_t *)m + RT_FNS_WINDOW);
+	return 1;
 }
 
 /*
@@ -1944,11 +2021,14 @@ static void rt_atfork_child_work(void)
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		munmap(t->hdr, RT_HDR_MAP);
 	}
+	if (t->fns_end)
+		munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
 	/* the parent's count stays this process's until it records a thread
 	 * of its own: a child that cannot (forked after a setuid) is counted */
 	rt_g.count_inherited = rt_g.count_hdr != NULL;
 	rt_drop_spares();
 	uint64_t *seen = t->seen;
+	uint32_t seen_cap = t->seen_cap;
 	/* library calls in flight (fork itself) still return through us */
 	uint32_t nrets = t->nrets;
 	struct rt_ret rets[RT_RETS];
@@ -1961,6 +2041,7 @@ static void rt_atfork_child_work(void)
 		rt_thread_arrays_map(t, arrays);
 	}
 	t->seen = seen;
+	t->seen_cap = seen_cap;
 	t->nrets = arrays ? nrets : 0;
 	if (t->nrets)
 		memcpy(t->rets, rets, nrets * sizeof(rets[0]));

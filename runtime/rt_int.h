@@ -45,7 +45,9 @@ void rt_probe_exit(void *fn, void *site) __attribute__((visibility("hidden")));
 #define RT_RETS 512  /* library calls in flight per thread (rt_plt.c) */
 #define RT_RESERVE 4 /* chunks mapped ahead for a thread before a seccomp filter (rt.c) */
 #define RT_PEND 64   /* events of signal handlers waiting for a probe */
-#define RT_SEEN 16384 /* slots of the per-thread set of function addresses */
+#define RT_SEEN 16384 /* first slots of the per-thread set of function addresses */
+#define RT_SEEN_MAX (1u << 20) /* slots it grows to at most (8 MiB; cc1plus: 131072) */
+#define RT_FNS_WINDOW (64u << 10) /* a thread's .fns file is written through windows of this size */
 #define RT_NOTES 16   /* addresses waiting to be told to the recorder */
 #define RT_SPOOL_MAX 3072 /* the spool directory's path, with its terminator */
 /* a thread's buffer file: "<spool>/<key>.t<tid>.buf" */
@@ -126,7 +128,10 @@ struct rt_thread {
 	uint8_t *chunk_base;      /* its mapping */
 	pid_t tid;
 	char *path;               /* [RT_PATH_MAX] its buffer file's (rt_thread_arrays) */
-	uint64_t *seen;           /* open-addressing set of addresses in .fns */
+	uint64_t *seen;           /* open-addressing set of addresses told */
+	uint32_t seen_cap, seen_n;/* its slots (a power of two), and those taken */
+	uint64_t *fns_at, *fns_end; /* the mapped window of .fns being filled */
+	uint32_t fns_windows;     /* windows of .fns mapped so far */
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */
 	struct rt_pend *pend;     /* [RT_PEND] */

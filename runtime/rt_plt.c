@@ -406,7 +406,9 @@ int64_t rt_plt_vfork_parent(int64_t r)
 		if (t->chunk_base && t->chunk_base != saved->chunk_base)
 			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		if (t->seen && t->seen != saved->seen)
-			munmap(t->seen, RT_SEEN * sizeof(uint64_t));
+			munmap(t->seen, (size_t)t->seen_cap * sizeof(uint64_t));
+		if (t->fns_end && t->fns_end != saved->fns_end)
+			munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
 		if (t->arrays && t->arrays != saved->arrays)
 			munmap(t->arrays, sizeof(*t->arrays));
 		if (t->lock && t->lock != saved->lock)

@@ -2673,7 +2673,8 @@ def test_notes_beyond_area(c):
     """Function addresses and call sites are told to the recorder through a notes area of
     each thread's buffer, and past its 130560 entries through the thread's .fns file:
     with STINT_TEST_NOTES=0 and =3 (every note, or all but the first 3, in the file), on
-    threads and a fork child, every function still has its name."""
+    threads and a fork child, every function still has its name; and in a program that
+    SIGKILLs itself (the file is written through shared mappings, not write calls)."""
     for n in ("0", "3"):
         data = os.path.join(c.tmp, "notes%s.data" % n)
         env = dict(os.environ, STINT_TEST_NOTES=n)
@@ -2682,6 +2683,14 @@ def test_notes_beyond_area(c):
         expect_calls(rep, {"worker_step": 300000, "main_step": 300000, "child_step": 10, "main": 1})
         unnamed = [f["name"] for f in rep["functions"] if f["name"].startswith("0x")]
         check(not unnamed, "STINT_TEST_NOTES=%s: functions without a name: %s" % (n, unnamed))
+    # the file is written through mappings: a program that SIGKILLs itself keeps its names
+    data = os.path.join(c.tmp, "killed.data")
+    c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_self_kill")], expect=137,
+          env=dict(os.environ, STINT_TEST_NOTES="0"))
+    rep = c.report_json(data)
+    expect_calls(rep, {"tick": 1000, "die_now": 1, "main": 1})
+    unnamed = [f["name"] for f in rep["functions"] if f["name"].startswith("0x")]
+    check(not unnamed, "killed with STINT_TEST_NOTES=0: functions without a name: %s" % unnamed)
 
 
 SPOOL_HDR_FLAGS = 32      # offset of the flags word in a spool buffer's header (fmt_spool.h)
