@@ -322,8 +322,36 @@ static void rt_sel_sort(uint64_t *a, uint8_t *f, size_t n)
 #define RT_SEL_F_NOT 2 /* ... --not-function */
 
 /*
+ * A function without a symbol, named as the report names it, by the file
+ * offset of its first byte ("0x4290", a stripped program's): the address
+ * that offset is loaded at in module base, or 0 if pat is no such name.
+ */
+static uint64_t rt_sel_offset_addr(const uint8_t *f, size_t fsz, uint64_t base, const char *pat)
+{
+	if (pat[0] != '0' || pat[1] != 'x' || !pat[2] || strlen(pat) > 18)
+		return 0;
+	uint64_t off = 0;
+	for (const char *p = pat + 2; *p; p++) {
+		int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+		if (d < 0)
+			return 0;
+		off = off << 4 | (uint64_t)d;
+	}
+	const ElfW(Ehdr) *eh = (const void *)f;
+	if (eh->e_phoff > fsz || eh->e_phnum > (fsz - eh->e_phoff) / sizeof(ElfW(Phdr)))
+		return 0;
+	const ElfW(Phdr) *ph = (const void *)(f + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && off >= ph[i].p_offset &&
+		    off - ph[i].p_offset < ph[i].p_filesz)
+			return base + ph[i].p_vaddr + (off - ph[i].p_offset);
+	return 0;
+}
+
+/*
  * Read the function symbols of the module's file (.symtab, else .dynsym)
- * and keep the addresses decided against the module's default.
+ * and keep the addresses decided against the module's default; the
+ * functions --function or --not-function name by file offset too.
  */
 static void rt_sel_read_symbols(struct rt_sel_mod *m, const char *path)
 {
@@ -337,16 +365,14 @@ static void rt_sel_read_symbols(struct rt_sel_mod *m, const char *path)
 	for (unsigned s = 0; s < eh->e_shnum; s++)
 		if (sh[s].sh_type == SHT_SYMTAB || (sh[s].sh_type == SHT_DYNSYM && !tab))
 			tab = &sh[s];
-	if (!tab || tab->sh_link >= eh->e_shnum || tab->sh_offset + tab->sh_size > fsz ||
-	    sh[tab->sh_link].sh_offset + sh[tab->sh_link].sh_size > fsz) {
-		rt_unmap_elf(f, fsz);
-		return;
-	}
-	const ElfW(Sym) *sym = (const void *)(f + tab->sh_offset);
-	size_t nsym = tab->sh_size / sizeof(ElfW(Sym));
-	const char *strs = (const char *)f + sh[tab->sh_link].sh_offset;
-	size_t strsz = sh[tab->sh_link].sh_size;
-	size_t cap = nsym ? nsym : 1;
+	if (tab && (tab->sh_link >= eh->e_shnum || tab->sh_offset + tab->sh_size > fsz ||
+		    sh[tab->sh_link].sh_offset + sh[tab->sh_link].sh_size > fsz))
+		tab = NULL; /* (offsets may still name functions) */
+	const ElfW(Sym) *sym = tab ? (const void *)(f + tab->sh_offset) : NULL;
+	size_t nsym = tab ? tab->sh_size / sizeof(ElfW(Sym)) : 0;
+	const char *strs = tab ? (const char *)f + sh[tab->sh_link].sh_offset : NULL;
+	size_t strsz = tab ? sh[tab->sh_link].sh_size : 0;
+	size_t cap = nsym + rt_sel_nfn + rt_sel_nnot + 1;
 	uint64_t *addr = rt_mem_grow(NULL, 0, cap * 8);
 	uint8_t *flags = rt_mem_grow(NULL, 0, cap);
 	size_t n = 0;
@@ -363,6 +389,14 @@ static void rt_sel_read_symbols(struct rt_sel_mod *m, const char *path)
 				       (rt_sel_any(rt_sel_not, rt_sel_nnot, name, pl) ? RT_SEL_F_NOT : 0));
 		addr[n] = m->base + sym[i].st_value;
 		flags[n++] = fl;
+	}
+	for (unsigned k = 0; addr && flags && k < rt_sel_nfn + rt_sel_nnot; k++) {
+		int is_fn = k < rt_sel_nfn;
+		uint64_t a = rt_sel_offset_addr(f, fsz, m->base, is_fn ? rt_sel_fn[k] : rt_sel_not[k - rt_sel_nfn]);
+		if (a) {
+			addr[n] = a;
+			flags[n++] = is_fn ? RT_SEL_F_FN : RT_SEL_F_NOT;
+		}
 	}
 	rt_unmap_elf(f, fsz);
 	if (!addr || !flags) {

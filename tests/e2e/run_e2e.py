@@ -2959,6 +2959,29 @@ def test_select_patched(c):
 
 
 @test
+def test_select_stripped_offset(c):
+    """A stripped program's functions have no names, and the report names each by the file
+    offset of its start: --function and --not-function take those names (fib, of
+    e2e_stripped_stripped, selected alone with all its calls, or left out alone)."""
+    c.need_capstone()
+    plain, stripped = c.prog("e2e_stripped_plain"), c.prog("e2e_stripped_stripped")
+    fib = "0x%x" % harness.elf_symbols(plain)["fib"]
+    mod = os.path.basename(stripped)
+    _, data = c.record([stripped], options=["--no-libcalls"])
+    whole = {r["name"]: r["calls"] for r in c.report_json(data)["functions"] if r["module"] == mod}
+    check(whole.get(fib, 0) > 1 and len(whole) > 3, "without a selection, %s: %s" % (fib, whole))
+    _, data = c.record([stripped], options=["--no-libcalls", "--function", fib], data=os.path.join(c.tmp, "f.data"))
+    rep = c.report_json(data)
+    check([(r["name"], r["calls"]) for r in rep["functions"]] == [(fib, whole[fib])],
+          "--function %s recorded %s, expected its %d calls alone" % (fib, function_list(rep), whole[fib]))
+    _, data = c.record([stripped], options=["--no-libcalls", "--not-function", fib],
+                       data=os.path.join(c.tmp, "n.data"))
+    got = {r["name"]: r["calls"] for r in c.report_json(data)["functions"] if r["module"] == mod}
+    want = dict((k, v) for k, v in whole.items() if k != fib)
+    check(got == want, "--not-function %s recorded %s, expected %s" % (fib, got, want))
+
+
+@test
 def test_select_patched_bytes(c):
     """stint record --function alpha on a program patched at load (plain -O2 with Capstone, and
     through NOP patch sites: -fpatchable-function-entry, __mcount_loc): only alpha's entry bytes
