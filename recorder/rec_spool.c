@@ -180,7 +180,6 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 	if (!t->nsegs) {
 		free(t->segs);
 		t->segs = NULL;
-		close(fd);
 	}
 }
 
@@ -683,8 +682,11 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			read_note_area(fd, (uint64_t)st.st_size, h, &addrs, &naddrs, &capaddrs);
 			/* past the first threads, the writer opens each buffer
 			 * when it copies it: one descriptor per thread ran out
-			 * (32,000 threads of a program whose thread ids wrapped) */
-			if (t->nsegs && d->nthreads > open_fds) {
+			 * (32,000 threads of a program whose thread ids wrapped);
+			 * a buffer without events is not copied at all */
+			if (!t->nsegs) {
+				close(fd);
+			} else if (d->nthreads > open_fds) {
 				close(fd);
 				for (uint32_t k = 0; k < t->nsegs; k++)
 					t->segs[k].fd = -1;
