@@ -179,17 +179,23 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 			si.start = cs;
 			si.size = ce - cs;
 		}
-		if (si.name) {
+		if (si.name && si.start <= a) {
+			/* a symbol without a size (hand-written code: ld.so's
+			 * _start) holds the addresses libdwfl gave it: the
+			 * symbol is made to reach each of them, else a return
+			 * address past its first byte had no name */
 			int dup = 0;
 			for (uint32_t k = 0; k < p->nsyms; k++)
 				if (p->syms[k].addr == si.start) {
+					if (p->syms[k].addr + p->syms[k].size <= a)
+						p->syms[k].size = a - si.start + 1;
 					dup = 1;
 					break;
 				}
 			if (!dup) {
 				struct fmt_symbol *y = &p->syms[p->nsyms++];
 				y->addr = si.start;
-				y->size = si.size ? si.size : 1;
+				y->size = si.size ? si.size : a - si.start + 1;
 				y->name = xstrdup(si.name);
 				y->module = si.module >= 0 ? (uint32_t)si.module : ~0u;
 				y->file = xstrdup(si.file ? si.file : "");

@@ -1116,6 +1116,19 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* Whether pc lies in the first bytes of its module's entry point: the
+ * dynamic loader's _start, hand-written without call-frame information,
+ * where the unwinder stops with an error; nothing calls it, so a stack
+ * that ends there is whole (a process's first milliseconds, in ld.so). */
+static int at_entry_point(struct sym_proc *sp, uint64_t pc)
+{
+	Dwfl_Module *m = dwfl_addrmodule(sp->dwfl, pc);
+	Dwarf_Addr bias;
+	Elf *e = m ? dwfl_module_getelf(m, &bias) : NULL;
+	GElf_Ehdr eh;
+	return e && gelf_getehdr(e, &eh) && eh.e_entry && pc - bias >= eh.e_entry && pc - bias < eh.e_entry + 32;
+}
+
 int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_NREGS], const uint8_t *stack,
 		    size_t stack_len, uint64_t *pcs, int max, int *truncated)
 {
@@ -1141,7 +1154,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_
 		/* stopped early: an outermost frame ends with pc 0 or no CFI;
 		 * anything else (the stack copy ran out) is a cut */
 		int e = dwfl_errno();
-		if (e != 0)
+		if (e != 0 && !(u->n > 1 && at_entry_point(sp, u->pcs[u->n - 1])))
 			*truncated = 1;
 		if (getenv("STINT_DEBUG_UNWIND"))
 			fprintf(stderr, "unwind: %d frames, rc %d: %s\n", u->n, rc, dwfl_errmsg(e));

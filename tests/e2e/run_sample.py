@@ -289,6 +289,27 @@ def test_stripped_functions(c):
 
 
 @test
+def test_loader_start_whole(c):
+    """Samples taken while the dynamic loader starts a process (30 runs of /bin/true, 20 kHz)
+    end at ld.so's _start, a symbol without a size and code without call-frame information:
+    those stacks are whole (not counted as cut short) and their root is named _start, not an
+    address (it was an address row, and every such stack counted as cut short)."""
+    need_perf()
+    _, _, rep = c.record_and_report(["/bin/bash", "-c", "for i in $(seq 30); do /bin/true; done"],
+                                    options=["-F", "20000"], min_samples=50)
+    loader = [r for r in rep["functions"] if r["module"].startswith("ld-linux")]
+    if not loader:
+        raise TestSkip("no sample fell in the dynamic loader here")
+    unnamed = ["%s (%d)" % (r["name"], r["inclusive_samples"]) for r in loader if r["name"].startswith("0x")]
+    check(not unnamed, "ld.so rows named by address: %s\n  functions: %s" % (unnamed, function_list(rep)))
+    start = [r for r in loader if r["name"] == "_start"]
+    check(start and start[0]["inclusive_samples"] >= 0.5 * sum(r["exclusive_samples"] for r in loader),
+          "ld.so's _start is not at the root of the loader's stacks: %s" % function_list(rep))
+    check(rep["cut_stacks"] <= 0.05 * rep["samples"], "%d of %d stacks cut short" % (
+        rep["cut_stacks"], rep["samples"]))
+
+
+@test
 def test_sleep_not_sampled(c):
     """A function sleeping 2 x 300 ms gets (almost) no samples: sampling follows CPU time."""
     _, _, rep = c.record_and_report([c.prog("s_sleep")], min_samples=100)
