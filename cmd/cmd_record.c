@@ -302,6 +302,10 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		if (unsampled)
 			warn("%u thread%s could not be sampled (no CPU-time timer, or the sampler's signal was "
 			     "blocked)", unsampled, unsampled == 1 ? "" : "s");
+		char *programs = rec_unrecorded_programs(rs.spool.dirfd);
+		if (programs)
+			warn("%s", programs);
+		free(programs);
 	}
 	rec_session_end(&rs);
 	free(path);
@@ -948,6 +952,10 @@ int cmd_record(int argc, char **argv)
 		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d->nprocs,
 		     d->nprocs == 1 ? "" : "es", d->nthreads, d->nthreads == 1 ? "" : "s",
 		     (double)bytes / 1e6, output);
+		char *programs = rec_unrecorded_programs(rs.spool.dirfd);
+		if (programs)
+			warn("%s", programs);
+		free(programs);
 		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
 		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "

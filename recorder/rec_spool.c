@@ -772,10 +772,80 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
  * The spool directory, held by descriptor (recorder.h says why)
  * --------------------------------------------------------------------- */
 
+/* "unrec.<pid>.<n>": a program a process ran that loads no runtime. */
+static int unrec_name(const char *n)
+{
+	if (strncmp(n, "unrec.", 6) != 0)
+		return 0;
+	const char *p = n + 6;
+	size_t d1 = strspn(p, "0123456789");
+	if (!d1 || p[d1] != '.')
+		return 0;
+	p += d1 + 1;
+	size_t d2 = strspn(p, "0123456789");
+	return d2 && !p[d2];
+}
+
+char *rec_unrecorded_programs(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	char *list = NULL;
+	unsigned n = 0, shown = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!unrec_name(e->d_name))
+			continue;
+		int f = openat(dirfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		char buf[1200];
+		ssize_t r = f >= 0 ? read(f, buf, sizeof(buf) - 1) : -1;
+		if (f >= 0)
+			close(f);
+		if (r <= 0)
+			continue;
+		buf[r] = 0;
+		char *tab = strchr(buf, '\t'), *nl = strchr(buf, '\n');
+		if (!tab || !nl || nl < tab)
+			continue;
+		*tab = *nl = 0;
+		const char *why = strcmp(buf, "setuid") == 0   ? "set-user-ID"
+				  : strcmp(buf, "setgid") == 0 ? "set-group-ID"
+				  : strcmp(buf, "static") == 0 ? "statically linked"
+							       : NULL;
+		if (!why)
+			continue;
+		n++;
+		if (shown < 3) {
+			char *l = xasprintf("%s%s%s (%s)", list ? list : "", list ? ", " : "", tab + 1, why);
+			free(list);
+			list = l;
+			shown++;
+		}
+	}
+	closedir(d);
+	if (!n)
+		return NULL;
+	char *more = n > shown ? xasprintf(", and %u more", n - shown) : xstrdup("");
+	char *msg = xasprintf("%u program%s it ran %s not recorded, %s%s: the dynamic loader loads no "
+			      "preloaded library into a set-user-ID or set-group-ID program run by another user, and a "
+			      "statically linked program has no loader",
+			      n, n == 1 ? "" : "s", n == 1 ? "was" : "were", list, more);
+	free(more);
+	free(list);
+	return msg;
+}
+
 int rec_spool_own_name(const char *n)
 {
 	if (strcmp(n, "session") == 0 || strcmp(n, "session.tmp") == 0 || strcmp(n, "attach.frames") == 0)
 		return 1; /* (attach.frames: the frames open at stint record -p, rec_inject.c) */
+	if (unrec_name(n))
+		return 1; /* runtime/rt_exec.c: a program that loads no runtime */
 	/* what the first process measured or found, for the others: the
 	 * probes' costs (runtime/rt.c) and results worked out from modules'
 	 * code (runtime/rt_kept.c, "cs.<16 hex digits>", "got.<...>");

@@ -237,6 +237,11 @@ void rec_inject_free(struct rec_inject *in);
 /* Whether a file name is one of a spool's own (fmt_spool.h). */
 int rec_spool_own_name(const char *name);
 
+/* What the spool says of the programs the recorded processes ran that load
+ * no runtime (set-user-ID, statically linked: runtime/rt_exec.c), as one
+ * sentence; NULL when there were none. */
+char *rec_unrecorded_programs(int dirfd);
+
 /*
  * A recording through a spool (instrumentation, the in-process sampler):
  *

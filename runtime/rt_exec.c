@@ -16,6 +16,13 @@
  * no lock, no dlsym there; the new environment is built on the stack
  * (for one of more than RT_EXEC_STACK bytes of pointers, in mapped pages,
  * which a vfork parent would keep).
+ *
+ * What no environment can give: the dynamic loader ignores LD_PRELOAD in a
+ * set-user-ID or set-group-ID program run by another user, and a
+ * statically linked program has no loader.  Such a program is looked at
+ * before the exec and named in a spool file (unrec.<pid>.<n>: its reason
+ * and path), removed again if the exec fails, so that stint record says it
+ * ran unrecorded instead of leaving it out without a word.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,10 +31,14 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
+#include <elf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rt_exec.h"
+#include "rt_file.h"
 #include "../format/fmt_spool.h"
 
 #define RT_EXEC_API __attribute__((visibility("default")))
@@ -36,6 +47,7 @@
 
 static int rt_exec_on;
 static char rt_exec_lib[1024];                 /* this library's path */
+static char rt_exec_spool[3072];               /* the spool's absolute path */
 static char rt_exec_store[8192];               /* "STINT_X=value" strings */
 static char *rt_exec_vars[RT_EXEC_MAXVARS + 1]; /* into rt_exec_store */
 static unsigned rt_exec_nvars;
@@ -84,6 +96,8 @@ void rt_exec_init(const char *spool)
 	    strlen(di.dli_fname) >= sizeof(rt_exec_lib))
 		return;
 	strcpy(rt_exec_lib, di.dli_fname);
+	if (strlen(spool) < sizeof(rt_exec_spool))
+		strcpy(rt_exec_spool, spool);
 	rt_exec_keep(FMT_ENV_SPOOL, spool); /* absolute, as this process uses it */
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
@@ -202,6 +216,107 @@ static void rt_exec_done(struct rt_exec_plan *p, char *const *env)
 		munmap((void *)env, p->need);
 }
 
+/*
+ * Why the program at fd cannot load the runtime: "setuid" or "setgid" (to
+ * another user or group than the process's: the loader then runs in
+ * secure mode), "static" (an ELF file without a program interpreter), or
+ * NULL (it can; a script's interpreter is looked at when it is exec'd).
+ */
+static const char *rt_exec_unloadable(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		return "setuid";
+	if ((st.st_mode & S_ISGID) && st.st_gid != getegid())
+		return "setgid";
+	Elf64_Ehdr eh;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+		return NULL;
+	for (unsigned i = 0; i < eh.e_phnum; i++) { /* (one at a time: the stack may be small) */
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
+			return NULL;
+		if (ph.p_type == PT_INTERP)
+			return NULL;
+	}
+	return "static";
+}
+
+/* The file execvp would run for file: found on PATH when it names no
+ * directory; into buf (n bytes), or NULL. */
+static const char *rt_exec_find(const char *file, int search, char *buf, size_t n)
+{
+	if (!search || strchr(file, '/'))
+		return file;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		size_t d = strcspn(p, ":");
+		if (d + 1 + strlen(file) < n) {
+			memcpy(buf, d ? p : ".", d ? d : 1);
+			size_t at = d ? d : 1;
+			buf[at] = '/';
+			strcpy(buf + at + 1, file);
+			struct stat st;
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+				return buf;
+		}
+		p += d;
+		if (!*p)
+			return NULL;
+	}
+}
+
+/*
+ * Before an exec of file (or of fd, when file is NULL): a program that will
+ * not load the runtime is named in the spool; the note's name, into note
+ * (RT_EXEC_NOTE bytes), or "" (for rt_exec_unnote when the exec fails).
+ */
+#define RT_EXEC_NOTE (sizeof(rt_exec_spool) + 64)
+static void rt_exec_note(const char *file, int search, int fd, char *note)
+{
+	note[0] = 0;
+	if (!rt_exec_on || !rt_exec_spool[0])
+		return;
+	char found[1024];
+	const char *path = file ? rt_exec_find(file, search, found, sizeof(found)) : NULL;
+	int own = -1;
+	if (path)
+		own = fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *why = fd >= 0 ? rt_exec_unloadable(fd) : NULL;
+	if (own >= 0)
+		close(own);
+	if (!why)
+		return;
+	static unsigned seq;
+	char *p = rt_file_format_str(rt_file_format_str(note, rt_exec_spool), "/unrec.");
+	p = rt_file_format_int(p, (unsigned)getpid());
+	*p++ = '.';
+	p = rt_file_format_int(p, __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	*p = 0;
+	int nfd = rt_file_open(note, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (nfd < 0) {
+		note[0] = 0;
+		return;
+	}
+	/* "<reason>\t<path>\n" (the path found, or that it was a descriptor) */
+	const char *shown = path ? path : "(a file descriptor)";
+	struct iovec v[4] = {{(void *)why, strlen(why)}, {"\t", 1}, {(void *)shown, strlen(shown)}, {"\n", 1}};
+	ssize_t w = writev(nfd, v, 4);
+	(void)w;
+	close(nfd);
+}
+
+static void rt_exec_unnote(const char *note)
+{
+	if (note[0])
+		unlink(note);
+}
+
 /* env: envp with what the profiler needs, on the stack when small */
 #define RT_EXEC_ENV(env, envp)                                                                     \
 	struct rt_exec_plan plan_;                                                                 \
@@ -224,28 +339,31 @@ static void rt_exec_done(struct rt_exec_plan *p, char *const *env)
 
 /* An exec wrapper's body: the real fn (name), called with its arguments and
  * envp completed as the last one; errno as the call left it. */
-#define RT_EXEC_CALL(fn, name, envp, ...)                                                          \
+#define RT_EXEC_CALL(fn, name, file, search, fd, envp, ...)                                        \
 	RT_EXEC_REAL(fn, name);                                                                    \
 	RT_EXEC_ENV(env_, envp);                                                                   \
+	char note_[RT_EXEC_NOTE];                                                                  \
+	rt_exec_note(file, search, fd, note_);                                                     \
 	int r_ = fn(__VA_ARGS__, env_);                                                            \
 	int e_ = errno;                                                                            \
+	rt_exec_unnote(note_); /* (returned: the exec failed) */                                   \
 	rt_exec_done(&plan_, env_);                                                                \
 	errno = e_;                                                                                \
 	return r_
 
 RT_EXEC_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	RT_EXEC_CALL(real_execve, "execve", envp, path, argv);
+	RT_EXEC_CALL(real_execve, "execve", path, 0, -1, envp, path, argv);
 }
 
 RT_EXEC_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	RT_EXEC_CALL(real_execvpe, "execvpe", envp, file, argv);
+	RT_EXEC_CALL(real_execvpe, "execvpe", file, 1, -1, envp, file, argv);
 }
 
 RT_EXEC_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	RT_EXEC_CALL(real_fexecve, "fexecve", envp, fd, argv);
+	RT_EXEC_CALL(real_fexecve, "fexecve", NULL, 0, fd, envp, fd, argv);
 }
 
 /* the ones that pass environ: the program may have cleared it */
@@ -299,24 +417,28 @@ RT_EXEC_API int execle(const char *path, const char *arg, ...)
 
 /* A posix_spawn wrapper's body: as RT_EXEC_CALL, but errors are its result
  * (ENOSYS when the C library has no fn), errno is not its business. */
-#define RT_SPAWN_CALL(fn, name, envp, ...)                                                         \
+#define RT_SPAWN_CALL(fn, name, file, search, envp, ...)                                           \
 	if (!fn)                                                                                   \
 		fn = dlsym(RTLD_NEXT, name);                                                       \
 	if (!fn)                                                                                   \
 		return ENOSYS;                                                                     \
 	RT_EXEC_ENV(env_, envp);                                                                   \
+	char note_[RT_EXEC_NOTE];                                                                  \
+	rt_exec_note(file, search, -1, note_);                                                     \
 	int r_ = fn(__VA_ARGS__, env_);                                                            \
+	if (r_ != 0)                                                                               \
+		rt_exec_unnote(note_);                                                             \
 	rt_exec_done(&plan_, env_);                                                                \
 	return r_
 
 RT_EXEC_API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	RT_SPAWN_CALL(real_posix_spawn, "posix_spawn", envp, pid, path, fa, attr, argv);
+	RT_SPAWN_CALL(real_posix_spawn, "posix_spawn", path, 0, envp, pid, path, fa, attr, argv);
 }
 
 RT_EXEC_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	RT_SPAWN_CALL(real_posix_spawnp, "posix_spawnp", envp, pid, file, fa, attr, argv);
+	RT_SPAWN_CALL(real_posix_spawnp, "posix_spawnp", file, 1, envp, pid, file, fa, attr, argv);
 }

@@ -2982,6 +2982,33 @@ def test_select_stripped_offset(c):
 
 
 @test
+def test_exec_unloadable_named(c):
+    """A program the recorded one runs that cannot load stint's runtime is named, not left
+    out without a word: a statically linked one (and, as root, a set-user-ID program of
+    another user), exec'd by a fork child; it runs as without stint. An exec that fails
+    names nothing; the spool is removed whole."""
+    static = c.prog("e2e_static_target")
+    runner = c.prog("e2e_fork_exec")
+    rec, _ = c.record([runner, static])
+    check("static target ran" in rec.stdout, "the static program's output is missing: %r" % rec.stdout)
+    check(re.search(r"1 program it ran was not recorded, %s \(statically linked\)" % re.escape(static), rec.stderr),
+          "record did not name the statically linked program:\n%s" % rec.stderr)
+    check(not [n for n in os.listdir(c.tmp) if n.startswith(".stint-spool")], "a spool was left: %s" % os.listdir(c.tmp))
+    p = c.run([c.stint, "record", "-f", "-o", os.path.join(c.tmp, "fail.data"), "--", runner,
+               os.path.join(c.tmp, "no-such-program")])
+    check("not recorded" not in p.stderr, "a failed exec was named as a program run:\n%s" % p.stderr)
+    if os.geteuid() == 0:
+        suid = os.path.join(c.tmp, "suid_target")
+        shutil.copy(c.prog("e2e_exec_target"), suid)
+        os.chown(suid, 65534, 65534)
+        os.chmod(suid, 0o4755)
+        os.chmod(c.tmp, 0o755)  # (the setuid program, as nobody, reaches its own file)
+        rec, _ = c.record([runner, suid], data=os.path.join(c.tmp, "suid.data"))
+        check(re.search(r"not recorded, %s \(set-user-ID\)" % re.escape(suid), rec.stderr),
+              "record did not name the set-user-ID program:\n%s" % rec.stderr)
+
+
+@test
 def test_select_patched_bytes(c):
     """stint record --function alpha on a program patched at load (plain -O2 with Capstone, and
     through NOP patch sites: -fpatchable-function-entry, __mcount_loc): only alpha's entry bytes
