@@ -15,7 +15,6 @@
  * builds), so a stale one is never taken, only left to age out.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -84,18 +83,6 @@ int rec_cache_open(void)
 	return cache;
 }
 
-/* "cs.<16 hex>" or "got.<16 hex>": what runtime/rt_kept.c names its files. */
-static int kept_name(const char *n)
-{
-	const char *t = strncmp(n, "cs.", 3) == 0 ? n + 3 : strncmp(n, "got.", 4) == 0 ? n + 4 : NULL;
-	if (!t)
-		return 0;
-	for (int i = 0; i < 16; i++)
-		if (!isxdigit((unsigned char)t[i]) || isupper((unsigned char)t[i]))
-			return 0;
-	return t[16] == 0;
-}
-
 /* Copy name from the spool into the cache as tmp (hard link when both are
  * on one file system); 0 on success. */
 static int copy_in(int spoolfd, int cachefd, const char *name, const char *tmp)
@@ -144,20 +131,9 @@ static int older_first(const void *a, const void *b)
 }
 
 /* Past REC_CACHE_MAX bytes, the oldest files go, down to three quarters. */
-/* A listing of directory dirfd, on a descriptor of its own (a dup would
- * share the position with dirfd and leave it at the end). */
-static DIR *list_dir(int dirfd)
-{
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d && fd >= 0)
-		close(fd);
-	return d;
-}
-
 static void prune(int cachefd)
 {
-	DIR *d = list_dir(cachefd);
+	DIR *d = rec_dir_list(cachefd);
 	if (!d)
 		return;
 	struct cached *v = NULL;
@@ -173,7 +149,7 @@ static void prune(int cachefd)
 		/* a copy a stint killed halfway left */
 		if (strncmp(e->d_name, ".tmp.", 5) == 0 && st.st_mtim.tv_sec < now.tv_sec - 86400)
 			unlinkat(cachefd, e->d_name, 0);
-		if (!kept_name(e->d_name))
+		if (!rec_spool_kept_name(e->d_name))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
@@ -196,13 +172,13 @@ static void prune(int cachefd)
 
 void rec_cache_store(int spoolfd, int cachefd)
 {
-	DIR *d = list_dir(spoolfd);
+	DIR *d = rec_dir_list(spoolfd);
 	if (!d)
 		return;
 	int stored = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (!kept_name(e->d_name))
+		if (!rec_spool_kept_name(e->d_name))
 			continue;
 		/* (a file the cache has under that name was not taken: cut
 		 * short or damaged; the new one replaces it) */

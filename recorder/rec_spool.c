@@ -772,6 +772,32 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
  * The spool directory, held by descriptor (recorder.h says why)
  * --------------------------------------------------------------------- */
 
+DIR *rec_dir_list(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
+/* Past "cs.<16 hex digits>" or "got.<...>", runtime/rt_kept.c's names of
+ * results worked out from modules' code: what follows, or NULL. */
+static const char *kept_suffix(const char *n)
+{
+	const char *t = strncmp(n, "cs.", 3) == 0 ? n + 3 : strncmp(n, "got.", 4) == 0 ? n + 4 : NULL;
+	for (int i = 0; t && i < 16; i++)
+		if (!isxdigit((unsigned char)t[i]) || isupper((unsigned char)t[i]))
+			return NULL;
+	return t ? t + 16 : NULL;
+}
+
+int rec_spool_kept_name(const char *n)
+{
+	const char *t = kept_suffix(n);
+	return t && !*t;
+}
+
 /* "unrec.<pid>.<n>": a program a process ran that loads no runtime. */
 static int unrec_name(const char *n)
 {
@@ -788,13 +814,9 @@ static int unrec_name(const char *n)
 
 char *rec_unrecorded_programs(int dirfd)
 {
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = rec_dir_list(dirfd);
+	if (!d)
 		return NULL;
-	}
 	char *list = NULL;
 	unsigned n = 0, shown = 0;
 	struct dirent *e;
@@ -850,15 +872,7 @@ int rec_spool_own_name(const char *n)
 	 * probes' costs (runtime/rt.c) and results worked out from modules'
 	 * code (runtime/rt_kept.c, "cs.<16 hex digits>", "got.<...>");
 	 * "<name>.tmp<tid>" while one writes it */
-	const char *t = NULL;
-	if (strncmp(n, "calib", 5) == 0) {
-		t = n + 5;
-	} else if (strncmp(n, "cs.", 3) == 0 || strncmp(n, "got.", 4) == 0) {
-		t = strchr(n, '.') + 1;
-		for (int i = 0; i < 16; i++, t++)
-			if (!isxdigit((unsigned char)*t) || isupper((unsigned char)*t))
-				return 0;
-	}
+	const char *t = strncmp(n, "calib", 5) == 0 ? n + 5 : kept_suffix(n);
 	if (t) {
 		if (!*t)
 			return 1;
@@ -1015,10 +1029,7 @@ void rec_spool_close(struct rec_spool *s)
 
 void rec_spool_remove(struct rec_spool *s)
 {
-	int fd = s->dirfd >= 0 ? dup(s->dirfd) : -1;
-	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!dh && fd >= 0)
-		close(fd);
+	DIR *dh = s->dirfd >= 0 ? rec_dir_list(s->dirfd) : NULL;
 	if (dh) {
 		struct dirent *de;
 		while ((de = readdir(dh)))

@@ -5,6 +5,7 @@
 #ifndef STINT_RECORDER_H
 #define STINT_RECORDER_H
 
+#include <dirent.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "../format/format.h"
@@ -236,6 +237,15 @@ void rec_inject_free(struct rec_inject *in);
 
 /* Whether a file name is one of a spool's own (fmt_spool.h). */
 int rec_spool_own_name(const char *name);
+
+/* Whether name is exactly one of runtime/rt_kept.c's results ("cs.<16 hex
+ * digits>", "got.<...>"). */
+int rec_spool_kept_name(const char *name);
+
+/* A listing of the directory dirfd on a descriptor of its own (a dup would
+ * share dirfd's position and leave it at the end); NULL if it cannot be
+ * opened. */
+DIR *rec_dir_list(int dirfd);
 
 /* What the spool says of the programs the recorded processes ran that load
  * no runtime (set-user-ID, statically linked: runtime/rt_exec.c), as one
