@@ -823,9 +823,9 @@ static void rt_thread_unmap(struct rt_thread *t)
 		munmap(t->seen, (size_t)t->seen_cap * sizeof(uint64_t));
 		t->seen = NULL;
 	}
-	if (t->fns_end) { /* (what it holds is in the file) */
-		munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
-		t->fns_at = t->fns_end = NULL;
+	if (t->fns_map) { /* (what it holds is in the file) */
+		munmap(t->fns_map, RT_FNS_WINDOW);
+		t->fns_map = t->fns_at = NULL;
 	}
 	if (t->lock) {
 		rt_close_switch_page(t->lock);
@@ -1171,7 +1171,7 @@ static void rt_note_write(struct rt_thread *t, uint64_t fn)
 	}
 	if (rt_g.no_syscalls)
 		return; /* (its name is lost: the report shows its address) */
-	if (t->fns_at == t->fns_end && !rt_fns_window(t))
+	if ((!t->fns_map || t->fns_at == t->fns_map + RT_FNS_WINDOW / sizeof(uint64_t)) && !rt_fns_window(t))
 		return;
 	*t->fns_at++ = fn;
 }
@@ -1190,9 +1190,9 @@ static void rt_note_write(struct rt_thread *t, uint64_t fn)
  */
 static int rt_fns_window(struct rt_thread *t)
 {
-	if (t->fns_end)
-		munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
-	t->fns_at = t->fns_end = NULL;
+	if (t->fns_map)
+		munmap(t->fns_map, RT_FNS_WINDOW);
+	t->fns_map = t->fns_at = NULL;
 	int fd = rt_file_open(rt_thread_file(t, "fns"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return 0;
@@ -1210,8 +1210,7 @@ static int rt_fns_window(struct rt_thread *t)
 		return 0;
 	}
 	t->fns_windows++;
-	t->fns_at = m;
-	t->fns_end = (uint64_t *)((uint8_t *)m + RT_FNS_WINDOW);
+	t->fns_map = t->fns_at = m;
 	return 1;
 }
 
@@ -2021,8 +2020,8 @@ static void rt_atfork_child_work(void)
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		munmap(t->hdr, RT_HDR_MAP);
 	}
-	if (t->fns_end)
-		munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
+	if (t->fns_map)
+		munmap(t->fns_map, RT_FNS_WINDOW);
 	/* the parent's count stays this process's until it records a thread
 	 * of its own: a child that cannot (forked after a setuid) is counted */
 	rt_g.count_inherited = rt_g.count_hdr != NULL;

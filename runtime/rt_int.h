@@ -130,7 +130,7 @@ struct rt_thread {
 	char *path;               /* [RT_PATH_MAX] its buffer file's (rt_thread_arrays) */
 	uint64_t *seen;           /* open-addressing set of addresses told */
 	uint32_t seen_cap, seen_n;/* its slots (a power of two), and those taken */
-	uint64_t *fns_at, *fns_end; /* the mapped window of .fns being filled */
+	uint64_t *fns_map, *fns_at; /* the mapped window of .fns being filled, its next slot */
 	uint32_t fns_windows;     /* windows of .fns mapped so far */
 	uint32_t npend;           /* queued handler events (claimed slots) */
 	uint32_t lost;            /* handler events the queue had no room for */

@@ -407,8 +407,8 @@ int64_t rt_plt_vfork_parent(int64_t r)
 			munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
 		if (t->seen && t->seen != saved->seen)
 			munmap(t->seen, (size_t)t->seen_cap * sizeof(uint64_t));
-		if (t->fns_end && t->fns_end != saved->fns_end)
-			munmap((uint8_t *)t->fns_end - RT_FNS_WINDOW, RT_FNS_WINDOW);
+		if (t->fns_map && t->fns_map != saved->fns_map)
+			munmap(t->fns_map, RT_FNS_WINDOW);
 		if (t->arrays && t->arrays != saved->arrays)
 			munmap(t->arrays, sizeof(*t->arrays));
 		if (t->lock && t->lock != saved->lock)

@@ -804,11 +804,17 @@ static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, struct sym
 	}
 }
 
-int sym_proc_code_range(struct sym_proc *sp, uint64_t addr, uint64_t *start, uint64_t *end)
+/* The ELF file of the module holding addr, and its load bias; NULL if none. */
+static Elf *module_elf_at(struct sym_proc *sp, uint64_t addr, Dwarf_Addr *bias)
 {
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
+	return m ? dwfl_module_getelf(m, bias) : NULL;
+}
+
+int sym_proc_code_range(struct sym_proc *sp, uint64_t addr, uint64_t *start, uint64_t *end)
+{
 	Dwarf_Addr bias;
-	Elf *elf = m ? dwfl_module_getelf(m, &bias) : NULL;
+	Elf *elf = module_elf_at(sp, addr, &bias);
 	if (!elf || addr < bias || sym_fde_range(elf, addr - bias, start, end) < 0)
 		return -1;
 	*start += bias;
@@ -1122,9 +1128,8 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
  * that ends there is whole (a process's first milliseconds, in ld.so). */
 static int at_entry_point(struct sym_proc *sp, uint64_t pc)
 {
-	Dwfl_Module *m = dwfl_addrmodule(sp->dwfl, pc);
 	Dwarf_Addr bias;
-	Elf *e = m ? dwfl_module_getelf(m, &bias) : NULL;
+	Elf *e = module_elf_at(sp, pc, &bias);
 	GElf_Ehdr eh;
 	return e && gelf_getehdr(e, &eh) && eh.e_entry && pc - bias >= eh.e_entry && pc - bias < eh.e_entry + 32;
 }
