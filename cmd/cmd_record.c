@@ -226,6 +226,16 @@ static int recorded_functions(const struct fmt_data *d)
 	return 0;
 }
 
+/* The programs the recorded ones ran that load no runtime (set-user-ID,
+ * statically linked), named in one line. */
+static void warn_unrecorded_programs(const struct rec_session *rs)
+{
+	char *programs = rec_unrecorded_programs(rs->spool.dirfd);
+	if (programs)
+		warn("%s", programs);
+	free(programs);
+}
+
 static void explain_nothing(const char *prog)
 {
 	warn("nothing was recorded: '%s' never started stint's runtime (a set-user-ID or statically "
@@ -302,10 +312,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		if (unsampled)
 			warn("%u thread%s could not be sampled (no CPU-time timer, or the sampler's signal was "
 			     "blocked)", unsampled, unsampled == 1 ? "" : "s");
-		char *programs = rec_unrecorded_programs(rs.spool.dirfd);
-		if (programs)
-			warn("%s", programs);
-		free(programs);
+		warn_unrecorded_programs(&rs);
 	}
 	rec_session_end(&rs);
 	free(path);
@@ -952,10 +959,7 @@ int cmd_record(int argc, char **argv)
 		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d->nprocs,
 		     d->nprocs == 1 ? "" : "es", d->nthreads, d->nthreads == 1 ? "" : "s",
 		     (double)bytes / 1e6, output);
-		char *programs = rec_unrecorded_programs(rs.spool.dirfd);
-		if (programs)
-			warn("%s", programs);
-		free(programs);
+		warn_unrecorded_programs(&rs);
 		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
 		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
