@@ -33,6 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_e2e import Ctx, TestFailure, TestSkip, check, ms, func, PROG_SOURCES  # noqa: E402
+from harness import again_if_host_stole, check_cpu_time  # noqa: E402
 
 SOURCE = os.path.join(PROG_SOURCES, "line_costs.c")
 
@@ -66,6 +67,12 @@ def line_rows(rep):
 
 
 def check_lines(c, prog, libcalls):
+    # the Application times below are compared with the CPU time the program
+    # spun for: a run spoilt by the machine gets a second one (harness.py)
+    return again_if_host_stole(lambda: check_lines_once(c, prog, libcalls), "lines of %s" % prog)
+
+
+def check_lines_once(c, prog, libcalls):
     marks, first, last = marked_lines()
     rec, data = c.record([c.prog(prog)])
     m = re.search(r"polls=(\d+)", rec.stdout)
@@ -107,9 +114,9 @@ def check_lines(c, prog, libcalls):
     check(abs(main[ei] - main[ee] - run[ei]) <= 1000 + run[ei] * 1e-4,
           "the line calling run(): EI - EE %s, run() has EI %s" % (ms(main[ei] - main[ee]), ms(run[ei])))
     # times, with bounds a loaded machine keeps
-    check(15e6 <= spin[ai] <= 60e6, "SPIN line: AI %s, expected about 20 ms of CPU time" % ms(spin[ai]))
+    check_cpu_time(15e6 <= spin[ai] <= 60e6, "SPIN line: AI %s, expected about 20 ms of CPU time" % ms(spin[ai]))
     check(spin[ei] >= 19e6, "SPIN line: EI %s, expected at least 20 ms" % ms(spin[ei]))
-    check(7.5e6 <= call[ai] <= 30e6, "CALL line: AI %s, expected about 10 ms" % ms(call[ai]))
+    check_cpu_time(7.5e6 <= call[ai] <= 30e6, "CALL line: AI %s, expected about 10 ms" % ms(call[ai]))
     check(call[ei] >= (9.5e6 if libcalls else 19.5e6),
           "CALL line: EI %s, expected at least %d ms" % (ms(call[ei]), 10 if libcalls else 20))
     check(call[ae] <= 2e6, "CALL line: AE %s, expected next to nothing (its own code)" % ms(call[ae]))
