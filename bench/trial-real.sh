@@ -4,7 +4,9 @@
 # whose package carries the amalgamation) and googletest's death tests
 # (Debian's libgtest-dev sources: clone()d children, exec, exceptions,
 # threads), each built plain -O2 (patched at load) and with
-# -finstrument-functions.
+# -finstrument-functions; then Debian's redis-server (patched at load: threads,
+# a fork for BGSAVE) under redis-benchmark, alone, under stint and under
+# uftrace, its calls checked against the server's own INFO commandstats.
 #
 # Not a test: a script a developer runs (~5 minutes).  trial_real.py
 # checks, per program: the output and exit status are the same with and
@@ -16,7 +18,7 @@
 # stint's top exclusive shares next to perf's (when perf is installed).
 # Exit status 1 when a check failed.
 #
-#   bash scripts/deps.sh --bench      # perf, libgtest-dev, npm
+#   bash scripts/deps.sh --bench      # perf, libgtest-dev, npm, redis-server
 #   bash bench/trial-real.sh
 #   LUA_SRC=/path/lua-5.3/src SQLITE_SRC=/path/sqlite-autoconf bash bench/trial-real.sh  # offline
 #

@@ -7,9 +7,11 @@ import os
 import re
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import time
 
 LUA_SCRIPT = r"""
 -- errors through longjmp, coroutines (yield throws), C callbacks, recursion
@@ -171,10 +173,120 @@ def trial(args, name, plain, inst, argv_tail, infile, exact_calls):
                                                         shares.get(f["name"], 0.0)))
 
 
+# Redis (Debian's redis-server, a stripped binary patched at load): a server
+# with background threads, a fork (BGSAVE) and a shutdown by command.  Its own
+# INFO commandstats counts every command it ran: the ground truth for the
+# calls of the functions that carry them out.
+REDIS_COMMANDS = {"set": "setCommand", "get": "getCommand", "lpush": "lpushCommand",
+                  "lpop": "lpopCommand", "bgsave": "bgsaveCommand"}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def redis_cli(port, *cmd):
+    p = subprocess.run(["redis-cli", "-p", str(port)] + list(cmd), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    return p.stdout.decode("utf-8", "replace")
+
+
+def redis_session(args, server_argv, data):
+    """Start the server (under stint when data is set), load it, BGSAVE, shut
+    it down.  (exit status, requests per second by test, commandstats)"""
+    out = args.out
+    port = free_port()
+    argv = server_argv + ["--port", str(port), "--save", "", "--appendonly", "no", "--dir", out,
+                          "--dbfilename", "trial-redis.rdb"]
+    if data and data.endswith(".uftrace"):
+        shutil.rmtree(data, ignore_errors=True)
+        argv = ["uftrace", "record", "-d", data, "-P", "."] + argv
+    elif data:
+        argv = [args.stint, "record", "-q", "-f", "-o", data, "--"] + argv
+    log = open(os.path.join(out, "redis.log"), "w")
+    server = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    while "PONG" not in redis_cli(port, "ping"):
+        if server.poll() is not None or time.time() > deadline:
+            server.kill()
+            server.wait()
+            return None, {}, {}
+        time.sleep(0.2)
+    bench = subprocess.run(["redis-benchmark", "-p", str(port), "-q", "-n", str(args.redis_requests),
+                            "-t", "set,get,lpush,lpop"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    rps = {}
+    for m in re.finditer(r"(\w+): ([\d.]+) requests per second", bench.stdout.decode("utf-8", "replace")):
+        rps[m.group(1).lower()] = float(m.group(2))
+    redis_cli(port, "bgsave")
+    while "rdb_bgsave_in_progress:0" not in redis_cli(port, "info", "persistence"):
+        time.sleep(0.1)
+    stats = {}
+    for m in re.finditer(r"cmdstat_(\w+):calls=(\d+)", redis_cli(port, "info", "commandstats")):
+        stats[m.group(1)] = int(m.group(2))
+    redis_cli(port, "shutdown", "nosave")
+    try:
+        status = server.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        status = server.wait()
+    log.close()
+    return status, rps, stats
+
+
+def redis_trial(args):
+    print("== redis")
+    server = shutil.which("redis-server")
+    if not server or not shutil.which("redis-benchmark"):
+        print("  skipped: no redis-server / redis-benchmark (Debian redis-server, redis-tools)")
+        return
+    status, rps, _ = redis_session(args, [server], None)
+    data = os.path.join(args.out, "redis.data")
+    st, srps, stats = redis_session(args, [server], data)
+    if st is None:
+        fail("redis: the server did not answer under stint")
+        return
+    if st != status:
+        fail("redis: exit status %s under stint, %s alone" % (st, status))
+    rep = report(args.stint, data)
+    n = invariants(rep, "redis")
+    print("  shut down with status %d under stint (%s alone); %d rows checked" % (st, status, n))
+    calls = {}
+    for f in rep["functions"]:
+        calls[f["name"]] = calls.get(f["name"], 0) + f["calls"]
+    for cmd, fn in sorted(REDIS_COMMANDS.items()):
+        want, got = stats.get(cmd, 0), calls.get(fn, 0)
+        print("  %-14s %7d calls; INFO commandstats: %d %s" % (fn, got, want, cmd.upper()))
+        if got != want:
+            fail("redis: %s called %d times, the server ran %d %s commands" % (fn, got, want, cmd.upper()))
+    saves = [f for f in rep["functions"] if f["name"] == "rdbSaveRio"]
+    procs = rep.get("processes", [])
+    print("  %d processes (the BGSAVE child included), %d threads; rdbSaveRio %d call(s)" % (
+        len(procs), len(rep.get("threads", [])), sum(f["calls"] for f in saves)))
+    if len(procs) < 2 or sum(f["calls"] for f in saves) != 1:
+        fail("redis: the BGSAVE child's save is not recorded once")
+    # the same load under uftrace, which patches the same binary at load
+    urps = {}
+    if shutil.which("uftrace"):
+        _, urps, _ = redis_session(args, [server], os.path.join(args.out, "redis.uftrace"))
+    print("  requests per second (the benchmark's client shares the machine), and the time")
+    print("  per request against the server alone:")
+    for t in sorted(rps):
+        if t in srps and rps[t] and srps[t]:
+            line = "    %-6s alone %8.0f   stint %8.0f (%.2fx)" % (t.upper(), rps[t], srps[t], rps[t] / srps[t])
+            if urps.get(t):
+                line += "   uftrace -P . %8.0f (%.2fx)" % (urps[t], rps[t] / urps[t])
+            print(line)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stint", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--redis-requests", type=int, default=20000)
     args = ap.parse_args()
     out = args.out
     script = os.path.join(out, "trial.lua")
@@ -188,6 +300,7 @@ def main():
     trial(args, "sqlite", p("sqlite-plain"), p("sqlite-inst"), [":memory:"], sql, False)
     if os.path.exists(p("gtest-death-plain")):
         trial(args, "gtest-death", p("gtest-death-plain"), None, [], None, False)
+    redis_trial(args)
     print("\n%d check(s) failed" % len(failures) if failures else "\nall checks passed")
     return 1 if failures else 0
 
