@@ -23,8 +23,11 @@
  * and to frames, so every value is the selection's; an activation counts
  * as a call when it holds a selected interval or runs inside a match.
  */
+#define _GNU_SOURCE /* qsort_r */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "an_walk.h"
@@ -178,18 +181,114 @@ static void totals_row(const struct an_result *r, uint64_t e, uint64_t a, struct
 	row->v[AN_AI] = row->v[AN_AE] = (double)a * r->fixed_to_ns;
 }
 
+/*
+ * The threads' walks, several at once: each thread has its own tree, and a
+ * worker its own caches (addresses, the filter's matches); only interning
+ * is shared, under r->intern_lock.  Largest threads first, so that the
+ * last to finish is a small one.
+ */
+struct instr_jobs {
+	struct an_result *r;
+	const struct fmt_data *d;
+	const struct an_opts *o;
+	uint32_t *order; /* thread indices, most events first */
+	uint32_t next;   /* the next of order to take (atomic) */
+};
+
+static void *instr_worker(void *arg)
+{
+	struct instr_jobs *j = arg;
+	struct an_addr_map *maps = xcalloc(j->d->nprocs ? j->d->nprocs : 1, sizeof(*maps));
+	struct an_match_cache mc = {0};
+	for (;;) {
+		uint32_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+		if (k >= j->d->nthreads)
+			break;
+		uint32_t ti = j->order[k];
+		run_thread(j->r, j->d, ti, &maps[j->d->threads[ti].proc], j->o, &mc);
+	}
+	an_match_cache_free(&mc);
+	for (uint32_t i = 0; i < j->d->nprocs; i++)
+		an_addr_map_free(&maps[i]);
+	free(maps);
+	return NULL;
+}
+
+static int cmp_thread_size(const void *a, const void *b, void *ctx)
+{
+	const struct fmt_data *d = ctx;
+	uint64_t x = d->threads[*(const uint32_t *)a].ev_len;
+	uint64_t y = d->threads[*(const uint32_t *)b].ev_len;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* How many threads walk at once: STINT_JOBS, else for a recording of more
+ * than 16 MiB of events the CPUs (at most 16; below that one walk is quick,
+ * and each worker costs a stack and an allocation arena), never more than
+ * there are threads to walk. */
+#define INSTR_PARALLEL_BYTES (16u << 20)
+
+static unsigned instr_workers(const struct fmt_data *d)
+{
+	const char *env = getenv("STINT_JOBS");
+	long n;
+	if (env && *env) {
+		n = strtol(env, NULL, 10);
+	} else {
+		uint64_t bytes = 0;
+		for (uint32_t i = 0; i < d->nthreads; i++)
+			bytes += d->threads[i].ev_len;
+		n = bytes < INSTR_PARALLEL_BYTES ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+		if (n > 16)
+			n = 16;
+	}
+	if (n < 1)
+		n = 1;
+	if ((uint64_t)n > d->nthreads)
+		n = d->nthreads ? (long)d->nthreads : 1;
+	return (unsigned)n;
+}
+
+static void run_threads(struct an_result *r, const struct fmt_data *d, const struct an_opts *o)
+{
+	struct instr_jobs j = {.r = r, .d = d, .o = o};
+	j.order = xmalloc((d->nthreads + 1) * sizeof(*j.order));
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		j.order[i] = i;
+	unsigned n = instr_workers(d);
+	if (n > 1)
+		qsort_r(j.order, d->nthreads, sizeof(*j.order), cmp_thread_size, (void *)d);
+	pthread_t *tids = xcalloc(n, sizeof(*tids));
+	unsigned started = 0;
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	if (n > 1) {
+		r->intern_lock = &lock;
+		for (unsigned k = 1; k < n; k++) /* this thread is the first worker */
+			if (pthread_create(&tids[started], NULL, instr_worker, &j) == 0)
+				started++;
+	}
+	instr_worker(&j);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(tids[k], NULL);
+	r->intern_lock = NULL;
+	pthread_mutex_destroy(&lock);
+	free(tids);
+	free(j.order);
+	an_canonical_order(r);
+}
+
 void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->fixed_to_ns = d->ns_per_tick / 1024.0;
 	r->nthreads = d->nthreads;
 	r->threads = xcalloc(d->nthreads ? d->nthreads : 1, sizeof(*r->threads));
-	struct an_addr_map *maps = xcalloc(d->nprocs ? d->nprocs : 1, sizeof(*maps));
 	uint64_t comp = 0, cost_sum = 0, lib_cost_sum = 0, inner_sum = 0, overhead = 0, unsub = 0;
-	struct an_match_cache mc = {0};
 	r->filtered = an_filter_active(o->filter);
+	run_threads(r, d, o);
 	for (uint32_t i = 0; i < d->nthreads; i++) {
-		run_thread(r, d, i, &maps[d->threads[i].proc], o, &mc);
 		r->whole[AN_EI] += (double)r->threads[i].whole_e * r->fixed_to_ns;
 		r->whole[AN_AI] += (double)r->threads[i].whole_a * r->fixed_to_ns;
 		comp += r->threads[i].compensated;
@@ -202,7 +301,6 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 		if (r->threads[i].damaged)
 			r->damaged_threads++;
 	}
-	an_match_cache_free(&mc);
 	r->whole[AN_EE] = r->whole[AN_EI];
 	r->whole[AN_AE] = r->whole[AN_AI];
 	uint64_t cmin = UINT64_MAX, cmax = 0; /* the cost's measurements (1: the start-up's) */
@@ -219,9 +317,7 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 		uint64_t lo = p->cost_samples ? p->cost_min : cost, hi = p->cost_samples ? p->cost_max : cost;
 		cmin = lo < cmin ? lo : cmin;
 		cmax = hi > cmax ? hi : cmax;
-		an_addr_map_free(&maps[i]);
 	}
-	free(maps);
 	r->compensated_ns = (double)comp * r->fixed_to_ns;
 	r->overhead_ns = (double)overhead * r->fixed_to_ns;
 	r->unsubtracted_ns = (double)unsub * r->fixed_to_ns;

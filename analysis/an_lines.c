@@ -40,10 +40,7 @@ static uint64_t ln_hash(const char *s)
 
 static void *ln_grow(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		abort();
-	return q;
+	return xrealloc(p, n); /* out of memory: one line, exit 2 */
 }
 
 static char *ln_own(struct an_lines *l, const char *s)
@@ -52,9 +49,7 @@ static char *ln_own(struct an_lines *l, const char *s)
 		l->capowned = l->capowned ? l->capowned * 2 : 256;
 		l->owned = ln_grow(l->owned, l->capowned * sizeof(*l->owned));
 	}
-	char *c = strdup(s);
-	if (!c)
-		abort();
+	char *c = xstrdup(s);
 	return l->owned[l->nowned++] = c;
 }
 
@@ -184,9 +179,7 @@ static struct ln_site *ln_place(struct ln_walk *w, uint32_t proc, uint64_t a, ui
 		struct ln_site *old = w->cache;
 		uint32_t oldcap = w->capcache;
 		w->capcache = oldcap ? oldcap * 2 : 1024;
-		w->cache = calloc(w->capcache, sizeof(*w->cache));
-		if (!w->cache)
-			abort();
+		w->cache = xcalloc(w->capcache, sizeof(*w->cache));
 		for (uint32_t i = 0; i < oldcap; i++)
 			if (old[i].used)
 				*ln_cache_slot(w, old[i].proc, old[i].addr, old[i].fn) = old[i];
@@ -557,9 +550,7 @@ int an_lines_run(const struct fmt_data *d, struct an_result *r, const struct an_
 	if (o->paths) {
 		cct_init(&out->paths);
 		w.cappv = out->paths.cap;
-		out->pv = calloc(w.cappv, sizeof(*out->pv));
-		if (!out->pv)
-			abort();
+		out->pv = xcalloc(w.cappv, sizeof(*out->pv));
 	}
 	for (uint32_t ti = 0; ti < d->nthreads; ti++) {
 		if (o->filter && !an_filter_thread(d, o->filter, ti))
@@ -617,10 +608,8 @@ void an_lines_to_result(const struct an_lines *l, struct an_result *r)
 {
 	free(r->lines);
 	free(r->addresses);
-	r->lines = calloc(l->nlines + 1, sizeof(*r->lines));
-	r->addresses = calloc(l->naddrs + 1, sizeof(*r->addresses));
-	if (!r->lines || !r->addresses)
-		abort();
+	r->lines = xcalloc(l->nlines + 1, sizeof(*r->lines));
+	r->addresses = xcalloc(l->naddrs + 1, sizeof(*r->addresses));
 	/* a function entry that nothing was charged to (the function made a
 	 * call before returning) is no row */
 	r->nlines = r->naddresses = 0;

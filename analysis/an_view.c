@@ -88,8 +88,13 @@ int an_filter_match_cached(const struct an_result *r, const struct an_filter *f,
 		c->k = k;
 		c->cap = cap;
 	}
-	if (!c->k[fn])
+	if (!c->k[fn]) {
+		if (r->intern_lock) /* another thread may be moving r->funcs */
+			pthread_mutex_lock(r->intern_lock);
 		c->k[fn] = an_filter_match(r, f, fn) ? 2 : 1;
+		if (r->intern_lock)
+			pthread_mutex_unlock(r->intern_lock);
+	}
 	return c->k[fn] == 2;
 }
 

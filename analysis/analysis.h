@@ -15,6 +15,7 @@
 #ifndef STINT_ANALYSIS_H
 #define STINT_ANALYSIS_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,18 @@ struct an_result {
 	uint32_t nowned;
 	/* for interning: (name, module) -> function, path -> module */
 	struct util_index fn_index, mod_index;
+	/* set while an_instr_run's workers walk threads at once: interning and
+	 * reading funcs/mods (which interning may move) then hold it */
+	pthread_mutex_t *intern_lock;
 };
+
+/*
+ * Number modules by path and functions by (module, name), the trees'
+ * nodes renumbered with them: interning numbers them in the order they are
+ * met, which an_instr_run's threads make vary from run to run, and rows
+ * that tie are listed in this order.
+ */
+void an_canonical_order(struct an_result *r);
 
 /* address -> function index, one per process */
 struct an_addr_map {

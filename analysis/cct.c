@@ -3,6 +3,7 @@
  * modules shared by both analyses.  Memory grows with the number of
  * distinct call paths and functions, never with the number of events.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,9 +106,26 @@ uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, 
 {
 	util_index_reserve(&r->fn_index, r->nfuncs, func_key, r);
 	uint32_t *s = util_index_probe(&r->fn_index, func_hash(name, module));
-	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&r->fn_index, s))
-		if (r->funcs[*s].module == module && strcmp(r->funcs[*s].name, name) == 0)
-			return *s;
+	if (!file)
+		file = "";
+	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&r->fn_index, s)) {
+		struct an_func *f = &r->funcs[*s];
+		if (f->module != module || strcmp(f->name, name) != 0)
+			continue;
+		/* two functions of one name in one module (static ones of two
+		 * source files) are one: its place is the least of theirs, a
+		 * known one first, whichever was met first (an_instr_run's
+		 * threads meet them in any order) */
+		int c = !*file - !*f->file;
+		if (!c)
+			c = strcmp(file, f->file);
+		if (c < 0 || (c == 0 && line < f->line)) {
+			free(f->file);
+			f->file = xstrdup(file);
+			f->line = line;
+		}
+		return *s;
+	}
 	if (r->nfuncs == r->capfuncs) {
 		r->capfuncs = r->capfuncs ? r->capfuncs * 2 : 256;
 		r->funcs = xrealloc(r->funcs, r->capfuncs * sizeof(*r->funcs));
@@ -115,10 +133,74 @@ uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, 
 	struct an_func *f = &r->funcs[r->nfuncs];
 	f->name = xstrdup(name);
 	f->module = module;
-	f->file = xstrdup(file ? file : "");
+	f->file = xstrdup(file);
 	f->line = line;
 	*s = r->nfuncs;
 	return r->nfuncs++;
+}
+
+static int cmp_mod_path(const void *a, const void *b, void *ctx)
+{
+	const struct an_result *r = ctx;
+	return strcmp(r->mods[*(const uint32_t *)a].path, r->mods[*(const uint32_t *)b].path);
+}
+
+struct func_order {
+	const struct an_result *r;
+	const uint32_t *mrank;
+};
+
+static int cmp_func(const void *a, const void *b, void *ctx)
+{
+	const struct func_order *o = ctx;
+	const struct an_func *x = &o->r->funcs[*(const uint32_t *)a], *y = &o->r->funcs[*(const uint32_t *)b];
+	if (o->mrank[x->module] != o->mrank[y->module])
+		return o->mrank[x->module] < o->mrank[y->module] ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void an_canonical_order(struct an_result *r)
+{
+	uint32_t nm = r->nmods, nf = r->nfuncs;
+	uint32_t *mo = xmalloc((nm + 1) * sizeof(*mo)), *mrank = xmalloc((nm + 1) * sizeof(*mrank));
+	for (uint32_t i = 0; i < nm; i++)
+		mo[i] = i;
+	qsort_r(mo, nm, sizeof(*mo), cmp_mod_path, r);
+	for (uint32_t k = 0; k < nm; k++)
+		mrank[mo[k]] = k;
+	uint32_t *fo = xmalloc((nf + 1) * sizeof(*fo)), *frank = xmalloc((nf + 1) * sizeof(*frank));
+	for (uint32_t i = 0; i < nf; i++)
+		fo[i] = i;
+	struct func_order ord = {r, mrank};
+	qsort_r(fo, nf, sizeof(*fo), cmp_func, &ord);
+	for (uint32_t k = 0; k < nf; k++)
+		frank[fo[k]] = k;
+	struct an_module *mods = xmalloc((r->capmods + 1) * sizeof(*mods));
+	for (uint32_t k = 0; k < nm; k++)
+		mods[k] = r->mods[mo[k]];
+	struct an_func *funcs = xmalloc((r->capfuncs + 1) * sizeof(*funcs));
+	for (uint32_t k = 0; k < nf; k++) {
+		funcs[k] = r->funcs[fo[k]];
+		funcs[k].module = mrank[funcs[k].module];
+	}
+	free(r->mods);
+	free(r->funcs);
+	r->mods = mods;
+	r->funcs = funcs;
+	/* the indexes are made again at the next interning */
+	util_index_free(&r->mod_index);
+	util_index_free(&r->fn_index);
+	for (uint32_t i = 0; i < r->nthreads; i++) {
+		struct cct *t = &r->threads[i].tree;
+		for (uint32_t j = 1; j < t->len; j++)
+			if (t->n[j].fn < nf)
+				t->n[j].fn = frank[t->n[j].fn];
+		util_index_free(&t->index); /* keyed by the old numbers */
+	}
+	free(mo);
+	free(mrank);
+	free(fo);
+	free(frank);
 }
 
 void an_result_free(struct an_result *r)
@@ -197,9 +279,23 @@ void an_addr_map_free(struct an_addr_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static uint32_t intern_at_locked(struct an_result *r, const struct fmt_process *p, const struct fmt_symbol *s,
+				 const struct fmt_module *mm, uint64_t a);
+
 /* Intern the function that symbol s (or, unnamed, module mm) gives a. */
 static uint32_t intern_at(struct an_result *r, const struct fmt_process *p, const struct fmt_symbol *s,
 			  const struct fmt_module *mm, uint64_t a)
+{
+	if (!r->intern_lock)
+		return intern_at_locked(r, p, s, mm, a);
+	pthread_mutex_lock(r->intern_lock);
+	uint32_t f = intern_at_locked(r, p, s, mm, a);
+	pthread_mutex_unlock(r->intern_lock);
+	return f;
+}
+
+static uint32_t intern_at_locked(struct an_result *r, const struct fmt_process *p, const struct fmt_symbol *s,
+				 const struct fmt_module *mm, uint64_t a)
 {
 	if (s && s->name[0]) {
 		const char *mod = s->module < p->nmods ? p->mods[s->module].path : NULL;

@@ -19,6 +19,12 @@
 
 void die(const char *fmt, ...)
 {
+	/* one line and one exit, also when threads of the analysis (an_instr.c)
+	 * run out of memory together: exit() twice at once is undefined */
+	static int dying;
+	if (__atomic_exchange_n(&dying, 1, __ATOMIC_ACQ_REL))
+		for (;;)
+			pause();
 	va_list ap;
 	va_start(ap, fmt);
 	fputs("stint: ", stderr);

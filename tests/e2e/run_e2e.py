@@ -14,6 +14,7 @@ the error messages of the usual mistakes.
 Exit status 0 when the test passes, 1 with a message on stderr when it fails.
 Python 3 standard library only.
 """
+import difflib
 import json
 import os
 import random
@@ -212,6 +213,32 @@ def test_threads_named(c):
         step, body = func(rep, who + "_step"), func(rep, who + "_main")
         check(step["elapsed_inclusive"] <= body["elapsed_inclusive"],
               "%s_step EI %d > %s_main EI %d" % (who, step["elapsed_inclusive"], who, body["elapsed_inclusive"]))
+
+
+@test
+def test_report_same_for_any_jobs(c):
+    """The commands replay a recording's threads several at once (STINT_JOBS): a recording of
+    three programs and 45 threads (a shell patched at load, named threads, short-lived ones, a
+    fork) reads the same with 1, 2 and 5 workers, in every view, format and command that
+    reads it (function numbers come out in one order whichever thread met a name first)."""
+    script = "%s; %s; %s" % (c.prog("e2e_threads"), c.prog("e2e_many_threads"), c.prog("e2e_forker"))
+    _, data = c.record(["/bin/sh", "-c", script])
+    views = [["report", "--format", "csv"], ["report", "--format", "json"], ["report", "--by", "module"],
+             ["report", "--by", "thread", "--format", "csv"], ["report", "--tree", "--threshold", "0"],
+             ["report", "--tree", "--format", "json"], ["report", "--per-call", "--no-pager"],
+             ["report", "--function", "*_step", "--format", "csv"], ["callers", "worker_step"],
+             ["callees", "main"], ["export", "--format", "folded"],
+             ["export", "--format", "callgrind"]]
+    for v in views:
+        outs = []
+        for jobs in ("1", "2", "5"):
+            env = dict(os.environ, STINT_JOBS=jobs)
+            p = c.run([c.stint] + v[:1] + ["-i", data] + v[1:], expect=0, env=env)
+            outs.append(p.stdout)
+        check(outs[0], "%s printed nothing" % " ".join(v))
+        check(outs[0] == outs[1] == outs[2], "%s: the output differs with STINT_JOBS 1, 2 and 5:\n%s" % (
+            " ".join(v), "\n".join(difflib.unified_diff(outs[0].splitlines(), outs[2].splitlines(),
+                                                        lineterm="", n=1))[:2000]))
 
 
 @test
