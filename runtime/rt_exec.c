@@ -276,14 +276,21 @@ static const char *rt_exec_find(const char *file, int search, char *buf, size_t 
  * not load the runtime is named in the spool; the note's name, into note
  * (RT_EXEC_NOTE bytes), or "" (for rt_exec_unnote when the exec fails).
  */
-#define RT_EXEC_NOTE (sizeof(rt_exec_spool) + 64)
+#define RT_EXEC_NOTE (strlen(rt_exec_spool) + 64)
 static void rt_exec_note(const char *file, int search, int fd, char *note)
 {
 	note[0] = 0;
 	if (!rt_exec_on || !rt_exec_spool[0])
 		return;
-	char found[1024];
-	const char *path = file ? rt_exec_find(file, search, found, sizeof(found)) : NULL;
+	/* made to measure (alloca), as the note: the exec may run on a stack
+	 * of two pages (googletest's death tests clone their child on one) */
+	size_t need = 0;
+	if (file && search && !strchr(file, '/')) {
+		const char *dirs = getenv("PATH");
+		need = (dirs ? strlen(dirs) : 16) + strlen(file) + 3;
+	}
+	char *found = need ? alloca(need) : NULL;
+	const char *path = file ? rt_exec_find(file, search, found, need) : NULL;
 	int own = -1;
 	if (path)
 		own = fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -342,7 +349,7 @@ static void rt_exec_unnote(const char *note)
 #define RT_EXEC_CALL(fn, name, file, search, fd, envp, ...)                                        \
 	RT_EXEC_REAL(fn, name);                                                                    \
 	RT_EXEC_ENV(env_, envp);                                                                   \
-	char note_[RT_EXEC_NOTE];                                                                  \
+	char *note_ = alloca(RT_EXEC_NOTE);                                                        \
 	rt_exec_note(file, search, fd, note_);                                                     \
 	int r_ = fn(__VA_ARGS__, env_);                                                            \
 	int e_ = errno;                                                                            \
@@ -423,7 +430,7 @@ RT_EXEC_API int execle(const char *path, const char *arg, ...)
 	if (!fn)                                                                                   \
 		return ENOSYS;                                                                     \
 	RT_EXEC_ENV(env_, envp);                                                                   \
-	char note_[RT_EXEC_NOTE];                                                                  \
+	char *note_ = alloca(RT_EXEC_NOTE);                                                        \
 	rt_exec_note(file, search, -1, note_);                                                     \
 	int r_ = fn(__VA_ARGS__, env_);                                                            \
 	if (r_ != 0)                                                                               \

@@ -1489,17 +1489,20 @@ def test_clone_child(c):
     handler runs in it; googletest's threadsafe death tests): it runs and exits as without
     stint (its first probe faulted on the parent's perf page, which the kernel does not
     copy) and is recorded as a process of its own, built with -finstrument-functions and
-    patched at load."""
+    patched at load. A second such child execs "true" through execvp, as googletest's
+    do: the runtime's exec wrapper kept 4 KiB of buffers on that stack and the child died
+    of SIGSEGV (5 of googletest's 75 death tests failed under stint)."""
     for name in ("e2e_clone_child", "e2e_clone_child_plain"):
         if name.endswith("_plain"):
             c.need_capstone()
         prog = c.prog(name)
         alone = c.run([prog], expect=0).stdout
-        check("child exited 7" in alone, "%s alone printed %r" % (name, alone))
+        check("child exited 7" in alone and "exec child exited 0" in alone, "%s alone printed %r" % (name, alone))
         rec, data = c.record([prog])
         check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
         rep = c.report_json(data)
-        check(len(rep["processes"]) == 2, "%s: processes %s" % (name, rep["processes"]))
+        # the parent, the first child, the second before its exec, and true
+        check(len(rep["processes"]) >= 3, "%s: processes %s" % (name, rep["processes"]))
         expect_calls(rep, {"child_work": 3, "child_main": 1, "main": 1})
 
 

@@ -3,7 +3,10 @@
  * CLONE_VM, on a small stack of its own (test e2e.clone_child): a process
  * as fork makes, but no pthread_atfork handler runs in it (googletest's
  * "threadsafe" death tests do this, then exec).  The child calls
- * child_work 3 times and exits 7; the parent prints what it got.
+ * child_work 3 times and exits 7; the parent prints what it got.  A
+ * second child on such a stack runs "true" through execvp (PATH searched),
+ * as googletest's children exec the test program: the exec's wrapper in
+ * the runtime runs on that stack too.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -30,6 +33,17 @@ E2E_FN int child_main(void *arg)
 	_exit(7);
 }
 
+E2E_FN int exec_main(void *arg)
+{
+	(void)arg;
+	/* the frames googletest's child has on its stack before it execs */
+	volatile char frames[3072];
+	frames[0] = frames[sizeof(frames) - 1] = 1;
+	char *argv[] = {"true", NULL};
+	execvp("true", argv);
+	_exit(127 + frames[0] - 1);
+}
+
 int main(void)
 {
 	size_t size = 2 * (size_t)getpagesize(); /* as small as googletest's */
@@ -43,6 +57,13 @@ int main(void)
 	int status = 0;
 	waitpid(pid, &status, 0);
 	printf("child %s %d\n", WIFEXITED(status) ? "exited" : "killed by signal",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	fflush(stdout);
+	pid = clone(exec_main, stack + size, SIGCHLD, NULL);
+	if (pid < 0)
+		return 1;
+	waitpid(pid, &status, 0);
+	printf("exec child %s %d\n", WIFEXITED(status) ? "exited" : "killed by signal",
 	       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	return 0;
 }
