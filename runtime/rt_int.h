@@ -106,9 +106,6 @@ struct rt_thread {
 	uint8_t *sample_at;       /* the lean probe whose record crosses this
 				   * times its tail (rt_after_lean) */
 	uint8_t *end_limit;       /* chunk end less FMT_MAX_RECORD */
-	uint8_t *pop_at;          /* end of the chunk's pages faulted in so far
-				   * (rt_populate_more): a thread's first chunk
-				   * is faulted in step by step */
 	/* end of the first cache line */
 	uint64_t dropped;         /* ticks left out of the events' deltas (chunk
 				   * switches, calibration): clock - dropped is
@@ -129,6 +126,9 @@ struct rt_thread {
 	unsigned chunk;           /* index of the mapped chunk */
 	uint64_t chunk_off;       /* its offset in the file */
 	uint8_t *chunk_base;      /* its mapping */
+	uint8_t *pop_at;          /* end of its pages faulted in so far
+				   * (rt_populate_more): a thread's first chunk
+				   * is faulted in step by step */
 	pid_t tid;
 	char *path;               /* [RT_PATH_MAX] its buffer file's (rt_thread_arrays) */
 	uint64_t *seen;           /* open-addressing set of addresses told */
