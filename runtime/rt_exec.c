@@ -288,6 +288,8 @@ static void rt_exec_note(const char *file, int search, int fd, char *note)
 	if (file && search && !strchr(file, '/')) {
 		const char *dirs = getenv("PATH");
 		need = (dirs ? strlen(dirs) : 16) + strlen(file) + 3;
+		if (need > 1024) /* (longer candidates are not looked at) */
+			need = 1024;
 	}
 	char *found = need ? alloca(need) : NULL;
 	const char *path = file ? rt_exec_find(file, search, found, need) : NULL;
