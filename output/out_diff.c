@@ -147,6 +147,7 @@ void out_diff(FILE *f, int sampling, const struct out_diff_run *a, const struct 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_diff_row *r = &rows[i];
 		diff_table[s->method].row(f, s, r);
-		fprintf(f, "%s [%s]%s\n", r->name, r->module, !r->in_a ? " (new in B)" : !r->in_b ? " (only in A)" : "");
+		fprintf(f, "%s " OUT_MOD_FMT "%s\n", r->name, OUT_MOD_ARGS(r->module),
+			!r->in_a ? " (new in B)" : !r->in_b ? " (only in A)" : "");
 	}
 }

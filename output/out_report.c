@@ -326,7 +326,7 @@ static void row_label(char *buf, size_t n, const struct out_opts *o, const struc
 	else if (o->by == OUT_BY_MODULE)
 		snprintf(buf, n, "%s", row->name);
 	else
-		snprintf(buf, n, "%s [%s]", row->name, row->module);
+		snprintf(buf, n, "%s " OUT_MOD_FMT, row->name, OUT_MOD_ARGS(row->module));
 }
 
 static void print_table(FILE *f, const struct fmt_data *d, const struct an_result *r,

@@ -168,8 +168,8 @@ static void text_enter(struct tree_ctx *c, const struct tree_frame *fr, uint32_t
 		fputs("  ", c->f);
 	if (depth > TREE_MAX_INDENT) /* deeper: the indentation would grow with the square */
 		fprintf(c->f, "(depth %u) ", depth);
-	fprintf(c->f, "%s%s [%s]\n", fr->hot ? "* " : "", v->r->funcs[n->fn].name,
-		v->r->mods[v->r->funcs[n->fn].module].base);
+	fprintf(c->f, "%s%s " OUT_MOD_FMT "\n", fr->hot ? "* " : "", v->r->funcs[n->fn].name,
+		OUT_MOD_ARGS(v->r->mods[v->r->funcs[n->fn].module].base));
 }
 
 static void text_leave(struct tree_ctx *c, const struct tree_frame *fr, uint32_t depth)
@@ -357,7 +357,7 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 		text_values(f, v, &tmp);
 		if (self && self->v[AN_EI] > 0)
 			fprintf(f, "%5.1f%% of it  ", out_pct(rows[i].v[AN_EI], self->v[AN_EI]));
-		fprintf(f, "%s [%s]\n", rows[i].name, rows[i].module);
+		fprintf(f, "%s " OUT_MOD_FMT "\n", rows[i].name, OUT_MOD_ARGS(rows[i].module));
 	}
 	if (!n)
 		fputs("  (none)\n", f);
@@ -402,7 +402,7 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 		json_values(f, v, &tmp);
 		fputs("},", f);
 	} else {
-		fprintf(f, "# %s [%s]\n", self.name, self.module);
+		fprintf(f, "# %s " OUT_MOD_FMT "\n", self.name, OUT_MOD_ARGS(self.module));
 		text_header(f, v, "Function");
 		struct cct_node tmp = {0};
 		tmp.calls = self.calls;

@@ -35,6 +35,11 @@ void out_pager_start(void);
 
 /* Helpers every view shares. */
 void out_fmt_time(char *buf, size_t n, double ns); /* "12.34 ms" */
+/* A module after a function's name, in brackets ("main [app]"), but one
+ * whose name has its own ([vdso], [unknown]) as it is: "%s " OUT_MOD_FMT
+ * with the name, then OUT_MOD_ARGS(module). */
+#define OUT_MOD_FMT "%s%s%s"
+#define OUT_MOD_ARGS(m) ((m)[0] == '[' ? "" : "["), (m), ((m)[0] == '[' ? "" : "]")
 double out_pct(double v, double total);           /* 0 when total is 0 */
 /*
  * A JSON string literal, always valid JSON: control characters escaped,

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -203,9 +204,58 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *mod
 	return copy;
 }
 
+/*
+ * The vDSO, the kernel's own small library mapped into every process
+ * ([vdso] in the maps: clock_gettime, gettimeofday), has no file, and
+ * libdwfl's report of the maps skips it: its samples had no function and no
+ * call-frame information.  Every process of this kernel maps the same image,
+ * stint's too, so it is read from stint's own memory (where
+ * AT_SYSINFO_EHDR points, as long as the [vdso] mapping there), once, and
+ * given to libdwfl for a [vdso] module of the same size.
+ */
+static unsigned char *sym_vdso_image;
+static size_t sym_vdso_size;
+
+static void sym_vdso_load(void)
+{
+	static int tried;
+	if (tried)
+		return;
+	tried = 1;
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	FILE *f = base ? fopen("/proc/self/maps", "r") : NULL;
+	char line[512];
+	size_t size = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &a, &b) == 2 && a == base)
+			size = (size_t)(b - a);
+	}
+	if (f)
+		fclose(f);
+	if (!size || !(sym_vdso_image = malloc(size)))
+		return;
+	memcpy(sym_vdso_image, (const void *)base, size);
+	sym_vdso_size = size;
+}
+
+static int sym_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+			Elf **elfp)
+{
+	if (strcmp(name, "[vdso]") == 0) {
+		Dwarf_Addr start = 0, end = 0;
+		dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+		sym_vdso_load();
+		if (sym_vdso_image && end - start == sym_vdso_size)
+			*elfp = elf_memory((char *)sym_vdso_image, sym_vdso_size);
+		return -1;
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
 static char *sym_debuginfo_path = NULL;
 static const Dwfl_Callbacks sym_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = sym_find_elf,
 	.find_debuginfo = sym_find_debuginfo,
 	.debuginfo_path = &sym_debuginfo_path,
 };
@@ -366,6 +416,9 @@ struct sym_proc *sym_proc_open(const char *maps_in, size_t len_in)
 		if (f && len) {
 			dwfl_linux_proc_maps_report(sp->dwfl, f);
 		}
+		for (uint32_t i = 0; i < sp->nmods; i++) /* (sym_find_elf) */
+			if (strcmp(sp->mods[i].path, "[vdso]") == 0)
+				dwfl_report_module(sp->dwfl, "[vdso]", sp->mods[i].start, sp->mods[i].end);
 		if (f)
 			fclose(f);
 		dwfl_report_end(sp->dwfl, NULL, NULL);

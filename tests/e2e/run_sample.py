@@ -1189,6 +1189,27 @@ def test_plt_stubs(c):
 
 
 @test
+def test_vdso_functions(c):
+    """Samples in the vDSO (clock_gettime, the kernel's library with no file) are named by its
+    symbols, as perf names them (__vdso_clock_gettime), in one row per function, not one bare
+    address per sample, and the stacks unwind through it to the loop calling it."""
+    _, data, rep = c.record_and_report([c.prog("s_vdso")], min_samples=150)
+    rows = [r for r in rep["functions"] if r["module"] == "[vdso]"]
+    if not rows:
+        raise TestSkip("no sample in the vDSO: clock_gettime makes a system call here (the clock source)")
+    bare = [r["name"] for r in rows if re.match(r"^0x[0-9a-f]+$", r["name"])]
+    check(not bare, "unnamed code in the vDSO: %s\n  functions: %s" % (bare, function_list(rep)))
+    named = [r for r in rows if "clock_gettime" in r["name"]]
+    check(named, "no clock_gettime in the vDSO's rows: %s" % [r["name"] for r in rows])
+    share = sum(r["exclusive_samples"] for r in rows) / float(rep["samples"])
+    check(share >= 0.5, "the vDSO has %.0f%% of the samples, expected most" % (100 * share))
+    check(incl(rep, "vdso_loop") >= 0.9 * rep["samples"], "vdso_loop inclusive %d of %d: stacks stop in the vDSO" % (
+        incl(rep, "vdso_loop"), rep["samples"]))
+    text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+    check(" [vdso]" in text and "[[vdso]]" not in text, "the module is shown as [vdso]:\n%s" % text[:1500])
+
+
+@test
 def test_stack_copy_cut(c):
     """recurse 51 deep with --stack-size 1024: the copied user stack runs out before main, so every
     stack is cut short: counted (cut_stacks, cut_stack_copy), and the header says to raise --stack-size;
