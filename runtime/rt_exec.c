@@ -245,15 +245,10 @@ static const char *rt_exec_unloadable(int fd)
 	return "static";
 }
 
-/* The file execvp would run for file: found on PATH when it names no
- * directory; into buf (n bytes), or NULL. */
-static const char *rt_exec_find(const char *file, int search, char *buf, size_t n)
+/* The file execvp would run for file, which names no directory: found in
+ * the directories of path (PATH); into buf (n bytes), or NULL. */
+static const char *rt_exec_find(const char *file, const char *path, char *buf, size_t n)
 {
-	if (!search || strchr(file, '/'))
-		return file;
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
 	for (const char *p = path;; p++) {
 		size_t d = strcspn(p, ":");
 		if (d + 1 + strlen(file) < n) {
@@ -284,15 +279,16 @@ static void rt_exec_note(const char *file, int search, int fd, char *note)
 		return;
 	/* made to measure (alloca), as the note: the exec may run on a stack
 	 * of two pages (googletest's death tests clone their child on one) */
-	size_t need = 0;
+	const char *path = file;
 	if (file && search && !strchr(file, '/')) {
 		const char *dirs = getenv("PATH");
-		need = (dirs ? strlen(dirs) : 16) + strlen(file) + 3;
+		if (!dirs)
+			dirs = "/bin:/usr/bin";
+		size_t need = strlen(dirs) + strlen(file) + 3;
 		if (need > 1024) /* (longer candidates are not looked at) */
 			need = 1024;
+		path = rt_exec_find(file, dirs, alloca(need), need);
 	}
-	char *found = need ? alloca(need) : NULL;
-	const char *path = file ? rt_exec_find(file, search, found, need) : NULL;
 	int own = -1;
 	if (path)
 		own = fd = open(path, O_RDONLY | O_CLOEXEC);
