@@ -2658,6 +2658,32 @@ RT_API int pthread_setname_np(pthread_t thread, const char *name)
 	return r;
 }
 
+/*
+ * Work of the runtime's inside a call the program made (patching what a
+ * dlopen maps, taking note of new modules): the program's interval ends
+ * where it starts, and at its end the work is marked the profiler's own,
+ * which compensation removes whole.  Returns whether it marked, for
+ * rt_own_end.
+ */
+int rt_own_begin(void)
+{
+	struct rt_thread *t = &rt_self;
+	if (!rt_g.enabled || t->state != RT_ACTIVE || rt_busy(t))
+		return 0;
+	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
+	rt_mark(t, FMT_X_TICK);
+	return 1;
+}
+
+void rt_own_end(int marked)
+{
+	if (!marked)
+		return;
+	struct rt_thread *t = &rt_self;
+	rt_mark_overhead(t);
+	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
+}
+
 RT_API void *dlopen(const char *file, int mode)
 {
 	static void *(*real)(const char *, int);
@@ -2670,20 +2696,12 @@ RT_API void *dlopen(const char *file, int mode)
 	if (h && rt_g.enabled) {
 		/* the program's time ends here, the runtime's bookkeeping is
 		 * overhead */
-		struct rt_thread *t = &rt_self;
-		int mark = t->state == RT_ACTIVE && !rt_busy(t);
-		if (mark) {
-			RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
-			rt_mark(t, FMT_X_TICK);
-		}
+		int mark = rt_own_begin();
 		rt_save_maps_epoch(before);
 		rt_plt_after_dlopen();
 		rt_sel_after_dlopen();
 		rt_patch_init();
-		if (mark) {
-			rt_mark_overhead(t);
-			RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
-		}
+		rt_own_end(mark);
 	} else if (!h && rt_g.enabled) {
 		/* a dlopen that failed after mapping (a missing symbol): what
 		 * was patched inside it is gone again */

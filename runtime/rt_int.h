@@ -292,6 +292,11 @@ extern const char *rt_env_given;
 int rt_attach_start(void);
 void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap);
 
+/* The runtime's own work inside a call of the program's, marked as the
+ * profiler's time (rt.c): rt_own_end(rt_own_begin()) around it. */
+int rt_own_begin(void);
+void rt_own_end(int marked);
+
 /* rt_kept.c: results worked out from a module's code, kept in the spool
  * for the recording's later processes ("<spool>/<kind>.<hash>"; kind of at
  * most 7 characters), and found in the user's cache by later recordings.

@@ -1002,11 +1002,16 @@ void rt_patch_objects_added(void)
 	if (_r_debug.r_state != RT_CONSISTENT || !__atomic_load_n(&rt_patch_ready, __ATOMIC_ACQUIRE) ||
 	    !rt_patch_cs_on)
 		return;
+	/* the scan and the patching are the profiler's time, not dlopen's */
+	int mark = rt_own_begin();
 	rt_sel_after_dlopen();
-	if (pthread_mutex_trylock(&rt_patch_lock) != 0)
+	if (pthread_mutex_trylock(&rt_patch_lock) != 0) {
+		rt_own_end(mark);
 		return;
+	}
 	int early = 1;
 	dl_iterate_phdr(rt_patch_visit, &early);
+	rt_own_end(mark);
 	pthread_mutex_unlock(&rt_patch_lock);
 }
 
