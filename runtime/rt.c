@@ -611,6 +611,7 @@ __attribute__((unused)) static void rt_make_spares(void)
 {
 	if (!rt_g.enabled || rt_g.no_syscalls || __atomic_exchange_n(&rt_spares_made, 1, __ATOMIC_ACQ_REL))
 		return;
+	int mark = rt_own_begin(); /* files made in the program's setuid() call */
 	uint64_t size = fmt_spool_chunk_size(0);
 	unsigned n = 0;
 	for (unsigned k = 0; k < RT_SPARES; k++) {
@@ -640,6 +641,7 @@ __attribute__((unused)) static void rt_make_spares(void)
 		n++;
 	}
 	__atomic_store_n(&rt_nspares, n, __ATOMIC_RELEASE);
+	rt_own_end(mark);
 }
 
 /* A spare for thread t, mapped as rt_thread_start maps a new buffer; 0 when

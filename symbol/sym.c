@@ -469,7 +469,12 @@ int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_
  * named after the dynamic relocation of its slot: the stub's
  * `jmp *disp(%rip)` gives the slot's address, matched against r_offset of
  * .rela.plt/.rela.dyn; a lazy .plt stub of the IBT layout has no such jump,
- * but its `push $index` is the index into .rela.plt.
+ * but its `push $index` is the index into .rela.plt.  A slot no relocation
+ * names (the first of .plt: the jump into the dynamic linker that binds a
+ * lazy stub's function on its first call, or every call under
+ * LD_BIND_NOT) is "[plt]", a function of its own size: else the call-frame
+ * information's range, which covers the whole section, made every stub
+ * after it one nameless function.
  * --------------------------------------------------------------------- */
 
 struct plt_reloc {
@@ -569,20 +574,25 @@ static void plt_read_relocs(Dwfl_Module *m, GElf_Addr bias, Elf *elf, Elf_Scn *s
 	}
 }
 
+/* name: the relocation's symbol (shown NAME@plt), or NULL for "[plt]" */
 static void plt_add(struct sym_plt *t, uint64_t addr, uint64_t size, const char *name)
 {
 	struct sym_plt_entry *ne = realloc(t->e, (t->n + 1) * sizeof(*ne));
 	if (!ne)
 		return;
 	t->e = ne;
-	char *full = malloc(strlen(name) + 5);
+	char *full = malloc(name ? strlen(name) + 5 : 6);
 	if (!full)
 		return;
-	strcpy(full, name);
-	char *at = strchr(full, '@'); /* a versioned name: foo@GLIBC_2.2.5 */
-	if (at && at != full)
-		*at = 0;
-	strcat(full, "@plt");
+	if (!name) {
+		strcpy(full, "[plt]");
+	} else {
+		strcpy(full, name);
+		char *at = strchr(full, '@'); /* a versioned name: foo@GLIBC_2.2.5 */
+		if (at && at != full)
+			*at = 0;
+		strcat(full, "@plt");
+	}
 	t->e[t->n++] = (struct sym_plt_entry){addr, size, full};
 }
 
@@ -638,8 +648,7 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 					break;
 				}
 			}
-			if (name)
-				plt_add(t, sh.sh_addr + off + bias, ent, name);
+			plt_add(t, sh.sh_addr + off + bias, ent, name);
 		}
 	}
 	free(rel);
@@ -647,6 +656,12 @@ static void plt_load(struct sym_plt *t, Dwfl_Module *m)
 	for (size_t i = 0; i < keep.n; i++)
 		free(keep.v[i]);
 	free(keep.v);
+}
+
+static int cmp_plt_entry(const void *a, const void *b)
+{
+	const struct sym_plt_entry *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /* The PLT stub holding addr, by name, or NULL. */
@@ -661,12 +676,19 @@ static const struct sym_plt_entry *plt_lookup(struct sym_proc *sp, Dwfl_Module *
 			return NULL;
 	}
 	struct sym_plt *t = &sp->plt[mi];
-	if (!t->loaded)
+	if (!t->loaded) {
 		plt_load(t, m);
-	for (size_t i = 0; i < t->n; i++)
-		if (addr >= t->e[i].addr && addr < t->e[i].addr + t->e[i].size)
-			return &t->e[i];
-	return NULL;
+		qsort(t->e, t->n, sizeof(*t->e), cmp_plt_entry);
+	}
+	size_t lo = 0, hi = t->n; /* the last entry starting at or before addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->e[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < t->e[lo - 1].addr + t->e[lo - 1].size ? &t->e[lo - 1] : NULL;
 }
 
 /*
