@@ -611,7 +611,7 @@ __attribute__((unused)) static void rt_make_spares(void)
 {
 	if (!rt_g.enabled || rt_g.no_syscalls || __atomic_exchange_n(&rt_spares_made, 1, __ATOMIC_ACQ_REL))
 		return;
-	int mark = rt_own_begin(); /* files made in the program's setuid() call */
+	int mark = rt_own_begin(0); /* files made in the program's setuid() call */
 	uint64_t size = fmt_spool_chunk_size(0);
 	unsigned n = 0;
 	for (unsigned k = 0; k < RT_SPARES; k++) {
@@ -2557,7 +2557,9 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		rt_calib_shared_read(&shared);
 		rt_calibrate_once(t, RT_CALIB_FN, &shared, &added);
 	}
+	int own = rt_own_begin(1);
 	rt_plt_init(); /* with --no-libcalls (rt_g.plt 0) only vfork is taken over */
+	rt_own_end(own);
 	if (calibrate && rt_g.plt && rt_g.calib_ticks)
 		rt_calibrate_once(t, RT_CALIB_LIB, &shared, &added);
 	/* (a library call's cost is measured against the compiler's probes
@@ -2569,11 +2571,10 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 		rt_calib_shared_write(&shared);
 	rt_g.recal.fn0 = rt_g.calib_ticks;
 	rt_g.recal.inner0 = rt_g.calib_inner;
+	own = rt_own_begin(1); /* calibrating and reading the modules */
 	rt_save_info();
 	rt_patch_init();
-	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
-	rt_mark_overhead(t); /* calibrating and reading the modules */
-	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
+	rt_own_end(own);
 }
 
 __attribute__((destructor)) static void rt_destructor(void)
@@ -2661,20 +2662,29 @@ RT_API int pthread_setname_np(pthread_t thread, const char *name)
 }
 
 /*
- * Work of the runtime's inside a call the program made (patching what a
- * dlopen maps, taking note of new modules): the program's interval ends
- * where it starts, and at its end the work is marked the profiler's own,
- * which compensation removes whole.  Returns whether it marked, for
- * rt_own_end.
+ * Work of the runtime's in the program's thread, outside a probe (patching
+ * the modules at start-up or what a dlopen maps, binding library calls):
+ * the program's interval ends where it starts, and at its end the work is
+ * marked the profiler's own, which compensation removes whole.  In between
+ * the thread records nothing: the functions that work calls (libc's qsort
+ * and its malloc and free, dlsym's) are the runtime's, not the program's
+ * (cc1plus's start-up counted 6 calls of free at its root, and the 2.6 s
+ * of its scan between them were the program's time).  A signal handler
+ * that runs in that window goes unrecorded.  own_before: the interval
+ * up to here was the runtime's too (the constructor's).  Returns what
+ * rt_own_end needs: 0 when the thread was not recording (nothing marked).
  */
-int rt_own_begin(void)
+int rt_own_begin(int own_before)
 {
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled || t->state != RT_ACTIVE || rt_busy(t))
 		return 0;
 	RT_GUARD(t->gate, t->gate | RT_GATE_BUSY);
-	rt_mark(t, FMT_X_TICK);
-	return 1;
+	rt_mark(t, own_before ? FMT_X_OVERHEAD : FMT_X_TICK);
+	uint32_t gate = t->gate & ~RT_GATE_BUSY;
+	RT_GUARD(t->gate, 0);
+	t->state = RT_DONE; /* probes find the thread not recording */
+	return 1 + (int)gate;
 }
 
 void rt_own_end(int marked)
@@ -2682,6 +2692,8 @@ void rt_own_end(int marked)
 	if (!marked)
 		return;
 	struct rt_thread *t = &rt_self;
+	t->state = RT_ACTIVE;
+	RT_GUARD(t->gate, (uint32_t)(marked - 1) | RT_GATE_BUSY);
 	rt_mark_overhead(t);
 	RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 }
@@ -2698,7 +2710,7 @@ RT_API void *dlopen(const char *file, int mode)
 	if (h && rt_g.enabled) {
 		/* the program's time ends here, the runtime's bookkeeping is
 		 * overhead */
-		int mark = rt_own_begin();
+		int mark = rt_own_begin(0);
 		rt_save_maps_epoch(before);
 		rt_plt_after_dlopen();
 		rt_sel_after_dlopen();

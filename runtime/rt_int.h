@@ -292,9 +292,9 @@ extern const char *rt_env_given;
 int rt_attach_start(void);
 void rt_attach_finish(struct rt_thread *const *threads, unsigned n, int unmap);
 
-/* The runtime's own work inside a call of the program's, marked as the
- * profiler's time (rt.c): rt_own_end(rt_own_begin()) around it. */
-int rt_own_begin(void);
+/* The runtime's own work in the program's thread, unrecorded and marked
+ * as the profiler's time (rt.c): rt_own_end(rt_own_begin(..)) around it. */
+int rt_own_begin(int own_before);
 void rt_own_end(int marked);
 
 /* rt_kept.c: results worked out from a module's code, kept in the spool

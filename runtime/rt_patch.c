@@ -1003,7 +1003,7 @@ void rt_patch_objects_added(void)
 	    !rt_patch_cs_on)
 		return;
 	/* the scan and the patching are the profiler's time, not dlopen's */
-	int mark = rt_own_begin();
+	int mark = rt_own_begin(0);
 	rt_sel_after_dlopen();
 	if (pthread_mutex_trylock(&rt_patch_lock) != 0) {
 		rt_own_end(mark);

@@ -863,6 +863,34 @@ def test_patching_in_dlopen_is_overhead(c):
 
 
 @test
+def test_startup_scan_is_overhead(c):
+    """The scan of a large program patched at load, in the runtime's constructor before main
+    (gcc's cc1: 25 MB of code, seconds with --no-cache), is the profiler's time: compensation
+    removes it whole, and the functions the runtime calls meanwhile (libc's malloc and free,
+    which its qsort and dlsym call through libc's probed PLT) are not the program's calls.
+    Before, those calls split the constructor's time, and all of it but the last part was the
+    program's: cc1plus --version showed 2.5 s of Elapsed time with 111 ms of it the profiler's
+    own, and 6 calls of free at its root."""
+    c.need_capstone()
+    gcc = shutil.which("gcc")
+    if not gcc:
+        raise TestSkip("no gcc: its cc1 is the large program")
+    cc1 = subprocess.run([gcc, "-print-prog-name=cc1"], stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
+    if not os.path.isabs(cc1) or not os.access(cc1, os.X_OK):
+        raise TestSkip("gcc has no cc1 here (%r)" % cc1)
+    _, data = c.record([cc1, "--version"], options=["--no-cache"])
+    rep = c.report_json(data)
+    raw = c.report_json(data, options=["--no-compensation"])
+    cc = rep["compensation"]
+    raw_ns = raw["session"]["elapsed_inclusive"]
+    check(cc["overhead_ns"] >= 0.5 * raw_ns,
+          "the profiler's own time is %s of %s raw: the start-up scan was charged to the program" % (
+              ms(cc["overhead_ns"]), ms(raw_ns)))
+    check(rep["session"]["elapsed_inclusive"] <= 0.25 * raw_ns,
+          "cc1 --version: %s compensated against %s raw" % (ms(rep["session"]["elapsed_inclusive"]), ms(raw_ns)))
+
+
+@test
 def test_vfork_exec(c):
     """vfork + exec: the child's calls and its exec are its own process entry, not the parent's."""
     target = c.prog("e2e_exec_target")
