@@ -28,8 +28,9 @@ static const char export_usage[] =
 	"  -i, --input DATA     data file (default stint.data)\n"
 	"      --value elapsed|application\n"
 	"                       folded, instrumentation: exclusive time to show (default elapsed)\n"
-	"      --max-events N   chrome: write at most N events, the earliest (default: all;\n"
-	"                       a warning says how many were left out)\n"
+	"      --max-events N   chrome: write at most N events, the earliest (default 4000000,\n"
+	"                       about 470 MB, what a trace viewer can load; 0: all); a\n"
+	"                       warning says how many were left out\n"
 	"      --no-compensation  values without the probe-cost correction\n" CMD_FILTER_HELP;
 
 enum { EXP_FOLDED, EXP_PPROF, EXP_CALLGRIND, EXP_CHROME };
@@ -48,7 +49,11 @@ int cmd_export(int argc, char **argv)
 	const char *input = "stint.data", *output = NULL, *format = NULL;
 	struct an_filter flt = {0};
 	int value = AN_EE, nocomp = 0, c;
-	uint64_t max_events = 0; /* chrome: the whole run */
+	/* chrome: about 470 MB of JSON at most unless asked for more (0: the
+	 * whole run); a viewer loads a trace whole into memory, and a long
+	 * recording's run was 13.9 GB that no viewer opens */
+	uint64_t max_events = 4000000;
+	int max_given = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:i:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -75,9 +80,10 @@ int cmd_export(int argc, char **argv)
 			char *end;
 			errno = 0;
 			unsigned long long n = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || n == 0)
-				die("--max-events wants a positive number, not '%s'", optarg);
+			if (errno || *end || end == optarg)
+				die("--max-events wants a number (0: every event), not '%s'", optarg);
 			max_events = n;
+			max_given = 1;
 			break;
 		}
 		case 4:
@@ -129,9 +135,10 @@ int cmd_export(int argc, char **argv)
 		rc = out_chrome(f, &d, &r, &co);
 		if (co.left_out)
 			fprintf(stderr,
-				"stint export: --max-events %" PRIu64 ": wrote the first %" PRIu64 " events, left out %" PRIu64
-				" (drop --max-events to write the whole run)\n",
-				max_events, co.written, co.left_out);
+				"stint export: %s %" PRIu64 ": wrote the first %" PRIu64 " events, left out %" PRIu64
+				" (--max-events 0 writes the whole run; --tid, --function or --module select a part)\n",
+				max_given ? "--max-events" : "at most (the default of --max-events)", max_events,
+				co.written, co.left_out);
 	} else {
 		struct an_view v;
 		an_view_build(&d, &r, &flt, &v);

@@ -700,8 +700,11 @@ def test_chrome_cap(c):
     data = c.data("instr_demo")
     full = load_trace(c.export(data, "chrome")[0])
     total = full["otherData"]["events"]
-    check(full["otherData"]["events_left_out"] == 0 and full["otherData"]["max_events"] == 0,
-          "the default export is capped: %s" % full["otherData"])
+    check(full["otherData"]["events_left_out"] == 0 and full["otherData"]["max_events"] == 4000000,
+          "the default export is not capped at 4,000,000 events: %s" % full["otherData"])
+    whole = load_trace(c.export(data, "chrome", "--max-events", "0")[0])
+    check(whole["otherData"]["max_events"] == 0 and whole["otherData"]["events"] == total,
+          "--max-events 0 does not write the whole run: %s" % whole["otherData"])
     out = os.path.join(c.outdir, "capped.json")
     p = c.run([c.stint, "export", "--format", "chrome", "-i", data, "-o", out, "--max-events", "1000"])
     with open(out) as f:
