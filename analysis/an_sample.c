@@ -360,6 +360,7 @@ void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_
 
 	struct an_acc *fa = an_acc_new(r->nfuncs), *ma = an_acc_new(r->nmods);
 	r->functions = xcalloc(r->nfuncs + 1, sizeof(*r->functions));
+	an_module_labels(r);
 	r->modules = xcalloc(r->nmods + 1, sizeof(*r->modules));
 	r->thread_rows = xcalloc(r->nthreads + 1, sizeof(*r->thread_rows));
 	r->processes = xcalloc(d->nprocs + 1, sizeof(*r->processes));

@@ -209,6 +209,7 @@ struct an_result {
  * that tie are listed in this order.
  */
 void an_canonical_order(struct an_result *r);
+void an_module_labels(struct an_result *r); /* base: the path where two modules share a file name */
 
 /* address -> function index, one per process */
 struct an_addr_map {

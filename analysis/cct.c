@@ -201,6 +201,41 @@ void an_canonical_order(struct an_result *r)
 	free(mrank);
 	free(fo);
 	free(frank);
+	an_module_labels(r);
+}
+
+static int cmp_mod_base(const void *a, const void *b, void *arg)
+{
+	const struct an_result *r = arg;
+	return strcmp(r->mods[*(const uint32_t *)a].base, r->mods[*(const uint32_t *)b].base);
+}
+
+/*
+ * Modules are shown by file name; two files of one name in a recording
+ * (/usr/bin/git and /usr/lib/git-core/git, a library of two versions) are
+ * shown by path, else two rows of one name could not be told apart.
+ */
+void an_module_labels(struct an_result *r)
+{
+	uint32_t nm = r->nmods;
+	uint32_t *o = xmalloc((nm + 1) * sizeof(*o));
+	for (uint32_t i = 0; i < nm; i++) {
+		const char *slash = strrchr(r->mods[i].path, '/');
+		r->mods[i].base = slash && slash[1] ? slash + 1 : r->mods[i].path;
+		o[i] = i;
+	}
+	qsort_r(o, nm, sizeof(*o), cmp_mod_base, r);
+	for (uint32_t k = 0; k + 1 < nm; k++) {
+		uint32_t e = k + 1;
+		while (e < nm && strcmp(r->mods[o[k]].base, r->mods[o[e]].base) == 0)
+			e++;
+		if (e > k + 1) {
+			for (uint32_t j = k; j < e; j++)
+				r->mods[o[j]].base = r->mods[o[j]].path;
+			k = e - 1;
+		}
+	}
+	free(o);
 }
 
 void an_result_free(struct an_result *r)

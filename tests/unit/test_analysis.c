@@ -43,7 +43,6 @@ static void run(struct fmt_data *d, struct an_result *r)
 	an_instr_run(d, &o, r);
 }
 
-/* doc/numbers.md (instrumentation), worked example */
 /* lib/util.c's UTIL_GROW_ZEROED, which the walk's per-function tables use:
  * capacities double from 256, what was there stays, the rest is zero */
 static void test_grow_zeroed(void **state)
@@ -66,6 +65,23 @@ static void test_grow_zeroed(void **state)
 	free(a);
 }
 
+/* Two files of one name are shown by path, the others by file name. */
+static void test_module_labels(void **state)
+{
+	(void)state;
+	struct an_result r;
+	memset(&r, 0, sizeof(r));
+	uint32_t a = an_module_intern(&r, "/usr/bin/git"), b = an_module_intern(&r, "/usr/lib/git-core/git");
+	uint32_t c = an_module_intern(&r, "/lib/x86_64-linux-gnu/libc.so.6"), v = an_module_intern(&r, "[vdso]");
+	an_module_labels(&r);
+	assert_string_equal(r.mods[a].base, "/usr/bin/git");
+	assert_string_equal(r.mods[b].base, "/usr/lib/git-core/git");
+	assert_string_equal(r.mods[c].base, "libc.so.6");
+	assert_string_equal(r.mods[v].base, "[vdso]");
+	an_result_free(&r);
+}
+
+/* doc/numbers.md (instrumentation), worked example */
 static void test_spec_example(void **state)
 {
 	(void)state;
@@ -666,6 +682,7 @@ static void test_sampling_caller_at_zero(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_module_labels),
 		cmocka_unit_test(test_spec_example),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_open_frames_and_empty_stack),
