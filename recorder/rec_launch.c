@@ -221,10 +221,18 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = rec_forward;
 	sa.sa_flags = SA_RESTART | SA_SIGINFO;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	/* one that stint was started with ignored (nohup's SIGHUP; SIGINT and
+	 * SIGQUIT of a command a shell runs in the background) stays ignored,
+	 * for stint and the program: a handler here would give the program the
+	 * default action at exec, and nohup's program would die of a hangup */
+	static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		struct sigaction old;
+		if (sigaction(forwarded[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(forwarded[i], &sa, NULL);
+	}
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
 	pid_t pid = fork();

@@ -2383,14 +2383,25 @@ RT_API int prctl(int option, ...)
  * A fatal signal: stamp the time, so the frames left open are closed when
  * the program died and not at its last probe, then die as the signal
  * wants.  Installed only where the signal had its default action; a handler
- * the program sets later replaces this one.
+ * the program sets later replaces this one, and the program is told the
+ * default action is there (sigaction, signal: below).
+ *
+ * The faults, and the signals whose default action ends the process that
+ * another process sends (kill, Ctrl-C, a closed pipe's SIGPIPE): the call a
+ * program was interrupted in (a sleep, a read, a wait) lasted until then,
+ * and without the stamp it ended at its entry (sleep 5 stopped with SIGINT
+ * after 1.5 s: its nanosleep 0 ns).  The thread the kernel chose to take
+ * the signal stamps its own time only: the others' last intervals end at
+ * their last probes.
  *
  * The signal is always sent again with the default action and unblocked
  * here, never left to a returning instruction: a trap (int3: SIGTRAP after
  * the instruction) or a seccomp SIGSYS would otherwise let the program run
  * on, and a program that blocks the signal would keep it pending.
  */
-static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT,   SIGTRAP, SIGSYS,
+				       SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGALRM,   SIGTERM, SIGUSR1,
+				       SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
 
 static void rt_fatal(int sig, siginfo_t *si, void *uc)
 {
@@ -2427,19 +2438,100 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	 * without stint (a fault's instruction runs again) */
 }
 
+typedef int (*rt_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static rt_sigaction_fn rt_real_sigaction; /* the C library's: set before any handler is */
+static void rt_find_signal_fns(void);
+
 static void rt_catch_fatal(void)
 {
+	rt_real_sigaction = (rt_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	rt_find_signal_fns();
+	if (!rt_real_sigaction)
+		return;
 	for (size_t i = 0; i < sizeof(rt_fatal_signals) / sizeof(rt_fatal_signals[0]); i++) {
 		struct sigaction old, sa;
-		if (sigaction(rt_fatal_signals[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
+		if (rt_real_sigaction(rt_fatal_signals[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
 		    (old.sa_flags & SA_SIGINFO))
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = rt_fatal;
 		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 		sigemptyset(&sa.sa_mask);
-		sigaction(rt_fatal_signals[i], &sa, NULL);
+		rt_real_sigaction(rt_fatal_signals[i], &sa, NULL);
 	}
+}
+
+/* What the program asks of a signal's action: the default action where
+ * the runtime's stamp stands in for it. */
+static void rt_hide_stamp(struct sigaction *old)
+{
+	if (old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == rt_fatal) {
+		memset(old, 0, sizeof(*old));
+		old->sa_handler = SIG_DFL;
+	}
+}
+
+RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	rt_sigaction_fn real = rt_real_sigaction;
+	if (!real)
+		real = (rt_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = real(sig, act, old);
+	if (r == 0)
+		rt_hide_stamp(old);
+	return r;
+}
+
+/* signal() and its old names: the C library's set the action through its
+ * own sigaction, not the one above.  Looked up by the constructor: a
+ * handler may call signal() (System V style, to set itself again), and
+ * dlsym is not for signal handlers. */
+typedef sighandler_t (*rt_signal_fn)(int, sighandler_t);
+enum { RT_SIG_SIGNAL, RT_SIG_SIGSET, RT_SIG_BSD, RT_SIG_SYSV, RT_SIG_N };
+static const char *const rt_signal_names[RT_SIG_N] = {"signal", "sigset", "bsd_signal", "sysv_signal"};
+static rt_signal_fn rt_real_signal[RT_SIG_N];
+
+static void rt_find_signal_fns(void)
+{
+	for (int i = 0; i < RT_SIG_N; i++)
+		if (!rt_real_signal[i])
+			rt_real_signal[i] = (rt_signal_fn)dlsym(RTLD_NEXT, rt_signal_names[i]);
+}
+
+static sighandler_t rt_signal_like(int which, int sig, sighandler_t h)
+{
+	if (!rt_real_signal[which])
+		rt_find_signal_fns();
+	if (!rt_real_signal[which]) {
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
+	sighandler_t r = rt_real_signal[which](sig, h);
+	return (uintptr_t)r == (uintptr_t)rt_fatal ? SIG_DFL : r;
+}
+
+RT_API sighandler_t signal(int sig, sighandler_t h)
+{
+	return rt_signal_like(RT_SIG_SIGNAL, sig, h);
+}
+
+RT_API sighandler_t sigset(int sig, sighandler_t h)
+{
+	return rt_signal_like(RT_SIG_SIGSET, sig, h);
+}
+
+RT_API sighandler_t bsd_signal(int sig, sighandler_t h)
+{
+	return rt_signal_like(RT_SIG_BSD, sig, h);
+}
+
+RT_API sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+	return rt_signal_like(RT_SIG_SYSV, sig, h);
 }
 
 /*

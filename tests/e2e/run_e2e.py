@@ -1106,6 +1106,75 @@ def test_killed_externally(c):
           "session EI %s, expected >= 250 ms (killed after 0.3 s)" % ms(rep["session"]["elapsed_inclusive"]))
 
 
+def run_killed_waiting(c, data, sig, preexec=None, env_note=""):
+    """e2e_killed_waiting under stint, signalled with sig once it waits; (proc, stdout)."""
+    ready = os.path.join(c.tmp, "ready")
+    if os.path.exists(ready):
+        os.unlink(ready)
+    argv = [c.stint, "record", "-m", "instrument", "-f", "-o", data, "--", c.prog("e2e_killed_waiting"), ready]
+    c.log.append(" ".join(argv) + env_note)
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                           preexec_fn=preexec)
+    try:
+        deadline = time.time() + 20
+        while not os.path.exists(ready) and time.time() < deadline and rec.poll() is None:
+            time.sleep(0.01)
+        check(os.path.exists(ready), "e2e_killed_waiting did not start waiting within 20 s")
+        with open(ready) as f:
+            pid = int(f.read())
+        time.sleep(0.4)
+        for s in sig if isinstance(sig, tuple) else (sig,):
+            os.kill(pid, s)
+            time.sleep(0.1)
+        out, err = rec.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    return rec, out, err
+
+
+@test
+def test_killed_while_waiting(c):
+    """A program killed by a signal another process sends (SIGTERM, SIGINT, SIGHUP: kill, Ctrl-C,
+    a hangup) while it waits in a call: the call lasted until then.  It ended at its entry (sleep 5
+    stopped by SIGINT after 1.5 s: nanosleep 0 ns), as only faults were stamped.  The program is
+    told the default action is there (sigaction, signal), as without stint, and dies of the
+    signal: stint exits 128 + N."""
+    data = os.path.join(c.tmp, "killed.data")
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        rec, out, err = run_killed_waiting(c, data, sig)
+        check(rec.returncode == 128 + sig, "%s: record exited %d, expected %d; stderr: %s" % (
+            sig.name, rec.returncode, 128 + sig, err.strip()))
+        check(out.strip() == "TERM dfl INT dfl HUP dfl USR1 dfl", "%s: the program was told %r" % (sig.name, out.strip()))
+        rep = c.report_json(data)
+        expect_calls(rep, {"main": 1, "wait_here": 1})
+        waited = func(rep, "wait_here")["elapsed_inclusive"]
+        sleep = function_rows(rep, "nanosleep", "libc.so")
+        check(waited >= 0.35e9, "%s: wait_here lasted %s, but it waited >= 400 ms before the signal" % (
+            sig.name, ms(waited)))
+        check(sleep and sleep[0]["calls"] == 1 and sleep[0]["elapsed_inclusive"] >= 0.35e9,
+              "%s: nanosleep %s, expected 1 call of >= 400 ms" % (sig.name, sleep))
+
+
+@test
+def test_ignored_signals_stay_ignored(c):
+    """Signals stint is started with ignored (nohup's SIGHUP; SIGINT of a command a shell runs in
+    the background) stay ignored for the program, as without stint: a hangup does not end it.
+    stint's own handlers gave it the default action at exec."""
+    def ignore():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    data = os.path.join(c.tmp, "nohup.data")
+    rec, out, err = run_killed_waiting(c, data, (signal.SIGHUP, signal.SIGINT, signal.SIGTERM), preexec=ignore,
+                                       env_note="  (SIGHUP and SIGINT ignored)")
+    check(out.strip() == "TERM dfl INT ign HUP ign USR1 dfl", "the program was told %r, expected SIGINT and SIGHUP ignored" %
+          out.strip())
+    check(rec.returncode == 128 + signal.SIGTERM, "record exited %d: the program did not live on to SIGTERM "
+          "(expected %d); stderr: %s" % (rec.returncode, 128 + signal.SIGTERM, err.strip()))
+
+
 def deep_exit_common(c, mode, status):
     _, rep = c.record_and_report([c.prog("e2e_deep_exit"), mode], expect_status=status)
     expect_calls(rep, {"main": 1, "descend": 8, "bottom_work": 1,
