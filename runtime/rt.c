@@ -2491,8 +2491,10 @@ RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old
  * handler may call signal() (System V style, to set itself again), and
  * dlsym is not for signal handlers. */
 typedef sighandler_t (*rt_signal_fn)(int, sighandler_t);
-enum { RT_SIG_SIGNAL, RT_SIG_SIGSET, RT_SIG_BSD, RT_SIG_SYSV, RT_SIG_N };
-static const char *const rt_signal_names[RT_SIG_N] = {"signal", "sigset", "bsd_signal", "sysv_signal"};
+enum { RT_SIG_SIGNAL, RT_SIG_SIGSET, RT_SIG_BSD, RT_SIG_SYSV, RT_SIG_SYSV2, RT_SIG_N };
+/* (__sysv_signal: what signal() is in a program built without _DEFAULT_SOURCE) */
+static const char *const rt_signal_names[RT_SIG_N] = {"signal", "sigset", "bsd_signal", "sysv_signal",
+						      "__sysv_signal"};
 static rt_signal_fn rt_real_signal[RT_SIG_N];
 
 static void rt_find_signal_fns(void)
@@ -2532,6 +2534,11 @@ RT_API sighandler_t bsd_signal(int sig, sighandler_t h)
 RT_API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	return rt_signal_like(RT_SIG_SYSV, sig, h);
+}
+
+RT_API sighandler_t __sysv_signal(int sig, sighandler_t h)
+{
+	return rt_signal_like(RT_SIG_SYSV2, sig, h);
 }
 
 /*
