@@ -36,6 +36,7 @@ struct sym_unwind_ctx {
 	uint64_t *pcs;
 	int n, max;
 	int ran_out; /* the unwinder wanted memory past the end of the copy */
+	int bogus;   /* it gave a return address no code can have */
 };
 
 /* A module's PLT stubs, named NAME@plt (run-time addresses). */
@@ -1193,6 +1194,13 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (u->n > 0 && pc == 0)
 		return DWARF_CB_ABORT;
+	/* the first page is never mapped: a return address there is the
+	 * unwinder reading what is not one (through _Unwind_RaiseException's
+	 * frames: 0x3e7 [unknown] as the outermost frame) */
+	if (u->n > 0 && pc < 4096) {
+		u->bogus = 1;
+		return DWARF_CB_ABORT;
+	}
 	u->pcs[u->n++] = pc;
 	return DWARF_CB_OK;
 }
@@ -1221,6 +1229,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_
 	u->n = 0;
 	u->max = max;
 	u->ran_out = 0;
+	u->bogus = 0;
 	*truncated = 0;
 	if (!sp->dwfl || max <= 0)
 		goto fallback;
@@ -1241,6 +1250,8 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_
 	}
 	if (u->ran_out && u->n < max)
 		*truncated |= 2;
+	if (u->bogus)
+		*truncated |= 1;
 	if (u->n > 0)
 		return u->n;
 fallback:
