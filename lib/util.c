@@ -304,6 +304,14 @@ int util_out_open(struct util_out *o, const char *path)
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->slot = -1;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* a device, a pipe (/dev/null, /dev/stdout): written to as it
+		 * is; a file renamed over it would replace it (as root, the
+		 * system's /dev/null became a regular file) */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		return o->fd < 0 ? -1 : 0;
+	}
 	char *copy = xstrdup(path), *copy2 = xstrdup(path);
 	const char *dir = dirname(copy), *base = basename(copy2);
 	/* a name in the target's directory (so the rename stays on one file
@@ -347,6 +355,11 @@ void util_out_abort(struct util_out *o)
 
 int util_out_commit(struct util_out *o)
 {
+	if (!o->tmp) { /* written in place (util_out_open) */
+		int r = close(o->fd);
+		o->fd = -1;
+		return r;
+	}
 	mode_t mask = umask(0);
 	umask(mask);
 	int e = 0;

@@ -26,6 +26,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -261,6 +262,30 @@ def test_output_tmp_link_not_followed(c):
     check(open(victim).read() == "root only\n", "export wrote through a link at its output")
     leftovers = [n for n in os.listdir(c.tmp) if n.startswith(".")]
     check(not leftovers, "temporary files left behind: %s" % leftovers)
+
+
+@test
+def test_output_device_kept(c):
+    """An output that is a device (/dev/null, the usual place to throw a result away): export,
+    html and the other writers write to it as it is; record refuses it in one line (a data file
+    is made beside it and renamed over it).  The writers' rename made root's /dev/null a regular
+    file."""
+    dev = os.path.join(c.tmp, "null")
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except (PermissionError, OSError) as e:
+        raise Skip("cannot make a character device here (%s)" % e)
+    _, data = c.record([c.prog("e2e_tiny_calls")])
+    for argv in (["export", "--format", "folded"], ["export", "--format", "chrome"], ["export", "--format", "callgrind"],
+                 ["html"]):
+        p = c.run([c.stint] + argv + ["-i", data, "-o", dev])
+        check(p.returncode == 0, "%s -o %s exited %d: %s" % (" ".join(argv), dev, p.returncode, p.stderr))
+        check(stat.S_ISCHR(os.lstat(dev).st_mode), "%s -o %s replaced the device with a file" % (" ".join(argv), dev))
+    check(not [n for n in os.listdir(c.tmp) if n.startswith(".null")], "temporary files left: %s" % os.listdir(c.tmp))
+    p = c.run([c.stint, "record", "-o", dev, "--", c.prog("e2e_tiny_calls")])
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "not a regular file" in p.stderr,
+          "record -o DEVICE: exit %d, %r" % (p.returncode, p.stderr))
+    check(stat.S_ISCHR(os.lstat(dev).st_mode), "record -o %s replaced the device with a file" % dev)
 
 
 @test
