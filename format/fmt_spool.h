@@ -83,6 +83,10 @@ enum fmt_spool_flags {
 				       * that keeps its thread pointer (clone
 				       * with CLONE_VM, without CLONE_SETTLS or
 				       * CLONE_VFORK): recording stopped there */
+	FMT_SPOOL_LEFTPROBE = 1 << 9, /* a probe of the thread never finished:
+				       * a signal handler that interrupted it
+				       * left with siglongjmp (or called exit);
+				       * its later events are missing */
 };
 
 struct fmt_spool_hdr {

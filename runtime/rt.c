@@ -1676,6 +1676,18 @@ static void rt_finish_thread(struct rt_thread *t)
 {
 	if (t->state != RT_ACTIVE)
 		return;
+	if (rt_busy(t)) {
+		/* a probe of this thread never finished: a signal handler that
+		 * interrupted it left with siglongjmp, or called exit().  What
+		 * it was changing may be half done (a chunk being switched),
+		 * so nothing more is written: the recorder reads the buffer as
+		 * a killed thread's, its later events counted as lost.  Writing
+		 * here crashed such a program at exit, before its output was
+		 * flushed. */
+		t->hdr->flags |= FMT_SPOOL_LEFTPROBE;
+		t->state = RT_DONE;
+		return;
+	}
 	rt_settle(t);
 	rt_end_recording(t, FMT_SPOOL_ENDED);
 }
