@@ -51,6 +51,7 @@
 #include "rt_elf.h"
 #include "rt_int.h"
 #include "rt_patch.h"
+#include "rt_plt.h"
 #include "rt_select.h"
 
 extern void rt_patch_entry(void);
@@ -473,6 +474,48 @@ static void rt_patch_after_catch(void *sp)
 	pt->nrestored = 0;
 	RT_COMPILER_BARRIER();
 	RT_GUARD(pt->busy, nested);
+}
+
+void rt_patch_restore_for_walk(void)
+{
+	rt_patch_restore_all();
+}
+
+void rt_patch_rearm_after_walk(void)
+{
+	rt_patch_after_catch(NULL); /* nothing was unwound: every one re-armed */
+}
+
+/*
+ * glibc's backtrace() walks the stack with libgcc's unwinder, which it
+ * loads itself (not the _Unwind_Backtrace above, rt_plt.c): the swapped
+ * return addresses of patched functions and library calls ended its walk
+ * at rt_patch_return (1 frame of 6), and backtrace_symbols printed
+ * stint's library.  The real ones are put back while it runs.
+ */
+RT_API int backtrace(void **buf, int size)
+{
+	static int (*real)(void **, int);
+	if (!real)
+		real = (int (*)(void **, int))dlsym(RTLD_NEXT, "backtrace");
+	if (!real)
+		return 0;
+	if (size <= 0)
+		return real(buf, size);
+	/* one more: the first is this function's own frame, left out */
+	void **all = size <= 1024 ? alloca(((size_t)size + 1) * sizeof(*all)) : buf;
+	rt_plt_restore_all();
+	rt_patch_restore_all();
+	int n = real(all, all == buf ? size : size + 1);
+	rt_patch_after_catch(NULL);
+	rt_plt_rearm(NULL);
+	if (n <= 0)
+		return n;
+	Dl_info self, first;
+	int ours = dladdr((void *)backtrace, &self) && dladdr(all[0], &first) && self.dli_fbase == first.dli_fbase;
+	int from = ours ? 1 : 0, m = n - from < size ? n - from : size;
+	memmove(buf, all + from, (size_t)m * sizeof(*buf));
+	return m;
 }
 
 RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))

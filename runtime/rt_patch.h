@@ -54,5 +54,9 @@ void rt_patch_after_dlclose(void);
 /* A block of code (an island, trampolines) made for the module loaded at
  * base, unmapped when the module is gone. */
 void rt_patch_own(uintptr_t base, void *block, size_t len);
+/* A walk of the stack that returns (a backtrace): the patched functions'
+ * real return addresses in their slots while it runs, then swapped again. */
+void rt_patch_restore_for_walk(void);
+void rt_patch_rearm_after_walk(void);
 
 #endif

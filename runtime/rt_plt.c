@@ -52,6 +52,7 @@
 
 #include "../arch/arch.h"
 #include "rt_int.h"
+#include "rt_patch.h"
 #include "rt_plt.h"
 #include "rt_select.h"
 
@@ -463,7 +464,7 @@ static void rt_plt_restore_slots(struct rt_thread *t)
 	}
 }
 
-static void rt_plt_restore_all(void)
+void rt_plt_restore_all(void)
 {
 	struct rt_thread *t = &rt_self;
 	if (t->plt_busy)
@@ -478,7 +479,7 @@ static void rt_plt_restore_all(void)
  * below sp (on this stack) were unwound, and close now; the others are
  * re-armed.
  */
-static void rt_plt_rearm(void *sp)
+void rt_plt_rearm(void *sp)
 {
 	struct rt_thread *t = &rt_self;
 	if (t->plt_busy)
@@ -519,13 +520,40 @@ RT_API int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 	return real(exc, stop, arg);
 }
 
+/* The walk as the caller's callback sees it: without this library's
+ * frame of _Unwind_Backtrace below, the first the unwinder reports. */
+struct rt_walk {
+	int (*fn)(void *, void *);
+	void *arg;
+	int skipped;
+};
+
+static int rt_walk_frame(void *ctx, void *arg)
+{
+	static uint64_t (*get_ip)(void *);
+	struct rt_walk *w = arg;
+	if (!w->skipped) {
+		w->skipped = 1;
+		if (!get_ip)
+			get_ip = (uint64_t(*)(void *))dlsym(RTLD_NEXT, "_Unwind_GetIP");
+		Dl_info self, at;
+		if (get_ip && dladdr((void *)rt_walk_frame, &self) && dladdr((void *)(uintptr_t)get_ip(ctx), &at) &&
+		    self.dli_fbase == at.dli_fbase)
+			return 0; /* _URC_NO_REASON: go on */
+	}
+	return w->fn(ctx, w->arg);
+}
+
 RT_API int _Unwind_Backtrace(void *fn, void *arg)
 {
 	static int (*real)(void *, void *);
 	if (!real)
 		real = (int (*)(void *, void *))dlsym(RTLD_NEXT, "_Unwind_Backtrace");
+	struct rt_walk w = {(int (*)(void *, void *))fn, arg, 0};
 	rt_plt_restore_all();
-	int r = real(fn, arg);
+	rt_patch_restore_for_walk();
+	int r = real(fn ? (void *)rt_walk_frame : fn, fn ? (void *)&w : arg);
+	rt_patch_rearm_after_walk();
 	rt_plt_rearm(NULL);
 	return r;
 }

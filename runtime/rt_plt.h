@@ -34,6 +34,11 @@ extern uint32_t rt_plt_nslots;
 
 /* rt_plt_got.c */
 int rt_plt_kind_of(const char *name); /* -1: never hooked; else an enum rt_plt_kind */
+/* The calls in flight get their real return addresses for an unwinder
+ * (rt_plt_restore_all), and the thunks again after it (rt_plt_rearm: with
+ * sp, the calls below it were unwound and close). */
+void rt_plt_restore_all(void);
+void rt_plt_rearm(void *sp);
 
 /* rt_plt.c and rt_plt_x86_64.S */
 void rt_plt_entry(void);

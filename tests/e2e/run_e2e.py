@@ -1106,6 +1106,21 @@ def test_killed_externally(c):
           "session EI %s, expected >= 250 ms (killed after 0.3 s)" % ms(rep["session"]["elapsed_inclusive"]))
 
 
+@test
+def test_backtrace_same(c):
+    """A program that walks its own stack (glibc's backtrace(), _Unwind_Backtrace) finds the same
+    frames under stint as alone, built with -finstrument-functions and patched at load: the
+    probes' swapped return addresses (library calls' thunks, rt_patch_return) are put back while
+    it walks.  backtrace() found 1 frame of 6 (stint's library), _Unwind_Backtrace 3 of 7."""
+    names = ["e2e_backtrace_show"] + ["e2e_backtrace_show_" + v for v in c.load_variants()]
+    for name in names:
+        alone = c.run([c.prog(name)], expect=0).stdout
+        check(alone.startswith("backtrace") and " show lvl2 lvl1 main" in alone,
+              "%s alone printed %r (the test's own assumption)" % (name, alone))
+        rec, _ = c.record([c.prog(name)], data=os.path.join(c.tmp, name + ".data"))
+        check(rec.stdout == alone, "%s printed under stint:\n%s\nalone:\n%s" % (name, rec.stdout, alone))
+
+
 def run_killed_waiting(c, data, sig, preexec=None, env_note=""):
     """e2e_killed_waiting under stint, signalled with sig once it waits; (proc, stdout)."""
     ready = os.path.join(c.tmp, "ready")
