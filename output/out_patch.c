@@ -28,6 +28,7 @@ static const char *op_reason(const char *k, size_t n)
 	static const char *const r[][2] = {
 		{"short", "ends before 5 bytes, and no padding follows it"},
 		{"jump", "a jump lands inside its first 5 bytes"},
+		{"loop", "a jump inside it goes back to its first instruction (a loop)"},
 		{"insn", "an instruction that cannot be moved (or that Capstone does not know)"},
 		{"nosize", "its symbol has no size"},
 		{"entry", "the program's entry point (no return address)"},

@@ -23,6 +23,9 @@
  *   short  - it ends before 5 bytes and what follows is not padding;
  *   jump   - a direct branch anywhere in the module's functions lands
  *            inside the bytes that would be moved;
+ *   loop   - a jump inside the function goes back to its first
+ *            instruction (a loop with no prologue before it: each turn
+ *            would pass the entry probe, and count as a call);
  *   insn   - an instruction Capstone does not know, or one that cannot be
  *            moved (loop/jrcxz, xbegin, int3, a relative operand it cannot
  *            reach from the trampoline);
@@ -485,6 +488,8 @@ static void rt_cs_scan(struct rt_cs_mod *m)
 		const uint8_t *code = (const uint8_t *)(uintptr_t)fn->addr;
 		size_t left = fn->size;
 		uint64_t pc = fn->addr;
+		/* the probe's jump goes at the first instruction after an endbr64 */
+		uint64_t first = fn->addr + (fn->size >= 4 && rt_cs_endbr(code) ? 4 : 0);
 		while (left > 0) {
 			if (!rt_cs.disasm_iter(m->cs, &code, &left, &pc, m->insn)) {
 				if (left >= 4 && rt_cs_endbr(code)) {
@@ -503,6 +508,8 @@ static void rt_cs_scan(struct rt_cs_mod *m)
 			uint64_t t = rt_cs_branch_target(m->insn);
 			if (t)
 				rt_cs_add_target(m, t);
+			if (t >= fn->addr && t <= first && m->insn->id != X86_INS_CALL && !fn->why)
+				fn->why = "loop";
 			if (!m->stripped)
 				continue;
 			/* a stripped module's function entries: what a call
@@ -534,7 +541,7 @@ static void rt_cs_scan(struct rt_cs_mod *m)
  */
 struct rt_cs_kept {
 	uint64_t nfns, stripped;
-	uint64_t ntargets, nentries, ninsn; /* the three arrays of offsets follow */
+	uint64_t ntargets, nentries, ninsn, nloop; /* the four arrays of offsets follow */
 };
 
 static int rt_cs_scanned(const struct rt_cs_mod *m, const struct rt_cs_fn *fn)
@@ -562,10 +569,12 @@ static uint64_t rt_cs_hash(const struct rt_cs_mod *m)
 
 static void rt_cs_keep(const struct rt_cs_mod *m, uint64_t hash)
 {
-	size_t ninsn = 0;
-	for (size_t i = 0; i < m->nfns; i++)
+	size_t ninsn = 0, nloop = 0;
+	for (size_t i = 0; i < m->nfns; i++) {
 		ninsn += m->fns[i].why && strcmp(m->fns[i].why, "insn") == 0;
-	size_t n = m->ntargets + m->nentries + ninsn;
+		nloop += m->fns[i].why && strcmp(m->fns[i].why, "loop") == 0;
+	}
+	size_t n = m->ntargets + m->nentries + ninsn + nloop;
 	struct rt_cs_kept *k = rt_arena_alloc(&rt_cs_heap, sizeof(*k) + n * 8);
 	if (!k)
 		return;
@@ -574,6 +583,7 @@ static void rt_cs_keep(const struct rt_cs_mod *m, uint64_t hash)
 	k->ntargets = m->ntargets;
 	k->nentries = m->nentries;
 	k->ninsn = ninsn;
+	k->nloop = nloop;
 	uint64_t *o = (uint64_t *)(k + 1);
 	for (size_t i = 0; i < m->ntargets; i++)
 		*o++ = m->targets[i] - m->info->dlpi_addr;
@@ -581,6 +591,9 @@ static void rt_cs_keep(const struct rt_cs_mod *m, uint64_t hash)
 		*o++ = m->entries[i] - m->info->dlpi_addr;
 	for (size_t i = 0; i < m->nfns; i++)
 		if (m->fns[i].why && strcmp(m->fns[i].why, "insn") == 0)
+			*o++ = m->fns[i].addr - m->info->dlpi_addr;
+	for (size_t i = 0; i < m->nfns; i++)
+		if (m->fns[i].why && strcmp(m->fns[i].why, "loop") == 0)
 			*o++ = m->fns[i].addr - m->info->dlpi_addr;
 	rt_kept_write("cs", hash, k, sizeof(*k) + n * 8);
 }
@@ -605,8 +618,8 @@ static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 	if (!k)
 		return 0;
 	int ok = len >= sizeof(*k) && k->nfns == m->nfns && k->stripped == (uint64_t)(m->stripped != 0) &&
-		 k->ntargets <= len / 8 && k->nentries <= len / 8 && k->ninsn <= len / 8 &&
-		 sizeof(*k) + 8 * (k->ntargets + k->nentries + k->ninsn) == len;
+		 k->ntargets <= len / 8 && k->nentries <= len / 8 && k->ninsn <= len / 8 && k->nloop <= len / 8 &&
+		 sizeof(*k) + 8 * (k->ntargets + k->nentries + k->ninsn + k->nloop) == len;
 	const uint64_t *o = (const uint64_t *)(k + 1);
 	if (ok) {
 		m->targets = rt_arena_alloc(&rt_cs_heap, (k->ntargets + 1) * 8);
@@ -623,7 +636,7 @@ static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 	m->ntargets = m->cap = k->ntargets;
 	m->nentries = m->ecap = k->nentries;
 	o += k->ntargets + k->nentries;
-	for (size_t i = 0; i < k->ninsn; i++) {
+	for (size_t i = 0; i < k->ninsn + k->nloop; i++) {
 		uint64_t a = m->info->dlpi_addr + o[i];
 		size_t lo = 0, hi = m->nfns;
 		while (lo < hi) {
@@ -635,7 +648,7 @@ static int rt_cs_take_kept(struct rt_cs_mod *m, uint64_t hash)
 		}
 		for (; lo < m->nfns && m->fns[lo].addr == a; lo++)
 			if (!m->fns[lo].why && rt_cs_scanned(m, &m->fns[lo]))
-				m->fns[lo].why = "insn";
+				m->fns[lo].why = i < k->ninsn ? "insn" : "loop";
 	}
 	rt_kept_free((void *)k, len);
 	return 1;

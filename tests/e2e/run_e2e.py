@@ -506,15 +506,15 @@ def test_patch_scan_kept_across_recordings(c):
     with open(path, "rb") as f:
         orig = f.read()
     check(orig[:8] == b"stkept1\0" and orig[8:10] == b"cs", "%s has no kept file's head: %r" % (path, orig[:16]))
-    nfns, stripped, ntargets, nentries, ninsn = struct.unpack("<5Q", orig[32:72])
-    body = orig[72:]
+    nfns, stripped, ntargets, nentries, ninsn, nloop = struct.unpack("<6Q", orig[32:80])
+    body = orig[80:]
     targets = list(struct.unpack("<%dQ" % ntargets, body[:8 * ntargets]))
     rest = body[8 * ntargets:]
     sym = c.run(["nm", prog], expect=0).stdout
     fn = [int(l.split()[0], 16) for l in sym.splitlines() if l.endswith(" counted_fn")]
     check(len(fn) == 1, "no counted_fn in nm's output of %s" % prog)
     targets = sorted(targets + [fn[0] + 1])  # (offsets from the load address: the symbol's value)
-    payload = struct.pack("<5Q", nfns, stripped, ntargets + 1, nentries, ninsn) + \
+    payload = struct.pack("<6Q", nfns, stripped, ntargets + 1, nentries, ninsn, nloop) + \
         struct.pack("<%dQ" % len(targets), *targets) + rest
     crafted = orig[:24] + struct.pack("<Q", len(payload)) + payload
 
@@ -1104,6 +1104,24 @@ def test_killed_externally(c):
     check(calls(rep, "main") == 1, "main has %d calls, expected 1" % calls(rep, "main"))
     check(rep["session"]["elapsed_inclusive"] >= 0.25e9,
           "session EI %s, expected >= 250 ms (killed after 0.3 s)" % ms(rep["session"]["elapsed_inclusive"]))
+
+
+@test
+def test_patched_loop_to_entry(c):
+    """A function whose loop jumps back to its first instruction (a loop with no prologue before
+    it, as gcc -O2 makes of a list walk) is left unpatched and listed by --why: patched, each turn
+    passed its entry probe and counted as a call (a list walk called 1000 times: 5500 calls)."""
+    c.need_capstone()
+    _, data = c.record([c.prog("e2e_loop_entry")], options=["--no-cache"])
+    rep = c.report_json(data)
+    expect_calls(rep, {"main": 1, "outer": 100, "loop_entry": 0})
+    why = c.run([c.stint, "report", "-i", data, "--why", "--no-pager"], expect=0).stdout
+    check(re.search(r"loop_entry +a jump inside it goes back to its first instruction", why),
+          "--why does not say why loop_entry is not instrumented:\n%s" % why[:1500])
+    # the same when the scan is kept for later recordings, and taken by the next one
+    for n in range(2):
+        _, data = c.record([c.prog("e2e_loop_entry")], data=os.path.join(c.tmp, "again%d.data" % n))
+        expect_calls(c.report_json(data), {"main": 1, "outer": 100, "loop_entry": 0})
 
 
 @test
