@@ -1125,6 +1125,21 @@ def test_patched_loop_to_entry(c):
 
 
 @test
+def test_patched_handler_tail_call(c):
+    """A signal handler's tail call (gcc -O2 makes the handler's last call a jump) is counted when
+    the handler interrupted a patched function's shadow-stack code: as a call of no length there.
+    6 % of them went uncounted (a SIGALRM every 2 ms, in_handler 935 of 1000)."""
+    for v in c.load_variants():
+        name = "e2e_handler_tail_" + v
+        rec, data = c.record([c.prog(name)], data=os.path.join(c.tmp, name + ".data"))
+        m = re.match(r"handler (\d+) in_handler (\d+) spin_step (\d+)", rec.stdout)
+        check(m, "%s printed %r" % (name, rec.stdout))
+        handler, inner, spin = (int(x) for x in m.groups())
+        check(handler > 50, "%s: only %d signals in 0.5 s" % (name, handler))
+        expect_calls(c.report_json(data), {"handler": handler, "in_handler": inner, "spin_step": spin})
+
+
+@test
 def test_backtrace_same(c):
     """A program that walks its own stack (glibc's backtrace(), _Unwind_Backtrace) finds the same
     frames under stint as alone, built with -finstrument-functions and patched at load: the
