@@ -79,22 +79,26 @@ int rt_plt_kind_of(const char *name)
 	 * thread's recording) are not calls of the program's to count */
 	static const char *const never[] = {
 		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__fentry__", "mcount", "_mcount",
-		"__libc_start_main", "__tls_get_addr", "__cxa_begin_catch", "__gxx_personality_v0", "clone", "__clone",
+		"__libc_start_main", "__tls_get_addr", "__gxx_personality_v0", "clone", "__clone",
 	};
 	static const char *const noreturn[] = {
 		"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",
 		"__assert_fail", "__assert_perror_fail", "__fortify_fail", "__chk_fail", "__cxa_throw",
 		"__cxa_rethrow", "__cxa_call_unexpected", "__cxa_bad_cast", "__cxa_bad_typeid",
 		"__cxa_throw_bad_array_new_length", "__cxa_pure_virtual", "__cxa_deleted_virtual",
+		"_Unwind_Resume", /* a cleanup block's, unwinding on to the next handler */
 	};
 	static const char *const jump[] = {
 		"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
 	};
+	/* (__cxa_begin_catch: the catch block's first call, after the unwinder
+	 * has put the real return addresses back; the runtime's interposer
+	 * then re-arms them: counted, as a call of no length) */
 	static const char *const once[] = {
 		"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx", "getcontext",
-		"swapcontext", "dlsym", "dlvsym", "dlmopen", "dlopen",
+		"swapcontext", "dlsym", "dlvsym", "dlmopen", "dlopen", "__cxa_begin_catch",
 	};
-	if (RT_IN(name, never) || strncmp(name, "_Unwind_", 8) == 0)
+	if (RT_IN(name, never) || (strncmp(name, "_Unwind_", 8) == 0 && strcmp(name, "_Unwind_Resume") != 0))
 		return -1;
 	if (RT_IN(name, noreturn) || strstr(name, "__throw_") != NULL ||
 	    strstr(name, "rethrow_exception") != NULL)

@@ -1486,6 +1486,13 @@ def test_patched_cxx_rethrow(c):
         check(len(expected) >= 8, "%s: only %s of the reference's functions are defined in it" % (name, sorted(expected)))
         check(got == expected, "%s: calls %s\n  the -finstrument-functions build's (not inlined here): %s" % (
             name, sorted(got.items()), sorted(expected.items())))
+        # every catch block's first call, 6 an iteration of outer_loop(4): counted as the library
+        # call it is (it was left out, as the runtime interposes it)
+        rep = c.report_json(data)
+        check(calls(rep, "__cxa_begin_catch", "libstdc++.so") == 24 and
+              calls(rep, "__cxa_end_catch", "libstdc++.so") == 24,
+              "%s: __cxa_begin_catch %d and __cxa_end_catch %d calls, expected 24 each" % (
+                  name, calls(rep, "__cxa_begin_catch", "libstdc++.so"), calls(rep, "__cxa_end_catch", "libstdc++.so")))
 
 
 @test
