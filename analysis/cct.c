@@ -69,6 +69,13 @@ static uint64_t mod_key(const void *r, uint32_t i)
 	return util_hash_str(((const struct an_result *)r)->mods[i].path, 0);
 }
 
+/* A module's file name: what follows the path's last slash. */
+static const char *mod_file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 uint32_t an_module_intern(struct an_result *r, const char *path)
 {
 	if (!path || !*path)
@@ -84,8 +91,7 @@ uint32_t an_module_intern(struct an_result *r, const char *path)
 	}
 	struct an_module *m = &r->mods[r->nmods];
 	m->path = xstrdup(path);
-	const char *slash = strrchr(m->path, '/');
-	m->base = slash ? slash + 1 : m->path;
+	m->base = mod_file_name(m->path);
 	*s = r->nmods;
 	return r->nmods++;
 }
@@ -220,8 +226,7 @@ void an_module_labels(struct an_result *r)
 	uint32_t nm = r->nmods;
 	uint32_t *o = xmalloc((nm + 1) * sizeof(*o));
 	for (uint32_t i = 0; i < nm; i++) {
-		const char *slash = strrchr(r->mods[i].path, '/');
-		r->mods[i].base = slash && slash[1] ? slash + 1 : r->mods[i].path;
+		r->mods[i].base = mod_file_name(r->mods[i].path);
 		o[i] = i;
 	}
 	qsort_r(o, nm, sizeof(*o), cmp_mod_base, r);

@@ -109,12 +109,15 @@ static char *join_args(char **argv)
 static void check_output(const char *output)
 {
 	struct stat st;
-	if (stat(output, &st) == 0 && S_ISDIR(st.st_mode))
-		die("cannot write '%s': it is a directory", output);
-	/* the data file is made beside it and renamed over it: a device
-	 * (as root, /dev/null) would become a regular file */
-	if (stat(output, &st) == 0 && !S_ISREG(st.st_mode))
-		die("cannot write '%s': it is not a regular file (give a file name for the recording)", output);
+	if (stat(output, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			die("cannot write '%s': it is a directory", output);
+		/* the data file is made beside it and renamed over it: a device
+		 * (as root, /dev/null) would become a regular file */
+		if (!S_ISREG(st.st_mode))
+			die("cannot write '%s': it is not a regular file (give a file name for the recording)",
+			    output);
+	}
 	char *copy = xstrdup(output);
 	char *dir = dirname(copy);
 	if (access(dir, W_OK) < 0)

@@ -486,14 +486,22 @@ static void rt_patch_after_catch(void *sp)
 	RT_GUARD(pt->busy, nested);
 }
 
-void rt_patch_restore_for_walk(void)
+void rt_walk_begin(void)
 {
+	rt_plt_restore_all();
 	rt_patch_restore_all();
 }
 
-void rt_patch_rearm_after_walk(void)
+void rt_walk_end(void)
 {
 	rt_patch_after_catch(NULL); /* nothing was unwound: every one re-armed */
+	rt_plt_rearm(NULL);
+}
+
+int rt_walk_own_frame(const void *ip)
+{
+	Dl_info self, at;
+	return dladdr((void *)rt_walk_begin, &self) && dladdr(ip, &at) && self.dli_fbase == at.dli_fbase;
 }
 
 /*
@@ -514,16 +522,12 @@ RT_API int backtrace(void **buf, int size)
 		return real(buf, size);
 	/* one more: the first is this function's own frame, left out */
 	void **all = size <= 1024 ? alloca(((size_t)size + 1) * sizeof(*all)) : buf;
-	rt_plt_restore_all();
-	rt_patch_restore_all();
+	rt_walk_begin();
 	int n = real(all, all == buf ? size : size + 1);
-	rt_patch_after_catch(NULL);
-	rt_plt_rearm(NULL);
+	rt_walk_end();
 	if (n <= 0)
 		return n;
-	Dl_info self, first;
-	int ours = dladdr((void *)backtrace, &self) && dladdr(all[0], &first) && self.dli_fbase == first.dli_fbase;
-	int from = ours ? 1 : 0, m = n - from < size ? n - from : size;
+	int from = rt_walk_own_frame(all[0]) ? 1 : 0, m = n - from < size ? n - from : size;
 	memmove(buf, all + from, (size_t)m * sizeof(*buf));
 	return m;
 }

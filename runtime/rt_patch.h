@@ -54,9 +54,13 @@ void rt_patch_after_dlclose(void);
 /* A block of code (an island, trampolines) made for the module loaded at
  * base, unmapped when the module is gone. */
 void rt_patch_own(uintptr_t base, void *block, size_t len);
-/* A walk of the stack that returns (a backtrace): the patched functions'
- * real return addresses in their slots while it runs, then swapped again. */
-void rt_patch_restore_for_walk(void);
-void rt_patch_rearm_after_walk(void);
+/* A walk of the stack that returns (a backtrace): the real return
+ * addresses of the calls in flight, patched functions' and library calls',
+ * in their slots while it runs (rt_walk_begin), then swapped again
+ * (rt_walk_end); rt_walk_own_frame: ip is in this library, the frame of
+ * the interposer the walk went through. */
+void rt_walk_begin(void);
+void rt_walk_end(void);
+int rt_walk_own_frame(const void *ip);
 
 #endif

@@ -536,9 +536,7 @@ static int rt_walk_frame(void *ctx, void *arg)
 		w->skipped = 1;
 		if (!get_ip)
 			get_ip = (uint64_t(*)(void *))dlsym(RTLD_NEXT, "_Unwind_GetIP");
-		Dl_info self, at;
-		if (get_ip && dladdr((void *)rt_walk_frame, &self) && dladdr((void *)(uintptr_t)get_ip(ctx), &at) &&
-		    self.dli_fbase == at.dli_fbase)
+		if (get_ip && rt_walk_own_frame((const void *)(uintptr_t)get_ip(ctx)))
 			return 0; /* _URC_NO_REASON: go on */
 	}
 	return w->fn(ctx, w->arg);
@@ -550,11 +548,9 @@ RT_API int _Unwind_Backtrace(void *fn, void *arg)
 	if (!real)
 		real = (int (*)(void *, void *))dlsym(RTLD_NEXT, "_Unwind_Backtrace");
 	struct rt_walk w = {(int (*)(void *, void *))fn, arg, 0};
-	rt_plt_restore_all();
-	rt_patch_restore_for_walk();
+	rt_walk_begin();
 	int r = real(fn ? (void *)rt_walk_frame : fn, fn ? (void *)&w : arg);
-	rt_patch_rearm_after_walk();
-	rt_plt_rearm(NULL);
+	rt_walk_end();
 	return r;
 }
 
