@@ -40,6 +40,9 @@ void cmd_read(const char *input, struct fmt_data *d);
 void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 	      const struct an_filter *f);
 
+/* Die on an argument a command takes no such: naming -i when it is a file. */
+void cmd_unexpected(const char *cmd, const char *arg) __attribute__((noreturn));
+
 /* The filter options every view takes (getopt_long values). */
 enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OPT_JMC };
 #define CMD_FILTER_OPTIONS                                                                          \

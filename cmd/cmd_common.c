@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -43,6 +44,14 @@ static void cmd_on_sigbus(int sig, siginfo_t *si, void *uc)
 	cmd_write_all("': it was truncated while being read (by a program writing it, or a full disk)\n");
 	util_tmp_remove_all();
 	_exit(2);
+}
+
+void cmd_unexpected(const char *cmd, const char *arg)
+{
+	struct stat st;
+	if (!stat(arg, &st) && S_ISREG(st.st_mode))
+		die("%s: unexpected argument '%s' (a data file is read with -i FILE)", cmd, arg);
+	die("%s: unexpected argument '%s'", cmd, arg);
 }
 
 void cmd_read(const char *input, struct fmt_data *d)

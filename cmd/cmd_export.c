@@ -98,7 +98,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		die("export: unexpected argument '%s'", argv[optind]);
+		cmd_unexpected("export", argv[optind]);
 	if (!format)
 		die("export: give --format folded, pprof, callgrind or chrome");
 	int fmt;

@@ -68,7 +68,7 @@ int cmd_html(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		die("html: unexpected argument '%s'", argv[optind]);
+		cmd_unexpected("html", argv[optind]);
 
 	struct fmt_data d;
 	struct an_result r;

@@ -118,7 +118,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		die("report: unexpected argument '%s'", argv[optind]);
+		cmd_unexpected("report", argv[optind]);
 	if (o.sort && out_sort_key_ok(o.sort) < 0)
 		die("report: unknown sort key '%s'", o.sort);
 	struct fmt_data d;

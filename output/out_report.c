@@ -520,10 +520,16 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		if (r->cost_samples > 1)
 			snprintf(measured, sizeof(measured), "median of %u measurements, %.1f-%.1f; ", r->cost_samples,
 				 r->cost_min_ns, r->cost_max_ns);
+		/* attaching probes no library calls: their cost is no part of it */
+		char lib[48] = "";
+		if (!(d->flags & FMT_SESS_ATTACHED))
+			snprintf(lib, sizeof(lib), "library calls %.1f ns", r->lib_cost_ns);
+		else
+			snprintf(lib, sizeof(lib), "library calls not probed");
 		fprintf(f,
-			"# compensation: %.1f ns per event (%s%slibrary calls %.1f ns) subtracted, %s in all, of it %s "
+			"# compensation: %.1f ns per event (%s%s%s) subtracted, %s in all, of it %s "
 			"the profiler's own (--no-compensation turns it off)\n",
-			r->cost_ns, path, measured, r->lib_cost_ns, comp, ovh);
+			r->cost_ns, path, measured, lib, comp, ovh);
 	}
 	fprintf(f, "# session:     EI %s   AI %s\n", ei, ai);
 	print_patched(f, d->notes);

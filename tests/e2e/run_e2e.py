@@ -3408,6 +3408,10 @@ def test_attach_record_detach(c):
     check("detached" in rec.stderr, "record did not say it detached: %s" % rec.stderr.strip())
     rep = c.report_json(data)
     check(rep.get("attached") is True, "the report does not say it was attached: %r" % rep.get("attached"))
+    head = c.run([c.stint, "report", "-i", data], expect=0).stdout
+    check("library calls not probed" in head,
+          "the header prices library calls that attaching does not probe:\n%s" %
+          "\n".join(l for l in head.splitlines() if "compensation" in l))
     check(calls(rep, "round_value") > 0 and calls(rep, "walk") > 0, "no calls recorded: %s" % function_list(rep))
     check(len(rep["threads"]) == 3, "%d threads recorded, expected 3" % len(rep["threads"]))
     for name in ("main", "worker"):
