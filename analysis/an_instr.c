@@ -68,16 +68,19 @@ static void close_frame(struct instr_walk *w, const struct frame *f)
 	if (f->counted)
 		n->calls++;
 	uint64_t v[AN_NVALUES] = {w->e - f->e0, f->self_e, w->a - f->a0, f->self_a};
+	double x[AN_NVALUES];
 	for (int k = 0; k < AN_NVALUES; k++) {
-		double x = (double)v[k];
-		n->v[k] += x;
+		x[k] = (double)v[k];
+		n->v[k] += x[k];
 		if (f->counted) {
-			if (n->vmin[k] < 0 || x < n->vmin[k])
-				n->vmin[k] = x;
-			if (x > n->vmax[k])
-				n->vmax[k] = x;
+			if (n->vmin[k] < 0 || x[k] < n->vmin[k])
+				n->vmin[k] = x[k];
+			if (x[k] > n->vmax[k])
+				n->vmax[k] = x[k];
 		}
 	}
+	if (!f->counted)
+		cct_add_uncounted(&w->at->tree, f->node, x);
 }
 
 static inline __attribute__((always_inline)) void instr_event(void *ctx, const struct an_walk_ev *ev)
@@ -172,6 +175,7 @@ static void acc_to_row(const struct an_result *r, const struct an_acc *a, struct
 		row->v[k] = (double)a->v[k] * r->fixed_to_ns;
 		row->vmin[k] = a->calls && a->vmin[k] >= 0 ? a->vmin[k] * r->fixed_to_ns : 0;
 		row->vmax[k] = a->vmax[k] * r->fixed_to_ns;
+		row->uncounted[k] = a->uncounted[k] * r->fixed_to_ns;
 	}
 }
 

@@ -146,6 +146,23 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 		for (uint32_t c = n->child; c; c = t->n[c].next)
 			stack[sp++] = c;
 	}
+	/* activations that are no call go where their node went; a folded
+	 * system frame's own time went to its caller, its inclusive nowhere */
+	for (uint32_t j = 0; j < t->nunc; j++) {
+		const struct cct_uncounted *u = &t->unc[j];
+		const struct cct_node *n = &t->n[u->node];
+		if (!n->selected)
+			continue;
+		double x[AN_NVALUES];
+		for (int k = 0; k < AN_NVALUES; k++)
+			x[k] = u->v[k] * scale;
+		if (f->just_my_code && an_is_system_module(r->mods[r->funcs[n->fn].module].path)) {
+			if (!map[u->node])
+				continue; /* into the root: no function's */
+			x[AN_EI] = x[AN_AI] = 0;
+		}
+		cct_add_uncounted(&v->tree, map[u->node], x);
+	}
 	free(map);
 	free(stack);
 }
@@ -191,6 +208,7 @@ static void acc_rows(const struct an_view *v, int by_module, struct an_row **row
 			row->v[k] = acc[i].v[k];
 			row->vmin[k] = acc[i].vmin[k] < 0 ? 0 : acc[i].vmin[k];
 			row->vmax[k] = acc[i].vmax[k];
+			row->uncounted[k] = acc[i].uncounted[k];
 		}
 		if (by_module) {
 			row->name = row->module = v->r->mods[i].base;

@@ -63,16 +63,31 @@ struct cct_node {
 			     * subtree holding the root (an_select_ancestors) */
 };
 
+/*
+ * An activation that is no call: a frame a forked child inherits, or one
+ * open when recording began (attach).  Its values are in its node's v[], and
+ * in no call's: the per-call average leaves them out.  Few (at most the
+ * depth of a thread's stack when it began), so kept aside, not in each node.
+ */
+struct cct_uncounted {
+	uint32_t node;
+	double v[AN_NVALUES];
+};
+
 struct cct {
 	struct cct_node *n;
 	uint32_t len, cap;
 	struct util_index index; /* (parent, fn) -> node */
+	struct cct_uncounted *unc;
+	uint32_t nunc, uncap;
 };
 
 void cct_init(struct cct *t);
 void cct_release(struct cct *t);
 /* The child of parent for fn, created if missing. */
 uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn);
+/* Note values v (already in node's v[]) as those of an activation that is no call. */
+void cct_add_uncounted(struct cct *t, uint32_t node, const double *v);
 
 /*
  * Depth-first order of t's nodes (root excluded) into *order, and per node
@@ -91,6 +106,7 @@ struct an_row {
 	uint64_t calls;
 	double v[AN_NVALUES];    /* instrumentation: EI EE AI AE; sampling: incl, excl */
 	double vmin[AN_NVALUES], vmax[AN_NVALUES];
+	double uncounted[AN_NVALUES]; /* of v, what no call holds (cct_uncounted) */
 	uint32_t pid, tid;
 	const char *extra;       /* thread name, or process command */
 	uint32_t func;           /* an_func index, functions only */
@@ -253,6 +269,7 @@ struct an_acc {
 	int seen; /* some selected node of this function (module) */
 	uint64_t calls;
 	double v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES]; /* vmin < 0: none */
+	double uncounted[AN_NVALUES];                              /* of v, in no call */
 };
 
 /* n accumulators, empty (calloc'd, free() them). */

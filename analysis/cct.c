@@ -25,6 +25,7 @@ void cct_init(struct cct *t)
 void cct_release(struct cct *t)
 {
 	free(t->n);
+	free(t->unc);
 	util_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
@@ -62,6 +63,23 @@ uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t fn)
 	t->n[parent].child = i;
 	*s = i;
 	return i;
+}
+
+void cct_add_uncounted(struct cct *t, uint32_t node, const double *v)
+{
+	for (uint32_t i = 0; i < t->nunc; i++)
+		if (t->unc[i].node == node) {
+			for (int k = 0; k < AN_NVALUES; k++)
+				t->unc[i].v[k] += v[k];
+			return;
+		}
+	if (t->nunc == t->uncap) {
+		t->uncap = t->uncap ? 2 * t->uncap : 16;
+		t->unc = xrealloc(t->unc, t->uncap * sizeof(*t->unc));
+	}
+	struct cct_uncounted *u = &t->unc[t->nunc++];
+	u->node = node;
+	memcpy(u->v, v, sizeof(u->v));
 }
 
 static uint64_t mod_key(const void *r, uint32_t i)
@@ -486,6 +504,20 @@ static void fold_by(const struct an_result *r, const struct cct *t, int by_modul
 				a->vmin[k] = n->vmin[k];
 			if (n->vmax[k] > a->vmax[k])
 				a->vmax[k] = n->vmax[k];
+		}
+	}
+	/* the activations that are no call, by the same rule as their values */
+	for (uint32_t j = 0; j < t->nunc; j++) {
+		const struct cct_uncounted *u = &t->unc[j];
+		const struct cct_node *n = &t->n[u->node];
+		if (!n->selected || n->fn >= r->nfuncs)
+			continue;
+		struct an_acc *a = &acc[by_module ? r->funcs[n->fn].module : n->fn];
+		a->uncounted[AN_EE] += u->v[AN_EE];
+		a->uncounted[AN_AE] += u->v[AN_AE];
+		if (!same[u->node]) {
+			a->uncounted[AN_EI] += u->v[AN_EI];
+			a->uncounted[AN_AI] += u->v[AN_AI];
 		}
 	}
 	free(order);

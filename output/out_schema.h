@@ -85,11 +85,16 @@ void out_json_values(FILE *f, const struct out_schema *s, uint64_t calls, const 
 void out_csv_values(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *total,
 		    int pct_beside);
 void out_csv_values_header(FILE *f, const struct out_schema *s, int pct_beside);
-/* The per-call members and fields of a function's row (nothing when s counts no calls). */
-void out_json_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *vmin,
-		       const double *vmax);
-void out_csv_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *vmin,
-		      const double *vmax);
+/*
+ * The per-call members and fields of a function's row (nothing when s counts
+ * no calls).  unc: the part of v that no call holds (a frame inherited at
+ * fork or open at attach), left out of the average.
+ */
+double out_per_call_avg(uint64_t calls, double v, double uncounted);
+void out_json_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *unc,
+		       const double *vmin, const double *vmax);
+void out_csv_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *unc,
+		      const double *vmin, const double *vmax);
 void out_csv_per_call_header(FILE *f, const struct out_schema *s);
 
 #endif

@@ -319,6 +319,13 @@ def test_fork_children(c):
     _, rep = c.record_and_report([c.prog("e2e_forker")])
     # main's frame is inherited by the child, not entered again: one call
     expect_calls(rep, {"before_fork": 2, "child_main": 1, "child_work": 30, "parent_work": 20, "main": 1})
+    # the child's time in the frames it inherited is no call's: the per-call
+    # values are the parent's one call of each (avg > max before)
+    for name in ("main", "fork"):
+        for row in function_rows(rep, name):
+            for v in ("elapsed_inclusive", "elapsed_exclusive", "application_inclusive", "application_exclusive"):
+                lo, avg, hi = row[v + "_min"], row[v + "_avg"], row[v + "_max"]
+                check(lo - 1 <= avg <= hi + 1, "%s: %s per call avg %s outside min %s .. max %s" % (name, v, avg, lo, hi))
     procs = rep["processes"]
     check(len(procs) == 2, "expected 2 process rows (parent, child), got %d: %s" % (len(procs), procs))
     check(procs[0]["pid"] != procs[1]["pid"], "parent and child have the same pid: %s" % procs)
