@@ -866,7 +866,8 @@ static struct rt_thread_arrays *rt_thread_arrays_forget(struct rt_thread *t)
 	t->arrays = NULL;
 	t->vec_area = NULL;
 	t->c = NULL;
-	t->stack = t->notes = NULL;
+	t->stack = NULL;
+	t->notes = NULL;
 	t->pend = NULL;
 	t->rets = NULL;
 	t->path = NULL;
@@ -907,23 +908,28 @@ __attribute__((weak)) uint32_t rt_attach_frames(pid_t tid, uint64_t *open, uint3
 }
 
 /* The frames open in a new recording (a fork or vfork child's, the threads'
- * at attach), outermost first: entered implicitly, no call counted. */
+ * at attach), outermost first: entered implicitly, no call counted.  open
+ * may be t->stack's own memory: the frames are put there last to first,
+ * each over addresses already read. */
 static void rt_inherit_frames(struct rt_thread *t, const uint64_t *open, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t b[8];
 		fmt_put_u64(b, open[i]);
 		t->pos = fmt_put_ext(t->pos, FMT_X_INHERIT, 0, 0, b, 8);
-		t->stack[i] = open[i];
 		rt_note_fn(t, open[i]);
 	}
+	for (uint32_t i = n; i-- > 0;)
+		t->stack[i] = (struct rt_frame){open[i], RT_SP_NONE};
 	t->depth = n;
 }
 
 static void rt_inherit_attached(struct rt_thread *t)
 {
 	/* (read into the shadow stack itself: no 4 KiB on the program's stack) */
-	rt_inherit_frames(t, t->stack, rt_attach_frames(t->tid, t->stack, RT_STACK));
+	/* (in the stack's own memory: this runs on the program's stack) */
+	uint64_t *open = (uint64_t *)(void *)t->stack;
+	rt_inherit_frames(t, open, rt_attach_frames(t->tid, open, RT_STACK));
 }
 
 /*
@@ -1315,11 +1321,11 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 		}
 		/* past RT_STACK the slots wrap: an exit then finds another
 		 * function there and names its own (EXIT_FN), which is exact */
-		t->stack[t->depth & (RT_STACK - 1)] = fn;
+		t->stack[t->depth & (RT_STACK - 1)] = (struct rt_frame){fn, RT_SP_NONE};
 		t->depth++;
 	} else {
 		uint32_t d = t->depth;
-		if (RT_LIKELY(d > 0 && t->stack[(d - 1) & (RT_STACK - 1)] == fn)) {
+		if (RT_LIKELY(d > 0 && t->stack[(d - 1) & (RT_STACK - 1)].fn == fn)) {
 			t->depth = d - 1;
 			t->pos = fmt_put_common(t->pos, FMT_K_EXIT, os, delta, NULL, 0);
 		} else {
@@ -1331,7 +1337,7 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 				t->depth = d - 1;
 			} else {
 				for (uint32_t i = d; i-- > 0;) /* the reader does the same search */
-					if (t->stack[i] == fn) {
+					if (t->stack[i].fn == fn) {
 						t->depth = i;
 						break;
 					}
@@ -1509,6 +1515,22 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
 	rt_probe(t, is_exit, fn, site);
 }
 
+/* The entry just written at depth d (if it was): its stack pointer too. */
+static inline void rt_frame_sp(struct rt_thread *t, uint32_t d, uint64_t fn, uint64_t sp)
+{
+	if (t->depth == d + 1 && t->stack[d & (RT_STACK - 1)].fn == fn)
+		t->stack[d & (RT_STACK - 1)].sp = sp;
+}
+
+__attribute__((noinline, cold)) static void rt_probe_slow_sp(struct rt_thread *t, int is_exit, uint64_t fn,
+							      uint64_t site, uint64_t sp)
+{
+	uint32_t d = t->depth;
+	rt_probe_slow(t, is_exit, fn, site);
+	if (!is_exit && sp != RT_SP_NONE)
+		rt_frame_sp(t, d, fn, sp);
+}
+
 /*
  * The calibration measures the probes in a tight loop, with their code and
  * data in the caches and their branches learnt; in a real program they
@@ -1547,8 +1569,9 @@ __attribute__((noinline, cold)) static void rt_after_lean(struct rt_thread *t)
  * 16..2047 ticks, a context switch since the previous probe): the general
  * writer.  Reached by a tail call, so the hot path still saves no register.
  */
-__attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_exit, uint64_t fn,
-						  uint64_t site, uint64_t delta, uint64_t sw)
+static inline __attribute__((always_inline)) void rt_put_lean_body(struct rt_thread *t, int is_exit,
+								       uint64_t fn, uint64_t site, uint64_t delta,
+								       uint64_t sw, uint64_t sp)
 {
 	/* the probe has set last_t to its time already */
 	if (RT_UNLIKELY((int64_t)delta < 0)) { /* a signal handler's events came first */
@@ -1558,9 +1581,25 @@ __attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_ex
 	int os = sw != t->last_switches;
 	t->last_switches = sw;
 	rt_put(t, is_exit, fn, site, delta, os);
+	if (!is_exit) /* rt_put pushed it */
+		t->stack[(t->depth - 1) & (RT_STACK - 1)].sp = sp;
 	RT_GUARD(t->gate, RT_GATE_LEAN);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after_lean(t);
+}
+
+/* (an exit; six arguments at most, for the probe's tail call) */
+__attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_exit, uint64_t fn,
+						  uint64_t site, uint64_t delta, uint64_t sw)
+{
+	rt_put_lean_body(t, is_exit, fn, site, delta, sw, RT_SP_NONE);
+}
+
+/* (an entry) */
+__attribute__((noinline)) static void rt_put_lean_sp(struct rt_thread *t, uint64_t fn, uint64_t site,
+						     uint64_t delta, uint64_t sw, uint64_t sp)
+{
+	rt_put_lean_body(t, 0, fn, site, delta, sw, sp);
 }
 
 /*
@@ -1582,11 +1621,12 @@ __attribute__((noinline)) static void rt_put_lean(struct rt_thread *t, int is_ex
  * that goes back, e.g. on a CPU whose TSC lags, through the general path:
  * the delta is then out of range).
  */
-static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn, uint64_t site)
+static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uint64_t fn, uint64_t site,
+								    uint64_t sp)
 {
 	struct rt_thread *t = &rt_self;
 	if (RT_UNLIKELY(t->gate != RT_GATE_LEAN)) {
-		rt_probe_slow(t, is_exit, fn, site);
+		rt_probe_slow_sp(t, is_exit, fn, site, sp);
 		return;
 	}
 	RT_GUARD(t->gate, RT_GATE_LEAN | RT_GATE_BUSY);
@@ -1605,7 +1645,7 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		unsigned slot = fmt_pair_slot(fn, site);
 		const uint64_t *pair = t->c->pair[slot];
 		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || pair[0] != fn || pair[1] != site)) {
-			rt_put_lean(t, 0, fn, site, delta, sw);
+			rt_put_lean_sp(t, fn, site, delta, sw, sp);
 			return;
 		}
 		/* loaded after the tests: fewer registers live across them */
@@ -1614,12 +1654,12 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		rec |= (FMT_K_ENTER << 6) | slot << 16;
 		memcpy(p, &rec, 4);
 		p += 3;
-		t->stack[d & (RT_STACK - 1)] = fn;
+		t->stack[d & (RT_STACK - 1)] = (struct rt_frame){fn, sp};
 		d++;
 	} else {
 		d = t->depth;
 		if (RT_UNLIKELY(sw != t->last_switches || delta - 16 >= 2048 - 16 || d == 0 ||
-				t->stack[(d - 1) & (RT_STACK - 1)] != fn)) {
+				t->stack[(d - 1) & (RT_STACK - 1)].fn != fn)) {
 			rt_put_lean(t, 1, fn, 0, delta, sw);
 			return;
 		}
@@ -1638,20 +1678,43 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 }
 
 /* site: the return address of the call that entered fn (gcc passes
- * __builtin_return_address(0) of fn), recorded with the entry */
+ * __builtin_return_address(0) of fn), recorded with the entry; the
+ * caller's stack pointer at the call (this function's canonical frame
+ * address) is where fn's frame was, for a longjmp past it (rt_close_left) */
 RT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
-	rt_probe_fast(0, (uint64_t)fn, (uint64_t)site);
+	rt_probe_fast(0, (uint64_t)fn, (uint64_t)site, (uint64_t)(uintptr_t)__builtin_dwarf_cfa());
 }
 
 RT_API void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	rt_probe_fast(1, (uint64_t)fn, 0);
+	rt_probe_fast(1, (uint64_t)fn, 0, 0);
 }
 
-void rt_probe_enter(void *fn, void *site) __attribute__((alias("__cyg_profile_func_enter")));
+/* The patcher's and the library-call probes' entries: their frames are
+ * closed by their own shadow stacks, not by rt_close_left. */
+void rt_probe_enter(void *fn, void *site)
+{
+	rt_probe_fast(0, (uint64_t)fn, (uint64_t)site, RT_SP_NONE);
+}
+
 void rt_probe_exit(void *fn, void *site) __attribute__((alias("__cyg_profile_func_exit")));
+
+void rt_close_left(struct rt_thread *t, uint64_t to, uint64_t same_stack)
+{
+	if (t->state != RT_ACTIVE || rt_busy(t) || RT_UNLIKELY(rt_sel_on))
+		return; /* in a handler that interrupted a probe; a selection holds its own frames */
+	for (uint32_t n = 0; t->depth && n < RT_STACK; n++) {
+		const struct rt_frame *f = &t->stack[(t->depth - 1) & (RT_STACK - 1)];
+		if (f->sp == RT_SP_NONE || f->sp >= to || to - f->sp >= same_stack)
+			break;
+		uint32_t d = t->depth;
+		rt_probe(t, 1, f->fn, 0);
+		if (t->depth != d - 1)
+			break; /* not recorded (the thread's recording ended) */
+	}
+}
 
 /* ------------------------------------------------------------------------
  * Thread and process life cycle
@@ -2095,7 +2158,7 @@ static void rt_atfork_child_work(void)
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;
 	for (uint32_t i = 0; i < depth; i++)
-		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)];
+		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)].fn;
 	/* The parent's mappings are shared with it: let go without writing. */
 	if (t->state == RT_ACTIVE) {
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
@@ -2169,7 +2232,7 @@ static void rt_vfork_child_work(void)
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;
 	for (uint32_t i = 0; i < depth; i++)
-		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)];
+		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)].fn;
 	uint32_t nrets = t->nrets;
 	struct rt_ret rets[RT_RETS];
 	if (nrets)

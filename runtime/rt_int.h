@@ -88,6 +88,16 @@ enum rt_os_mode { RT_OS_OFF = 0, RT_OS_PERF = 1, RT_OS_RUSAGE = 2 };
  * cache's slot and the stack slot: one cache line. */
 #define RT_VEC_AREA 3072
 
+/*
+ * An open frame: its function, and for a -finstrument-functions entry the
+ * stack pointer of the function at its entry probe (RT_SP_NONE for the
+ * others), below which a longjmp leaves it (rt_close_left).
+ */
+struct rt_frame {
+	uint64_t fn, sp;
+};
+#define RT_SP_NONE UINT64_MAX
+
 struct rt_thread {
 	uint8_t *pos;             /* next byte to write */
 	uint8_t *limit;           /* min(end_limit, sample_at), or 0 when work
@@ -115,7 +125,7 @@ struct rt_thread {
 	/* the arrays, in t->arrays (struct rt_thread_arrays says why) */
 	uint64_t *notes;          /* [RT_NOTES] */
 	struct fmt_caches *c;     /* mirrors the decoder's address caches */
-	uint64_t *stack;          /* [RT_STACK] addresses of the innermost open frames */
+	struct rt_frame *stack;   /* [RT_STACK] the innermost open frames */
 	struct fmt_spool_hdr *hdr;/* mapped header page of the buffer file, and
 				   * the notes area after it (RT_HDR_MAP bytes) */
 	uint32_t note_pages;      /* pages of the notes area made writable */
@@ -168,7 +178,7 @@ struct rt_thread_arrays {
 	 * child's of 8 KiB, a signal stack) */
 	uint8_t vec_area[RT_VEC_AREA] __attribute__((aligned(64)));
 	struct fmt_caches c;
-	uint64_t stack[RT_STACK];
+	struct rt_frame stack[RT_STACK];
 	uint64_t notes[RT_NOTES];
 	struct rt_pend pend[RT_PEND];
 	struct rt_ret rets[RT_RETS];
@@ -203,6 +213,15 @@ static inline int rt_busy(const struct rt_thread *t)
 {
 	return (t->gate & RT_GATE_BUSY) != 0;
 }
+
+/*
+ * A longjmp lands at stack pointer `to`: close the innermost frames of
+ * -finstrument-functions entries whose stack pointer lies below it, within
+ * same_stack bytes (a frame on another stack is kept), as their exits.
+ * Without it they stayed open until an outer exit, with the calls made
+ * after the jump counted inside them.
+ */
+void rt_close_left(struct rt_thread *t, uint64_t to, uint64_t same_stack) __attribute__((visibility("hidden")));
 
 /* the header and notes area mapped as one (fmt_spool.h) */
 #define RT_HDR_MAP FMT_SPOOL_DATA_OFF

@@ -298,6 +298,8 @@ struct rt_plt_way rt_plt_enter(uint64_t idx, uint64_t *ret_slot, const uint64_t 
 				to = NULL; /* not on this stack: left to the rules above */
 			if (to) /* everything below the landing point, this call first */
 				rt_plt_drop_below(t, to, 0);
+			if (to && kind == RT_PLT_JUMP)
+				rt_close_left(t, (uint64_t)(uintptr_t)to, RT_PLT_SAME_STACK);
 		}
 		RT_GUARD(t->plt_busy, 0);
 		return (struct rt_plt_way){target, 0};

@@ -1299,11 +1299,22 @@ def test_dlopen_plugin(c):
               calls(rep, "usleep", "libc.so"), function_list(rep)))
 
 
+def landed_callers(c, prog):
+    """landed, called where the longjmp lands, has jump_driver as its only caller."""
+    _, data = c.record([c.prog(prog)])
+    p = c.run([c.stint, "callers", "-i", data, "--format", "json", "landed"], expect=0)
+    got = {r["name"]: r["calls"] for r in json.loads(p.stdout)["callers"]}
+    check(got == {"jump_driver": 10}, "%s: callers of landed %s, expected jump_driver 10 times" % (prog, got))
+
+
 @test
 def test_longjmp_skipping_frames(c):
-    """longjmp skipping 3 instrumented frames 10 times: exact calls, skipped frames closed."""
+    """longjmp skipping 3 instrumented frames 10 times: exact calls, skipped frames closed at the
+    jump (the call made where it lands is its landing function's, not the left frames')."""
     _, rep = c.record_and_report([c.prog("e2e_longjmp_skip")])
-    expect_calls(rep, {"jump_driver": 1, "outer": 10, "middle": 10, "inner": 10, "after_jump": 3, "main": 1})
+    expect_calls(rep, {"jump_driver": 1, "outer": 10, "middle": 10, "inner": 10, "after_jump": 3, "main": 1,
+                       "landed": 10})
+    landed_callers(c, "e2e_longjmp_skip")
     after, inner, drv = func(rep, "after_jump"), func(rep, "inner"), func(rep, "jump_driver")
     check(after["elapsed_inclusive"] >= 45e6, "after_jump EI %s, expected >= 60 ms" % ms(after["elapsed_inclusive"]))
     check(inner["elapsed_inclusive"] <= drv["elapsed_inclusive"] + 100,
@@ -1439,7 +1450,9 @@ def test_patched_longjmp(c):
     """longjmp skipping 3 patched frames 10 times: exact calls, the skipped frames closed."""
     for v in c.load_variants():
         _, rep = c.record_and_report([c.prog("e2e_longjmp_skip_" + v)])
-        expect_calls(rep, {"jump_driver": 1, "outer": 10, "middle": 10, "inner": 10, "after_jump": 3, "main": 1})
+        expect_calls(rep, {"jump_driver": 1, "outer": 10, "middle": 10, "inner": 10, "after_jump": 3, "main": 1,
+                           "landed": 10})
+        landed_callers(c, "e2e_longjmp_skip_" + v)
         after, inner = func(rep, "after_jump"), func(rep, "inner")
         check(inner["elapsed_inclusive"] < 0.5 * after["elapsed_inclusive"],
               "%s: inner EI %s includes after_jump's time (%s): frames skipped by longjmp not closed" % (
