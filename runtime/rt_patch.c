@@ -486,6 +486,52 @@ static void rt_patch_after_catch(void *sp)
 	RT_GUARD(pt->busy, nested);
 }
 
+/*
+ * The unwinder lands in a frame whose stack pointer is sp (a catch block,
+ * a cleanup, Rust's catch_unwind): every frame whose return slot lies below
+ * sp was unwound.  They are closed innermost first, whichever shadow stack
+ * holds them (library calls, patched functions), so the reader closes each
+ * in its place and the landing frame's next calls are its own, not the
+ * thrower's; the live ones get their swapped return addresses back.
+ * Called from _Unwind_SetIP, which a personality routine calls just before
+ * the unwinder jumps to the landing pad.  (-finstrument-functions entries
+ * close themselves: gcc's cleanups call their exit probes.)
+ */
+void rt_unwound_below(void *sp)
+{
+	struct rt_thread *t = &rt_self;
+	struct rt_patch_thread *pt = rt_pt_p;
+	if (t->plt_busy || (pt && pt->busy))
+		return; /* a signal handler inside the shadow-stack code: left as it is */
+	RT_GUARD(t->plt_busy, 1);
+	if (pt)
+		RT_GUARD(pt->busy, 1);
+	RT_COMPILER_BARRIER();
+	for (;;) {
+		uintptr_t lib = (uintptr_t)rt_plt_unwound(sp);
+		uintptr_t pat = 0;
+		if (pt && pt->n && (void *)pt->e[pt->n - 1].slot < sp &&
+		    rt_patch_same_stack((uintptr_t)pt->e[pt->n - 1].slot, (uintptr_t)sp))
+			pat = (uintptr_t)pt->e[pt->n - 1].slot;
+		if (!lib && !pat)
+			break;
+		if (lib && (!pat || lib < pat)) { /* the innermost: the lower address */
+			rt_plt_close_innermost();
+		} else {
+			rt_patch_drop(&pt->e[pt->n - 1]);
+			pt->n--;
+			if (pt->e[pt->n].restored)
+				pt->nrestored--;
+			rt_patch_exit_event(pt->e[pt->n].fn);
+		}
+	}
+	RT_COMPILER_BARRIER();
+	if (pt)
+		RT_GUARD(pt->busy, 0);
+	RT_GUARD(t->plt_busy, 0);
+	rt_walk_end(); /* the live ones re-armed */
+}
+
 void rt_walk_begin(void)
 {
 	rt_plt_restore_all();
@@ -537,6 +583,8 @@ RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))
 	static void (*real)(void *, void *, void (*)(void *));
 	if (!real)
 		real = (void (*)(void *, void *, void (*)(void *)))dlsym(RTLD_NEXT, "__cxa_throw");
+	/* (also done by _Unwind_RaiseException's interposer, rt_plt.c, which
+	 * libstdc++ may reach without going through here) */
 	rt_patch_restore_all();
 	real(obj, type, dtor);
 	__builtin_unreachable();

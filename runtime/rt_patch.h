@@ -61,6 +61,9 @@ void rt_patch_own(uintptr_t base, void *block, size_t len);
  * the interposer the walk went through. */
 void rt_walk_begin(void);
 void rt_walk_end(void);
+/* The unwinder lands in the frame whose stack pointer is sp: the frames
+ * below it close, innermost first, the live ones are swapped again. */
+void rt_unwound_below(void *sp);
 int rt_walk_own_frame(const void *ip);
 
 #endif

@@ -239,6 +239,8 @@ struct rt_cs_mod {
 	uintptr_t lo, hi;       /* the module's executable segments */
 	struct rt_cs_fn *fns;
 	size_t nfns;
+	struct rt_cs_fn *frags; /* the split-off parts (NAME.cold): scanned only */
+	size_t nfrags;
 	uint64_t *targets;      /* direct branch targets, sorted */
 	size_t ntargets, cap;
 	int stripped;           /* no .symtab: functions from .eh_frame too */
@@ -384,7 +386,8 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 	if (m->stripped)
 		rt_cs_fdes(m, rt_cs_count_fde, &nfde);
 	m->fns = rt_arena_alloc(&rt_cs_heap, (n + nfde + 1) * sizeof(*m->fns));
-	if (!m->fns)
+	m->frags = rt_arena_alloc(&rt_cs_heap, (n + 1) * sizeof(*m->frags));
+	if (!m->fns || !m->frags)
 		return -1;
 	uintptr_t entry = eh->e_type == ET_EXEC ? eh->e_entry : m->info->dlpi_addr + eh->e_entry;
 	int is_exe = !m->info->dlpi_name || !*m->info->dlpi_name;
@@ -394,9 +397,16 @@ static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 		    s->st_name >= str->sh_size)
 			continue;
 		const char *nm = (const char *)f + str->sh_offset + s->st_name;
-		if (rt_cs_is_fragment(nm) || rt_cs_is_crt(nm))
-			continue;
 		uint64_t a = (eh->e_type == ET_EXEC ? 0 : m->info->dlpi_addr) + s->st_value;
+		if (rt_cs_is_fragment(nm)) {
+			/* its branches back into its function (a loop's next
+			 * turn, often to just past the entry) count as any */
+			if (s->st_size && rt_cs_exec_at(m, a, s->st_size))
+				m->frags[m->nfrags++] = (struct rt_cs_fn){.addr = a, .size = s->st_size, .name = nm};
+			continue;
+		}
+		if (rt_cs_is_crt(nm))
+			continue;
 		if (!rt_cs_exec_at(m, a, 1))
 			continue;
 		struct rt_cs_fn *fn = &m->fns[m->nfns++];
@@ -476,55 +486,84 @@ static uint64_t rt_cs_branch_target(const cs_insn *in)
 	return (uint64_t)d->x86.operands[0].imm;
 }
 
-/* Disassemble every function whole: the branch targets of the module.  A
- * function that does not decode to its end is refused (what it jumps to
- * is not known, nor whether it could be moved). */
-static void rt_cs_scan(struct rt_cs_mod *m)
+/* The function (of the sorted, one-per-address list) holding address a, or NULL. */
+static struct rt_cs_fn *rt_cs_fn_at(struct rt_cs_mod *m, uint64_t a)
 {
-	for (size_t i = 0; i < m->nfns; i++) {
-		struct rt_cs_fn *fn = &m->fns[i];
-		if (fn->size == 0 || !rt_cs_exec_at(m, fn->addr, fn->size))
+	size_t lo = 0, hi = m->nfns;
+	while (lo < hi) {
+		size_t c = lo + (hi - lo) / 2;
+		if (m->fns[c].addr <= a)
+			lo = c + 1;
+		else
+			hi = c;
+	}
+	struct rt_cs_fn *fn = lo ? &m->fns[lo - 1] : NULL;
+	return fn && a - fn->addr < (fn->size ? fn->size : 1) ? fn : NULL;
+}
+
+/* Disassemble fn whole, adding its branch targets (a part split off a
+ * function, if frag).  A function that does not decode to its end is
+ * refused (what it jumps to is not known, nor whether it could be moved). */
+static void rt_cs_scan_one(struct rt_cs_mod *m, struct rt_cs_fn *fn, int frag)
+{
+	const uint8_t *code = (const uint8_t *)(uintptr_t)fn->addr;
+	size_t left = fn->size;
+	uint64_t pc = fn->addr;
+	/* the probe's jump goes at the first instruction after an endbr64 */
+	uint64_t first = fn->addr + (fn->size >= 4 && rt_cs_endbr(code) ? 4 : 0);
+	while (left > 0) {
+		if (!rt_cs.disasm_iter(m->cs, &code, &left, &pc, m->insn)) {
+			if (left >= 4 && rt_cs_endbr(code)) {
+				code += 4, left -= 4, pc += 4;
+				continue;
+			}
+			if (!fn->why && !frag)
+				fn->why = "insn";
+			/* go on after one byte: branches further on
+			 * still count for the other functions */
+			code++;
+			left--;
+			pc++;
 			continue;
-		const uint8_t *code = (const uint8_t *)(uintptr_t)fn->addr;
-		size_t left = fn->size;
-		uint64_t pc = fn->addr;
-		/* the probe's jump goes at the first instruction after an endbr64 */
-		uint64_t first = fn->addr + (fn->size >= 4 && rt_cs_endbr(code) ? 4 : 0);
-		while (left > 0) {
-			if (!rt_cs.disasm_iter(m->cs, &code, &left, &pc, m->insn)) {
-				if (left >= 4 && rt_cs_endbr(code)) {
-					code += 4, left -= 4, pc += 4;
-					continue;
-				}
-				if (!fn->why)
-					fn->why = "insn";
-				/* go on after one byte: branches further on
-				 * still count for the other functions */
-				code++;
-				left--;
-				pc++;
-				continue;
-			}
-			uint64_t t = rt_cs_branch_target(m->insn);
-			if (t)
-				rt_cs_add_target(m, t);
-			if (t >= fn->addr && t <= first && m->insn->id != X86_INS_CALL && !fn->why)
-				fn->why = "loop";
-			if (!m->stripped)
-				continue;
-			/* a stripped module's function entries: what a call
-			 * reaches, and addresses taken (lea fn(%rip)) */
-			if (t && m->insn->id == X86_INS_CALL) {
-				rt_cs_add(&m->entries, &m->nentries, &m->ecap, t);
-			} else if (m->insn->id == X86_INS_LEA) {
-				const cs_x86 *x = &m->insn->detail->x86;
-				if (x->op_count == 2 && x->operands[1].type == X86_OP_MEM &&
-				    x->operands[1].mem.base == X86_REG_RIP && x->operands[1].mem.index == X86_REG_INVALID)
-					rt_cs_add(&m->entries, &m->nentries, &m->ecap,
-						  pc + (uint64_t)x->operands[1].mem.disp);
-			}
+		}
+		uint64_t t = rt_cs_branch_target(m->insn);
+		if (t)
+			rt_cs_add_target(m, t);
+		if (frag && t && m->insn->id != X86_INS_CALL) {
+			/* a jump from the split-off part back to its function's
+			 * entry (the next turn of a loop) */
+			struct rt_cs_fn *to = rt_cs_fn_at(m, t);
+			if (to && t <= to->addr + (to->size >= 4 && rt_cs_endbr((const uint8_t *)(uintptr_t)to->addr) ? 4 : 0) &&
+			    !to->why)
+				to->why = "loop";
+		}
+		if (frag)
+			continue;
+		if (t >= fn->addr && t <= first && m->insn->id != X86_INS_CALL && !fn->why)
+			fn->why = "loop";
+		if (!m->stripped)
+			continue;
+		/* a stripped module's function entries: what a call
+		 * reaches, and addresses taken (lea fn(%rip)) */
+		if (t && m->insn->id == X86_INS_CALL) {
+			rt_cs_add(&m->entries, &m->nentries, &m->ecap, t);
+		} else if (m->insn->id == X86_INS_LEA) {
+			const cs_x86 *x = &m->insn->detail->x86;
+			if (x->op_count == 2 && x->operands[1].type == X86_OP_MEM &&
+			    x->operands[1].mem.base == X86_REG_RIP && x->operands[1].mem.index == X86_REG_INVALID)
+				rt_cs_add(&m->entries, &m->nentries, &m->ecap, pc + (uint64_t)x->operands[1].mem.disp);
 		}
 	}
+}
+
+/* Every function and split-off part whole: the branch targets of the module. */
+static void rt_cs_scan(struct rt_cs_mod *m)
+{
+	for (size_t i = 0; i < m->nfns; i++)
+		if (m->fns[i].size && rt_cs_exec_at(m, m->fns[i].addr, m->fns[i].size))
+			rt_cs_scan_one(m, &m->fns[i], 0);
+	for (size_t i = 0; i < m->nfrags; i++)
+		rt_cs_scan_one(m, &m->frags[i], 1);
 	if (m->ntargets)
 		qsort(m->targets, m->ntargets, sizeof(*m->targets), rt_cs_cmp_u64);
 	if (m->nentries) /* (kept sorted: rt_cs_evidence merges the relocations' in) */
@@ -563,6 +602,11 @@ static uint64_t rt_cs_hash(const struct rt_cs_mod *m)
 		h = rt_kept_mix(h, fn->size);
 		if (rt_cs_scanned(m, fn))
 			h = rt_kept_hash(h, (const void *)(uintptr_t)fn->addr, fn->size);
+	}
+	h = rt_kept_mix(h, m->nfrags);
+	for (size_t i = 0; i < m->nfrags; i++) {
+		h = rt_kept_mix(h, m->frags[i].addr - m->info->dlpi_addr);
+		h = rt_kept_hash(h, (const void *)(uintptr_t)m->frags[i].addr, m->frags[i].size);
 	}
 	return h;
 }
@@ -810,6 +854,22 @@ static int rt_cs_fits32(int64_t v)
 	return v == (int32_t)v;
 }
 
+static void rt_cs_put32(uint8_t *p, int64_t v);
+
+/* A moved call's return address, the function's own: pushed at o without a
+ * register (lea -8(%rsp),%rsp; movl $lo,(%rsp); movl $hi,4(%rsp)).  Returns
+ * the end of the 20 bytes. */
+static uint8_t *rt_cs_push_return(uint8_t *o, uint64_t ret)
+{
+	static const uint8_t lea[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8};
+	memcpy(o, lea, 5);
+	o[5] = 0xc7, o[6] = 0x04, o[7] = 0x24;
+	rt_cs_put32(o + 8, (int64_t)(uint32_t)ret);
+	o[12] = 0xc7, o[13] = 0x44, o[14] = 0x24, o[15] = 0x04;
+	rt_cs_put32(o + 16, (int64_t)(uint32_t)(ret >> 32));
+	return o + 20;
+}
+
 static void rt_cs_put32(uint8_t *p, int64_t v)
 {
 	int32_t x = (int32_t)v;
@@ -893,16 +953,7 @@ static size_t rt_cs_build(struct rt_cs_mod *m, struct rt_cs_fn *fn, uint64_t at,
 			uint8_t op = in->bytes[k];
 			int64_t rel;
 			if (op == 0xe8) { /* call: push the original return address, jmp */
-				/* lea -8(%rsp),%rsp; movl $lo,(%rsp); movl $hi,4(%rsp) */
-				static const uint8_t lea[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8};
-				memcpy(o, lea, 5);
-				o += 5;
-				o[0] = 0xc7, o[1] = 0x04, o[2] = 0x24;
-				rt_cs_put32(o + 3, (int64_t)(uint32_t)next);
-				o += 7;
-				o[0] = 0xc7, o[1] = 0x44, o[2] = 0x24, o[3] = 0x04;
-				rt_cs_put32(o + 4, (int64_t)(uint32_t)(next >> 32));
-				o += 8;
+				o = rt_cs_push_return(o, next);
 				o[0] = 0xe9;
 				rel = (int64_t)(target - ((uintptr_t)o + 5));
 				if (!rt_cs_fits32(rel)) {
@@ -937,11 +988,34 @@ static size_t rt_cs_build(struct rt_cs_mod *m, struct rt_cs_fn *fn, uint64_t at,
 				return 0;
 			}
 		} else {
-			int riprel = 0;
+			int riprel = 0, on_stack = 0;
 			for (int i = 0; i < x->op_count; i++)
-				if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
-					riprel = 1;
+				if (x->operands[i].type == X86_OP_MEM) {
+					riprel |= x->operands[i].mem.base == X86_REG_RIP;
+					on_stack |= x->operands[i].mem.base == X86_REG_RSP ||
+						    x->operands[i].mem.index == X86_REG_RSP;
+				}
+			/* an indirect call, as the direct ones: the callee must
+			 * return into the function itself (unwinders and backtraces
+			 * know no trampoline), so past the moved bytes: "push the
+			 * return address; jmp *operand" (ff /2 made ff /4); one that
+			 * would return inside them (push %rax; call *%rdi; pop %rax;
+			 * ret, Rust's closures' shims) cannot be moved */
+			int icall = in->id == X86_INS_CALL;
+			if (in->id == X86_INS_LCALL ||
+			    (icall && (next < at + 5 || on_stack || x->encoding.modrm_offset == 0 ||
+				       x->encoding.modrm_offset >= in->size || in->bytes[x->encoding.modrm_offset - 1] != 0xff ||
+				       ((in->bytes[x->encoding.modrm_offset] >> 3) & 7) != 2))) {
+				fn->why = "insn";
+				return 0;
+			}
+			if (icall) {
+				o = rt_cs_push_return(o, next);
+				ended = 1; /* the callee returns to the function, not here */
+			}
 			memcpy(o, in->bytes, in->size);
+			if (icall)
+				o[x->encoding.modrm_offset] = (uint8_t)((o[x->encoding.modrm_offset] & ~0x38) | 0x20);
 			if (riprel) {
 				/* a RIP-relative displacement is always 32 bits; Capstone 4
 				 * says 2 after a 0x66 prefix (movdqa, comisd, ...), so the

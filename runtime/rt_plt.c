@@ -73,11 +73,6 @@ int64_t rt_plt_vfork_parent(int64_t r) __attribute__((visibility("hidden")));
 #define RT_PLT_THUNK 16
 #define RT_PLT_NTHUNKS 65536 /* as in rt_plt_x86_64.S */
 #define RT_PLT_HASH (2 * RT_PLT_NTHUNKS)
-/* Two return slots this close are taken to be on the same stack: a
- * thread's stack is one mapping of at most this size in practice, and the
- * separate stacks of ucontext coroutines or sigaltstack lie further apart
- * or, when not, only make bookkeeping close a call early (never unsafe). */
-#define RT_PLT_SAME_STACK (64ull << 20)
 
 /* The return thunks' table: thunk k returns to thunk_ret[k], and closes a
  * call of slot thunk_slot[k].  thunk_hash maps (return address, slot) to
@@ -216,6 +211,22 @@ static void rt_plt_drop_below(struct rt_thread *t, uint64_t *limit, int at)
 		if (t->rets[i].fn)
 			t->rets[j++] = t->rets[i];
 	t->nrets = j;
+}
+
+uint64_t *rt_plt_unwound(void *sp)
+{
+	struct rt_thread *t = &rt_self;
+	if (!t->nrets)
+		return NULL;
+	uint64_t *slot = t->rets[t->nrets - 1].slot;
+	return slot < (uint64_t *)sp && rt_plt_at_or_below(slot, sp) ? slot : NULL;
+}
+
+void rt_plt_close_innermost(void)
+{
+	struct rt_thread *t = &rt_self;
+	if (t->nrets)
+		rt_plt_close(t, t->rets[--t->nrets].fn);
 }
 
 /* Record a zero-length call from site: entry and exit at once. */
@@ -506,10 +517,12 @@ RT_API int _Unwind_RaiseException(void *exc)
 	static rt_unwind_fn real;
 	if (!real)
 		real = (rt_unwind_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
-	rt_plt_restore_all();
+	/* both kinds of swapped return addresses: Rust's panics and code
+	 * that throws without __cxa_throw come only here */
+	rt_walk_begin();
 	int r = real(exc);
 	/* returns only when no handler was found: nothing was unwound */
-	rt_plt_rearm(NULL);
+	rt_walk_end();
 	return r;
 }
 
@@ -518,8 +531,57 @@ RT_API int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 	static int (*real)(void *, void *, void *);
 	if (!real)
 		real = (int (*)(void *, void *, void *))dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
-	rt_plt_restore_all();
+	rt_walk_begin();
 	return real(exc, stop, arg);
+}
+
+/* A cleanup block (destructors, a Rust drop) unwinds on from here; the
+ * landing before it swapped the live return addresses again. */
+RT_API void _Unwind_Resume(void *exc)
+{
+	static void (*real)(void *);
+	if (!real)
+		real = (void (*)(void *))dlsym(RTLD_NEXT, "_Unwind_Resume");
+	rt_walk_begin();
+	real(exc);
+	__builtin_unreachable();
+}
+
+RT_API int _Unwind_Resume_or_Rethrow(void *exc)
+{
+	static rt_unwind_fn real;
+	if (!real)
+		real = (rt_unwind_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
+	rt_walk_begin();
+	int r = real(exc);
+	rt_walk_end();
+	return r;
+}
+
+/*
+ * A personality routine found where the unwinder lands (a catch block, a
+ * cleanup, Rust's catch_unwind) and sets its address, just before the jump:
+ * the frames below the landing frame's stack pointer are gone now.  Their
+ * exits are recorded here, at the landing, and the live frames' return
+ * addresses swapped again (rt_unwound_below).  While the personality runs,
+ * the context's CFA is that of the frame below the landing one (libgcc's
+ * and LLVM's unwinders alike): the landing frame's stack pointer at its
+ * call, under which every return slot is gone, the one just below first.
+ * (Its stack pointer register is no help: the unwinder's context may hold
+ * it as a pointer to a copy that is gone.)
+ */
+RT_API void _Unwind_SetIP(void *ctx, uintptr_t ip)
+{
+	static void (*real)(void *, uintptr_t);
+	static uintptr_t (*get_cfa)(void *);
+	if (!real) {
+		get_cfa = (uintptr_t(*)(void *))dlsym(RTLD_NEXT, "_Unwind_GetCFA");
+		real = (void (*)(void *, uintptr_t))dlsym(RTLD_NEXT, "_Unwind_SetIP");
+	}
+	real(ctx, ip);
+	uintptr_t cfa = get_cfa ? get_cfa(ctx) : 0;
+	if (cfa)
+		rt_unwound_below((void *)cfa);
 }
 
 /* The walk as the caller's callback sees it: without this library's

@@ -9,6 +9,11 @@
 #include <stdint.h>
 
 #define RT_PLT_MAX_SLOTS (1u << 18)
+/* Two return slots this close are taken to be on the same stack: a
+ * thread's stack is one mapping of at most this size in practice, and the
+ * separate stacks of ucontext coroutines or sigaltstack lie further apart
+ * or, when not, only make bookkeeping close a call early (never unsafe). */
+#define RT_PLT_SAME_STACK (64ull << 20)
 
 /* What a hooked call does (rt_plt_kind_of decides from its name). */
 enum rt_plt_kind {
@@ -39,6 +44,11 @@ int rt_plt_kind_of(const char *name); /* -1: never hooked; else an enum rt_plt_k
  * sp, the calls below it were unwound and close). */
 void rt_plt_restore_all(void);
 void rt_plt_rearm(void *sp);
+/* The return slot of the innermost library call in flight when it lies
+ * below sp on sp's stack (the unwinder left it), else NULL; and closing
+ * that call.  The caller holds plt_busy (rt_unwound_below). */
+uint64_t *rt_plt_unwound(void *sp);
+void rt_plt_close_innermost(void);
 
 /* rt_plt.c and rt_plt_x86_64.S */
 void rt_plt_entry(void);

@@ -1516,6 +1516,32 @@ def test_patched_cxx_rethrow(c):
 
 
 @test
+def test_patched_unwind_direct(c):
+    """An exception raised straight through _Unwind_RaiseException (as Rust's panics are), through
+    patched frames and shims that make an indirect call in their first bytes: the program's
+    output is unchanged (it aborted: the unwinder met a swapped return address, or a moved
+    call's return address in a trampoline), the calls are exact, the shim whose call returns
+    inside the first bytes is left unpatched, and the calls of the catch block are the catching
+    function's (the thrower's frames close where the unwinder lands)."""
+    for v in c.load_variants():
+        name = "e2e_unwind_direct_" + v
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        check(alone == "caught 50\n", "%s printed %r" % (name, alone))
+        rec, data = c.record([prog], data=os.path.join(c.tmp, v + ".data"))
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        expect_calls(rep, {"catcher": 50, "deeper": 50, "raise_foreign": 50, "in_catch": 50}, module=name)
+        check(calls(rep, "shim_past") in (0, 25) and calls(rep, "shim_in") == 0,
+              "%s: shim_past %d calls (25, or 0 if not patched), shim_in %d (0: it must be left alone)" % (
+                  name, calls(rep, "shim_past"), calls(rep, "shim_in")))
+        for callee, caller in (("in_catch", "catcher"), ("getppid", "in_catch")):
+            p = c.run([c.stint, "callers", "-i", data, "--format", "json", callee], expect=0)
+            got = {r["name"]: r["calls"] for r in json.loads(p.stdout)["callers"]}
+            check(got == {caller: 50}, "%s: callers of %s %s, expected %s 50 times" % (name, callee, got, caller))
+
+
+@test
 def test_patched_fork_exec(c):
     """fork + exec, both programs instrumented through patch sites: each process its calls."""
     for v in c.load_variants():
@@ -1575,8 +1601,8 @@ def test_patched_coroutines(c):
 @test
 def test_patched_refusals(c):
     """Functions that cannot be patched safely (2 bytes with no padding after, a loop into its
-    first bytes, no symbol size) are left alone and listed with the reason; the program's
-    output is unchanged and the others are counted."""
+    first bytes, from the function or from the part split off it, no symbol size) are left alone
+    and listed with the reason; the program's output is unchanged and the others are counted."""
     c.need_capstone()
     prog = c.prog("e2e_patch_refuse_plain")
     alone = c.run([prog], expect=0).stdout
@@ -1584,18 +1610,18 @@ def test_patched_refusals(c):
     check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
     rep = c.report_json(data)
     expect_calls(rep, {"counted_fn": 5, "main": 1, "tiny_b": 5})
-    for n in ("tiny_a", "jump_in", "no_size"):
+    for n in ("tiny_a", "jump_in", "no_size", "cold_back"):
         check(calls(rep, n) == 0, "%s was refused but has calls" % n)
     mods = {m["module"]: m for m in rep.get("patched_modules", [])}
     m = mods.get("e2e_patch_refuse_plain")
     check(m, "no patched_modules entry for the program: %s" % rep.get("patched_modules"))
     why = {f["name"]: f["reason"] for f in m["not_instrumented"]}
-    check(why == {"tiny_a": "short", "jump_in": "jump", "no_size": "nosize"},
+    check(why == {"tiny_a": "short", "jump_in": "jump", "no_size": "nosize", "cold_back": "jump"},
           "refused functions and reasons: %s" % why)
-    check(m["instrumented"] == 3 and m["functions"] == 6, "N of M: %s" % m)
+    check(m["instrumented"] == 3 and m["functions"] == 7, "N of M: %s" % m)
     text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
-    check(re.search(r"# instrumented: 3 of 6 functions of e2e_patch_refuse_plain, patched at load "
-                    r"\(stint report --why lists the other 3\)", text), "header:\n%s" % text[:1200])
+    check(re.search(r"# instrumented: 3 of 7 functions of e2e_patch_refuse_plain, patched at load "
+                    r"\(stint report --why lists the other 4\)", text), "header:\n%s" % text[:1200])
     text = c.run([c.stint, "report", "-i", data, "--no-pager", "--why"], expect=0).stdout
     for n, words in (("tiny_a", "ends before 5 bytes"), ("jump_in", "a jump lands inside"),
                      ("no_size", "no size")):

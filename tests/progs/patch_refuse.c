@@ -7,6 +7,9 @@
  *                    (tiny_b, 4 bytes with padding after it, is patched)
  *   jump_in        - a loop jumps back into its first 5 bytes
  *   no_size        - a symbol without a size
+ *   cold_back      - its loop's latch is in the part split off it
+ *                    (cold_back.cold, as gcc splits a loop around a catch
+ *                    block), which jumps back into its first 5 bytes
  * while counted_fn, an ordinary function, is counted.
  */
 #include <stdio.h>
@@ -17,6 +20,7 @@ long tiny_a(void);
 long tiny_b(void);
 long jump_in(long n);
 long no_size(long x);
+long cold_back(long n);
 
 __asm__(".text\n"
 	".globl tiny_a\n.type tiny_a, @function\n"
@@ -34,6 +38,20 @@ __asm__(".text\n"
 	" jg 1b\n"
 	" ret\n"
 	".size jump_in, .-jump_in\n"
+	/* counts n down to 0 in %rax, the loop's head at offset 3 and its
+	 * latch in cold_back.cold */
+	".p2align 4\n.globl cold_back\n.type cold_back, @function\n"
+	"cold_back: push %rbx\n"
+	" xor %eax, %eax\n"
+	"2: add $1, %rax\n"
+	" jmp cold_back.cold\n"
+	".size cold_back, .-cold_back\n"
+	".type cold_back.cold, @function\n"
+	"cold_back.cold: sub $1, %rdi\n"
+	" jg 2b\n"
+	" pop %rbx\n"
+	" ret\n"
+	".size cold_back.cold, .-cold_back.cold\n"
 	".p2align 4\n.globl no_size\n.type no_size, @function\n"
 	"no_size: lea 1(%rdi), %rax\n"
 	" add %rax, %rax\n"
@@ -42,7 +60,7 @@ __asm__(".text\n"
 
 E2E_FN long counted_fn(long x)
 {
-	return tiny_a() + tiny_b() + jump_in(x) + no_size(x);
+	return tiny_a() + tiny_b() + jump_in(x) + no_size(x) + cold_back(x);
 }
 
 int main(void)
