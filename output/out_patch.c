@@ -35,6 +35,7 @@ static const char *op_reason(const char *k, size_t n)
 		{"far", "no memory for its trampoline within 2 GiB"},
 		{"write", "its code could not be made writable"},
 		{"nocapstone", "the Capstone disassembler was missing"},
+		{"go", "Go code: Go's runtime walks its stacks by its own tables (stint record -m sample profiles it)"},
 	};
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
 		if (strlen(r[i][0]) == n && strncmp(r[i][0], k, n) == 0)

@@ -30,7 +30,8 @@
  *            moved (loop/jrcxz, xbegin, int3, a relative operand it cannot
  *            reach from the trampoline);
  *   nosize - its symbol has no size (the code to scan is not known);
- *   entry  - the program's entry point (no return address on its stack).
+ *   entry  - the program's entry point (no return address on its stack);
+ *   go     - the whole module, Go code (rt_cs_is_go).
  * A function that record-time selection leaves out (stint record
  * --function/--not-function/--module) is not patched at all: it runs its
  * own code, and is counted apart ("unselected"), not as refused.
@@ -365,6 +366,33 @@ static void rt_cs_add_fde(void *arg, uint64_t start, uint64_t end)
  * without .symtab (stripped) also gets, as candidates, the code ranges its
  * .eh_frame describes (rt_cs_evidence keeps those that are functions).
  */
+/*
+ * Whether the file holds Go code (a .gopclntab or .go.buildinfo section):
+ * Go's runtime walks its goroutines' stacks itself, by its own tables, to
+ * grow and move them and to collect garbage, and stops the program on a
+ * return address it does not know ("unknown pc"), which a patched
+ * function's is while it runs.
+ */
+static int rt_cs_is_go(const uint8_t *f, size_t fsz)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shstrndx >= eh->e_shnum ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz)
+		return 0;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff), *names = &sh[eh->e_shstrndx];
+	if (names->sh_offset > fsz || names->sh_size > fsz - names->sh_offset)
+		return 0;
+	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		if (sh[s].sh_name >= names->sh_size)
+			continue;
+		const char *nm = (const char *)f + names->sh_offset + sh[s].sh_name;
+		size_t room = names->sh_size - sh[s].sh_name;
+		if (strnlen(nm, room) < room && (strcmp(nm, ".gopclntab") == 0 || strcmp(nm, ".go.buildinfo") == 0))
+			return 1;
+	}
+	return 0;
+}
+
 static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 {
 	const ElfW(Ehdr) *eh = (const void *)f;
@@ -1118,6 +1146,11 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 			m.hi = a + ph->p_memsz;
 	}
 	if (m.hi <= m.lo || rt_cs_functions(&m, file, fsz) < 0) {
+		rt_arena_reset(&rt_cs_heap);
+		return;
+	}
+	if (rt_cs_is_go(file, fsz)) {
+		rt_cs_report(path, &m, 0, m.nfns, "go");
 		rt_arena_reset(&rt_cs_heap);
 		return;
 	}

@@ -1599,6 +1599,27 @@ def test_patched_coroutines(c):
 
 
 @test
+def test_patched_go_left_alone(c):
+    """A module of Go code (its .go.buildinfo section) is not patched at all: Go's runtime
+    stops the program at a return address it does not know ("unknown pc", seen on a cgo
+    program); its functions are listed with reason go, and the program runs as alone."""
+    c.need_capstone()
+    prog = c.prog("e2e_go_marker_plain")
+    alone = c.run([prog], expect=0).stdout
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    check(calls(rep, "go_work") == 0, "go_work of a Go module was patched: %d calls" % calls(rep, "go_work"))
+    mods = {m["module"]: m for m in rep.get("patched_modules", [])}
+    m = mods.get("e2e_go_marker_plain")
+    check(m and m["instrumented"] == 0 and m["not_instrumented"] and
+          all(f["reason"] == "go" for f in m["not_instrumented"]),
+          "the Go module's functions are not all refused as go: %s" % m)
+    text = c.run([c.stint, "report", "-i", data, "--no-pager", "--why"], expect=0).stdout
+    check("Go code" in text, "--why does not say Go code:\n%s" % text[:1500])
+
+
+@test
 def test_patched_refusals(c):
     """Functions that cannot be patched safely (2 bytes with no padding after, a loop into its
     first bytes, from the function or from the part split off it, no symbol size) are left alone
