@@ -926,6 +926,13 @@ int cmd_record(int argc, char **argv)
 	const struct rec_child *child = &rs.child;
 	if (rs.save_errno)
 		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
+	if (launcher && d->nprocs && !recorded_functions(d) && WIFSIGNALED(child->status)) {
+		/* a crash before any call was recorded is no missing build option */
+		rec_session_end(&rs);
+		warn("'%s' died of signal %d (%s) before any call of it was recorded", pargv[0],
+		     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
+		exit(rec_exit_code(child->status));
+	}
 	if (launcher && d->nprocs && !recorded_functions(d)) {
 		const char *nocs = rec_patch_capstone_missing();
 		rec_session_end(&rs);

@@ -307,14 +307,34 @@ static const struct rt_plt_mod *rt_plt_mod_of(uint64_t addr)
  * Resolving a lazy entry as the dynamic linker would
  * --------------------------------------------------------------------- */
 
-/* The dynamic linker's handle of the module loaded at base (glibc: the
- * link_map itself), for a lookup in that module's own scope. */
+/*
+ * A handle of the module loaded at base, for a lookup in that module's own
+ * scope (dlclose it after).  Taken with dlopen(RTLD_NOLOAD), not the
+ * link_map itself: glibc's dlsym searches a handle's own list, which only a
+ * dlopen builds, and a module loaded at start-up or as another's
+ * dependency has none (a lookup through its link_map crashed: libstdc++'s
+ * weak _ITM_addUserCommitAction, found nowhere, with libstdc++ patched).
+ * The real dlopen and dlclose: this runtime's own would take its locks.
+ */
 static void *rt_plt_handle_of(uintptr_t base)
 {
+	static void *(*real_open)(const char *, int);
+	if (!real_open)
+		real_open = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	for (struct link_map *l = _r_debug.r_map; l; l = l->l_next)
 		if (l->l_addr == base)
-			return l;
+			return real_open && l->l_name && *l->l_name ? real_open(l->l_name, RTLD_LAZY | RTLD_NOLOAD)
+								   : NULL;
 	return NULL;
+}
+
+static void rt_plt_handle_done(void *h)
+{
+	static int (*real_close)(void *);
+	if (!real_close)
+		real_close = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (real_close)
+		real_close(h);
 }
 
 /*
@@ -333,8 +353,10 @@ static uint64_t rt_plt_lookup(uintptr_t base, const char *name, const char *vers
 	}
 	if (!p) {
 		void *h = rt_plt_handle_of(base);
-		if (h)
+		if (h) {
 			p = version ? dlvsym(h, name, version) : dlsym(h, name);
+			rt_plt_handle_done(h);
+		}
 	}
 	return (uint64_t)(uintptr_t)p;
 }

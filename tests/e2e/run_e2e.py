@@ -1542,6 +1542,26 @@ def test_patched_unwind_direct(c):
 
 
 @test
+def test_patched_libstdcxx(c):
+    """libstdc++ patched too (STINT_PATCH_LIBS=libstdc++), under a C++ program that throws,
+    rethrows and catches: the same output as alone, and libstdc++'s functions counted.  The
+    runtime crashed before main (a lookup of libstdc++'s weak _ITM_addUserCommitAction through a
+    module handle glibc had not made), and record blamed a build without instrumentation."""
+    c.need_capstone()
+    prog = c.prog("e2e_patch_cxx_plain")
+    alone = c.run([prog], expect=0).stdout
+    env = dict(os.environ, STINT_PATCH_LIBS="libstdc++")
+    data = os.path.join(c.tmp, "cxxlib.data")
+    rec = c.run([c.stint, "record", "-m", "instrument", "-o", data, "--", prog], expect=0, env=env)
+    check(rec.stdout == alone, "under stint with libstdc++ patched it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    lib = [m for m in rep.get("patched_modules", []) if m["module"].startswith("libstdc++")]
+    check(lib and lib[0]["instrumented"] > 1000, "libstdc++ was not patched: %s" % rep.get("patched_modules"))
+    check(any(r["module"].startswith("libstdc++") and r["calls"] > 0 for r in rep["functions"]),
+          "none of libstdc++'s functions has calls")
+
+
+@test
 def test_patched_fork_exec(c):
     """fork + exec, both programs instrumented through patch sites: each process its calls."""
     for v in c.load_variants():
@@ -2800,6 +2820,20 @@ def test_err_not_instrumented(c):
     one_line_error(p, ["Capstone", "-finstrument-functions", "-pg -mfentry", "-fpatchable-function-entry=5"],
                    "record of an uninstrumented program without Capstone")
     check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
+
+
+@test
+def test_err_crash_before_any_call(c):
+    """A program that dies of a signal before any call is recorded (nothing patched: Capstone
+    missing): record says it died of that signal and exits as it did (128 + 11), instead of
+    blaming a build without -finstrument-functions."""
+    env = dict(os.environ, STINT_NO_CAPSTONE="1")
+    p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--",
+               c.prog("e2e_crash_early_plain")], env=env)
+    check(p.returncode == 128 + 11, "record exited %d, expected %d (the program's SIGSEGV)" % (p.returncode, 128 + 11))
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    check(len(lines) == 1 and "signal 11" in lines[0] and "-finstrument-functions" not in lines[0],
+          "expected one line naming signal 11, got:\n%s" % p.stderr)
 
 
 @test
