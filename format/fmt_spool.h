@@ -87,6 +87,9 @@ enum fmt_spool_flags {
 				       * a signal handler that interrupted it
 				       * left with siglongjmp (or called exit);
 				       * its later events are missing */
+	FMT_SPOOL_NOCLOCK = 1 << 10,  /* the thread turned off its time-stamp
+				       * counter (seccomp's strict mode,
+				       * PR_SET_TSC): recording stopped there */
 };
 
 struct fmt_spool_hdr {

@@ -561,6 +561,9 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 				  "when its buffer was full"},
 		{FMT_THR_SHAREDTLS, "it made a child with clone(CLONE_VM) that shares its thread-local storage, "
 				    "whose calls cannot be told from its own"},
+		{FMT_THR_NOCLOCK, "it turned off its time-stamp counter (seccomp's strict mode, or prctl PR_SET_TSC), "
+				  "which every probe reads: the recording stopped there, and threads it started after "
+				  "are not recorded"},
 		{FMT_THR_LEFTPROBE, "a signal handler that interrupted one of stint's probes left it with siglongjmp "
 				    "(or called exit), and the recording stopped there"},
 		{FMT_THR_NOACCESS, "the program gave up the rights to reach stint's spool (setuid)"},

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -1023,7 +1024,7 @@ static int rt_thread_start_work(struct rt_thread *t)
 	if (!rt_env_ready()) /* before libc's start-up, without /proc: later */
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
-	if (rt_g.enabled && rt_g.no_syscalls) { /* a thread started inside a seccomp sandbox */
+	if (rt_g.enabled && (rt_g.no_syscalls || rt_g.no_clock)) { /* inside a seccomp sandbox, or no clock */
 		rt_count_unrecorded();
 		t->state = RT_DONE;
 		return 0;
@@ -2146,7 +2147,7 @@ static void rt_atfork_child_work(void)
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
 		return;
-	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
+	if (rt_g.no_syscalls || rt_g.no_clock) { /* in a seccomp sandbox, or no clock: not recorded, counted */
 		rt_count_unrecorded();
 		rt_g.enabled = 0;
 		t->state = RT_DONE;
@@ -2364,7 +2365,41 @@ static void rt_share_tls(int after, long r, int vfork)
 	}
 }
 
-RT_FORK_WRAPPERS(RT_API, rt_fork_started, rt_seccomp, rt_share_tls)
+/*
+ * Seccomp's strict mode turns off the thread's time-stamp counter (and
+ * allows no system call but read, write, exit and sigreturn), as does
+ * prctl(PR_SET_TSC, PR_TSC_SIGSEGV): every probe's clock read (rdtsc, or
+ * clock_gettime's, through the vDSO) would then kill the program with
+ * SIGSEGV.  The thread's recording ends just before, flagged; threads
+ * started later, which inherit it, do not record.  (Refused, the call
+ * leaves the recording ended.)
+ */
+static void rt_clock_off(void)
+{
+	struct rt_thread *t = &rt_self;
+	rt_g.no_clock = 1;
+	if (t->state == RT_ACTIVE) {
+		rt_settle(t);
+		rt_end_recording(t, FMT_SPOOL_NOCLOCK);
+	}
+	t->state = RT_DONE;
+	RT_GUARD(t->gate, 0);
+}
+
+static void rt_restrict(int after, long r, int strict)
+{
+	if (strict && !after)
+		rt_clock_off();
+	else if (!strict)
+		rt_seccomp(after, r);
+}
+
+static void rt_seccomp_syscall(int after, long r, long mode)
+{
+	rt_restrict(after, r, mode == 0 /* SECCOMP_SET_MODE_STRICT */);
+}
+
+RT_FORK_WRAPPERS(RT_API, rt_fork_started, rt_seccomp_syscall, rt_share_tls)
 
 
 /*
@@ -2445,11 +2480,12 @@ RT_API int prctl(int option, ...)
 	unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
 	va_end(ap);
 	int restricts = option == PR_SET_SECCOMP;
-	if (restricts)
-		rt_seccomp(0, 0);
+	int strict = (restricts && a == SECCOMP_MODE_STRICT) || (option == PR_SET_TSC && a == PR_TSC_SIGSEGV);
+	if (restricts || strict)
+		rt_restrict(0, 0, strict);
 	int r = real(option, a, b, c, d);
-	if (restricts)
-		rt_seccomp(1, r);
+	if (restricts || strict)
+		rt_restrict(1, r, strict);
 	return r;
 }
 #endif

@@ -135,10 +135,10 @@ static inline int rt_fork_restricts(long nr, long a)
 /* syscall(nr, ...) as glibc makes it (the same instruction; -1 and errno
  * on failure), with child() run in the new process of a fork-like call,
  * share around a clone whose child keeps our thread pointer (in the
- * caller only: such a child returns here too, with 0), and restrict(0, 0)
- * before a seccomp(2) that restricts the process's system calls,
- * restrict(1, result) after it (share and restrict may be NULL). */
-static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void), void (*restrict_)(int, long),
+ * caller only: such a child returns here too, with 0), and restrict(0, 0,
+ * mode) before a seccomp(2) that restricts the process's system calls,
+ * restrict(1, result, mode) after it (share and restrict may be NULL). */
+static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void), void (*restrict_)(int, long, long),
 				   rt_fork_share_fn share)
 {
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
@@ -149,14 +149,14 @@ static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void), voi
 	int shares = share && rt_fork_clone_flags(nr, a, b, &flags) && rt_fork_shares_tls(flags);
 	int vfork = shares && (flags & CLONE_VFORK);
 	if (restricts)
-		restrict_(0, 0);
+		restrict_(0, 0, a);
 	if (shares)
 		share(0, 0, vfork);
 	long r = arch_syscall6(nr, a, b, c, d, e, f);
 	if (shares && r != 0)
 		share(1, (unsigned long)r > -4096ul ? -1 : r, vfork);
 	if (restricts)
-		restrict_(1, r);
+		restrict_(1, r, a);
 	if (r == 0 && forks)
 		child();
 	if ((unsigned long)r > -4096ul) {

@@ -262,6 +262,9 @@ struct rt_global {
 	/* the program restricted its system calls (seccomp): from then on the
 	 * runtime makes none a filter could kill it for (rt.c, rt_prctl) */
 	volatile int no_syscalls;
+	/* a thread turned its time-stamp counter off (rt_clock_off): threads
+	 * started after (which may inherit that) do not record */
+	volatile int no_clock;
 };
 
 extern struct rt_global rt_g;

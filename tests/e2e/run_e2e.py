@@ -2837,6 +2837,30 @@ def test_err_crash_before_any_call(c):
 
 
 @test
+def test_clock_turned_off(c):
+    """A thread that turns its time-stamp counter off (seccomp's strict mode, prctl PR_SET_TSC;
+    a thread and a forked child started after inherit it): the program prints the same and
+    exits 0 under stint (a probe's clock read killed it with SIGSEGV), the calls before are
+    recorded, and the report says why the recording stopped."""
+    for prog in ("e2e_clock_off", "e2e_clock_off_plain"):
+        for mode in ("strict", "tsc"):
+            argv = [c.prog(prog), mode]
+            alone = c.run(argv, expect=0).stdout
+            for clock in ("tsc", "monotonic"):
+                data = os.path.join(c.tmp, "%s-%s-%s.data" % (prog, mode, clock))
+                rec = c.run([c.stint, "record", "-m", "instrument", "--clock", clock, "-o", data, "--"] + argv)
+                check(rec.returncode == 0 and rec.stdout == alone,
+                      "%s %s, --clock %s: exit %d, printed %r (alone: 0, %r)" % (
+                          prog, mode, clock, rec.returncode, rec.stdout, alone))
+                rep = c.report_json(data)
+                check(calls(rep, "before_off") == 2, "%s %s: before_off %d calls, expected 2" % (
+                    prog, mode, calls(rep, "before_off")))
+                text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+                check("time-stamp counter" in text, "%s %s: the report does not say why the recording stopped" % (
+                    prog, mode))
+
+
+@test
 def test_err_pg_without_mfentry(c):
     """record -m instrument of a program built with -pg alone (mcount after the prologue)."""
     env = dict(os.environ, STINT_NO_CAPSTONE="1")
