@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -88,6 +89,21 @@ static __attribute__((noreturn)) void die_no_program(const char *name)
 	char why[4200];
 	rec_program_missing(name, why, sizeof(why));
 	die("%s", why);
+}
+
+/*
+ * A file size limit (ulimit -f, RLIMIT_FSIZE) smaller than a recording's
+ * first buffer file: the program (which inherits it) would die of SIGXFSZ
+ * at the runtime's first thread, or record nothing; said before it runs.
+ */
+static void check_file_limit(void)
+{
+	struct rlimit rl;
+	uint64_t need = FMT_SPOOL_DATA_OFF + fmt_spool_chunk_size(0);
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		die("record: the file size limit (ulimit -f) is %llu KiB, and a recording's files need %llu KiB "
+		    "at least: raise it ('ulimit -f unlimited')",
+		    (unsigned long long)rl.rlim_cur / 1024, (unsigned long long)(need + 1023) / 1024);
 }
 
 static char *join_args(char **argv)
@@ -815,6 +831,7 @@ int cmd_record(int argc, char **argv)
 		    "(select at report time: stint report --function, --module)", select_only);
 	if (duration != 0 && !attach)
 		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
+	check_file_limit();
 	keep_old_output(output, force);
 	if (sampling)
 		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,
@@ -978,8 +995,8 @@ int cmd_record(int argc, char **argv)
 		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
 		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
-			     "stint's spool (no file descriptor free, the rights to it given up, or system calls "
-			     "restricted), or on a thread's thread-local storage (clone with CLONE_VM)",
+			     "stint's spool (no file descriptor free, the rights to it given up, system calls restricted, "
+			     "or a file size limit too small), or on a thread's thread-local storage (clone with CLONE_VM)",
 			     unrecorded, unrecorded == 1 ? " was" : "s were", unrecorded == 1 ? "it" : "they");
 	}
 	rec_session_end(&rs);

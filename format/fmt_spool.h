@@ -90,6 +90,9 @@ enum fmt_spool_flags {
 	FMT_SPOOL_NOCLOCK = 1 << 10,  /* the thread turned off its time-stamp
 				       * counter (seccomp's strict mode,
 				       * PR_SET_TSC): recording stopped there */
+	FMT_SPOOL_FILELIMIT = 1 << 11, /* the program's file size limit
+					* (RLIMIT_FSIZE) kept the buffer file
+					* from growing: recording stopped */
 };
 
 struct fmt_spool_hdr {

@@ -122,6 +122,7 @@ enum fmt_thr_flags {
 	FMT_THR_SHAREDTLS = 1 << 8, /* recording stopped early: a clone() child shared the thread's thread pointer */
 	FMT_THR_LEFTPROBE = 1 << 9, /* recording stopped early: a signal handler left one of its probes by siglongjmp */
 	FMT_THR_NOCLOCK = 1 << 10,  /* recording stopped early: the thread turned off its time-stamp counter */
+	FMT_THR_FILELIMIT = 1 << 11, /* recording stopped early: the program's file size limit (RLIMIT_FSIZE) */
 };
 
 /* ------------------------------------------------------------------------

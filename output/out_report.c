@@ -547,8 +547,8 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 	unsigned long long unrecorded = strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10);
 	if (unrecorded)
 		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer reach stint's "
-			   "spool (no file descriptor free, the rights to it given up, or system calls restricted), "
-			   "or on a thread's thread-local storage (clone with CLONE_VM)\n",
+			   "spool (no file descriptor free, the rights to it given up, system calls restricted, or a "
+			   "file size limit too small), or on a thread's thread-local storage (clone with CLONE_VM)\n",
 			unrecorded, unrecorded == 1 ? "" : "s");
 	/* why a thread's recording stopped early, the first that applies */
 	static const struct {
@@ -561,6 +561,8 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 				  "when its buffer was full"},
 		{FMT_THR_SHAREDTLS, "it made a child with clone(CLONE_VM) that shares its thread-local storage, "
 				    "whose calls cannot be told from its own"},
+		{FMT_THR_FILELIMIT, "the program's file size limit (ulimit -f, RLIMIT_FSIZE) is smaller than its "
+				    "recording's buffer file needed to grow"},
 		{FMT_THR_NOCLOCK, "it turned off its time-stamp counter (seccomp's strict mode, or prctl PR_SET_TSC), "
 				  "which every probe reads: the recording stopped there, and threads it started after "
 				  "are not recorded"},

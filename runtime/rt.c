@@ -432,10 +432,28 @@ static int rt_populate(void *m, uint64_t size)
 	return -1;
 }
 
+/*
+ * Whether the program's file size limit (RLIMIT_FSIZE, ulimit -f) lets its
+ * files grow to end bytes; else errno is EFBIG.  Growing a file past it
+ * raises SIGXFSZ, which ends the program: the runtime's buffer files stop
+ * growing there instead (FMT_SPOOL_FILELIMIT).
+ */
+static int rt_file_may_grow(uint64_t end)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || end <= rl.rlim_cur)
+		return 1;
+	errno = EFBIG;
+	return 0;
+}
+
 /* size bytes of the spool file fd at off, allocated on disk, mapped, and
- * its first pop bytes faulted in; MAP_FAILED when the disk is full. */
+ * its first pop bytes faulted in; MAP_FAILED when the disk is full (or
+ * the file may not grow so far: errno EFBIG). */
 static void *rt_map_region(int fd, uint64_t off, uint64_t size, uint64_t pop)
 {
+	if (!rt_file_may_grow(off + size))
+		return MAP_FAILED;
 	int err = posix_fallocate(fd, (off_t)off, (off_t)size);
 	if (err == EOPNOTSUPP || err == EINVAL)
 		err = ftruncate(fd, (off_t)(off + size)) < 0 ? errno : 0;
@@ -577,9 +595,10 @@ static uint32_t rt_map_chunk(struct rt_thread *t, uint8_t **old, uint64_t old_si
 	} else {
 		pop = t->chunk || rt_g.no_syscalls ? size : RT_POP_FIRST;
 		m = rt_map_region(fd, t->chunk_off, size, pop);
+		int err = errno;
 		close(fd);
 		if (m == MAP_FAILED)
-			return FMT_SPOOL_NOSPACE;
+			return err == EFBIG ? FMT_SPOOL_FILELIMIT : FMT_SPOOL_NOSPACE;
 		if (*old)
 			munmap(*old, old_size);
 		*old = NULL;
@@ -623,7 +642,7 @@ __attribute__((unused)) static void rt_make_spares(void)
 		if (fd < 0)
 			break;
 		void *h = MAP_FAILED, *c = MAP_FAILED;
-		if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) == 0 &&
+		if (rt_file_may_grow(FMT_SPOOL_DATA_OFF + size) && posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) == 0 &&
 		    posix_fallocate(fd, FMT_SPOOL_DATA_OFF, (off_t)size) == 0) {
 			h = mmap(NULL, RT_HDR_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 			c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, FMT_SPOOL_DATA_OFF);
@@ -1049,6 +1068,13 @@ static int rt_thread_start_work(struct rt_thread *t)
 			rt_count_unrecorded();
 		goto fail;
 	}
+	if (!rt_file_may_grow(FMT_SPOOL_DATA_OFF + fmt_spool_chunk_size(0))) {
+		/* the program lowered its file size limit below a first chunk */
+		close(fd);
+		unlink(rt_thread_file(t, "buf"));
+		rt_count_unrecorded();
+		goto fail;
+	}
 	if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) != 0 && ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0) {
 		close(fd);
 		goto fail;
@@ -1268,7 +1294,7 @@ static int rt_fns_window(struct rt_thread *t)
 		return 0;
 	off_t off = (off_t)t->fns_windows * RT_FNS_WINDOW;
 	void *m = MAP_FAILED;
-	if (ftruncate(fd, off + RT_FNS_WINDOW) == 0)
+	if (rt_file_may_grow((uint64_t)off + RT_FNS_WINDOW) && ftruncate(fd, off + RT_FNS_WINDOW) == 0)
 		m = mmap(NULL, RT_FNS_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	close(fd);
 	if (m == MAP_FAILED)

@@ -2861,6 +2861,44 @@ def test_clock_turned_off(c):
 
 
 @test
+def test_file_size_limit(c):
+    """A file size limit (RLIMIT_FSIZE, ulimit -f): growing a file past it raises SIGXFSZ, which
+    ended the program under stint (its buffer files grew past it).  Lowered by the program below
+    a first buffer: the same output and exit, the threads and child started after counted as not
+    recorded; lowered below a later chunk: the thread stops recording there, flagged; set before
+    stint: one line before the program runs, exit 2."""
+    import resource
+    prog = c.prog("e2e_file_limit")
+    for n, limit in ((10, 100000), (3000000, 2000000)):
+        argv = [prog, str(n), str(limit)]
+        alone = c.run(argv, expect=0).stdout
+        data = os.path.join(c.tmp, "fsz%d.data" % n)
+        rec = c.run([c.stint, "record", "-o", data, "--"] + argv)
+        check(rec.returncode == 0 and rec.stdout == alone, "limit %d: record exited %d, printed %r (alone: %r)" % (
+            limit, rec.returncode, rec.stdout, alone))
+        rep = c.report_json(data)
+        text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+        if n == 10:
+            check(calls(rep, "limited_work") == 10 and rep.get("unrecorded_threads", 0) >= 1,
+                  "limit %d: limited_work %d calls (10), %s threads not recorded (1 or more)" % (
+                      limit, calls(rep, "limited_work"), rep.get("unrecorded_threads")))
+        else:
+            check(0 < calls(rep, "limited_work") < n and "file size limit" in text,
+                  "limit %d: limited_work %d calls (fewer than %d), and the report must name the limit:\n%s" % (
+                      limit, calls(rep, "limited_work"), n, text[:1500]))
+
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200 * 1024, 200 * 1024))
+
+    data = os.path.join(c.tmp, "before.data")
+    p = subprocess.run([c.stint, "record", "-o", data, "--", prog, "10", "100000"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, preexec_fn=low_limit, timeout=RECORD_TIMEOUT)
+    one_line_error(p, ["ulimit -f"], "record under a file size limit of 200 KiB")
+    check(p.stdout == "", "the program ran anyway: %r" % p.stdout)
+    check(not os.path.exists(data), "a data file was written anyway")
+
+
+@test
 def test_err_pg_without_mfentry(c):
     """record -m instrument of a program built with -pg alone (mcount after the prologue)."""
     env = dict(os.environ, STINT_NO_CAPSTONE="1")
