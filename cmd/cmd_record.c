@@ -995,7 +995,7 @@ int cmd_record(int argc, char **argv)
 		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
 		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
-			     "stint's spool (no file descriptor free, the rights to it given up, system calls restricted, "
+			     "stint's spool (no file descriptor free, the rights to it given up or a chroot, system calls restricted, "
 			     "or a file size limit too small), or on a thread's thread-local storage (clone with CLONE_VM)",
 			     unrecorded, unrecorded == 1 ? " was" : "s were", unrecorded == 1 ? "it" : "they");
 	}

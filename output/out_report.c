@@ -547,7 +547,7 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 	unsigned long long unrecorded = strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10);
 	if (unrecorded)
 		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer reach stint's "
-			   "spool (no file descriptor free, the rights to it given up, system calls restricted, or a "
+			   "spool (no file descriptor free, the rights to it given up or a chroot, system calls restricted, or a "
 			   "file size limit too small), or on a thread's thread-local storage (clone with CLONE_VM)\n",
 			unrecorded, unrecorded == 1 ? "" : "s");
 	/* why a thread's recording stopped early, the first that applies */

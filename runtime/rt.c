@@ -532,12 +532,22 @@ static void rt_count_unrecorded(void)
 		__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
 }
 
+/* A program exec'd where the spool is out of reach (rt_exec.c): delta
+ * +1, or -1 when the exec failed after all. */
+static void rt_count_exec_unrecorded(int delta)
+{
+	if (rt_g.count_hdr && rt_g.enabled)
+		__atomic_add_fetch(&rt_g.count_hdr->unrecorded, (uint32_t)delta, __ATOMIC_RELAXED);
+}
+
 /* Why a spool file could not be opened, as the thread's spool flag. */
 static uint32_t rt_open_failure(int err)
 {
 	if (err == EMFILE || err == ENFILE)
 		return FMT_SPOOL_NOFILES;
-	if (err == EACCES || err == EPERM)
+	/* (ENOENT, ENOTDIR: the spool's path is not in view any more, as after
+	 * a chroot without /proc) */
+	if (err == EACCES || err == EPERM || err == ENOENT || err == ENOTDIR)
 		return FMT_SPOOL_NOACCESS;
 	return FMT_SPOOL_NOSPACE;
 }
@@ -2781,7 +2791,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_sel_init(); /* before calibrating: a selection takes the probes off the lean path */
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
-	rt_exec_init(rt_g.spool);
+	rt_exec_init(rt_g.spool, rt_count_exec_unrecorded);
 	pthread_atfork(NULL, NULL, rt_atfork_child);
 	rt_catch_fatal();
 	struct rt_thread *t = &rt_self;

@@ -89,8 +89,11 @@ __attribute__((constructor)) static void rt_exec_resolve(void)
 		dlsym(RTLD_NEXT, "posix_spawnp");
 }
 
-void rt_exec_init(const char *spool)
+static void (*rt_exec_unreachable)(int delta);
+
+void rt_exec_init(const char *spool, void (*unreachable)(int delta))
 {
+	rt_exec_unreachable = unreachable;
 	Dl_info di;
 	if (!dladdr((void *)rt_exec_init, &di) || !di.dli_fname || di.dli_fname[0] != '/' ||
 	    strlen(di.dli_fname) >= sizeof(rt_exec_lib))
@@ -270,7 +273,12 @@ static const char *rt_exec_find(const char *file, const char *path, char *buf, s
  * Before an exec of file (or of fd, when file is NULL): a program that will
  * not load the runtime is named in the spool; the note's name, into note
  * (RT_EXEC_NOTE bytes), or "" (for rt_exec_unnote when the exec fails).
+ * Where the spool itself is out of reach (the process gave up its rights
+ * with setuid, or a chroot hides it), no note can be made, nor can the
+ * program exec'd record: it is counted (rt_exec_unreachable), and note is
+ * RT_EXEC_COUNTED.
  */
+#define RT_EXEC_COUNTED "\001"
 #define RT_EXEC_NOTE (strlen(rt_exec_spool) + 64)
 static void rt_exec_note(const char *file, int search, int fd, char *note)
 {
@@ -295,8 +303,14 @@ static void rt_exec_note(const char *file, int search, int fd, char *note)
 	const char *why = fd >= 0 ? rt_exec_unloadable(fd) : NULL;
 	if (own >= 0)
 		close(own);
-	if (!why)
+	if (!why) {
+		if (rt_exec_unreachable && access(rt_exec_spool, W_OK | X_OK) != 0 &&
+		    (errno == EACCES || errno == EPERM || errno == ENOENT || errno == ENOTDIR)) {
+			rt_exec_unreachable(1);
+			strcpy(note, RT_EXEC_COUNTED);
+		}
 		return;
+	}
 	static unsigned seq;
 	char *p = rt_file_format_str(rt_file_format_str(note, rt_exec_spool), "/unrec.");
 	p = rt_file_format_int(p, (unsigned)getpid());
@@ -318,7 +332,9 @@ static void rt_exec_note(const char *file, int search, int fd, char *note)
 
 static void rt_exec_unnote(const char *note)
 {
-	if (note[0])
+	if (strcmp(note, RT_EXEC_COUNTED) == 0)
+		rt_exec_unreachable(-1);
+	else if (note[0])
 		unlink(note);
 }
 

@@ -8,7 +8,10 @@
 
 /* Start adding the profiler's variables to the environments of children:
  * this library's path and the STINT_* variables the process has now, with
- * spool, the absolute spool directory.  Call once recording is on. */
-void rt_exec_init(const char *spool);
+ * spool, the absolute spool directory.  Call once recording is on.
+ * unreachable (or NULL) counts, by +1 and -1 when the exec fails, the
+ * programs exec'd where the spool is out of reach (the process gave up
+ * its rights, a chroot). */
+void rt_exec_init(const char *spool, void (*unreachable)(int delta));
 
 #endif

@@ -532,7 +532,7 @@ __attribute__((constructor)) static void smp_init(void)
 		return;
 	smp_sig = sig;
 	smp_process_files();
-	rt_exec_init(smp_spool);
+	rt_exec_init(smp_spool, NULL);
 	pthread_atfork(NULL, NULL, smp_atfork_child);
 	smp_enabled = 1;
 	smp_thread_start();

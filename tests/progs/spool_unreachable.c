@@ -10,9 +10,10 @@
  *   setuid    run as root, gives up root's rights (setgid, setuid to 65534)
  *             as a daemon does, before its work (test e2e.setuid_drop);
  *             with argv[2] "fork", then forks a child that calls work 1000
- *             times (it cannot record: it would need files of its own)
+ *             times (it cannot record: it would need files of its own);
+ *             with "exec", then execs itself as "exec'd", which prints so
  *   chroot D  run as root, shuts itself in directory D (chroot, chdir "/")
- *             before its work, as a daemon does
+ *             before its work, as a daemon does; argv[3] "fork" as above
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -56,7 +57,13 @@ static int use_up_descriptors(int hard)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "fds";
+	if (strcmp(mode, "exec'd") == 0) {
+		printf("exec'd\n");
+		return 0;
+	}
 	int n = 0, drop = strcmp(mode, "setuid") == 0 || strcmp(mode, "chroot") == 0;
+	int at = drop && mode[1] == 'e' ? 2 : 3; /* what follows the switch */
+	const char *then = drop && argc > at ? argv[at] : "";
 	if (drop && mode[1] == 'e') {
 		if (setgid(65534) != 0 || setuid(65534) != 0) {
 			printf("cannot give up root's rights\n");
@@ -70,7 +77,12 @@ int main(int argc, char **argv)
 	} else if ((n = use_up_descriptors(strcmp(mode, "fds-hard") == 0)) < 0) {
 		return 1;
 	}
-	if (drop && mode[1] == 'e' && argc > 2 && strcmp(argv[2], "fork") == 0) {
+	if (strcmp(then, "exec") == 0) {
+		fflush(stdout);
+		execl(argv[0], argv[0], "exec'd", (char *)NULL);
+		return 1;
+	}
+	if (strcmp(then, "fork") == 0) {
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid == 0) {
