@@ -9,13 +9,14 @@ set -euo pipefail
 # xz-utils (the in-process sampler on liblzma's threads, against perf; xz and gzip,
 # stripped Debian binaries patched at load),
 # libcapstone-dev (optional: patching programs built without instrumentation),
+# libiberty-dev (optional: Rust's function names demangled),
 # libc6-dbg (libc's separate, compressed debug file, as -dbg/-dbgsym users have),
 # redis-server + redis-tools (a stripped server patched at load, its calls checked
 # against its own command counts)
 pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka-dev
       libunwind-dev python3 binutils chromium nodejs libprotobuf-c-dev protobuf-c-compiler
       valgrind google-perftools golang-go golang-github-google-pprof-dev go-md2man man-db
-      clang libclang-rt-dev xz-utils gzip libcapstone-dev libc6-dbg
+      clang libclang-rt-dev xz-utils gzip libcapstone-dev libiberty-dev libc6-dbg
       redis-server redis-tools)
 [ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf libgtest-dev) # libgtest-dev: bench/trial-real.sh
 missing=()

@@ -17,7 +17,8 @@ CC=clang CXX=clang++ cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release -DSTIN
   -DBUILD_TESTING=OFF >/dev/null
 cmake --build build-clang -j"$jobs"
 # the optional dependencies (protobuf-c for pprof, libunwind for the
-# in-process sampler) are optional: the tools build without them
+# in-process sampler, libiberty for Rust's names) are optional: the tools
+# build without them
 cmake -S . -B build-min -DCMAKE_BUILD_TYPE=Release -DSTINT_WERROR=ON -DBUILD_TESTING=OFF \
-  -DSTINT_WITH_PPROF=OFF -DSTINT_WITH_INPROC=OFF >/dev/null
+  -DSTINT_WITH_PPROF=OFF -DSTINT_WITH_INPROC=OFF -DSTINT_WITH_IBERTY=OFF >/dev/null
 cmake --build build-min -j"$jobs" --target stint

@@ -6,7 +6,8 @@
  * on disk when `stint record` finishes; the recorder calls this right after
  * the program exits.  Names come from the ELF symbol tables (.symtab, else
  * .dynsym), source lines from DWARF when the module has it, C++ names are
- * demangled with libstdc++'s __cxa_demangle.
+ * demangled with libstdc++'s __cxa_demangle, Rust's with libiberty's
+ * rust_demangle (when built with it).
  */
 #define _GNU_SOURCE
 #include <dwarf.h>
@@ -27,6 +28,9 @@
 #include "sym_table.h"
 
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+#ifdef STINT_HAVE_IBERTY
+#include <libiberty/demangle.h>
+#endif
 
 struct sym_unwind_ctx {
 	int tid;
@@ -263,6 +267,15 @@ static const Dwfl_Callbacks sym_callbacks = {
 
 char *sym_demangle(const char *name)
 {
+#ifdef STINT_HAVE_IBERTY
+	/* Rust's: v0 (_R...) and legacy (_ZN...17h<hash>E, which __cxa_demangle
+	 * would read as C++, hash and escapes kept); NULL for any other */
+	if (name[0] == '_' && (name[1] == 'R' || name[1] == 'Z')) {
+		char *r = rust_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+		if (r)
+			return r;
+	}
+#endif
 	if (name[0] == '_' && name[1] == 'Z') {
 		int status = -1;
 		char *d = __cxa_demangle(name, NULL, NULL, &status);
