@@ -1640,6 +1640,35 @@ def test_patched_go_left_alone(c):
 
 
 @test
+def test_patched_go_program(c):
+    """A real Go program calling C (cgo) from goroutines whose stacks grow, built with the go tool
+    where it is installed: under stint it prints the same and exits 0 (it stopped with Go's
+    "unknown pc" while moving a stack: its patched functions' return addresses), and its Go
+    module is listed as left alone."""
+    c.need_capstone()
+    go = shutil.which("go")
+    if not go:
+        raise TestSkip("the go tool is not installed (Debian golang-go)")
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "progs", "go_cgo.go")
+    prog = os.path.join(c.tmp, "go_cgo")
+    env = dict(os.environ, GOCACHE=os.path.join(c.tmp, "gocache"), GOPATH=os.path.join(c.tmp, "gopath"),
+               GO111MODULE="off", CGO_ENABLED="1", GOFLAGS="")
+    b = subprocess.run([go, "build", "-o", prog, src], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, env=env, cwd=c.tmp, timeout=600)
+    if b.returncode != 0:
+        raise TestSkip("go build failed here: %s" % b.stderr.strip()[-300:])
+    alone = c.run([prog], expect=0).stdout
+    check(alone.startswith("go cgo "), "go_cgo printed %r" % alone)
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r (stderr %s)" % (
+        rec.stdout, alone, rec.stderr[-400:]))
+    rep = c.report_json(data)
+    m = [m for m in rep.get("patched_modules", []) if m["module"] == "go_cgo"]
+    check(m and m[0]["instrumented"] == 0 and all(f["reason"] == "go" for f in m[0]["not_instrumented"]),
+          "the Go program's functions are not all left alone as Go code: %s" % m)
+
+
+@test
 def test_patched_refusals(c):
     """Functions that cannot be patched safely (2 bytes with no padding after, a loop into its
     first bytes, from the function or from the part split off it, no symbol size) are left alone
