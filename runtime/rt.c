@@ -2141,6 +2141,45 @@ void rt_vfork_child(void)
 	rt_child_setup(rt_vfork_child_work);
 }
 
+/*
+ * fork() holds every signal back from our prepare handler (registered
+ * first, it runs last, just before the system call) until the child's
+ * set-up is done: a handler of the program's that ran in the child before
+ * that probed on the parent's state, whose perf page the child does not
+ * have, and crashed a child that runs fine without stint (a signal sent to
+ * it as soon as it exists, or to its whole process group).  The signals
+ * come as fork() returns, in both processes, before the program's own
+ * atfork handlers run in the child.  The mask before is kept in
+ * rt_fork_mask with the bit of SIGKILL set, which no mask has, saying it
+ * was changed: without system calls (seccomp) it is not.
+ */
+static __thread uint64_t rt_fork_mask __attribute__((tls_model("initial-exec")));
+#define RT_FORK_HELD (1ull << (SIGKILL - 1))
+
+static void rt_atfork_prepare(void)
+{
+	uint64_t all = ~0ull;
+	rt_fork_mask = 0;
+	if (!rt_g.no_syscalls &&
+	    arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&rt_fork_mask, 8, 0, 0) == 0)
+		rt_fork_mask |= RT_FORK_HELD;
+}
+
+static void rt_atfork_release(void)
+{
+	if (!(rt_fork_mask & RT_FORK_HELD))
+		return;
+	uint64_t old = rt_fork_mask & ~RT_FORK_HELD;
+	rt_fork_mask = 0;
+	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+}
+
+static void rt_atfork_child_then_release(void)
+{
+	rt_atfork_child();
+	rt_atfork_release();
+}
+
 static void rt_atfork_child_work(void)
 {
 	struct rt_thread *t = &rt_self;
@@ -2720,7 +2759,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
 	rt_exec_init(rt_g.spool);
-	pthread_atfork(NULL, NULL, rt_atfork_child);
+	pthread_atfork(rt_atfork_prepare, rt_atfork_release, rt_atfork_child_then_release);
 	rt_catch_fatal();
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
@@ -2770,7 +2809,8 @@ int rt_attach_start(void)
 		return -1;
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
-	pthread_atfork(NULL, NULL, rt_atfork_child); /* (dlclose unregisters it) */
+	/* (dlclose unregisters them) */
+	pthread_atfork(rt_atfork_prepare, rt_atfork_release, rt_atfork_child_then_release);
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
 		rt_thread_start(t);

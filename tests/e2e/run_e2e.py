@@ -1230,6 +1230,23 @@ def test_ignored_signals_stay_ignored(c):
           "(expected %d); stderr: %s" % (rec.returncode, 128 + signal.SIGTERM, err.strip()))
 
 
+@test
+def test_fork_child_signalled_at_once(c):
+    """A child signalled from the moment fork() makes it (its parent sends SIGUSR1 again and
+    again until the child runs its own code): its handler runs as without stint.  It ran in the
+    child before the runtime had rebuilt the child's recording state, probed on the parent's,
+    and the child died of SIGSEGV."""
+    prog = [c.prog("e2e_group_signal"), "storm"]
+    alone = c.run(prog, expect=0).stdout
+    check(alone.strip() == "child exited 0", "the program alone printed %r" % alone)
+    for i in range(3):
+        rec, data = c.record(prog, data=os.path.join(c.tmp, "storm%d.data" % i))
+        check(rec.stdout == alone, "under stint the program printed %r, alone %r" % (rec.stdout, alone))
+        rep = c.report_json(data)
+        check(len(rep["processes"]) == 2, "%d processes recorded, expected the parent and its child" %
+              len(rep["processes"]))
+
+
 def deep_exit_common(c, mode, status):
     _, rep = c.record_and_report([c.prog("e2e_deep_exit"), mode], expect_status=status)
     expect_calls(rep, {"main": 1, "descend": 8, "bottom_work": 1,
