@@ -1247,6 +1247,153 @@ def test_fork_child_signalled_at_once(c):
               len(rep["processes"]))
 
 
+def spools_left(d):
+    return [n for n in os.listdir(d) if n.startswith(".stint-spool-")]
+
+
+@test
+def test_group_signal_once(c):
+    """A program that signals its own process group (kill(0, SIG), stint record in the group):
+    stint lives on, whatever the signal, passes none on (the program got it already: its
+    handler runs once), and writes the data file.  stint died of SIGUSR1 (status 138, no data
+    file, a spool left, the program running on), and SIGTERM, SIGINT and SIGHUP reached the
+    program twice ("parent got=2")."""
+    sigs = [signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGHUP,
+            signal.SIGQUIT, signal.SIGPIPE, signal.SIGVTALRM, signal.SIGPROF, signal.SIGIO, signal.SIGXCPU,
+            signal.SIGXFSZ, signal.SIGPWR, signal.SIGRTMIN, signal.SIGRTMIN + 5, signal.SIGRTMAX]
+    for sig in sigs:
+        name = signal.Signals(sig).name if sig in signal.Signals.__members__.values() else "SIG%d" % sig
+        data = os.path.join(c.tmp, "group%d.data" % sig)
+        # a session of its own: kill(0) reaches stint and the program, not the test
+        p = c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_group_signal"), "group", str(int(sig))],
+                  start_new_session=True)
+        check(p.returncode == 0, "%s: record exited %d (expected the program's 0); stderr: %s" % (
+            name, p.returncode, p.stderr.strip()))
+        check(sorted(p.stdout.split()) == ["child", "got=1", "got=1", "parent"],
+              "%s: the program printed %r, expected each process to get the signal once" % (name, p.stdout))
+        check(os.path.isfile(data), "%s: no data file" % name)
+        check(not spools_left(c.tmp), "%s: a spool was left: %s" % (name, spools_left(c.tmp)))
+        rep = c.report_json(data)
+        check(len(rep["processes"]) == 2, "%s: %d processes recorded" % (name, len(rep["processes"])))
+
+
+@test
+def test_signal_dispositions_kept(c):
+    """The program gets the action of every signal it would get without stint: default, or
+    ignored where stint was started with it ignored (SIGPIPE, SIGUSR2, SIGHUP here), although
+    stint catches them all."""
+    prog = [c.prog("e2e_group_signal"), "dispositions"]
+
+    def ignore():
+        for sig in (signal.SIGPIPE, signal.SIGUSR2, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+
+    for preexec, what in ((None, "none ignored"), (ignore, "SIGPIPE, SIGUSR2 and SIGHUP ignored")):
+        alone = c.run(prog, expect=0, preexec_fn=preexec).stdout
+        rec = c.run([c.stint, "record", "-f", "-o", os.path.join(c.tmp, "disp.data"), "--"] + prog, expect=0,
+                    preexec_fn=preexec)
+        check(rec.stdout == alone, "%s: the program was told (d default, i ignored, h handler, from signal 1)\n"
+              "  under stint %s  alone       %s" % (what, rec.stdout, alone))
+
+
+def outside_signal(c, sig, wait_sig, data):
+    """e2e_group_signal wait WAIT_SIG under stint; sig sent to stint (not the program) once it
+    waits.  (returncode, stdout, stderr)"""
+    ready = os.path.join(c.tmp, "ready-%d" % sig)
+    argv = [c.stint, "record", "-f", "-o", data, "--", c.prog("e2e_group_signal"), "wait", str(int(wait_sig)), ready]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        deadline = time.time() + RECORD_TIMEOUT
+        while not os.path.exists(ready) and time.time() < deadline and rec.poll() is None:
+            time.sleep(0.01)
+        check(os.path.exists(ready), "e2e_group_signal did not start waiting")
+        os.kill(rec.pid, sig)
+        try:
+            out, err = rec.communicate(timeout=RECORD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise TestFailure("%s to stint: the program still waits %d s later (stint record exited %s)" % (
+                signal.Signals(sig).name, RECORD_TIMEOUT, rec.poll()))
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        try:  # the program, left running by a stint that died
+            with open(ready) as f:
+                os.kill(int(f.read()), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+    return rec.returncode, out, err
+
+
+@test
+def test_outside_signal_forwarded(c):
+    """A signal another process sends to stint record goes to the program, which stint stands
+    for: a handled SIGUSR1 or SIGTERM runs the program's handler (once), an unhandled SIGUSR2
+    ends it as it would without stint (status 128 + 12, its recording kept)."""
+    data = os.path.join(c.tmp, "outside.data")
+    for sig in (signal.SIGUSR1, signal.SIGTERM):
+        code, out, err = outside_signal(c, sig, sig, data)
+        check(code == 0 and out.strip() == "got=1", "%s to stint: record exited %d, the program printed %r; "
+              "stderr: %s" % (sig.name, code, out, err.strip()))
+    code, out, err = outside_signal(c, signal.SIGUSR2, signal.SIGUSR1, data)
+    check(code == 128 + signal.SIGUSR2, "SIGUSR2 to stint: record exited %d, expected %d (the program dies of it); "
+          "stderr: %s" % (code, 128 + signal.SIGUSR2, err.strip()))
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "the program's recording was not kept: %s" % function_list(rep))
+    check(not spools_left(c.tmp), "a spool was left: %s" % spools_left(c.tmp))
+
+
+@test
+def test_sigpipe_closed_output(c):
+    """stint record writing its summary to a closed pipe (`stint record ... 2>&1 | head -c0`) gets
+    EPIPE, not SIGPIPE: it finishes the data file and leaves no spool.  The program still dies
+    of SIGPIPE writing to that pipe, as without stint (or gets EPIPE where it was started with
+    SIGPIPE ignored)."""
+    def closed_pipe():
+        r, w = os.pipe()
+        os.close(r)
+        return w
+
+    def run(argv, out, err, preexec=None):
+        c.log.append(" ".join(argv) + "  (output to a closed pipe)")
+        p = subprocess.Popen(argv, stdout=out, stderr=err, preexec_fn=preexec)
+        try:
+            return p.wait(timeout=RECORD_TIMEOUT)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def ignore():
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+
+    prog = c.prog("e2e_group_signal")
+    data = os.path.join(c.tmp, "pipe.data")
+    # the summary alone goes to the closed pipe
+    w = closed_pipe()
+    code = run([c.stint, "record", "-f", "-o", data, "--", prog, "dispositions"], subprocess.DEVNULL, w)
+    os.close(w)
+    check(code == 0, "record with its stderr a closed pipe exited %d, expected 0" % code)
+    check(os.path.isfile(data) and not spools_left(c.tmp), "data file %s, spools %s" % (
+        os.path.isfile(data), spools_left(c.tmp)))
+    c.report_json(data)
+    # the program's output too: it dies of SIGPIPE, as alone
+    w = closed_pipe()
+    alone = run([prog, "write"], w, w)
+    check(alone == -signal.SIGPIPE, "the program alone exited %d, expected SIGPIPE" % alone)
+    code = run([c.stint, "record", "-f", "-o", data, "--", prog, "write"], w, w)
+    check(code == 128 + signal.SIGPIPE, "record exited %d, expected %d (the program dies of SIGPIPE)" % (
+        code, 128 + signal.SIGPIPE))
+    check(not spools_left(c.tmp), "a spool was left: %s" % spools_left(c.tmp))
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "the program's recording was not kept: %s" % function_list(rep))
+    # started with SIGPIPE ignored, the program gets EPIPE and exits 4, as alone
+    code = run([c.stint, "record", "-f", "-o", data, "--", prog, "write"], w, w, preexec=ignore)
+    os.close(w)
+    check(code == 4, "record with SIGPIPE ignored exited %d, expected the program's 4" % code)
+
+
 def deep_exit_common(c, mode, status):
     _, rep = c.record_and_report([c.prog("e2e_deep_exit"), mode], expect_status=status)
     expect_calls(rep, {"main": 1, "descend": 8, "bottom_work": 1,
