@@ -2994,6 +2994,25 @@ def test_err_report_empty_file(c):
 
 
 @test
+def test_err_data_file_not_regular(c):
+    """A FIFO (or a device) given as the data file to every reading command: one line saying it
+    is not a regular file, exit 2, at once.  Opening the FIFO waited for a writer forever."""
+    fifo = os.path.join(c.tmp, "f.data")
+    os.mkfifo(fifo)
+    rec, good = c.record([c.prog("e2e_threads")])
+    out = os.path.join(c.tmp, "out")
+    for path in (fifo, "/dev/null"):
+        for argv in (["report", "-i", path], ["callers", "-i", path, "main"], ["callees", "-i", path, "main"],
+                     ["export", "-i", path, "--format", "folded", "-o", out],
+                     ["html", "-i", path, "-o", out + ".html"], ["annotate", "-i", path, "main"],
+                     ["diff", path, good], ["diff", good, path]):
+            p = c.run([c.stint] + argv, timeout=10)
+            one_line_error(p, [path, "not a regular file"], "stint " + " ".join(argv))
+            check(p.returncode == 2, "stint %s exited %d, expected 2" % (" ".join(argv), p.returncode))
+            check(not os.path.exists(out) and not os.path.exists(out + ".html"), "an output was written")
+
+
+@test
 def test_report_truncated_file(c):
     """A data file cut in half: report prints what is left, warns 'truncated' in one line on stderr,
     and exits 3 (a damaged file, reported as far as it could be read)."""
