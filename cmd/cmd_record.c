@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,9 +106,21 @@ static char *join_args(char **argv)
 	return s;
 }
 
-/* Where the data file goes: the directory must be writable. */
+/*
+ * Where the data file goes, checked before the program runs: a name the
+ * final rename would refuse (empty, ending in '/', longer than the file
+ * system allows) failed only once the program had run, and its recording
+ * was left in the spool.  The directory must be writable.
+ */
 static void check_output(const char *output)
 {
+	size_t len = strlen(output);
+	if (!len)
+		die("cannot write '': the output file name is empty (give one with -o FILE)");
+	if (output[len - 1] == '/')
+		die("cannot write '%s': a file name cannot end with '/' (give one with -o FILE)", output);
+	const char *base = strrchr(output, '/');
+	base = base ? base + 1 : output;
 	struct stat st;
 	if (stat(output, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -122,11 +135,29 @@ static void check_output(const char *output)
 	char *dir = dirname(copy);
 	if (access(dir, W_OK) < 0)
 		die("cannot write to '%s': %s", dir, strerror(errno));
+	long name_max = pathconf(dir, _PC_NAME_MAX);
+	if (name_max <= 0)
+		name_max = NAME_MAX;
+	if (strlen(base) > (size_t)name_max)
+		die("cannot write '%s': its file name is %zu bytes long, and the file system of '%s' allows %ld",
+		    output, strlen(base), dir, name_max);
 	struct util_out probe;
 	if (util_out_open(&probe, output) < 0)
 		die("cannot write '%s': %s", output, strerror(errno));
 	util_out_abort(&probe);
 	free(copy);
+}
+
+/* The one line for a data file that could not be written (errno e) while
+ * its recording is kept in the spool: the hint to wait for room only
+ * where the disk was full. */
+static __attribute__((noreturn)) void die_kept(const char *output, int e, const char *spool)
+{
+	if (e == ENOSPC || e == EDQUOT)
+		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
+		    "'stint recover %s -o FILE' makes the data file of it", output, strerror(e), spool);
+	die("cannot write '%s': %s; the raw recording is kept: 'stint recover %s -o FILE' makes the data "
+	    "file of it", output, strerror(e), spool);
 }
 
 /* Say what rec_wait() left running (recorder.h: what is waited for). */
@@ -301,9 +332,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 			break;
 		}
 	if (rec_session_write(&rs, output) < 0)
-		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
-		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(errno), rs.spool.shown);
+		die_kept(output, errno, rs.spool.shown);
 	int code = rec_exit_code(child->status);
 	if (!quiet) {
 		if (child->stopped_early || child->detached)
@@ -585,8 +614,7 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	d.flags |= FMT_SESS_ATTACHED;
 	/* (never in place: a thread of the process may still hold its buffer) */
 	if (fmt_write(&d, output) < 0)
-		die("cannot write '%s': %s; the raw recording is kept: 'stint recover %s -o FILE' makes the "
-		    "data file of it", output, strerror(errno), sp.shown);
+		die_kept(output, errno, sp.shown);
 	rec_spool_remove(&sp);
 	if (!quiet)
 		warn("recorded process %d for %.1f s%s: %u process%s, %u thread%s into '%s'", (int)pid,
@@ -949,12 +977,8 @@ int cmd_record(int argc, char **argv)
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		bytes += d->threads[i].ev_len;
-	if (rec_session_write(&rs, output) < 0) {
-		int e = errno;
-		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
-		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(e), rs.spool.shown);
-	}
+	if (rec_session_write(&rs, output) < 0)
+		die_kept(output, errno, rs.spool.shown);
 	int code = rec_exit_code(child->status);
 	if (!quiet) {
 		if (child->stopped_early || child->detached)

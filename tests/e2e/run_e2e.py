@@ -2966,6 +2966,61 @@ def test_err_output_is_directory(c):
 
 
 @test
+def test_err_output_bad_names(c):
+    """record -o with a name the data file cannot have: empty, ending in '/', longer than the file
+    system allows (a file name, a directory name), in a directory that does not exist, '.'.  One
+    line, exit 2, and the program never runs (it would write a marker).  Before, the program ran,
+    then stint failed to write, kept a spool and blamed a full disk."""
+    marker = os.path.join(c.tmp, "marker")
+    prog = [c.prog("e2e_wait_file"), c.prog("e2e_wait_file"), marker]  # (released at once)
+    long_name = "n" * 300 + ".data"
+    for out, must in (("", "empty"), ("x.data/", "x.data/"), (long_name, "305 bytes"),
+                      (os.path.join("d" * 300, "x.data"), "d" * 300), ("nodir/x.data", "nodir"),
+                      (".", "directory")):
+        before = sorted(os.listdir(c.tmp))
+        p = c.run([c.stint, "record", "-o", out, "--"] + prog, cwd=c.tmp)
+        line = one_line_error(p, [must], "record -o %r" % out[:40])
+        check(p.returncode == 2, "record -o %r exited %d, expected 2" % (out[:40], p.returncode))
+        check("disk" not in line and "room" not in line, "record -o %r blamed the disk: %s" % (out[:40], line))
+        check(not os.path.exists(marker), "record -o %r ran the program before refusing the output" % out[:40])
+        check(sorted(os.listdir(c.tmp)) == before, "record -o %r left %s" % (
+            out[:40], sorted(set(os.listdir(c.tmp)) - set(before))))
+
+
+def record_output_replaced(c, out):
+    """Record e2e_wait_file; while it runs, put a directory where the data file goes, then let the
+    program end.  Returns the record's CompletedProcess-like (returncode, stderr)."""
+    release, pidfile = os.path.join(c.tmp, "release"), os.path.join(c.tmp, "pid")
+    argv = [c.stint, "record", "-o", out, "--", c.prog("e2e_wait_file"), release, pidfile]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for_file(pidfile, rec, "e2e_wait_file under stint")
+        os.mkdir(out)
+        open(release, "w").close()
+        _, err = rec.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        open(release, "w").close()
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    rec.stderr = err
+    return rec
+
+
+@test
+def test_output_replaced_while_recording(c):
+    """The data file cannot be written once the program ended (a directory was put at its name
+    meanwhile): one line saying what failed, naming the kept spool and `stint recover`, with no
+    hint to wait for room (the disk is not full)."""
+    out = os.path.join(c.tmp, "out.data")
+    rec = record_output_replaced(c, out)
+    line = one_line_error(rec, [out, "Is a directory", "stint recover"], "record whose output became a directory")
+    check("room" not in line and "disk" not in line, "record blamed the disk: %s" % line)
+    check(len(spools_left(c.tmp)) == 1, "the spool was not kept: %s" % os.listdir(c.tmp))
+
+
+@test
 def test_err_report_missing_file(c):
     path = os.path.join(c.tmp, "does_not_exist.data")
     p = c.run([c.stint, "report", "-i", path, "--format", "json"])
