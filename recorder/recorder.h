@@ -124,6 +124,17 @@ int rec_tsc_usable(void);
  */
 int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen);
 
+/*
+ * What `stint recover` must not lose.  rec_spool_inplace_file: the path of
+ * a thread buffer of dir that `stint record` had already made the whole
+ * data file, in place, when naming it failed (the output's directory gone
+ * or replaced), or NULL.  rec_spool_unread: the thread buffers of dir that
+ * hold events (bytes past the header area) and are none of d's threads:
+ * how many, the first one's name into first.
+ */
+char *rec_spool_inplace_file(const char *dir);
+uint32_t rec_spool_unread(const char *dir, const struct fmt_data *d, char *first, size_t n);
+
 /* The OS-event detector as the report names it, from the one asked for. */
 const char *rec_describe_os(const struct fmt_data *d, const char *wanted);
 

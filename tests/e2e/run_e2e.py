@@ -3012,12 +3012,22 @@ def record_output_replaced(c, out):
 def test_output_replaced_while_recording(c):
     """The data file cannot be written once the program ended (a directory was put at its name
     meanwhile): one line saying what failed, naming the kept spool and `stint recover`, with no
-    hint to wait for room (the disk is not full)."""
+    hint to wait for room (the disk is not full).  `stint recover` then makes the whole data file:
+    the largest buffer had already become it, in place, before the rename failed, and recover
+    saw no thread in it ("recovered 0 processes, 0 threads", exit 0) and deleted it."""
     out = os.path.join(c.tmp, "out.data")
     rec = record_output_replaced(c, out)
     line = one_line_error(rec, [out, "Is a directory", "stint recover"], "record whose output became a directory")
     check("room" not in line and "disk" not in line, "record blamed the disk: %s" % line)
-    check(len(spools_left(c.tmp)) == 1, "the spool was not kept: %s" % os.listdir(c.tmp))
+    spools = spools_left(c.tmp)
+    check(len(spools) == 1, "the spool was not kept: %s" % os.listdir(c.tmp))
+    data = os.path.join(c.tmp, "recovered.data")
+    p = c.run([c.stint, "recover", os.path.join(c.tmp, spools[0]), "-o", data], expect=0)
+    check("1 process, 1 thread" in p.stderr, "recover said: %s" % p.stderr.strip())
+    rep = c.report_json(data)
+    expect_calls(rep, {"main": 1})
+    check(calls(rep, "tick") > 0, "tick not recovered: %s" % function_list(rep))
+    check(not spools_left(c.tmp), "recover left the spool: %s" % spools_left(c.tmp))
 
 
 @test
