@@ -275,6 +275,25 @@ static void warn_unrecorded_programs(const struct rec_session *rs)
 	free(programs);
 }
 
+/*
+ * Nothing recorded, because the disk had no room for it (a thread buffer
+ * that could not start, or the session file): one line naming the
+ * directory, and no data file of nothing passed off as a recording.  The
+ * spool, which holds no event, goes.  Returns if the disk is not why.
+ */
+static void die_no_room(struct rec_session *rs)
+{
+	uint32_t threads = rec_spool_no_room(rs->spool.path);
+	if (!threads && rs->save_errno != ENOSPC && rs->save_errno != EDQUOT)
+		return;
+	const char *slash = strrchr(rs->spool.shown, '/');
+	char *dir = slash ? xstrndup(rs->spool.shown, slash == rs->spool.shown ? 1 : (size_t)(slash - rs->spool.shown))
+			  : xstrdup(".");
+	rec_session_end(rs);
+	die("nothing was recorded: the disk holding '%s' has no room for the recording; free some space there, "
+	    "or record with -o on another disk", dir);
+}
+
 static void explain_nothing(const char *prog)
 {
 	warn("nothing was recorded: '%s' never started stint's runtime (a set-user-ID or statically "
@@ -952,6 +971,11 @@ int cmd_record(int argc, char **argv)
 	if (rec_session_run(&rs, path, pargv, err, sizeof(err)) < 0)
 		die("%s", err);
 	const struct rec_child *child = &rs.child;
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		bytes += d->threads[i].ev_len;
+	if (!bytes)
+		die_no_room(&rs);
 	if (rs.save_errno)
 		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
 	if (launcher && d->nprocs && !recorded_functions(d)) {
@@ -974,9 +998,6 @@ int cmd_record(int argc, char **argv)
 	}
 	if (sel_word)
 		notes_with_select(d, sel_word);
-	uint64_t bytes = 0;
-	for (uint32_t i = 0; i < d->nthreads; i++)
-		bytes += d->threads[i].ev_len;
 	if (rec_session_write(&rs, output) < 0)
 		die_kept(output, errno, rs.spool.shown);
 	int code = rec_exit_code(child->status);

@@ -415,12 +415,33 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 	return 0;
 }
 
+/* The directory that holds the spool dir ("/proc/self/fd/N"), for messages. */
+static const char *spool_parent(const char *dir)
+{
+	static char shown[4096];
+	if (!shown[0]) {
+		ssize_t n = readlink(dir, shown, sizeof(shown) - 1);
+		shown[n > 0 ? n : 0] = 0;
+		char *slash = strrchr(shown, '/');
+		if (slash)
+			*(slash == shown ? slash + 1 : slash) = 0;
+		else
+			snprintf(shown, sizeof(shown), ".");
+	}
+	return shown;
+}
+
 /*
  * Say at once, while the program runs on, when a thread's recording stopped
  * (the disk filled, or no file descriptor was free): once per buffer file,
- * the pass that first sees its flags (the file is finished from then on).
+ * the pass that first sees its flags (the file is finished from then on),
+ * and a full disk once per recording (one line for a program of many
+ * threads).  Only a header whose magic is there names its thread: the
+ * runtime writes the magic last.
  */
-static void spool_warn_stopped(int fd, uint32_t flags)
+static int spool_warned_nospace;
+
+static void spool_warn_stopped(const char *dir, int fd, uint32_t flags)
 {
 	if (!(flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP |
 		       FMT_SPOOL_SHAREDTLS)))
@@ -441,9 +462,9 @@ static void spool_warn_stopped(int fd, uint32_t flags)
 		warn("the program has no file descriptor free (its RLIMIT_NOFILE is used up and could not be "
 		     "raised): thread %d stopped recording (the program runs on; what was recorded is kept)",
 		     (int)tid);
-	else
-		warn("the disk is full: thread %d stopped recording (the program runs on; "
-		     "what was recorded is kept)", (int)tid);
+	else if (!spool_warned_nospace++)
+		warn("the disk is full: no room in '%s' for the recording; thread %d stopped recording (the "
+		     "program runs on; what was recorded is kept)", spool_parent(dir), (int)tid);
 }
 
 /*
@@ -540,12 +561,12 @@ static int prefault_file(const char *dir, const char *name, int prefault)
 		close(fd);
 		return 0;
 	}
-	spool_warn_stopped(fd, h.flags);
 	if (memcmp(h.magic, FMT_SPOOL_MAGIC, 8) == 0 &&
 	    (h.flags & (FMT_SPOOL_ENDED | FMT_SPOOL_NOSPACE | FMT_SPOOL_FULL | FMT_SPOOL_ORPHANED |
-			FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP | FMT_SPOOL_SHAREDTLS)))
+			FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP | FMT_SPOOL_SHAREDTLS))) {
+		spool_warn_stopped(dir, fd, h.flags);
 		f->finished = 1;
-	else if (prefault && h.nused < FMT_SPOOL_MAX_CHUNKS - 2) {
+	} else if (prefault && h.nused < FMT_SPOOL_MAX_CHUNKS - 2) {
 		uint64_t off = FMT_SPOOL_DATA_OFF;
 		for (uint32_t i = 0; i <= h.nused; i++)
 			off += fmt_spool_chunk_size(i);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -817,6 +818,36 @@ char *rec_spool_inplace_file(const char *dir)
 	if (dh)
 		closedir(dh);
 	return found;
+}
+
+uint32_t rec_spool_no_room(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	uint32_t n = 0;
+	while (dh && (de = readdir(dh))) {
+		if (!thread_buf_name(de->d_name))
+			continue;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		free(path);
+		struct stat st;
+		uint32_t flags = 0;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		/* a header that could not be allocated, or one that says so */
+		if (st.st_size < FMT_SPOOL_HDR_SIZE ||
+		    (pread(fd, &flags, sizeof(flags), offsetof(struct fmt_spool_hdr, flags)) == sizeof(flags) &&
+		     (flags & FMT_SPOOL_NOSPACE)))
+			n++;
+		close(fd);
+	}
+	if (dh)
+		closedir(dh);
+	return n;
 }
 
 uint32_t rec_spool_unread(const char *dir, const struct fmt_data *d, char *first, size_t n)

@@ -133,6 +133,9 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
  * how many, the first one's name into first.
  */
 char *rec_spool_inplace_file(const char *dir);
+/* The thread buffers of dir that stopped, or could not start, for want of
+ * room on the disk. */
+uint32_t rec_spool_no_room(const char *dir);
 uint32_t rec_spool_unread(const char *dir, const struct fmt_data *d, char *first, size_t n);
 
 /* The OS-event detector as the report names it, from the one asked for. */

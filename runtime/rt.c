@@ -1012,6 +1012,22 @@ __attribute__((noinline)) int rt_thread_start(struct rt_thread *t)
 	return ok;
 }
 
+/* Who the buffer file's thread is, in its header (mapped, allocated); the
+ * magic last, so that the recorder, which reads the header while the
+ * program runs, finds the rest there when it finds the magic. */
+static void rt_hdr_identity(struct rt_thread *t, uint64_t t0)
+{
+	t->hdr->version = FMT_SPOOL_VERSION;
+	t->hdr->hdr_size = FMT_SPOOL_HDR_SIZE;
+	t->hdr->pid = (int32_t)getpid();
+	t->hdr->tid = (int32_t)t->tid;
+	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	t->hdr->calib_ticks = rt_g.calib_ticks;
+	t->hdr->start_time = t0;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(t->hdr->magic, FMT_SPOOL_MAGIC, 8);
+}
+
 /*
  * Start recording the calling thread: create its buffer file and map the
  * header page and the first chunk.  Returns 1 when the thread records.
@@ -1048,7 +1064,13 @@ static int rt_thread_start_work(struct rt_thread *t)
 			rt_count_unrecorded();
 		goto fail;
 	}
-	if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) != 0 && ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0) {
+	/* the header page allocated, or no recording: on a full disk a page
+	 * left a hole (ftruncate) took the program's SIGBUS at the first
+	 * store into it (only where the file system cannot allocate ahead) */
+	int ferr = posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE);
+	if (ferr == EOPNOTSUPP || ferr == EINVAL)
+		ferr = ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0 ? errno : 0;
+	if (ferr) {
 		close(fd);
 		goto fail;
 	}
@@ -1076,7 +1098,10 @@ static int rt_thread_start_work(struct rt_thread *t)
 	uint8_t *none = NULL;
 	uint32_t why = rt_map_chunk(t, &none, 0);
 	if (why) {
+		/* a thread that could not start (the disk full) is named in its
+		 * header: the recorder says which, and the report lists it */
 		t->hdr->flags |= why;
+		rt_hdr_identity(t, t0);
 		goto fail;
 	}
 mapped:
@@ -1098,16 +1123,9 @@ mapped:
 			rt_g.os_mode = RT_OS_RUSAGE;
 	}
 	rt_stamp(t, &t->last_switches);
-	memcpy(t->hdr->magic, FMT_SPOOL_MAGIC, 8);
-	t->hdr->version = FMT_SPOOL_VERSION;
-	t->hdr->hdr_size = FMT_SPOOL_HDR_SIZE;
-	t->hdr->pid = (int32_t)getpid();
-	t->hdr->tid = (int32_t)t->tid;
-	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
-	t->hdr->calib_ticks = rt_g.calib_ticks;
+	rt_hdr_identity(t, t0);
 	t->tail_sum = t->tail_n = 0;
 	t->last_t = t0;
-	t->hdr->start_time = t0;
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
 	rt_mark_overhead(t);

@@ -2635,6 +2635,49 @@ def test_disk_full_then_recover(c):
         c.run(["umount", mnt])
 
 
+@test
+def test_disk_nearly_full(c):
+    """The disk has almost no room when recording starts (a 2 MiB tmpfs filled to 80 KiB, then to
+    4 KiB free): the program runs as without stint (at 4 KiB free the runtime stored into a
+    header page it could not allocate and the program died of SIGBUS), the running warning comes
+    once with a real thread id, and one line says nothing was recorded for want of room there,
+    exit 2, no data file, no spool.  Before: "thread 0 stopped recording" every 2 ms, then
+    "never started stint's runtime (a set-user-ID ...)", an empty data file and exit 0."""
+    mnt = os.path.join(c.tmp, "small")
+    os.mkdir(mnt)
+    p = c.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt])
+    if p.returncode != 0:
+        raise TestSkip("cannot mount a small tmpfs here (%s)" % p.stderr.strip())
+    try:
+        prog = [c.prog("e2e_group_signal"), "storm"]  # a parent and its child
+        alone = c.run(prog, expect=0).stdout
+        for fill_kib in (1968, 2044):
+            fill = os.path.join(mnt, "fill")
+            with open(fill, "wb") as f:
+                f.write(b"\0" * (fill_kib * 1024))
+            st = os.statvfs(mnt)
+            free = st.f_bavail * st.f_frsize // 1024
+            data = os.path.join(mnt, "b.data")
+            p = c.run([c.stint, "record", "-o", data, "--"] + prog)
+            what = "record with %d KiB free" % free
+            check(p.stdout == alone, "%s: the program printed %r, alone %r" % (what, p.stdout, alone))
+            check(p.returncode == 2, "%s exited %d, expected 2; stderr: %s" % (what, p.returncode, p.stderr))
+            lines = [l for l in p.stderr.splitlines() if l.strip()]
+            running = [l for l in lines if "stopped recording" in l]
+            final = [l for l in lines if l not in running]
+            check(len(running) <= 1, "%s warned %d times while running:\n%s" % (what, len(running), p.stderr))
+            check(not running or (mnt in running[0] and not re.search(r"thread 0\b", running[0])),
+                  "%s: the running warning names no directory or no thread: %s" % (what, running))
+            check(len(final) == 1 and "nothing was recorded" in final[0] and mnt in final[0] and "room" in final[0],
+                  "%s should end with one line saying the disk of %s had no room:\n%s" % (what, mnt, p.stderr))
+            check("never started" not in p.stderr and "set-user-ID" not in p.stderr,
+                  "%s blamed the program: %s" % (what, p.stderr))
+            check(sorted(os.listdir(mnt)) == ["fill"], "%s left %s" % (what, os.listdir(mnt)))
+            os.unlink(fill)
+    finally:
+        c.run(["umount", mnt])
+
+
 def tree_find(nodes, name):
     """Depth-first search of a --tree JSON forest for the first node called name."""
     for n in nodes:
