@@ -305,9 +305,9 @@ static void put_pct(FILE *f, const struct out_opts *o, int width, double pct)
 }
 
 /* A row's label, cut to the columns left on the terminal (whole in CSV and JSON). */
-static void put_label(FILE *f, const struct out_opts *o, int used, const char *label)
+void out_put_label(FILE *f, int width, int used, const char *label)
 {
-	int room = o->width > 0 ? o->width - used : 0;
+	int room = width > 0 ? width - used : 0;
 	int len = (int)strlen(label);
 	if (room <= 0 || len <= room || room < 8) {
 		fprintf(f, "%s\n", label);
@@ -357,7 +357,7 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 	}
 	fputc(' ', f);
 	if (m->cut_heading)
-		put_label(f, o, used, m->heading[o->by]);
+		out_put_label(f, o->width, used, m->heading[o->by]);
 	else
 		fprintf(f, "%s\n", m->heading[o->by]);
 	char label[4096];
@@ -387,7 +387,7 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 		}
 		fputc(' ', f);
 		row_label(label, sizeof(label), o, row);
-		put_label(f, o, used, label);
+		out_put_label(f, o->width, used, label);
 	}
 }
 

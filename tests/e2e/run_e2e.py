@@ -2742,6 +2742,32 @@ def test_view_callers_callees(c):
 
 
 @test
+def test_view_callers_callees_width(c):
+    """callers and callees take --width as report does: the table's names cut with '..' to N
+    columns (0: whole; CSV and JSON whole); a bad value is one line.  They refused the option."""
+    rec, data = c.record([c.prog("e2e_cxx_names"), "names"])
+    whole = c.run([c.stint, "callees", "-i", data, "main"], expect=0).stdout
+    longest = max(len(l) for l in whole.splitlines())
+    check(longest > 110, "no name long enough to cut (longest line %d): %s" % (longest, whole))
+    for cmd, fn in (("callees", "main"), ("callers", "Foo::bar(int)")):
+        p = c.run([c.stint, cmd, "-i", data, "--width", "100", fn], expect=0)
+        lines = p.stdout.splitlines()
+        check(all(len(l) <= 100 for l in lines[:-1]), "%s --width 100: lines of %s columns:\n%s" % (
+            cmd, [len(l) for l in lines], p.stdout))
+        p0 = c.run([c.stint, cmd, "-i", data, "--width", "0", fn], expect=0)
+        check(p0.stdout == c.run([c.stint, cmd, "-i", data, fn], expect=0).stdout,
+              "%s --width 0 is not the whole table" % cmd)
+        j = c.run([c.stint, cmd, "-i", data, "--format", "json", "--width", "40", fn], expect=0).stdout
+        check(j == c.run([c.stint, cmd, "-i", data, "--format", "json", fn], expect=0).stdout,
+              "%s --width changed the JSON" % cmd)
+        p = c.run([c.stint, cmd, "-i", data, "--width", "wide", fn])
+        one_line_error(p, ["--width", "wide"], "%s --width wide" % cmd)
+    cut = c.run([c.stint, "callees", "-i", data, "--width", "100", "main"], expect=0).stdout
+    check(any(l.endswith("..") for l in cut.splitlines()), "callees --width 100 cut no name:\n%s" % cut)
+    p = c.run([c.stint, "callers", "-i", data, "--by", "line", "--width", "100", "Foo::bar(int)"], expect=0)
+
+
+@test
 def test_view_filters_just_my_code(c):
     """--just-my-code charges library time to the user function that called it;
     --module and --function keep matching rows; --tid selects a thread."""
