@@ -1014,11 +1014,16 @@ int cmd_record(int argc, char **argv)
 		     (double)bytes / 1e6, output);
 		warn_unrecorded_programs(&rs);
 		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
+		unsigned long procs = notes_count(d->notes, "unrecorded_procs");
 		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
 			     "stint's spool (no file descriptor free, the rights to it given up, or system calls "
 			     "restricted), or on a thread's thread-local storage (clone with CLONE_VM)",
 			     unrecorded, unrecorded == 1 ? " was" : "s were", unrecorded == 1 ? "it" : "they");
+		if (procs)
+			warn("%lu more process%s not recorded: %s started when the program could no longer reach "
+			     "stint's spool (the rights to it given up, or system calls restricted)",
+			     procs, procs == 1 ? " was" : "es were", procs == 1 ? "it" : "they");
 	}
 	rec_session_end(&rs);
 	rec_patch_free(&pinfo);

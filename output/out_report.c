@@ -545,11 +545,18 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
 	char ub[32];
 	unsigned long long unrecorded = strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10);
-	if (unrecorded)
-		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer reach stint's "
-			   "spool (no file descriptor free, the rights to it given up, or system calls restricted), "
-			   "or on a thread's thread-local storage (clone with CLONE_VM)\n",
-			unrecorded, unrecorded == 1 ? "" : "s");
+	unsigned long long procs = strtoull(note_get(d->notes, "unrecorded_procs", ub, sizeof(ub)), NULL, 10);
+	if (unrecorded || procs) {
+		char t[64] = "", p[64] = "";
+		if (unrecorded)
+			snprintf(t, sizeof(t), "%llu thread%s", unrecorded, unrecorded == 1 ? "" : "s");
+		if (procs)
+			snprintf(p, sizeof(p), "%llu process%s", procs, procs == 1 ? "" : "es");
+		fprintf(f, "# not recorded: %s%s%s, started when the program could no longer reach stint's "
+			   "spool (no file descriptor free, the rights to it given up, or system calls restricted)%s\n",
+			t, unrecorded && procs ? " and " : "", p,
+			unrecorded ? ", or on a thread's thread-local storage (clone with CLONE_VM)" : "");
+	}
 	/* why a thread's recording stopped early, the first that applies */
 	static const struct {
 		uint32_t flag;
@@ -617,6 +624,8 @@ static void instr_json_head(FILE *f, const struct fmt_data *d, const struct an_r
 	char ub[32];
 	fprintf(f, ",\n\"unrecorded_threads\":%llu",
 		strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10));
+	fprintf(f, ",\n\"unrecorded_processes\":%llu",
+		strtoull(note_get(d->notes, "unrecorded_procs", ub, sizeof(ub)), NULL, 10));
 	char rsel[4096];
 	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
 		fputs(",\n\"recorded_selection\":", f);

@@ -619,7 +619,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 	if (rec_spool_scan(dir, ".buf", &procs, &nprocs, err, errlen) < 0)
 		return -1;
 	d->procs = xcalloc(nprocs, sizeof(*d->procs));
-	uint64_t unrecorded = 0;
+	uint64_t unrecorded = 0, unrecorded_procs = 0;
 	uint32_t open_fds = fds_kept();
 	for (uint32_t pi = 0; pi < nprocs; pi++) {
 		struct rec_spool_key *sp = &procs[pi];
@@ -675,6 +675,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 				if (h->flags & thread_flags[k].spool)
 					t->flags |= thread_flags[k].thread;
 			unrecorded += h->unrecorded;
+			unrecorded_procs += h->unrecorded_procs;
 			if (!p->cost && h->calib_ticks)
 				p->cost = h->calib_ticks;
 			tail_sum += h->tail_sum;
@@ -764,6 +765,12 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 	if (unrecorded) { /* the report says how many threads are missing */
 		char *n = xasprintf("%s%sunrecorded=%llu", d->notes ? d->notes : "", d->notes && *d->notes ? " " : "",
 				    (unsigned long long)unrecorded);
+		free(d->notes);
+		d->notes = n;
+	}
+	if (unrecorded_procs) { /* and processes */
+		char *n = xasprintf("%s%sunrecorded_procs=%llu", d->notes ? d->notes : "",
+				    d->notes && *d->notes ? " " : "", (unsigned long long)unrecorded_procs);
 		free(d->notes);
 		d->notes = n;
 	}

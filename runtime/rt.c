@@ -506,11 +506,13 @@ static void rt_populate_more(struct rt_thread *t)
 }
 
 /* A thread that cannot record (no descriptor free, no right to the spool,
- * a seccomp sandbox), counted where the recorder reads it. */
-static void rt_count_unrecorded(void)
+ * a seccomp sandbox), or a whole process (a fork child that cannot begin),
+ * counted where the recorder reads it. */
+static void rt_count_unrecorded(int process)
 {
 	if (rt_g.count_hdr)
-		__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(process ? &rt_g.count_hdr->unrecorded_procs : &rt_g.count_hdr->unrecorded, 1,
+				   __ATOMIC_RELAXED);
 }
 
 /* Why a spool file could not be opened, as the thread's spool flag. */
@@ -997,7 +999,7 @@ __attribute__((noinline)) int rt_thread_start(struct rt_thread *t)
 	if (!t->arrays && !rt_thread_arrays_map(t, NULL)) {
 		/* no memory, or a thread started inside a seccomp sandbox */
 		if (rt_g.enabled && rt_g.no_syscalls)
-			rt_count_unrecorded();
+			rt_count_unrecorded(0);
 		t->state = RT_DONE;
 		RT_GUARD(t->gate, 0);
 		return 0;
@@ -1040,7 +1042,7 @@ static int rt_thread_start_work(struct rt_thread *t)
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
 	if (rt_g.enabled && rt_g.no_syscalls) { /* a thread started inside a seccomp sandbox */
-		rt_count_unrecorded();
+		rt_count_unrecorded(0);
 		t->state = RT_DONE;
 		return 0;
 	}
@@ -1060,8 +1062,13 @@ static int rt_thread_start_work(struct rt_thread *t)
 		int err = errno;
 		if (rt_take_spare(t))
 			goto mapped;
-		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE)
-			rt_count_unrecorded();
+		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE) {
+			/* a fork child whose first thread cannot record (it was
+			 * forked after a setuid) is a process not recorded */
+			int process = rt_g.count_inherited && !rt_g.proc_counted;
+			rt_g.proc_counted |= process;
+			rt_count_unrecorded(process);
+		}
 		goto fail;
 	}
 	/* the header page allocated, or no recording: on a full disk a page
@@ -2204,7 +2211,7 @@ static void rt_atfork_child_work(void)
 	if (!rt_g.enabled)
 		return;
 	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
-		rt_count_unrecorded();
+		rt_count_unrecorded(1);
 		rt_g.enabled = 0;
 		t->state = RT_DONE;
 		return;
@@ -2226,6 +2233,7 @@ static void rt_atfork_child_work(void)
 	/* the parent's count stays this process's until it records a thread
 	 * of its own: a child that cannot (forked after a setuid) is counted */
 	rt_g.count_inherited = rt_g.count_hdr != NULL;
+	rt_g.proc_counted = 0;
 	rt_drop_spares();
 	uint64_t *seen = t->seen;
 	uint32_t seen_cap = t->seen_cap;
@@ -2277,7 +2285,7 @@ static void rt_vfork_child_work(void)
 	if (!rt_g.enabled)
 		return;
 	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
-		rt_count_unrecorded();
+		rt_count_unrecorded(1);
 		t->state = RT_DONE; /* (the parent's state is put back when it resumes) */
 		RT_GUARD(t->gate, 0);
 		return;
@@ -2412,7 +2420,7 @@ static void rt_share_tls(int after, long r, int vfork)
 		return;
 	}
 	if (r >= 0 && rt_g.enabled && !rt_g.no_syscalls)
-		rt_count_unrecorded(); /* the child */
+		rt_count_unrecorded(0); /* the child, on the thread's storage */
 	if (r < 0 || vfork) {
 		t->state = t->shared_state;
 		RT_GUARD(t->gate, t->shared_gate);

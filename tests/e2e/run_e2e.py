@@ -2070,12 +2070,18 @@ def test_setuid_drop(c):
         check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
               "%s: threads %s, unrecorded %s" % (mode, rep["threads"], rep["unrecorded_threads"]))
         expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
-    # a child forked after the switch cannot make its files: not recorded, but counted
+    # a child forked after the switch cannot make its files: not recorded, but counted, as the
+    # process it is (it was called "1 thread")
     rec, data = c.record([prog, "setuid", "fork"])
     rep = c.report_json(data)
-    check(len(rep["processes"]) == 1 and rep["unrecorded_threads"] == 1,
-          "forked after setuid: processes %s, unrecorded %s" % (rep["processes"], rep["unrecorded_threads"]))
-    check("1 more thread was not recorded" in rec.stderr, "record said: %s" % rec.stderr)
+    check(len(rep["processes"]) == 1 and rep.get("unrecorded_processes") == 1 and rep["unrecorded_threads"] == 0,
+          "forked after setuid: processes %s, unrecorded processes %s, threads %s" % (
+              rep["processes"], rep.get("unrecorded_processes"), rep["unrecorded_threads"]))
+    check("1 more process was not recorded" in rec.stderr and "thread was not" not in rec.stderr,
+          "record said: %s" % rec.stderr)
+    text = c.run([c.stint, "report", "-i", data], expect=0).stdout
+    check("# not recorded: 1 process," in text, "the report says: %s" % [l for l in text.splitlines()
+                                                                         if "not recorded" in l])
     expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
 
 
