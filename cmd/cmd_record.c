@@ -160,13 +160,21 @@ static __attribute__((noreturn)) void die_kept(const char *output, int e, const 
 	    "file of it", output, strerror(e), spool);
 }
 
-/* Say what rec_wait() left running (recorder.h: what is waited for). */
+/* Say what rec_wait() left running (recorder.h: what is waited for), and
+ * what stopped the wait: Ctrl-C, or the signal another process sent. */
 static void warn_left_running(const char *prog, const struct rec_child *c)
 {
-	if (c->stopped_early)
-		warn("stopped waiting at Ctrl-C: processes of '%s' still run, unrecorded from now on; "
-		     "what they recorded until now is kept", prog);
-	else if (c->detached)
+	if (c->stopped_early) {
+		int sig = REC_STOP_SIGNAL(c->stopped_early);
+		const char *abbrev = sigabbrev_np(sig);
+		char name[32];
+		if (sig == SIGINT && (c->stopped_early & REC_STOP_TERMINAL))
+			snprintf(name, sizeof(name), "Ctrl-C");
+		else
+			snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "?");
+		warn("stopped waiting at %s: processes of '%s' still run, unrecorded from now on; "
+		     "what they recorded until now is kept", name, prog);
+	} else if (c->detached)
 		warn("'%s' ended; %d process%s it started detached (setsid: a daemon) and %s not waited "
 		     "for: what %s recorded until now is kept", prog, c->detached,
 		     c->detached == 1 ? "" : "es", c->detached == 1 ? "is" : "are",

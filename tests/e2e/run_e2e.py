@@ -1345,6 +1345,39 @@ def test_outside_signal_forwarded(c):
 
 
 @test
+def test_second_sigterm_named(c):
+    """A program that ignores SIGTERM, and SIGTERM sent to stint record again and again: the
+    second ends the recording (status 128 + 15, the program left running), and stint says it
+    stopped waiting at SIGTERM, not "at Ctrl-C"."""
+    ready, release = os.path.join(c.tmp, "ready"), os.path.join(c.tmp, "release")
+    data = os.path.join(c.tmp, "term.data")
+    argv = [c.stint, "record", "-o", data, "--", c.prog("e2e_group_signal"), "ignore", str(int(signal.SIGTERM)),
+            ready, release]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for_file(ready, rec, "e2e_group_signal ignoring SIGTERM")
+        # again and again until stint ends: two sent at once may reach it as one
+        deadline = time.time() + RECORD_TIMEOUT
+        while rec.poll() is None and time.time() < deadline:
+            os.kill(rec.pid, signal.SIGTERM)
+            time.sleep(0.3)
+        check(rec.poll() is not None, "record still runs after %d s of SIGTERMs" % RECORD_TIMEOUT)
+        open(release, "w").close()  # the program left running holds the pipes
+        out, err = rec.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        open(release, "w").close()
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    check(rec.returncode == 128 + signal.SIGTERM, "record exited %d, expected %d; stderr: %s" % (
+        rec.returncode, 128 + signal.SIGTERM, err.strip()))
+    check("stopped waiting at SIGTERM" in err and "Ctrl-C" not in err, "record said: %s" % err.strip())
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "not recorded: %s" % function_list(rep))
+
+
+@test
 def test_sigpipe_closed_output(c):
     """stint record writing its summary to a closed pipe (`stint record ... 2>&1 | head -c0`) gets
     EPIPE, not SIGPIPE: it finishes the data file and leaves no spool.  The program still dies

@@ -1,7 +1,8 @@
 /*
  * group_signal.c - e2e target of the tests of stint record's signals
  * (run_e2e.py: fork_child_signalled_at_once, group_signal_once,
- * signal_dispositions_kept, outside_signal_forwarded, sigpipe_closed_output).
+ * signal_dispositions_kept, outside_signal_forwarded, sigpipe_closed_output,
+ * second_sigterm_named).
  *
  *   e2e_group_signal group SIGNUM
  *       a handler for SIGNUM, a child forked with it, then kill(0, SIGNUM):
@@ -17,6 +18,9 @@
  *       it exists until it writes that it runs its own code (its handler
  *       counts them); prints "child exited N" or "child killed by N":
  *       "child exited 0", as without stint.
+ *   e2e_group_signal ignore SIGNUM READY-FILE RELEASE-FILE
+ *       ignores SIGNUM, writes its pid to READY-FILE, then runs until
+ *       RELEASE-FILE exists (60 s at most) and exits 0.
  *   e2e_group_signal dispositions
  *       prints the action of every signal, one letter each from 1 to
  *       SIGRTMAX: d default, i ignored, h a handler (then exits 0).
@@ -133,6 +137,21 @@ static int wait_for(int sig, const char *ready)
 	return 0;
 }
 
+static int ignore_until(int sig, const char *ready, const char *release)
+{
+	signal(sig, SIG_IGN);
+	FILE *f = fopen(ready, "w");
+	if (!f)
+		return 2;
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	for (int i = 0; i < 60000 && access(release, F_OK) != 0; i++) {
+		tick();
+		usleep(1000);
+	}
+	return 0;
+}
+
 static int dispositions(void)
 {
 	for (int s = 1; s <= SIGRTMAX; s++) {
@@ -162,6 +181,8 @@ int main(int argc, char **argv)
 		return group(atoi(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "wait") == 0)
 		return wait_for(atoi(argv[2]), argv[3]);
+	if (argc == 5 && strcmp(argv[1], "ignore") == 0)
+		return ignore_until(atoi(argv[2]), argv[3], argv[4]);
 	if (argc == 2 && strcmp(argv[1], "storm") == 0)
 		return storm();
 	if (argc == 2 && strcmp(argv[1], "dispositions") == 0)
