@@ -14,11 +14,12 @@
 #include "../output/output.h"
 
 static const char butterfly_usage[] =
-	"usage: stint callers|callees [-i FILE] [--format table|csv|json] [--by line] [filters] FUNCTION\n"
+	"usage: stint callers|callees [-i FILE] [--format table|csv|json] [--by line] [--width N] [filters] FUNCTION\n"
 	"\n"
 	"  -i, --input FILE   data file (default stint.data)\n"
 	"      --by line      callers (instrumentation): per calling source line and call site\n"
-	"      --no-pager     on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n" CMD_FILTER_HELP;
+	"      --no-pager     on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n"
+	"      --width N      shorten names to N columns (default: the terminal's; 0: never)\n" CMD_FILTER_HELP;
 
 static const char *const cl_keys[AN_NVALUES] = {"elapsed_inclusive", "elapsed_exclusive", "application_inclusive",
 						 "application_exclusive"};
@@ -36,7 +37,7 @@ static int cl_cmp(const void *a, const void *b)
  * functions.
  */
 static void callers_by_line(const char *input, const struct fmt_data *d, struct an_result *r, uint32_t fn,
-			    int nocomp, const struct an_filter *flt, int format)
+			    int nocomp, const struct an_filter *flt, int format, int width)
 {
 	cmd_need_sites(input, d, "callers");
 	struct an_lines l;
@@ -100,7 +101,10 @@ static void callers_by_line(const char *input, const struct fmt_data *d, struct 
 				out_fmt_time(t, sizeof(t), x->row.v[k]);
 				printf(" %12s %6.2f", t, out_pct(x->row.v[k], den[k]));
 			}
-			printf("  %s at %s [%s]\n", caller, x->row.name, x->row.module);
+			char *label = xasprintf("%s at %s [%s]", caller, x->row.name, x->row.module);
+			fputs("  ", stdout);
+			out_put_label(stdout, width, 10 + AN_NVALUES * 20 + 2, label);
+			free(label);
 		}
 	}
 	if (format == 1)
@@ -116,12 +120,13 @@ static int butterfly(int argc, char **argv, int callees_first)
 						  {"no-compensation", no_argument, NULL, 4},
 						  {"by", required_argument, NULL, 5},
 						  {"no-pager", no_argument, NULL, 6},
+						  {"width", required_argument, NULL, 7},
 						  {"help", no_argument, NULL, 'h'},
 						  CMD_FILTER_OPTIONS,
 						  {NULL, 0, NULL, 0}};
 	const char *input = "stint.data";
 	struct an_filter flt = {0};
-	int format = 0, nocomp = 0, by_line = 0, pager = 1, c;
+	int format = 0, nocomp = 0, by_line = 0, pager = 1, width = -1, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -139,6 +144,14 @@ static int butterfly(int argc, char **argv, int callees_first)
 			nocomp = 1;
 		else if (c == 6)
 			pager = 0;
+		else if (c == 7) {
+			char *end;
+			long w = strtol(optarg, &end, 10);
+			if (end == optarg || *end || w < 0 || w > 100000)
+				die("%s: --width wants a number of columns (0: no limit), not '%s'",
+				    callees_first ? "callees" : "callers", optarg);
+			width = (int)w;
+		}
 		else if (c == 5) {
 			if (strcmp(optarg, "line") == 0)
 				by_line = 1;
@@ -173,15 +186,18 @@ static int butterfly(int argc, char **argv, int callees_first)
 	if (by_line && (callees_first || r.sampling))
 		die("--by line is for callers of instrumentation data (stint annotate shows lines "
 		    "of sampling data)");
+	/* decided before the pager takes stdout, which is then a pipe */
+	if (format == 0 && width < 0)
+		width = out_term_width();
 	if (format == 0 && pager)
 		out_pager_start();
 	if (by_line) {
-		callers_by_line(input, &d, &r, found[0], nocomp, &flt, format);
+		callers_by_line(input, &d, &r, found[0], nocomp, &flt, format, width);
 	} else {
 		struct an_view v;
 		an_view_build(&d, &r, &flt, &v);
 		/* the same name in several modules (or processes' copies): the first */
-		out_butterfly(stdout, &v, found[0], callees_first, format);
+		out_butterfly(stdout, &v, found[0], callees_first, format, width);
 		an_view_release(&v);
 	}
 	an_result_free(&r);

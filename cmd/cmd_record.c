@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,9 +122,21 @@ static char *join_args(char **argv)
 	return s;
 }
 
-/* Where the data file goes: the directory must be writable. */
+/*
+ * Where the data file goes, checked before the program runs: a name the
+ * final rename would refuse (empty, ending in '/', longer than the file
+ * system allows) failed only once the program had run, and its recording
+ * was left in the spool.  The directory must be writable.
+ */
 static void check_output(const char *output)
 {
+	size_t len = strlen(output);
+	if (!len)
+		die("cannot write '': the output file name is empty (give one with -o FILE)");
+	if (output[len - 1] == '/')
+		die("cannot write '%s': a file name cannot end with '/' (give one with -o FILE)", output);
+	const char *base = strrchr(output, '/');
+	base = base ? base + 1 : output;
 	struct stat st;
 	if (stat(output, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -138,6 +151,12 @@ static void check_output(const char *output)
 	char *dir = dirname(copy);
 	if (access(dir, W_OK) < 0)
 		die("cannot write to '%s': %s", dir, strerror(errno));
+	long name_max = pathconf(dir, _PC_NAME_MAX);
+	if (name_max <= 0)
+		name_max = NAME_MAX;
+	if (strlen(base) > (size_t)name_max)
+		die("cannot write '%s': its file name is %zu bytes long, and the file system of '%s' allows %ld",
+		    output, strlen(base), dir, name_max);
 	struct util_out probe;
 	if (util_out_open(&probe, output) < 0)
 		die("cannot write '%s': %s", output, strerror(errno));
@@ -145,13 +164,33 @@ static void check_output(const char *output)
 	free(copy);
 }
 
-/* Say what rec_wait() left running (recorder.h: what is waited for). */
+/* The one line for a data file that could not be written (errno e) while
+ * its recording is kept in the spool: the hint to wait for room only
+ * where the disk was full. */
+static __attribute__((noreturn)) void die_kept(const char *output, int e, const char *spool)
+{
+	if (e == ENOSPC || e == EDQUOT)
+		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
+		    "'stint recover %s -o FILE' makes the data file of it", output, strerror(e), spool);
+	die("cannot write '%s': %s; the raw recording is kept: 'stint recover %s -o FILE' makes the data "
+	    "file of it", output, strerror(e), spool);
+}
+
+/* Say what rec_wait() left running (recorder.h: what is waited for), and
+ * what stopped the wait: Ctrl-C, or the signal another process sent. */
 static void warn_left_running(const char *prog, const struct rec_child *c)
 {
-	if (c->stopped_early)
-		warn("stopped waiting at Ctrl-C: processes of '%s' still run, unrecorded from now on; "
-		     "what they recorded until now is kept", prog);
-	else if (c->detached)
+	if (c->stopped_early) {
+		int sig = REC_STOP_SIGNAL(c->stopped_early);
+		const char *abbrev = sigabbrev_np(sig);
+		char name[32];
+		if (sig == SIGINT && (c->stopped_early & REC_STOP_TERMINAL))
+			snprintf(name, sizeof(name), "Ctrl-C");
+		else
+			snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "?");
+		warn("stopped waiting at %s: processes of '%s' still run, unrecorded from now on; "
+		     "what they recorded until now is kept", name, prog);
+	} else if (c->detached)
 		warn("'%s' ended; %d process%s it started detached (setsid: a daemon) and %s not waited "
 		     "for: what %s recorded until now is kept", prog, c->detached,
 		     c->detached == 1 ? "" : "es", c->detached == 1 ? "is" : "are",
@@ -260,6 +299,25 @@ static void warn_unrecorded_programs(const struct rec_session *rs)
 	free(programs);
 }
 
+/*
+ * Nothing recorded, because the disk had no room for it (a thread buffer
+ * that could not start, or the session file): one line naming the
+ * directory, and no data file of nothing passed off as a recording.  The
+ * spool, which holds no event, goes.  Returns if the disk is not why.
+ */
+static void die_no_room(struct rec_session *rs)
+{
+	uint32_t threads = rec_spool_no_room(rs->spool.path);
+	if (!threads && rs->save_errno != ENOSPC && rs->save_errno != EDQUOT)
+		return;
+	const char *slash = strrchr(rs->spool.shown, '/');
+	char *dir = slash ? xstrndup(rs->spool.shown, slash == rs->spool.shown ? 1 : (size_t)(slash - rs->spool.shown))
+			  : xstrdup(".");
+	rec_session_end(rs);
+	die("nothing was recorded: the disk holding '%s' has no room for the recording; free some space there, "
+	    "or record with -o on another disk", dir);
+}
+
 static void explain_nothing(const char *prog)
 {
 	warn("nothing was recorded: '%s' never started stint's runtime (a set-user-ID or statically "
@@ -317,9 +375,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 			break;
 		}
 	if (rec_session_write(&rs, output) < 0)
-		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
-		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(errno), rs.spool.shown);
+		die_kept(output, errno, rs.spool.shown);
 	int code = rec_exit_code(child->status);
 	if (!quiet) {
 		if (child->stopped_early || child->detached)
@@ -601,8 +657,7 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	d.flags |= FMT_SESS_ATTACHED;
 	/* (never in place: a thread of the process may still hold its buffer) */
 	if (fmt_write(&d, output) < 0)
-		die("cannot write '%s': %s; the raw recording is kept: 'stint recover %s -o FILE' makes the "
-		    "data file of it", output, strerror(errno), sp.shown);
+		die_kept(output, errno, sp.shown);
 	rec_spool_remove(&sp);
 	if (!quiet)
 		warn("recorded process %d for %.1f s%s: %u process%s, %u thread%s into '%s'", (int)pid,
@@ -941,6 +996,11 @@ int cmd_record(int argc, char **argv)
 	if (rec_session_run(&rs, path, pargv, err, sizeof(err)) < 0)
 		die("%s", err);
 	const struct rec_child *child = &rs.child;
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		bytes += d->threads[i].ev_len;
+	if (!bytes)
+		die_no_room(&rs);
 	if (rs.save_errno)
 		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
 	if (launcher && d->nprocs && !recorded_functions(d) && WIFSIGNALED(child->status)) {
@@ -970,15 +1030,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (sel_word)
 		notes_with_select(d, sel_word);
-	uint64_t bytes = 0;
-	for (uint32_t i = 0; i < d->nthreads; i++)
-		bytes += d->threads[i].ev_len;
-	if (rec_session_write(&rs, output) < 0) {
-		int e = errno;
-		die("cannot write '%s': %s; the raw recording is kept: once there is room, "
-		    "'stint recover %s -o FILE' makes the data file of it",
-		    output, strerror(e), rs.spool.shown);
-	}
+	if (rec_session_write(&rs, output) < 0)
+		die_kept(output, errno, rs.spool.shown);
 	int code = rec_exit_code(child->status);
 	if (!quiet) {
 		if (child->stopped_early || child->detached)
@@ -993,11 +1046,18 @@ int cmd_record(int argc, char **argv)
 		     (double)bytes / 1e6, output);
 		warn_unrecorded_programs(&rs);
 		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
+		unsigned long procs = notes_count(d->notes, "unrecorded_procs");
 		if (unrecorded)
 			warn("%lu more thread%s not recorded: %s started when the program could no longer reach "
-			     "stint's spool (no file descriptor free, the rights to it given up or a chroot, system calls restricted, "
-			     "or a file size limit too small), or on a thread's thread-local storage (clone with CLONE_VM)",
+			     "stint's spool (no file descriptor free, the rights to it given up or a chroot, system calls "
+			     "restricted, or a file size limit too small), or on a thread's thread-local storage (clone "
+			     "with CLONE_VM)",
 			     unrecorded, unrecorded == 1 ? " was" : "s were", unrecorded == 1 ? "it" : "they");
+		if (procs)
+			warn("%lu more process%s not recorded: %s started when the program could no longer reach "
+			     "stint's spool (the rights to it given up or a chroot, system calls restricted, a "
+			     "file size limit too small, or its time-stamp counter turned off)",
+			     procs, procs == 1 ? " was" : "es were", procs == 1 ? "it" : "they");
 	}
 	rec_session_end(&rs);
 	rec_patch_free(&pinfo);

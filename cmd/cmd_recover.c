@@ -3,13 +3,17 @@
  * recording whose conversion failed (the disk filled while `stint record`
  * wrote it; the raw spool was kept and its path printed), or whose
  * recorder was killed.  Only a directory that is provably a spool of the
- * user's (rec_spool_open) is read, and only its own files are removed.
+ * user's (rec_spool_open) is read, and only its own files are removed, and
+ * only once everything in them is in the data file: a buffer that could not
+ * be read keeps the spool.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../format/format.h"
@@ -17,6 +21,62 @@
 #include "../recorder/recorder.h"
 
 static const char recover_usage[] = "usage: stint recover SPOOL-DIRECTORY [-o FILE]\n";
+
+/*
+ * A spool whose largest buffer `stint record` had already made the whole
+ * data file, in place, when the final rename failed (the output's
+ * directory gone or replaced): that file is copied to output, if it reads
+ * whole.  1 when done (the spool then removed).
+ */
+static int recover_inplace(struct rec_spool *sp, const char *spool, const char *output)
+{
+	char *whole = rec_spool_inplace_file(sp->path);
+	if (!whole)
+		return 0;
+	struct fmt_data d;
+	char err[1024];
+	if (fmt_read(whole, &d, err, sizeof(err)) < 0) {
+		free(whole);
+		return 0;
+	}
+	int ok = !d.damage;
+	uint32_t nprocs = d.nprocs, nthreads = d.nthreads;
+	fmt_data_free(&d);
+	if (!ok) {
+		free(whole);
+		return 0; /* (half made: the buffers are read instead) */
+	}
+	int in = open(whole, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct util_out o;
+	if (in < 0 || util_out_open(&o, output) < 0)
+		die("cannot write '%s': %s; '%s' is kept", output, strerror(errno), spool);
+	char buf[1 << 16];
+	ssize_t r;
+	while ((r = read(in, buf, sizeof(buf))) > 0)
+		for (ssize_t at = 0; at < r;) {
+			ssize_t w = write(o.fd, buf + at, (size_t)(r - at));
+			if (w < 0) {
+				int e = errno;
+				util_out_abort(&o);
+				die("cannot write '%s': %s; '%s' is kept", output, strerror(e), spool);
+			}
+			at += w;
+		}
+	int e = errno;
+	close(in);
+	if (r < 0) {
+		util_out_abort(&o);
+		die("cannot read '%s': %s; '%s' is kept", whole, strerror(e), spool);
+	}
+	if (util_out_commit(&o) < 0)
+		die("cannot write '%s': %s; '%s' is kept", output, strerror(errno), spool);
+	warn("recovered %u process%s, %u thread%s from '%s' into '%s' (the data file stint record had made "
+	     "there and could not name)", nprocs, nprocs == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s",
+	     spool, output);
+	free(whole);
+	rec_spool_remove(sp);
+	return 1;
+}
 
 int cmd_recover(int argc, char **argv)
 {
@@ -47,14 +107,32 @@ int cmd_recover(int argc, char **argv)
 	int finished = 0;
 	if (rec_spool_open(&sp, spool, err, sizeof(err)) < 0)
 		die("%s", err);
+	if (recover_inplace(&sp, spool, output))
+		return 0;
 	if (rec_session_convert(sp.path, spool, &d, &finished, err, sizeof(err)) < 0)
 		die("%s", err);
+	char first[256] = "";
+	uint32_t unread = rec_spool_unread(sp.path, &d, first, sizeof(first));
+	if (!d.nthreads)
+		die("nothing recovered from '%s': %s; the spool is kept", spool,
+		    unread ? xasprintf("none of its %u thread buffer%s could be read ('%s' is no buffer of this "
+				       "stint's)", unread, unread == 1 ? "" : "s", first)
+			   : "it holds no thread's recording");
 	if (!finished)
 		warn("the recording in '%s' did not finish (stint record was killed while the program "
 		     "ran): the exit status is unknown, and the duration is what stint saw until then",
 		     spool);
 	if (fmt_write(&d, output) < 0)
 		die("cannot write '%s': %s; '%s' is kept", output, strerror(errno), spool);
+	if (unread) {
+		/* what could be read is in the data file; nothing else is lost */
+		warn("recovered %u process%s, %u thread%s from '%s' into '%s', but %u thread buffer%s could not be "
+		     "read ('%s'): the spool is kept", d.nprocs, d.nprocs == 1 ? "" : "es", d.nthreads,
+		     d.nthreads == 1 ? "" : "s", spool, output, unread, unread == 1 ? "" : "s", first);
+		fmt_data_free(&d);
+		rec_spool_close(&sp);
+		return CMD_EXIT_DAMAGED;
+	}
 	warn("recovered %u process%s, %u thread%s from '%s' into '%s'", d.nprocs,
 	     d.nprocs == 1 ? "" : "es", d.nthreads, d.nthreads == 1 ? "" : "s", spool, output);
 	fmt_data_free(&d);

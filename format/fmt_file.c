@@ -1134,7 +1134,9 @@ const char *fmt_mapped_file_at(const void *addr)
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open would wait for a writer (forever), a
+	 * device's for its line; either is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;

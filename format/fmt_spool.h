@@ -118,7 +118,10 @@ struct fmt_spool_hdr {
 	/* function addresses and call sites told to the recorder (as in the
 	 * .fns file) in the notes area, FMT_SPOOL_NOTES_OFF on: how many */
 	volatile uint32_t notes_n;
-	uint32_t notes_spare;
+	/* processes started from this one (fork, vfork children) that could
+	 * not record at all, counted as `unrecorded` is (its threads that
+	 * did not record are in `unrecorded`; a spare field before, 0) */
+	volatile uint32_t unrecorded_procs;
 };
 _Static_assert(sizeof(struct fmt_spool_hdr) <= FMT_SPOOL_HDR_SIZE, "spool header page");
 

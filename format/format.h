@@ -248,7 +248,8 @@ int fmt_write(const struct fmt_data *d, const char *path);
  * d->damage is NULL or says, in one line, what part of a truncated or
  * corrupt file could not be read (all the rest is in d: a damaged chunk of
  * names is skipped and the events are kept).  Returns -1 with a message in
- * err when nothing is usable: a missing, foreign or incompatible file.
+ * err when nothing is usable: a missing, foreign or incompatible file, or
+ * one that is not a regular file (a FIFO is refused, never waited on).
  */
 int fmt_read(const char *path, struct fmt_data *d, char *err, size_t errlen);
 

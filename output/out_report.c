@@ -305,9 +305,9 @@ static void put_pct(FILE *f, const struct out_opts *o, int width, double pct)
 }
 
 /* A row's label, cut to the columns left on the terminal (whole in CSV and JSON). */
-static void put_label(FILE *f, const struct out_opts *o, int used, const char *label)
+void out_put_label(FILE *f, int width, int used, const char *label)
 {
-	int room = o->width > 0 ? o->width - used : 0;
+	int room = width > 0 ? width - used : 0;
 	int len = (int)strlen(label);
 	if (room <= 0 || len <= room || room < 8) {
 		fprintf(f, "%s\n", label);
@@ -357,7 +357,7 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 	}
 	fputc(' ', f);
 	if (m->cut_heading)
-		put_label(f, o, used, m->heading[o->by]);
+		out_put_label(f, o->width, used, m->heading[o->by]);
 	else
 		fprintf(f, "%s\n", m->heading[o->by]);
 	char label[4096];
@@ -387,7 +387,7 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 		}
 		fputc(' ', f);
 		row_label(label, sizeof(label), o, row);
-		put_label(f, o, used, label);
+		out_put_label(f, o->width, used, label);
 	}
 }
 
@@ -545,11 +545,19 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		fprintf(f, "# DAMAGED FILE: %s; values cover what precedes the damage\n", d->damage);
 	char ub[32];
 	unsigned long long unrecorded = strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10);
-	if (unrecorded)
-		fprintf(f, "# not recorded: %llu thread%s, started when the program could no longer reach stint's "
-			   "spool (no file descriptor free, the rights to it given up or a chroot, system calls restricted, or a "
-			   "file size limit too small), or on a thread's thread-local storage (clone with CLONE_VM)\n",
-			unrecorded, unrecorded == 1 ? "" : "s");
+	unsigned long long procs = strtoull(note_get(d->notes, "unrecorded_procs", ub, sizeof(ub)), NULL, 10);
+	if (unrecorded || procs) {
+		char t[64] = "", p[64] = "";
+		if (unrecorded)
+			snprintf(t, sizeof(t), "%llu thread%s", unrecorded, unrecorded == 1 ? "" : "s");
+		if (procs)
+			snprintf(p, sizeof(p), "%llu process%s", procs, procs == 1 ? "" : "es");
+		fprintf(f, "# not recorded: %s%s%s, started when the program could no longer reach stint's "
+			   "spool (no file descriptor free, the rights to it given up or a chroot, system calls restricted, "
+			   "or a file size limit too small)%s\n",
+			t, unrecorded && procs ? " and " : "", p,
+			unrecorded ? ", or on a thread's thread-local storage (clone with CLONE_VM)" : "");
+	}
 	/* why a thread's recording stopped early, the first that applies */
 	static const struct {
 		uint32_t flag;
@@ -622,6 +630,8 @@ static void instr_json_head(FILE *f, const struct fmt_data *d, const struct an_r
 	char ub[32];
 	fprintf(f, ",\n\"unrecorded_threads\":%llu",
 		strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10));
+	fprintf(f, ",\n\"unrecorded_processes\":%llu",
+		strtoull(note_get(d->notes, "unrecorded_procs", ub, sizeof(ub)), NULL, 10));
 	char rsel[4096];
 	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
 		fputs(",\n\"recorded_selection\":", f);

@@ -63,6 +63,16 @@ static void text_values(FILE *f, const struct an_view *v, const struct cct_node 
 	fputc(' ', f);
 }
 
+/* The columns text_values() takes. */
+static int text_values_width(const struct an_view *v)
+{
+	const struct out_schema *s = out_schema_of(v->sampling);
+	int w = (s->calls ? 11 : 0) + 1;
+	for (int c = 0; c < s->ncols; c++)
+		w += (s->cols[c].tree_pct_only ? 0 : s->tree_value_width + 1) + 7;
+	return w;
+}
+
 /* The headings of text_values()' columns, or (blank) as many spaces. */
 static void text_columns(FILE *f, const struct an_view *v, int blank)
 {
@@ -316,7 +326,7 @@ void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, 
 
 
 static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, struct an_row *rows,
-			   uint32_t n, const struct an_row *self, int json, int *first_section)
+			   uint32_t n, const struct an_row *self, int json, int *first_section, int width)
 {
 	/* by inclusive value, largest first, ties in their order (stable) */
 	struct kid_key *k = xmalloc((n + 1) * sizeof(*k));
@@ -355,15 +365,20 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 		tmp.calls = rows[i].calls;
 		memcpy(tmp.v, rows[i].v, sizeof(tmp.v));
 		text_values(f, v, &tmp);
-		if (self && self->v[AN_EI] > 0)
+		int used = text_values_width(v);
+		if (self && self->v[AN_EI] > 0) {
 			fprintf(f, "%5.1f%% of it  ", out_pct(rows[i].v[AN_EI], self->v[AN_EI]));
-		fprintf(f, "%s " OUT_MOD_FMT "\n", rows[i].name, OUT_MOD_ARGS(rows[i].module));
+			used += 14;
+		}
+		char *label = xasprintf("%s " OUT_MOD_FMT, rows[i].name, OUT_MOD_ARGS(rows[i].module));
+		out_put_label(f, width, used, label);
+		free(label);
 	}
 	if (!n)
 		fputs("  (none)\n", f);
 }
 
-void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_first, int format)
+void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_first, int format, int width)
 {
 	int json = format == 1;
 	struct an_row *callers, *callees, self;
@@ -408,14 +423,16 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 		tmp.calls = self.calls;
 		memcpy(tmp.v, self.v, sizeof(tmp.v));
 		text_values(f, v, &tmp);
-		fprintf(f, "%s (the function itself)\n", self.name);
+		char *label = xasprintf("%s (the function itself)", self.name);
+		out_put_label(f, width, text_values_width(v), label);
+		free(label);
 	}
 	if (callees_first) {
-		butterfly_rows(f, v, "callees", callees, ncallees, &self, json, &first);
-		butterfly_rows(f, v, "callers", callers, ncallers, &self, json, &first);
+		butterfly_rows(f, v, "callees", callees, ncallees, &self, json, &first, width);
+		butterfly_rows(f, v, "callers", callers, ncallers, &self, json, &first, width);
 	} else {
-		butterfly_rows(f, v, "callers", callers, ncallers, &self, json, &first);
-		butterfly_rows(f, v, "callees", callees, ncallees, &self, json, &first);
+		butterfly_rows(f, v, "callers", callers, ncallers, &self, json, &first, width);
+		butterfly_rows(f, v, "callees", callees, ncallees, &self, json, &first, width);
 	}
 	if (json)
 		fputs("}\n", f);

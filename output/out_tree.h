@@ -15,7 +15,8 @@
  */
 void out_tree(FILE *f, const struct an_view *v, double threshold, int hot_path, int format);
 
-/* Callers and callees of fn (the butterfly). */
-void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_first, int format);
+/* Callers and callees of fn (the butterfly); the table's names cut to
+ * width columns (0: whole), as the report's are. */
+void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_first, int format, int width);
 
 #endif

@@ -35,6 +35,9 @@ void out_pager_start(void);
 
 /* Helpers every view shares. */
 void out_fmt_time(char *buf, size_t n, double ns); /* "12.34 ms" */
+/* A text row's label and its newline, cut with ".." to the width - used
+ * columns left (width 0, or fewer than 8 left: whole). */
+void out_put_label(FILE *f, int width, int used, const char *label);
 /* A module after a function's name, in brackets ("main [app]"), but one
  * whose name has its own ([vdso], [unknown]) as it is: "%s " OUT_MOD_FMT
  * with the name, then OUT_MOD_ARGS(module). */

@@ -157,29 +157,120 @@ int rec_is_static(const char *path)
 
 static volatile pid_t rec_target;
 static volatile sig_atomic_t rec_interrupts; /* SIGINT/SIGTERM seen while waiting */
+static volatile sig_atomic_t rec_stop_sig;   /* the latest of them (recorder.h: stopped_early) */
+
+/* The parent of pid from /proc/PID/stat, -1 if it is gone: async-signal-safe
+ * (open, read and close, no stdio), for the signal handler. */
+static pid_t rec_parent_of(pid_t pid)
+{
+	char path[40] = "/proc/", digits[12], buf[256];
+	size_t l = 6;
+	int n = 0;
+	unsigned u = (unsigned)pid;
+	do
+		digits[n++] = (char)('0' + u % 10);
+	while ((u /= 10) && n < (int)sizeof(digits));
+	while (n)
+		path[l++] = digits[--n];
+	memcpy(path + l, "/stat", 6);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = read(fd, buf, sizeof(buf));
+	close(fd);
+	/* "pid (comm) S ppid ...": the name may hold anything, ')' too */
+	ssize_t q = -1;
+	for (ssize_t i = 0; i < r; i++)
+		if (buf[i] == ')')
+			q = i;
+	if (q < 0 || q + 4 >= r)
+		return -1;
+	pid_t pp = 0;
+	for (q += 4; q < r && buf[q] >= '0' && buf[q] <= '9'; q++)
+		pp = pp * 10 + (buf[q] - '0');
+	return pp;
+}
+
+enum rec_sender { REC_FROM_OUTSIDE, REC_FROM_TERMINAL, REC_FROM_PROGRAM };
 
 /*
- * A signal for the program reached stint.  The terminal sends Ctrl-C (and
- * Ctrl-\, and a hangup) to its whole foreground process group, the program
- * included, with si_code SI_KERNEL: passing it on would deliver it twice.
- * So it is passed on only when the program did not get it: sent by kill()
- * or sigqueue() (to stint alone, as far as can be told), or when the program
- * has left stint's process group.  With the program gone, SIGINT and SIGTERM
- * tell rec_wait() to stop waiting for what it left running.
+ * Who sent a signal to stint.  The kernel (SI_KERNEL): the terminal's
+ * Ctrl-C, Ctrl-\ or hangup, which its whole foreground process group got.
+ * A process (kill, sigqueue, tgkill): the program, or a process it
+ * started, when walking up the sender's parents reaches the program or
+ * stint (the program's orphans come to stint, the subreaper): a kill() of
+ * its own process group, which the program got as well.  stint itself
+ * (SIGPIPE, SIGXFSZ of its own writes), and what is no process's (its
+ * timers, asynchronous I/O) count as the program's: never meant for it.
+ */
+static enum rec_sender rec_sender_of(const siginfo_t *si)
+{
+	if (!si)
+		return REC_FROM_OUTSIDE;
+	if (si->si_code == SI_KERNEL)
+		return REC_FROM_TERMINAL;
+	if (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
+		return REC_FROM_PROGRAM;
+	pid_t self = getpid(), t = rec_target, p = si->si_pid;
+	/* (a pid of 0: a sender outside stint's pid namespace) */
+	for (int depth = 0; p > 1 && depth < 1024; depth++) {
+		if (p == self || p == t)
+			return REC_FROM_PROGRAM;
+		p = rec_parent_of(p);
+	}
+	return REC_FROM_OUTSIDE;
+}
+
+/*
+ * A signal reached stint while it records: stint stands in for the
+ * program, so one another process sent to stint alone is passed on
+ * (sigqueue's value with it), whatever the signal.  One the program's
+ * process group got as well is not: the terminal's (Ctrl-C reaches the
+ * foreground group, the program included, unless the program has left
+ * stint's group), and one the program sent to its group.  stint itself
+ * never dies of one.  With the program gone, a SIGINT or SIGTERM from
+ * outside tells rec_wait() to stop waiting for what it left running.
  */
 static void rec_forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	int e = errno;
-	if (sig == SIGINT || sig == SIGTERM)
+	enum rec_sender from = rec_sender_of(si);
+	if ((sig == SIGINT || sig == SIGTERM) && from != REC_FROM_PROGRAM) {
 		rec_interrupts++;
+		rec_stop_sig = sig | (from == REC_FROM_TERMINAL ? REC_STOP_TERMINAL : 0);
+	}
 	pid_t t = rec_target;
-	if (t > 0) {
-		int from_terminal = si && si->si_code == SI_KERNEL;
-		if (!from_terminal || getpgid(t) != getpgrp())
+	if (t > 0 && from == REC_FROM_OUTSIDE) {
+		if (si && si->si_code == SI_QUEUE)
+			sigqueue(t, sig, si->si_value);
+		else
 			kill(t, sig);
+	} else if (t > 0 && from == REC_FROM_TERMINAL && getpgid(t) != getpgrp() &&
+		   (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT)) {
+		kill(t, sig);
 	}
 	errno = e;
+}
+
+/* Whether sig's default action ends a process, and stint may catch it:
+ * not the faults of its own code (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGTRAP, SIGSYS, SIGABRT: those must end it), nor SIGKILL and SIGSTOP. */
+static int rec_catchable(int sig)
+{
+	switch (sig) {
+	case SIGHUP: case SIGINT: case SIGQUIT: case SIGTERM: case SIGUSR1: case SIGUSR2:
+	case SIGPIPE: case SIGALRM: case SIGVTALRM: case SIGPROF: case SIGXCPU: case SIGXFSZ:
+	case SIGIO:
+#ifdef SIGSTKFLT
+	case SIGSTKFLT:
+#endif
+#ifdef SIGPWR
+	case SIGPWR:
+#endif
+		return 1;
+	}
+	return sig >= SIGRTMIN && sig <= SIGRTMAX;
 }
 
 int rec_spawn(const char *path, char *const argv[], char *const env_add[], struct rec_child *c,
@@ -213,25 +304,28 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		free(text);
 	}
 	/* the handlers before the program can run: a Ctrl-C typed as soon as
-	 * it starts must not kill stint (the child's return to the default
-	 * actions comes with exec) */
+	 * it starts must not kill stint.  A handler, not SIG_IGN: the child's
+	 * return to the default actions comes with exec, so the program gets
+	 * the actions it would have had (SIGPIPE's too: stint's own writes to
+	 * a closed pipe fail with EPIPE instead) */
 	rec_target = 0;
 	rec_interrupts = 0;
+	rec_stop_sig = 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = rec_forward;
 	sa.sa_flags = SA_RESTART | SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
 	/* one that stint was started with ignored (nohup's SIGHUP; SIGINT and
 	 * SIGQUIT of a command a shell runs in the background) stays ignored,
 	 * for stint and the program: a handler here would give the program the
 	 * default action at exec, and nohup's program would die of a hangup */
-	static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+	for (int sig = 1; sig <= SIGRTMAX; sig++) {
 		struct sigaction old;
-		if (sigaction(forwarded[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-		    old.sa_handler == SIG_IGN)
+		if (!rec_catchable(sig) || sigaction(sig, NULL, &old) < 0 ||
+		    (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN))
 			continue;
-		sigaction(forwarded[i], &sa, NULL);
+		sigaction(sig, &sa, NULL);
 	}
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
@@ -321,12 +415,33 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 	return 0;
 }
 
+/* The directory that holds the spool dir ("/proc/self/fd/N"), for messages. */
+static const char *spool_parent(const char *dir)
+{
+	static char shown[4096];
+	if (!shown[0]) {
+		ssize_t n = readlink(dir, shown, sizeof(shown) - 1);
+		shown[n > 0 ? n : 0] = 0;
+		char *slash = strrchr(shown, '/');
+		if (slash)
+			*(slash == shown ? slash + 1 : slash) = 0;
+		else
+			snprintf(shown, sizeof(shown), ".");
+	}
+	return shown;
+}
+
 /*
  * Say at once, while the program runs on, when a thread's recording stopped
  * (the disk filled, or no file descriptor was free): once per buffer file,
- * the pass that first sees its flags (the file is finished from then on).
+ * the pass that first sees its flags (the file is finished from then on),
+ * and a full disk once per recording (one line for a program of many
+ * threads).  Only a header whose magic is there names its thread: the
+ * runtime writes the magic last.
  */
-static void spool_warn_stopped(int fd, uint32_t flags)
+static int spool_warned_nospace;
+
+static void spool_warn_stopped(const char *dir, int fd, uint32_t flags)
 {
 	if (!(flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP |
 		       FMT_SPOOL_SHAREDTLS)))
@@ -347,9 +462,9 @@ static void spool_warn_stopped(int fd, uint32_t flags)
 		warn("the program has no file descriptor free (its RLIMIT_NOFILE is used up and could not be "
 		     "raised): thread %d stopped recording (the program runs on; what was recorded is kept)",
 		     (int)tid);
-	else
-		warn("the disk is full: thread %d stopped recording (the program runs on; "
-		     "what was recorded is kept)", (int)tid);
+	else if (!spool_warned_nospace++)
+		warn("the disk is full: no room in '%s' for the recording; thread %d stopped recording (the "
+		     "program runs on; what was recorded is kept)", spool_parent(dir), (int)tid);
 }
 
 /*
@@ -446,12 +561,12 @@ static int prefault_file(const char *dir, const char *name, int prefault)
 		close(fd);
 		return 0;
 	}
-	spool_warn_stopped(fd, h.flags);
 	if (memcmp(h.magic, FMT_SPOOL_MAGIC, 8) == 0 &&
 	    (h.flags & (FMT_SPOOL_ENDED | FMT_SPOOL_NOSPACE | FMT_SPOOL_FULL | FMT_SPOOL_ORPHANED |
-			FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP | FMT_SPOOL_SHAREDTLS)))
+			FMT_SPOOL_NOFILES | FMT_SPOOL_NOACCESS | FMT_SPOOL_SECCOMP | FMT_SPOOL_SHAREDTLS))) {
+		spool_warn_stopped(dir, fd, h.flags);
 		f->finished = 1;
-	else if (prefault && h.nused < FMT_SPOOL_MAX_CHUNKS - 2) {
+	} else if (prefault && h.nused < FMT_SPOOL_MAX_CHUNKS - 2) {
 		uint64_t off = FMT_SPOOL_DATA_OFF;
 		for (uint32_t i = 0; i <= h.nused; i++)
 			off += fmt_spool_chunk_size(i);
@@ -623,7 +738,7 @@ int rec_stop_waiting(pid_t main_pid, int main_done, int *stopped_early, int *det
 		rec_interrupts = 0; /* a Ctrl-C that ended the program is spent */
 	}
 	if ((!main_done && rec_interrupts >= 2) || (main_done && rec_interrupts)) {
-		*stopped_early = 1;
+		*stopped_early = rec_stop_sig ? rec_stop_sig : SIGINT;
 		return 1;
 	}
 	uint64_t now = util_mono_ns();
@@ -667,7 +782,7 @@ void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void
 	}
 	if (!have_main) {
 		/* stopped while the program ran: it is left running */
-		st = (128 + SIGINT) << 8;
+		st = (128 + (c->stopped_early ? REC_STOP_SIGNAL(c->stopped_early) : SIGINT)) << 8;
 		c->mono_end = util_mono_ns();
 	}
 	c->status = st;

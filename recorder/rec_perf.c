@@ -321,7 +321,7 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 		/* as rec_wait(): not for daemons, and Ctrl-C ends it */
 		if (rec_stop_waiting(child, main_done, &stopped_early, &detached)) {
 			if (!main_done)
-				*status = (128 + SIGINT) << 8;
+				*status = (128 + REC_STOP_SIGNAL(stopped_early)) << 8;
 			break;
 		}
 	}

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -619,7 +620,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 	if (rec_spool_scan(dir, ".buf", &procs, &nprocs, err, errlen) < 0)
 		return -1;
 	d->procs = xcalloc(nprocs, sizeof(*d->procs));
-	uint64_t unrecorded = 0;
+	uint64_t unrecorded = 0, unrecorded_procs = 0;
 	uint32_t open_fds = fds_kept();
 	for (uint32_t pi = 0; pi < nprocs; pi++) {
 		struct rec_spool_key *sp = &procs[pi];
@@ -675,6 +676,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 				if (h->flags & thread_flags[k].spool)
 					t->flags |= thread_flags[k].thread;
 			unrecorded += h->unrecorded;
+			unrecorded_procs += h->unrecorded_procs;
 			if (!p->cost && h->calib_ticks)
 				p->cost = h->calib_ticks;
 			tail_sum += h->tail_sum;
@@ -751,6 +753,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			free(p->command);
 			free(p->exe);
 			free(p->os);
+			free(p->lib_fns);
 			memset(p, 0, sizeof(*p));
 		}
 		free(addrs);
@@ -766,7 +769,118 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		free(d->notes);
 		d->notes = n;
 	}
+	if (unrecorded_procs) { /* and processes */
+		char *n = xasprintf("%s%sunrecorded_procs=%llu", d->notes ? d->notes : "",
+				    d->notes && *d->notes ? " " : "", (unsigned long long)unrecorded_procs);
+		free(d->notes);
+		d->notes = n;
+	}
 	return 0;
+}
+
+/* Whether name is a thread's buffer file, "p<pid>-<ns>.t<tid>.buf" (not a
+ * spare, ".s<k>.buf", which no thread may have taken). */
+static int thread_buf_name(const char *name)
+{
+	const char *t = strstr(name, ".t");
+	size_t l = strlen(name);
+	if (name[0] != 'p' || !t || l < 5 || strcmp(name + l - 4, ".buf") != 0)
+		return 0;
+	for (t += 2; isdigit((unsigned char)*t); t++)
+		;
+	return strcmp(t, ".buf") == 0;
+}
+
+/* A spool file's size and first 8 bytes, opened without following a link
+ * nor waiting; -1 if it is no regular file. */
+static int spool_file_head(const char *dir, const char *name, uint64_t *size, char head[8])
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	free(path);
+	struct stat st;
+	int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	memset(head, 0, 8);
+	if (ok) {
+		*size = (uint64_t)st.st_size;
+		if (pread(fd, head, 8, 0) < 0)
+			memset(head, 0, 8);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+char *rec_spool_inplace_file(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	char *found = NULL;
+	while (dh && !found && (de = readdir(dh))) {
+		uint64_t size;
+		char head[8];
+		if (thread_buf_name(de->d_name) && spool_file_head(dir, de->d_name, &size, head) == 0 &&
+		    memcmp(head, FMT_MAGIC, 8) == 0)
+			found = xasprintf("%s/%s", dir, de->d_name);
+	}
+	if (dh)
+		closedir(dh);
+	return found;
+}
+
+uint32_t rec_spool_no_room(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	uint32_t n = 0;
+	while (dh && (de = readdir(dh))) {
+		if (!thread_buf_name(de->d_name))
+			continue;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		free(path);
+		struct stat st;
+		uint32_t flags = 0;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		/* a header that could not be allocated, or one that says so */
+		if (st.st_size < FMT_SPOOL_HDR_SIZE ||
+		    (pread(fd, &flags, sizeof(flags), offsetof(struct fmt_spool_hdr, flags)) == sizeof(flags) &&
+		     (flags & FMT_SPOOL_NOSPACE)))
+			n++;
+		close(fd);
+	}
+	if (dh)
+		closedir(dh);
+	return n;
+}
+
+uint32_t rec_spool_unread(const char *dir, const struct fmt_data *d, char *first, size_t n)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	uint32_t unread = 0;
+	size_t dl = strlen(dir);
+	while (dh && (de = readdir(dh))) {
+		uint64_t size;
+		char head[8];
+		if (!thread_buf_name(de->d_name) || spool_file_head(dir, de->d_name, &size, head) < 0 ||
+		    size <= FMT_SPOOL_DATA_OFF)
+			continue; /* (no byte of events: a thread that never started) */
+		int read = 0;
+		for (uint32_t i = 0; i < d->nthreads && !read; i++) {
+			const char *sp = d->threads[i].spool_path;
+			read = sp && strncmp(sp, dir, dl) == 0 && sp[dl] == '/' && strcmp(sp + dl + 1, de->d_name) == 0;
+		}
+		if (!read && !unread++ && n)
+			snprintf(first, n, "%s", de->d_name);
+	}
+	if (dh)
+		closedir(dh);
+	return unread;
 }
 
 /* ------------------------------------------------------------------------

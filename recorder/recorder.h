@@ -60,16 +60,26 @@ struct rec_child {
 	uint64_t wall_start;   /* ns since the epoch */
 	uint64_t mono_start, mono_end;
 	int stopped_early;     /* rec_wait() was stopped by Ctrl-C/SIGTERM while
-				* processes of the program still ran */
+				* processes of the program still ran: the
+				* signal, REC_STOP_TERMINAL added when the
+				* terminal sent it (0: not stopped) */
 	int detached;          /* processes that left the program's session
 				* (daemons), still running, not waited for */
 };
 
+#define REC_STOP_TERMINAL 0x100
+#define REC_STOP_SIGNAL(stopped_early) ((stopped_early) & 0xff)
+
 /*
  * Start path with argv and the environment plus env_add ("NAME=value"
- * entries; LD_PRELOAD is prepended to an existing one).  SIGINT, SIGTERM,
- * SIGHUP and SIGQUIT reaching stint are passed on to the program.  Fails
- * with a message in err when the program cannot be executed.
+ * entries; LD_PRELOAD is prepended to an existing one).  From here on
+ * stint dies of no signal whose default action would end it (but the
+ * faults of its own code): one another process sends to stint is passed
+ * on to the program, one the program's process group got as well (the
+ * terminal's Ctrl-C, the program's kill(0, ...)) is not.  Signals stint
+ * was started with ignored stay ignored, for stint and the program; the
+ * program gets every other one's default action.  Fails with a message in
+ * err when the program cannot be executed.
  */
 int rec_spawn(const char *path, char *const argv[], char *const env_add[], struct rec_child *c,
 	      char *err, size_t errlen);
@@ -87,8 +97,8 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
  * but not for those that detached with setsid() (daemons: counted in
  * c->detached).  Ctrl-C/SIGTERM go to the program as rec_spawn() says; a
  * second one while the program runs, or one once it ended, stops the wait
- * (c->stopped_early; the status is then 128+SIGINT if the program still
- * ran).  With an instrumentation spool, page in its buffers' next chunks
+ * (c->stopped_early; the status is then 128+that signal if the program
+ * still ran).  With an instrumentation spool, page in its buffers' next chunks
  * meanwhile; tick(arg), if given, runs about once a second.
  */
 void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void *arg);
@@ -113,6 +123,20 @@ int rec_tsc_usable(void);
  * threads, events and symbols.  Returns 0, or -1 with err set.
  */
 int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen);
+
+/*
+ * What `stint recover` must not lose.  rec_spool_inplace_file: the path of
+ * a thread buffer of dir that `stint record` had already made the whole
+ * data file, in place, when naming it failed (the output's directory gone
+ * or replaced), or NULL.  rec_spool_unread: the thread buffers of dir that
+ * hold events (bytes past the header area) and are none of d's threads:
+ * how many, the first one's name into first.
+ */
+char *rec_spool_inplace_file(const char *dir);
+/* The thread buffers of dir that stopped, or could not start, for want of
+ * room on the disk. */
+uint32_t rec_spool_no_room(const char *dir);
+uint32_t rec_spool_unread(const char *dir, const struct fmt_data *d, char *first, size_t n);
 
 /* The OS-event detector as the report names it, from the one asked for. */
 const char *rec_describe_os(const struct fmt_data *d, const char *wanted);

@@ -525,19 +525,21 @@ static void rt_populate_more(struct rt_thread *t)
 }
 
 /* A thread that cannot record (no descriptor free, no right to the spool,
- * a seccomp sandbox), counted where the recorder reads it. */
-static void rt_count_unrecorded(void)
+ * a seccomp sandbox), or a whole process (a fork child that cannot begin),
+ * counted where the recorder reads it. */
+static void rt_count_unrecorded(int process)
 {
 	if (rt_g.count_hdr)
-		__atomic_add_fetch(&rt_g.count_hdr->unrecorded, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(process ? &rt_g.count_hdr->unrecorded_procs : &rt_g.count_hdr->unrecorded, 1,
+				   __ATOMIC_RELAXED);
 }
 
-/* A program exec'd where the spool is out of reach (rt_exec.c): delta
- * +1, or -1 when the exec failed after all. */
+/* A program exec'd where the spool is out of reach (rt_exec.c), a process
+ * not recorded: delta +1, or -1 when the exec failed after all. */
 static void rt_count_exec_unrecorded(int delta)
 {
 	if (rt_g.count_hdr && rt_g.enabled)
-		__atomic_add_fetch(&rt_g.count_hdr->unrecorded, (uint32_t)delta, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&rt_g.count_hdr->unrecorded_procs, (uint32_t)delta, __ATOMIC_RELAXED);
 }
 
 /* Why a spool file could not be opened, as the thread's spool flag. */
@@ -1027,7 +1029,7 @@ __attribute__((noinline)) int rt_thread_start(struct rt_thread *t)
 	if (!t->arrays && !rt_thread_arrays_map(t, NULL)) {
 		/* no memory, or a thread started inside a seccomp sandbox */
 		if (rt_g.enabled && rt_g.no_syscalls)
-			rt_count_unrecorded();
+			rt_count_unrecorded(0);
 		t->state = RT_DONE;
 		RT_GUARD(t->gate, 0);
 		return 0;
@@ -1042,6 +1044,22 @@ __attribute__((noinline)) int rt_thread_start(struct rt_thread *t)
 	return ok;
 }
 
+/* Who the buffer file's thread is, in its header (mapped, allocated); the
+ * magic last, so that the recorder, which reads the header while the
+ * program runs, finds the rest there when it finds the magic. */
+static void rt_hdr_identity(struct rt_thread *t, uint64_t t0)
+{
+	t->hdr->version = FMT_SPOOL_VERSION;
+	t->hdr->hdr_size = FMT_SPOOL_HDR_SIZE;
+	t->hdr->pid = (int32_t)getpid();
+	t->hdr->tid = (int32_t)t->tid;
+	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	t->hdr->calib_ticks = rt_g.calib_ticks;
+	t->hdr->start_time = t0;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(t->hdr->magic, FMT_SPOOL_MAGIC, 8);
+}
+
 /*
  * Start recording the calling thread: create its buffer file and map the
  * header page and the first chunk.  Returns 1 when the thread records.
@@ -1054,7 +1072,7 @@ static int rt_thread_start_work(struct rt_thread *t)
 		return 0;
 	pthread_once(&rt_once, rt_init_once);
 	if (rt_g.enabled && (rt_g.no_syscalls || rt_g.no_clock)) { /* inside a seccomp sandbox, or no clock */
-		rt_count_unrecorded();
+		rt_count_unrecorded(0);
 		t->state = RT_DONE;
 		return 0;
 	}
@@ -1074,18 +1092,31 @@ static int rt_thread_start_work(struct rt_thread *t)
 		int err = errno;
 		if (rt_take_spare(t))
 			goto mapped;
-		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE)
-			rt_count_unrecorded();
+		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE) {
+			/* a fork child whose first thread cannot record (it was
+			 * forked after a setuid) is a process not recorded */
+			int process = rt_g.count_inherited && !rt_g.proc_counted;
+			rt_g.proc_counted |= process;
+			rt_count_unrecorded(process);
+		}
 		goto fail;
 	}
 	if (!rt_file_may_grow(FMT_SPOOL_DATA_OFF + fmt_spool_chunk_size(0))) {
 		/* the program lowered its file size limit below a first chunk */
 		close(fd);
 		unlink(rt_thread_file(t, "buf"));
-		rt_count_unrecorded();
+		int process = rt_g.count_inherited && !rt_g.proc_counted;
+		rt_g.proc_counted |= process;
+		rt_count_unrecorded(process);
 		goto fail;
 	}
-	if (posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE) != 0 && ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0) {
+	/* the header page allocated, or no recording: on a full disk a page
+	 * left a hole (ftruncate) took the program's SIGBUS at the first
+	 * store into it (only where the file system cannot allocate ahead) */
+	int ferr = posix_fallocate(fd, 0, FMT_SPOOL_HDR_SIZE);
+	if (ferr == EOPNOTSUPP || ferr == EINVAL)
+		ferr = ftruncate(fd, FMT_SPOOL_HDR_SIZE) < 0 ? errno : 0;
+	if (ferr) {
 		close(fd);
 		goto fail;
 	}
@@ -1113,7 +1144,10 @@ static int rt_thread_start_work(struct rt_thread *t)
 	uint8_t *none = NULL;
 	uint32_t why = rt_map_chunk(t, &none, 0);
 	if (why) {
+		/* a thread that could not start (the disk full) is named in its
+		 * header: the recorder says which, and the report lists it */
 		t->hdr->flags |= why;
+		rt_hdr_identity(t, t0);
 		goto fail;
 	}
 mapped:
@@ -1135,16 +1169,9 @@ mapped:
 			rt_g.os_mode = RT_OS_RUSAGE;
 	}
 	rt_stamp(t, &t->last_switches);
-	memcpy(t->hdr->magic, FMT_SPOOL_MAGIC, 8);
-	t->hdr->version = FMT_SPOOL_VERSION;
-	t->hdr->hdr_size = FMT_SPOOL_HDR_SIZE;
-	t->hdr->pid = (int32_t)getpid();
-	t->hdr->tid = (int32_t)t->tid;
-	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
-	t->hdr->calib_ticks = rt_g.calib_ticks;
+	rt_hdr_identity(t, t0);
 	t->tail_sum = t->tail_n = 0;
 	t->last_t = t0;
-	t->hdr->start_time = t0;
 	pthread_setspecific(rt_thread_key, t);
 	t->state = RT_ACTIVE;
 	rt_mark_overhead(t);
@@ -2178,13 +2205,52 @@ void rt_vfork_child(void)
 	rt_child_setup(rt_vfork_child_work);
 }
 
+/*
+ * fork() holds every signal back from our prepare handler (registered
+ * first, it runs last, just before the system call) until the child's
+ * set-up is done: a handler of the program's that ran in the child before
+ * that probed on the parent's state, whose perf page the child does not
+ * have, and crashed a child that runs fine without stint (a signal sent to
+ * it as soon as it exists, or to its whole process group).  The signals
+ * come as fork() returns, in both processes, before the program's own
+ * atfork handlers run in the child.  The mask before is kept in
+ * rt_fork_mask with the bit of SIGKILL set, which no mask has, saying it
+ * was changed: without system calls (seccomp) it is not.
+ */
+static __thread uint64_t rt_fork_mask __attribute__((tls_model("initial-exec")));
+#define RT_FORK_HELD (1ull << (SIGKILL - 1))
+
+static void rt_atfork_prepare(void)
+{
+	uint64_t all = ~0ull;
+	rt_fork_mask = 0;
+	if (!rt_g.no_syscalls &&
+	    arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&rt_fork_mask, 8, 0, 0) == 0)
+		rt_fork_mask |= RT_FORK_HELD;
+}
+
+static void rt_atfork_release(void)
+{
+	if (!(rt_fork_mask & RT_FORK_HELD))
+		return;
+	uint64_t old = rt_fork_mask & ~RT_FORK_HELD;
+	rt_fork_mask = 0;
+	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+}
+
+static void rt_atfork_child_then_release(void)
+{
+	rt_atfork_child();
+	rt_atfork_release();
+}
+
 static void rt_atfork_child_work(void)
 {
 	struct rt_thread *t = &rt_self;
 	if (!rt_g.enabled)
 		return;
 	if (rt_g.no_syscalls || rt_g.no_clock) { /* in a seccomp sandbox, or no clock: not recorded, counted */
-		rt_count_unrecorded();
+		rt_count_unrecorded(1);
 		rt_g.enabled = 0;
 		t->state = RT_DONE;
 		return;
@@ -2206,6 +2272,7 @@ static void rt_atfork_child_work(void)
 	/* the parent's count stays this process's until it records a thread
 	 * of its own: a child that cannot (forked after a setuid) is counted */
 	rt_g.count_inherited = rt_g.count_hdr != NULL;
+	rt_g.proc_counted = 0;
 	rt_drop_spares();
 	uint64_t *seen = t->seen;
 	uint32_t seen_cap = t->seen_cap;
@@ -2257,7 +2324,7 @@ static void rt_vfork_child_work(void)
 	if (!rt_g.enabled)
 		return;
 	if (rt_g.no_syscalls) { /* in a seccomp sandbox: not recorded, counted */
-		rt_count_unrecorded();
+		rt_count_unrecorded(1);
 		t->state = RT_DONE; /* (the parent's state is put back when it resumes) */
 		RT_GUARD(t->gate, 0);
 		return;
@@ -2392,7 +2459,7 @@ static void rt_share_tls(int after, long r, int vfork)
 		return;
 	}
 	if (r >= 0 && rt_g.enabled && !rt_g.no_syscalls)
-		rt_count_unrecorded(); /* the child */
+		rt_count_unrecorded(0); /* the child, on the thread's storage */
 	if (r < 0 || vfork) {
 		t->state = t->shared_state;
 		RT_GUARD(t->gate, t->shared_gate);
@@ -2792,7 +2859,7 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
 	rt_exec_init(rt_g.spool, rt_count_exec_unrecorded);
-	pthread_atfork(NULL, NULL, rt_atfork_child);
+	pthread_atfork(rt_atfork_prepare, rt_atfork_release, rt_atfork_child_then_release);
 	rt_catch_fatal();
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
@@ -2842,7 +2909,8 @@ int rt_attach_start(void)
 		return -1;
 	rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_save_maps();
-	pthread_atfork(NULL, NULL, rt_atfork_child); /* (dlclose unregisters it) */
+	/* (dlclose unregisters them) */
+	pthread_atfork(rt_atfork_prepare, rt_atfork_release, rt_atfork_child_then_release);
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_NEW)
 		rt_thread_start(t);

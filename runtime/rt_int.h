@@ -257,6 +257,7 @@ struct rt_global {
 	 * descriptor are counted there (fmt_spool_hdr.unrecorded) */
 	struct fmt_spool_hdr *count_hdr;
 	int count_inherited; /* count_hdr is still the parent's (a fork child) */
+	int proc_counted;    /* this fork child was counted as a process not recorded */
 	int no_spares; /* a vfork child: the spare buffers are its parent's (rt.c) */
 	int init_done; /* rt_init_once ran: enabled says for good whether this process records */
 	/* the program restricted its system calls (seccomp): from then on the

@@ -1230,6 +1230,203 @@ def test_ignored_signals_stay_ignored(c):
           "(expected %d); stderr: %s" % (rec.returncode, 128 + signal.SIGTERM, err.strip()))
 
 
+@test
+def test_fork_child_signalled_at_once(c):
+    """A child signalled from the moment fork() makes it (its parent sends SIGUSR1 again and
+    again until the child runs its own code): its handler runs as without stint.  It ran in the
+    child before the runtime had rebuilt the child's recording state, probed on the parent's,
+    and the child died of SIGSEGV."""
+    prog = [c.prog("e2e_group_signal"), "storm"]
+    alone = c.run(prog, expect=0).stdout
+    check(alone.strip() == "child exited 0", "the program alone printed %r" % alone)
+    for i in range(3):
+        rec, data = c.record(prog, data=os.path.join(c.tmp, "storm%d.data" % i))
+        check(rec.stdout == alone, "under stint the program printed %r, alone %r" % (rec.stdout, alone))
+        rep = c.report_json(data)
+        check(len(rep["processes"]) == 2, "%d processes recorded, expected the parent and its child" %
+              len(rep["processes"]))
+
+
+def spools_left(d):
+    return [n for n in os.listdir(d) if n.startswith(".stint-spool-")]
+
+
+@test
+def test_group_signal_once(c):
+    """A program that signals its own process group (kill(0, SIG), stint record in the group):
+    stint lives on, whatever the signal, passes none on (the program got it already: its
+    handler runs once), and writes the data file.  stint died of SIGUSR1 (status 138, no data
+    file, a spool left, the program running on), and SIGTERM, SIGINT and SIGHUP reached the
+    program twice ("parent got=2")."""
+    sigs = [signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGHUP,
+            signal.SIGQUIT, signal.SIGPIPE, signal.SIGVTALRM, signal.SIGPROF, signal.SIGIO, signal.SIGXCPU,
+            signal.SIGXFSZ, signal.SIGPWR, signal.SIGRTMIN, signal.SIGRTMIN + 5, signal.SIGRTMAX]
+    for sig in sigs:
+        name = signal.Signals(sig).name if sig in signal.Signals.__members__.values() else "SIG%d" % sig
+        data = os.path.join(c.tmp, "group%d.data" % sig)
+        # a session of its own: kill(0) reaches stint and the program, not the test
+        p = c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_group_signal"), "group", str(int(sig))],
+                  start_new_session=True)
+        check(p.returncode == 0, "%s: record exited %d (expected the program's 0); stderr: %s" % (
+            name, p.returncode, p.stderr.strip()))
+        check(sorted(p.stdout.split()) == ["child", "got=1", "got=1", "parent"],
+              "%s: the program printed %r, expected each process to get the signal once" % (name, p.stdout))
+        check(os.path.isfile(data), "%s: no data file" % name)
+        check(not spools_left(c.tmp), "%s: a spool was left: %s" % (name, spools_left(c.tmp)))
+        rep = c.report_json(data)
+        check(len(rep["processes"]) == 2, "%s: %d processes recorded" % (name, len(rep["processes"])))
+
+
+@test
+def test_signal_dispositions_kept(c):
+    """The program gets the action of every signal it would get without stint: default, or
+    ignored where stint was started with it ignored (SIGPIPE, SIGUSR2, SIGHUP here), although
+    stint catches them all."""
+    prog = [c.prog("e2e_group_signal"), "dispositions"]
+
+    def ignore():
+        for sig in (signal.SIGPIPE, signal.SIGUSR2, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+
+    for preexec, what in ((None, "none ignored"), (ignore, "SIGPIPE, SIGUSR2 and SIGHUP ignored")):
+        alone = c.run(prog, expect=0, preexec_fn=preexec).stdout
+        rec = c.run([c.stint, "record", "-f", "-o", os.path.join(c.tmp, "disp.data"), "--"] + prog, expect=0,
+                    preexec_fn=preexec)
+        check(rec.stdout == alone, "%s: the program was told (d default, i ignored, h handler, from signal 1)\n"
+              "  under stint %s  alone       %s" % (what, rec.stdout, alone))
+
+
+def outside_signal(c, sig, wait_sig, data):
+    """e2e_group_signal wait WAIT_SIG under stint; sig sent to stint (not the program) once it
+    waits.  (returncode, stdout, stderr)"""
+    ready = os.path.join(c.tmp, "ready-%d" % sig)
+    argv = [c.stint, "record", "-f", "-o", data, "--", c.prog("e2e_group_signal"), "wait", str(int(wait_sig)), ready]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        deadline = time.time() + RECORD_TIMEOUT
+        while not os.path.exists(ready) and time.time() < deadline and rec.poll() is None:
+            time.sleep(0.01)
+        check(os.path.exists(ready), "e2e_group_signal did not start waiting")
+        os.kill(rec.pid, sig)
+        try:
+            out, err = rec.communicate(timeout=RECORD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise TestFailure("%s to stint: the program still waits %d s later (stint record exited %s)" % (
+                signal.Signals(sig).name, RECORD_TIMEOUT, rec.poll()))
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        try:  # the program, left running by a stint that died
+            with open(ready) as f:
+                os.kill(int(f.read()), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+    return rec.returncode, out, err
+
+
+@test
+def test_outside_signal_forwarded(c):
+    """A signal another process sends to stint record goes to the program, which stint stands
+    for: a handled SIGUSR1 or SIGTERM runs the program's handler (once), an unhandled SIGUSR2
+    ends it as it would without stint (status 128 + 12, its recording kept)."""
+    data = os.path.join(c.tmp, "outside.data")
+    for sig in (signal.SIGUSR1, signal.SIGTERM):
+        code, out, err = outside_signal(c, sig, sig, data)
+        check(code == 0 and out.strip() == "got=1", "%s to stint: record exited %d, the program printed %r; "
+              "stderr: %s" % (sig.name, code, out, err.strip()))
+    code, out, err = outside_signal(c, signal.SIGUSR2, signal.SIGUSR1, data)
+    check(code == 128 + signal.SIGUSR2, "SIGUSR2 to stint: record exited %d, expected %d (the program dies of it); "
+          "stderr: %s" % (code, 128 + signal.SIGUSR2, err.strip()))
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "the program's recording was not kept: %s" % function_list(rep))
+    check(not spools_left(c.tmp), "a spool was left: %s" % spools_left(c.tmp))
+
+
+@test
+def test_second_sigterm_named(c):
+    """A program that ignores SIGTERM, and SIGTERM sent to stint record again and again: the
+    second ends the recording (status 128 + 15, the program left running), and stint says it
+    stopped waiting at SIGTERM, not "at Ctrl-C"."""
+    ready, release = os.path.join(c.tmp, "ready"), os.path.join(c.tmp, "release")
+    data = os.path.join(c.tmp, "term.data")
+    argv = [c.stint, "record", "-o", data, "--", c.prog("e2e_group_signal"), "ignore", str(int(signal.SIGTERM)),
+            ready, release]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for_file(ready, rec, "e2e_group_signal ignoring SIGTERM")
+        # again and again until stint ends: two sent at once may reach it as one
+        deadline = time.time() + RECORD_TIMEOUT
+        while rec.poll() is None and time.time() < deadline:
+            os.kill(rec.pid, signal.SIGTERM)
+            time.sleep(0.3)
+        check(rec.poll() is not None, "record still runs after %d s of SIGTERMs" % RECORD_TIMEOUT)
+        open(release, "w").close()  # the program left running holds the pipes
+        out, err = rec.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        open(release, "w").close()
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    check(rec.returncode == 128 + signal.SIGTERM, "record exited %d, expected %d; stderr: %s" % (
+        rec.returncode, 128 + signal.SIGTERM, err.strip()))
+    check("stopped waiting at SIGTERM" in err and "Ctrl-C" not in err, "record said: %s" % err.strip())
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "not recorded: %s" % function_list(rep))
+
+
+@test
+def test_sigpipe_closed_output(c):
+    """stint record writing its summary to a closed pipe (`stint record ... 2>&1 | head -c0`) gets
+    EPIPE, not SIGPIPE: it finishes the data file and leaves no spool.  The program still dies
+    of SIGPIPE writing to that pipe, as without stint (or gets EPIPE where it was started with
+    SIGPIPE ignored)."""
+    def closed_pipe():
+        r, w = os.pipe()
+        os.close(r)
+        return w
+
+    def run(argv, out, err, preexec=None):
+        c.log.append(" ".join(argv) + "  (output to a closed pipe)")
+        p = subprocess.Popen(argv, stdout=out, stderr=err, preexec_fn=preexec)
+        try:
+            return p.wait(timeout=RECORD_TIMEOUT)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def ignore():
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+
+    prog = c.prog("e2e_group_signal")
+    data = os.path.join(c.tmp, "pipe.data")
+    # the summary alone goes to the closed pipe
+    w = closed_pipe()
+    code = run([c.stint, "record", "-f", "-o", data, "--", prog, "dispositions"], subprocess.DEVNULL, w)
+    os.close(w)
+    check(code == 0, "record with its stderr a closed pipe exited %d, expected 0" % code)
+    check(os.path.isfile(data) and not spools_left(c.tmp), "data file %s, spools %s" % (
+        os.path.isfile(data), spools_left(c.tmp)))
+    c.report_json(data)
+    # the program's output too: it dies of SIGPIPE, as alone
+    w = closed_pipe()
+    alone = run([prog, "write"], w, w)
+    check(alone == -signal.SIGPIPE, "the program alone exited %d, expected SIGPIPE" % alone)
+    code = run([c.stint, "record", "-f", "-o", data, "--", prog, "write"], w, w)
+    check(code == 128 + signal.SIGPIPE, "record exited %d, expected %d (the program dies of SIGPIPE)" % (
+        code, 128 + signal.SIGPIPE))
+    check(not spools_left(c.tmp), "a spool was left: %s" % spools_left(c.tmp))
+    rep = c.report_json(data)
+    check(calls(rep, "tick") > 0, "the program's recording was not kept: %s" % function_list(rep))
+    # started with SIGPIPE ignored, the program gets EPIPE and exits 4, as alone
+    code = run([c.stint, "record", "-f", "-o", data, "--", prog, "write"], w, w, preexec=ignore)
+    os.close(w)
+    check(code == 4, "record with SIGPIPE ignored exited %d, expected the program's 4" % code)
+
+
 def deep_exit_common(c, mode, status):
     _, rep = c.record_and_report([c.prog("e2e_deep_exit"), mode], expect_status=status)
     expect_calls(rep, {"main": 1, "descend": 8, "bottom_work": 1,
@@ -2002,21 +2199,28 @@ def test_setuid_drop(c):
         check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
               "%s: threads %s, unrecorded %s" % (mode, rep["threads"], rep["unrecorded_threads"]))
         expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
-    # a child forked after the switch cannot make its files: not recorded, but counted (after a
-    # chroot it was left out without a word: its spool path was out of view, taken for a full disk)
+    # a child forked after the switch cannot make its files: not recorded, but counted, as the
+    # process it is (it was called "1 thread"; after a chroot it was left out without a word: its
+    # spool path was out of view, taken for a full disk)
     for mode in (["setuid", "fork"], ["chroot", jail, "fork"]):
         rec, data = c.record([prog] + mode)
         rep = c.report_json(data)
-        check(len(rep["processes"]) == 1 and rep["unrecorded_threads"] == 1,
-              "%s: processes %s, unrecorded %s" % (mode, rep["processes"], rep["unrecorded_threads"]))
-        check("1 more thread was not recorded" in rec.stderr, "%s: record said: %s" % (mode, rec.stderr))
+        check(len(rep["processes"]) == 1 and rep.get("unrecorded_processes") == 1 and rep["unrecorded_threads"] == 0,
+              "%s: processes %s, unrecorded processes %s, threads %s" % (
+                  mode, rep["processes"], rep.get("unrecorded_processes"), rep["unrecorded_threads"]))
+        check("1 more process was not recorded" in rec.stderr and "thread was not" not in rec.stderr,
+              "%s: record said: %s" % (mode, rec.stderr))
+        text = c.run([c.stint, "report", "-i", data], expect=0).stdout
+        check("# not recorded: 1 process," in text, "%s: the report says: %s" % (
+            mode, [l for l in text.splitlines() if "not recorded" in l]))
         expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
     # a program exec'd after setuid cannot reach the spool: counted (it was left out without a word)
     rec, data = c.record([prog, "setuid", "exec"])
     check(rec.stdout == "exec'd\n", "exec after setuid printed %r" % rec.stdout)
     rep = c.report_json(data)
-    check(rep["unrecorded_threads"] == 1, "exec'd after setuid: unrecorded %s" % rep["unrecorded_threads"])
-    check("1 more thread was not recorded" in rec.stderr, "exec after setuid: record said: %s" % rec.stderr)
+    check(rep.get("unrecorded_processes") == 1, "exec'd after setuid: unrecorded processes %s" % rep.get(
+        "unrecorded_processes"))
+    check("1 more process was not recorded" in rec.stderr, "exec after setuid: record said: %s" % rec.stderr)
 
 
 @test
@@ -2575,6 +2779,49 @@ def test_disk_full_then_recover(c):
         c.run(["umount", mnt])
 
 
+@test
+def test_disk_nearly_full(c):
+    """The disk has almost no room when recording starts (a 2 MiB tmpfs filled to 80 KiB, then to
+    4 KiB free): the program runs as without stint (at 4 KiB free the runtime stored into a
+    header page it could not allocate and the program died of SIGBUS), the running warning comes
+    once with a real thread id, and one line says nothing was recorded for want of room there,
+    exit 2, no data file, no spool.  Before: "thread 0 stopped recording" every 2 ms, then
+    "never started stint's runtime (a set-user-ID ...)", an empty data file and exit 0."""
+    mnt = os.path.join(c.tmp, "small")
+    os.mkdir(mnt)
+    p = c.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt])
+    if p.returncode != 0:
+        raise TestSkip("cannot mount a small tmpfs here (%s)" % p.stderr.strip())
+    try:
+        prog = [c.prog("e2e_group_signal"), "storm"]  # a parent and its child
+        alone = c.run(prog, expect=0).stdout
+        for fill_kib in (1968, 2044):
+            fill = os.path.join(mnt, "fill")
+            with open(fill, "wb") as f:
+                f.write(b"\0" * (fill_kib * 1024))
+            st = os.statvfs(mnt)
+            free = st.f_bavail * st.f_frsize // 1024
+            data = os.path.join(mnt, "b.data")
+            p = c.run([c.stint, "record", "-o", data, "--"] + prog)
+            what = "record with %d KiB free" % free
+            check(p.stdout == alone, "%s: the program printed %r, alone %r" % (what, p.stdout, alone))
+            check(p.returncode == 2, "%s exited %d, expected 2; stderr: %s" % (what, p.returncode, p.stderr))
+            lines = [l for l in p.stderr.splitlines() if l.strip()]
+            running = [l for l in lines if "stopped recording" in l]
+            final = [l for l in lines if l not in running]
+            check(len(running) <= 1, "%s warned %d times while running:\n%s" % (what, len(running), p.stderr))
+            check(not running or (mnt in running[0] and not re.search(r"thread 0\b", running[0])),
+                  "%s: the running warning names no directory or no thread: %s" % (what, running))
+            check(len(final) == 1 and "nothing was recorded" in final[0] and mnt in final[0] and "room" in final[0],
+                  "%s should end with one line saying the disk of %s had no room:\n%s" % (what, mnt, p.stderr))
+            check("never started" not in p.stderr and "set-user-ID" not in p.stderr,
+                  "%s blamed the program: %s" % (what, p.stderr))
+            check(sorted(os.listdir(mnt)) == ["fill"], "%s left %s" % (what, os.listdir(mnt)))
+            os.unlink(fill)
+    finally:
+        c.run(["umount", mnt])
+
+
 def tree_find(nodes, name):
     """Depth-first search of a --tree JSON forest for the first node called name."""
     for n in nodes:
@@ -2636,6 +2883,32 @@ def test_view_callers_callees(c):
     check(total <= b["function"]["elapsed_inclusive"] + 1, "callees' EI exceed the function's")
     p = c.run([c.stint, "callers", "-i", data, "no_such_function_xyz"])
     one_line_error(p, ["no_such_function_xyz"], "callers of a missing function")
+
+
+@test
+def test_view_callers_callees_width(c):
+    """callers and callees take --width as report does: the table's names cut with '..' to N
+    columns (0: whole; CSV and JSON whole); a bad value is one line.  They refused the option."""
+    rec, data = c.record([c.prog("e2e_cxx_names"), "names"])
+    whole = c.run([c.stint, "callees", "-i", data, "main"], expect=0).stdout
+    longest = max(len(l) for l in whole.splitlines())
+    check(longest > 110, "no name long enough to cut (longest line %d): %s" % (longest, whole))
+    for cmd, fn in (("callees", "main"), ("callers", "Foo::bar(int)")):
+        p = c.run([c.stint, cmd, "-i", data, "--width", "100", fn], expect=0)
+        lines = p.stdout.splitlines()
+        check(all(len(l) <= 100 for l in lines[:-1]), "%s --width 100: lines of %s columns:\n%s" % (
+            cmd, [len(l) for l in lines], p.stdout))
+        p0 = c.run([c.stint, cmd, "-i", data, "--width", "0", fn], expect=0)
+        check(p0.stdout == c.run([c.stint, cmd, "-i", data, fn], expect=0).stdout,
+              "%s --width 0 is not the whole table" % cmd)
+        j = c.run([c.stint, cmd, "-i", data, "--format", "json", "--width", "40", fn], expect=0).stdout
+        check(j == c.run([c.stint, cmd, "-i", data, "--format", "json", fn], expect=0).stdout,
+              "%s --width changed the JSON" % cmd)
+        p = c.run([c.stint, cmd, "-i", data, "--width", "wide", fn])
+        one_line_error(p, ["--width", "wide"], "%s --width wide" % cmd)
+    cut = c.run([c.stint, "callees", "-i", data, "--width", "100", "main"], expect=0).stdout
+    check(any(l.endswith("..") for l in cut.splitlines()), "callees --width 100 cut no name:\n%s" % cut)
+    p = c.run([c.stint, "callers", "-i", data, "--by", "line", "--width", "100", "Foo::bar(int)"], expect=0)
 
 
 @test
@@ -2982,6 +3255,71 @@ def test_err_output_is_directory(c):
 
 
 @test
+def test_err_output_bad_names(c):
+    """record -o with a name the data file cannot have: empty, ending in '/', longer than the file
+    system allows (a file name, a directory name), in a directory that does not exist, '.'.  One
+    line, exit 2, and the program never runs (it would write a marker).  Before, the program ran,
+    then stint failed to write, kept a spool and blamed a full disk."""
+    marker = os.path.join(c.tmp, "marker")
+    prog = [c.prog("e2e_wait_file"), c.prog("e2e_wait_file"), marker]  # (released at once)
+    long_name = "n" * 300 + ".data"
+    for out, must in (("", "empty"), ("x.data/", "x.data/"), (long_name, "305 bytes"),
+                      (os.path.join("d" * 300, "x.data"), "d" * 300), ("nodir/x.data", "nodir"),
+                      (".", "directory")):
+        before = sorted(os.listdir(c.tmp))
+        p = c.run([c.stint, "record", "-o", out, "--"] + prog, cwd=c.tmp)
+        line = one_line_error(p, [must], "record -o %r" % out[:40])
+        check(p.returncode == 2, "record -o %r exited %d, expected 2" % (out[:40], p.returncode))
+        check("disk" not in line and "room" not in line, "record -o %r blamed the disk: %s" % (out[:40], line))
+        check(not os.path.exists(marker), "record -o %r ran the program before refusing the output" % out[:40])
+        check(sorted(os.listdir(c.tmp)) == before, "record -o %r left %s" % (
+            out[:40], sorted(set(os.listdir(c.tmp)) - set(before))))
+
+
+def record_output_replaced(c, out):
+    """Record e2e_wait_file; while it runs, put a directory where the data file goes, then let the
+    program end.  Returns the record's CompletedProcess-like (returncode, stderr)."""
+    release, pidfile = os.path.join(c.tmp, "release"), os.path.join(c.tmp, "pid")
+    argv = [c.stint, "record", "-o", out, "--", c.prog("e2e_wait_file"), release, pidfile]
+    c.log.append(" ".join(argv))
+    rec = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        wait_for_file(pidfile, rec, "e2e_wait_file under stint")
+        os.mkdir(out)
+        open(release, "w").close()
+        _, err = rec.communicate(timeout=RECORD_TIMEOUT)
+    finally:
+        open(release, "w").close()
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    rec.stderr = err
+    return rec
+
+
+@test
+def test_output_replaced_while_recording(c):
+    """The data file cannot be written once the program ended (a directory was put at its name
+    meanwhile): one line saying what failed, naming the kept spool and `stint recover`, with no
+    hint to wait for room (the disk is not full).  `stint recover` then makes the whole data file:
+    the largest buffer had already become it, in place, before the rename failed, and recover
+    saw no thread in it ("recovered 0 processes, 0 threads", exit 0) and deleted it."""
+    out = os.path.join(c.tmp, "out.data")
+    rec = record_output_replaced(c, out)
+    line = one_line_error(rec, [out, "Is a directory", "stint recover"], "record whose output became a directory")
+    check("room" not in line and "disk" not in line, "record blamed the disk: %s" % line)
+    spools = spools_left(c.tmp)
+    check(len(spools) == 1, "the spool was not kept: %s" % os.listdir(c.tmp))
+    data = os.path.join(c.tmp, "recovered.data")
+    p = c.run([c.stint, "recover", os.path.join(c.tmp, spools[0]), "-o", data], expect=0)
+    check("1 process, 1 thread" in p.stderr, "recover said: %s" % p.stderr.strip())
+    rep = c.report_json(data)
+    expect_calls(rep, {"main": 1})
+    check(calls(rep, "tick") > 0, "tick not recovered: %s" % function_list(rep))
+    check(not spools_left(c.tmp), "recover left the spool: %s" % spools_left(c.tmp))
+
+
+@test
 def test_err_report_missing_file(c):
     path = os.path.join(c.tmp, "does_not_exist.data")
     p = c.run([c.stint, "report", "-i", path, "--format", "json"])
@@ -3007,6 +3345,25 @@ def test_err_report_empty_file(c):
     open(path, "w").close()
     p = c.run([c.stint, "report", "-i", path, "--format", "json"])
     one_line_error(p, [path], "report of an empty file")
+
+
+@test
+def test_err_data_file_not_regular(c):
+    """A FIFO (or a device) given as the data file to every reading command: one line saying it
+    is not a regular file, exit 2, at once.  Opening the FIFO waited for a writer forever."""
+    fifo = os.path.join(c.tmp, "f.data")
+    os.mkfifo(fifo)
+    rec, good = c.record([c.prog("e2e_threads")])
+    out = os.path.join(c.tmp, "out")
+    for path in (fifo, "/dev/null"):
+        for argv in (["report", "-i", path], ["callers", "-i", path, "main"], ["callees", "-i", path, "main"],
+                     ["export", "-i", path, "--format", "folded", "-o", out],
+                     ["html", "-i", path, "-o", out + ".html"], ["annotate", "-i", path, "main"],
+                     ["diff", path, good], ["diff", good, path]):
+            p = c.run([c.stint] + argv, timeout=10)
+            one_line_error(p, [path, "not a regular file"], "stint " + " ".join(argv))
+            check(p.returncode == 2, "stint %s exited %d, expected 2" % (" ".join(argv), p.returncode))
+            check(not os.path.exists(out) and not os.path.exists(out + ".html"), "an output was written")
 
 
 @test

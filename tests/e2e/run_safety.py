@@ -216,6 +216,46 @@ def test_recover_leaves_foreign_files(c):
 
 
 @test
+def test_recover_keeps_unread_buffers(c):
+    """recover deletes nothing it did not turn into the data file.  A spool whose only thread
+    buffer cannot be read (not a buffer of this stint): one line, exit 2, no data file, every file
+    kept (before: "recovered 0 processes, 0 threads", exit 0, the buffer deleted).  One readable
+    buffer and one not: the data file of what could be read, one line naming the other, exit 3,
+    the spool kept."""
+    outdir = os.path.join(c.tmp, "out")
+    os.mkdir(outdir)
+    spool, _ = killed_recorder_spool(c, outdir)
+    bufs = sorted(glob.glob(os.path.join(spool, "*.buf")))
+    check(len(bufs) == 1, "expected one thread buffer, found %s" % os.listdir(spool))
+    good = bufs[0]
+    # a second thread's buffer, unreadable: the first one's bytes without its magic
+    bad = good[:good.rindex(".t")] + ".t999999.buf"
+    shutil.copy(good, bad)
+    with open(bad, "r+b") as f:
+        f.write(b"NOTABUF!")
+    before = sorted(os.listdir(spool))
+    out = os.path.join(c.tmp, "rec.data")
+    p = c.run([c.stint, "recover", spool, "-o", out])
+    check(p.returncode == 3, "recover with an unreadable buffer exited %d, expected 3; stderr: %s" % (
+        p.returncode, p.stderr.strip()))
+    lines = [l for l in p.stderr.splitlines() if "could not be read" in l]
+    check(len(lines) == 1 and os.path.basename(bad) in lines[0] and "kept" in lines[0],
+          "recover did not say which buffer it could not read: %s" % p.stderr)
+    check(sorted(os.listdir(spool)) == before, "recover changed the spool: %s" % os.listdir(spool))
+    rep = c.report_json(out)
+    check(calls(rep, "tick") > 0, "the readable buffer was not recovered: %s" % function_list(rep))
+    # the readable one gone too: nothing to recover, nothing deleted
+    os.unlink(good)
+    os.unlink(out)
+    before = sorted(os.listdir(spool))
+    p = c.run([c.stint, "recover", spool, "-o", out])
+    one_line_error(p, ["could be read", "kept"], "recover of a spool with no readable buffer")
+    check(p.returncode == 2, "recover exited %d, expected 2" % p.returncode)
+    check(sorted(os.listdir(spool)) == before, "recover changed the spool: %s" % os.listdir(spool))
+    check(not os.path.exists(out), "recover wrote %s" % out)
+
+
+@test
 def test_recover_refuses_others_spool(c):
     """A spool that belongs to another user is refused, and left alone."""
     need_root("another user's spool")

@@ -32,9 +32,9 @@ static void views(const struct fmt_data *d, struct an_result *r, const struct an
 		out_tree(sink, &v, 1, 1, fmt);
 	}
 	if (r->nfuncs) {
-		out_butterfly(sink, &v, 0, 0, 0);
-		out_butterfly(sink, &v, r->nfuncs - 1, 1, 1);
-		out_butterfly(sink, &v, r->nfuncs / 2, 0, 2);
+		out_butterfly(sink, &v, 0, 0, 0, 0);
+		out_butterfly(sink, &v, r->nfuncs - 1, 1, 1, 0);
+		out_butterfly(sink, &v, r->nfuncs / 2, 0, 2, 0);
 	}
 	if (html) {
 		struct out_html_opts ho = {.min_share = OUT_HTML_MIN_SHARE, .max_nodes = 64, .max_edges = 64};

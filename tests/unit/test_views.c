@@ -124,9 +124,9 @@ static char *all_views(const struct fmt_data *d, const struct an_result *r)
 		uint32_t fn;
 		assert_int_equal(an_find_functions(r, "b", &fn, 1), 1);
 		fprintf(f, "==== callers b --format %s\n", fmt[k]);
-		out_butterfly(f, &v, fn, 0, k);
+		out_butterfly(f, &v, fn, 0, k, 0);
 		fprintf(f, "==== callees b --format %s\n", fmt[k]);
-		out_butterfly(f, &v, fn, 1, k);
+		out_butterfly(f, &v, fn, 1, k, 0);
 	}
 	an_view_release(&v);
 	fclose(f);
