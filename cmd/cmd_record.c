@@ -1030,9 +1030,21 @@ int cmd_record(int argc, char **argv)
 	}
 	if (sel_word)
 		notes_with_select(d, sel_word);
+	/* library calls through a register, left alone: said, and counted for the report */
+	unsigned nunprobed = 0;
+	char *unprobed = rec_unprobed_calls(rs.spool.dirfd, &nunprobed);
+	if (nunprobed) {
+		char *n = xasprintf("%s%sunprobed=%u", d->notes ? d->notes : "", d->notes && *d->notes ? " " : "",
+				    nunprobed);
+		free(d->notes);
+		d->notes = n;
+	}
 	if (rec_session_write(&rs, output) < 0)
 		die_kept(output, errno, rs.spool.shown);
 	int code = rec_exit_code(child->status);
+	if (unprobed && !quiet)
+		warn("%s", unprobed);
+	free(unprobed);
 	if (!quiet) {
 		if (child->stopped_early || child->detached)
 			warn_left_running(pargv[0], child);

@@ -558,6 +558,12 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 			t, unrecorded && procs ? " and " : "", p,
 			unrecorded ? ", or on a thread's thread-local storage (clone with CLONE_VM)" : "");
 	}
+	unsigned long long unprobed = strtoull(note_get(d->notes, "unprobed", ub, sizeof(ub)), NULL, 10);
+	if (unprobed)
+		fprintf(f, "# not probed: %llu library function%s whose GOT entr%s the code also reads as data (a call "
+			   "through a register, an address taken; stint record named them): their time is their "
+			   "callers'\n",
+			unprobed, unprobed == 1 ? "" : "s", unprobed == 1 ? "y" : "ies");
 	/* why a thread's recording stopped early, the first that applies */
 	static const struct {
 		uint32_t flag;
@@ -632,6 +638,8 @@ static void instr_json_head(FILE *f, const struct fmt_data *d, const struct an_r
 		strtoull(note_get(d->notes, "unrecorded", ub, sizeof(ub)), NULL, 10));
 	fprintf(f, ",\n\"unrecorded_processes\":%llu",
 		strtoull(note_get(d->notes, "unrecorded_procs", ub, sizeof(ub)), NULL, 10));
+	fprintf(f, ",\n\"unprobed_library_functions\":%llu",
+		strtoull(note_get(d->notes, "unprobed", ub, sizeof(ub)), NULL, 10));
 	char rsel[4096];
 	if (recorded_selection(d->notes, rsel, sizeof(rsel))) {
 		fputs(",\n\"recorded_selection\":", f);

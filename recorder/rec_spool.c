@@ -977,6 +977,92 @@ char *rec_unrecorded_programs(int dirfd)
 	return msg;
 }
 
+/* Whether s (n bytes) has the line line (without its newline). */
+static int has_line(const char *s, size_t n, const char *line)
+{
+	size_t l = strlen(line);
+	for (const char *p = s; p && p + l <= s + n;) {
+		if (strncmp(p, line, l) == 0 && (p + l == s + n || p[l] == '\n'))
+			return 1;
+		p = memchr(p, '\n', (size_t)(s + n - p));
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+char *rec_unprobed_calls(int dirfd, unsigned *count)
+{
+	*count = 0;
+	DIR *d = rec_dir_list(dirfd);
+	if (!d)
+		return NULL;
+	char *seen = NULL; /* "module<TAB>name" lines, each once */
+	size_t len = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] != 'p' || l < 10 || strcmp(e->d_name + l - 9, ".unprobed") != 0)
+			continue;
+		int f = openat(dirfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		struct stat st;
+		if (f < 0 || fstat(f, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > (1 << 22)) {
+			if (f >= 0)
+				close(f);
+			continue;
+		}
+		char *buf = xmalloc((size_t)st.st_size + 1);
+		ssize_t r = read(f, buf, (size_t)st.st_size);
+		close(f);
+		buf[r > 0 ? r : 0] = 0;
+		for (char *line = buf; r > 0 && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = 0;
+			if (strchr(line, '\t') && !(seen && has_line(seen, len, line))) { /* ("\tname": the program's) */
+				size_t k = strlen(line);
+				seen = xrealloc(seen, len + k + 2);
+				memcpy(seen + len, line, k);
+				seen[len + k] = '\n';
+				len += k + 1;
+				seen[len] = 0;
+				(*count)++;
+			}
+			if (!nl)
+				break;
+			line = nl + 1;
+		}
+		free(buf);
+	}
+	closedir(d);
+	if (!*count)
+		return NULL;
+	/* "in rg: read, openat, statx; in libfoo.so: bar, and 34 more" */
+	char *list = xstrdup(""), *module = NULL;
+	unsigned shown = 0;
+	for (char *line = seen; *line && shown < 8; shown++) {
+		char *nl = strchr(line, '\n'), *tab = strchr(line, '\t');
+		*nl = *tab = 0;
+		char *l = module && strcmp(module, line) == 0
+				  ? xasprintf("%s, %s", list, tab + 1)
+				  : xasprintf("%s%sin %s: %s", list, *list ? "; " : "", *line ? line : "the program", tab + 1);
+		free(list);
+		list = l;
+		module = line;
+		line = nl + 1;
+	}
+	char *more = *count > shown ? xasprintf(", and %u more", *count - shown) : xstrdup("");
+	char *msg = xasprintf("the calls of %u library function%s are not recorded: the code also reads %s GOT "
+			      "entr%s as data (to call through a register, or as the function's address), where a "
+			      "probe's address could change what the program computes; %s%s",
+			      *count, *count == 1 ? "" : "s", *count == 1 ? "its" : "their", *count == 1 ? "y" : "ies", list,
+			      more);
+	free(more);
+	free(list);
+	free(seen);
+	return msg;
+}
+
 int rec_spool_own_name(const char *n)
 {
 	if (strcmp(n, "session") == 0 || strcmp(n, "session.tmp") == 0 || strcmp(n, "attach.frames") == 0)

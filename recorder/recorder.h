@@ -275,6 +275,11 @@ DIR *rec_dir_list(int dirfd);
  * no runtime (set-user-ID, statically linked: runtime/rt_exec.c), as one
  * sentence; NULL when there were none. */
 char *rec_unrecorded_programs(int dirfd);
+/* One line naming the library functions whose GOT entries the program's
+ * code also reads as data (a call through a register, an address taken),
+ * which the runtime left alone (their calls go unrecorded), *count of
+ * them; NULL when none. */
+char *rec_unprobed_calls(int dirfd, unsigned *count);
 
 /*
  * A recording through a spool (instrumentation, the in-process sampler):

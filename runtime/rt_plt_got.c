@@ -55,8 +55,14 @@ struct rt_plt_done {
 };
 static struct rt_plt_done rt_plt_done[1024];
 static unsigned rt_plt_ndone;
-static char *rt_plt_names; /* "address name" lines for the recorder */
-static size_t rt_plt_names_len, rt_plt_names_cap;
+/* text for the recorder, grown in pages of our own (the runtime never calls
+ * the program's malloc) */
+struct rt_plt_text {
+	char *p;
+	size_t len, cap;
+};
+static struct rt_plt_text rt_plt_names;    /* "address name" lines of the hooked functions */
+static struct rt_plt_text rt_plt_unprobed; /* "module<TAB>name" lines of those left alone */
 
 /* ------------------------------------------------------------------------
  * Which functions need care
@@ -116,29 +122,56 @@ int rt_plt_kind_of(const char *name)
 	return RT_PLT_CALL;
 }
 
+static void rt_plt_text_add(struct rt_plt_text *t, const char *line, size_t n)
+{
+	if (t->len + n > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16384;
+		while (cap < t->len + n)
+			cap *= 2;
+		char *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return;
+		if (t->p) {
+			memcpy(p, t->p, t->len);
+			munmap(t->p, t->cap);
+		}
+		t->p = p;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->len, line, n);
+	t->len += n;
+}
+
 static void rt_plt_note_name(uint64_t addr, const char *name)
 {
 	char line[600];
 	int n = snprintf(line, sizeof(line), "%llx %s\n", (unsigned long long)addr, name);
-	if (n <= 0 || (size_t)n >= sizeof(line))
-		return;
-	if (rt_plt_names_len + (size_t)n > rt_plt_names_cap) {
-		size_t cap = rt_plt_names_cap ? rt_plt_names_cap * 2 : 16384;
-		while (cap < rt_plt_names_len + (size_t)n)
-			cap *= 2;
-		/* mmap, not realloc: the runtime never calls the program's malloc */
-		char *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
+	if (n > 0 && (size_t)n < sizeof(line))
+		rt_plt_text_add(&rt_plt_names, line, (size_t)n);
+}
+
+/*
+ * A library function the module calls through its GOT entry that is left
+ * alone: the code also reads the entry as data (mov GOT(%rip), %reg; call
+ * *%reg, LLVM's way with hot calls, or the function's address taken), and
+ * a stub's address there could change what the program computes (pointer
+ * comparisons).  Its calls are not recorded: the recorder says which.
+ */
+static void rt_plt_note_unprobed(const char *module, const char *name)
+{
+	/* the start-up code's weak references (crt's __do_global_dtors_aux
+	 * tests __cxa_finalize's entry): in every program, no call of its own */
+	static const char *const crt[] = {"__cxa_finalize", "__gmon_start__", "_ITM_deregisterTMCloneTable",
+					  "_ITM_registerTMCloneTable"};
+	for (size_t i = 0; i < sizeof(crt) / sizeof(crt[0]); i++)
+		if (strcmp(name, crt[i]) == 0)
 			return;
-		if (rt_plt_names) {
-			memcpy(p, rt_plt_names, rt_plt_names_len);
-			munmap(rt_plt_names, rt_plt_names_cap);
-		}
-		rt_plt_names = p;
-		rt_plt_names_cap = cap;
-	}
-	memcpy(rt_plt_names + rt_plt_names_len, line, (size_t)n);
-	rt_plt_names_len += (size_t)n;
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	char line[600];
+	int n = snprintf(line, sizeof(line), "%s\t%s\n", base, name); /* ("": the program) */
+	if (n > 0 && (size_t)n < sizeof(line))
+		rt_plt_text_add(&rt_plt_unprobed, line, (size_t)n);
 }
 
 /* Write one stub: mov $idx, %r11d; jmp *rt_plt_entry */
@@ -625,8 +658,14 @@ static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *d
 			continue;
 		uint64_t at = info->dlpi_addr + r->r_offset;
 		uint64_t *g = bsearch(&at, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64);
-		if (g) /* a call-only slot: bit 0 clear, so bsearch found it exactly */
+		if (g) { /* a call-only slot: bit 0 clear, so bsearch found it exactly */
 			rt_plt_hook_entry(info, &d, r, &h);
+		} else if (rt_g.plt) {
+			uint64_t marked = at | 1;
+			if (bsearch(&marked, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64))
+				rt_plt_note_unprobed(info->dlpi_name ? info->dlpi_name : "",
+						     d.strtab + d.symtab[ELF64_R_SYM(r->r_info)].st_name);
+		}
 	}
 	/* the stubs become executable before the GOT can reach them: the GOT
 	 * writes above only happen in this single-threaded set-up or under
@@ -695,8 +734,10 @@ void rt_plt_init(void)
 		rt_patch_wanted(); /* decided before the walk: it walks the modules too */
 		dl_iterate_phdr(rt_plt_collect, NULL);
 		dl_iterate_phdr(rt_plt_visit, NULL);
-		if (rt_plt_names_len)
-			rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
+		if (rt_plt_names.len)
+			rt_write_file(".plt", rt_plt_names.p, rt_plt_names.len);
+		if (rt_plt_unprobed.len)
+			rt_write_file(".unprobed", rt_plt_unprobed.p, rt_plt_unprobed.len);
 	}
 	pthread_mutex_unlock(&rt_plt_lock);
 }
@@ -743,8 +784,10 @@ void (*rt_plt_calib_stub(void))(void)
 /* The hooked functions' names, for a new process key. */
 void rt_plt_save_names(void)
 {
-	if (rt_plt_names_len)
-		rt_write_file(".plt", rt_plt_names, rt_plt_names_len);
+	if (rt_plt_names.len)
+		rt_write_file(".plt", rt_plt_names.p, rt_plt_names.len);
+	if (rt_plt_unprobed.len)
+		rt_write_file(".unprobed", rt_plt_unprobed.p, rt_plt_unprobed.len);
 }
 
 /* In a fork child, which has a key of its own: no lock, one thread. */

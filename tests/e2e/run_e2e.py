@@ -3209,6 +3209,27 @@ def test_file_size_limit(c):
 
 
 @test
+def test_unprobed_library_calls(c):
+    """A library function whose GOT entry the code also reads as data (its address taken; LLVM
+    loads hot calls' entries into registers) is left alone, its calls not recorded: record names
+    it, the report says how many, and the program's pointer comparison is unchanged."""
+    prog = c.prog("e2e_got_data")
+    alone = c.run([prog], expect=0).stdout
+    check(alone == "got data 20 1\n", "e2e_got_data printed %r" % alone)
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    check("getppid" in rec.stderr and "not recorded" in rec.stderr and "getpid," not in rec.stderr,
+          "record does not name getppid (alone) as not recorded: %s" % rec.stderr)
+    rep = c.report_json(data)
+    check(rep.get("unprobed_library_functions") == 1, "unprobed_library_functions %s, expected 1" % rep.get(
+        "unprobed_library_functions"))
+    check(lib_calls(rep, "getpid") == 10 and lib_calls(rep, "getppid") == 0,
+          "getpid %d calls (10), getppid %d (0: left alone)" % (lib_calls(rep, "getpid"), lib_calls(rep, "getppid")))
+    text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+    check("# not probed: 1 library function" in text, "the report's header does not say it:\n%s" % text[:1500])
+
+
+@test
 def test_err_pg_without_mfentry(c):
     """record -m instrument of a program built with -pg alone (mcount after the prologue)."""
     env = dict(os.environ, STINT_NO_CAPSTONE="1")
