@@ -661,8 +661,14 @@ static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *d
 		if (g) { /* a call-only slot: bit 0 clear, so bsearch found it exactly */
 			rt_plt_hook_entry(info, &d, r, &h);
 		} else if (rt_g.plt) {
+			/* left alone: unless the module also calls it through its
+			 * PLT (probed there; this entry serves the address taken),
+			 * its calls go unrecorded */
 			uint64_t marked = at | 1;
-			if (bsearch(&marked, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64))
+			int plt = 0;
+			for (size_t j = 0; j < d.njmprel && !plt; j++)
+				plt = ELF64_R_SYM(d.jmprel[j].r_info) == ELF64_R_SYM(r->r_info);
+			if (!plt && bsearch(&marked, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64))
 				rt_plt_note_unprobed(info->dlpi_name ? info->dlpi_name : "",
 						     d.strtab + d.symtab[ELF64_R_SYM(r->r_info)].st_name);
 		}
