@@ -617,11 +617,10 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 		rec_spool_remove(&sp);
 		die("%s", err);
 	}
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = attach_on_signal;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/* every signal that would end stint detaches first (a hangup, the
+	 * program's group signalled): the process never keeps stint's runtime */
+	struct sigaction *old_sigs = xcalloc((size_t)SIGRTMAX + 1, sizeof(*old_sigs));
+	rec_attached_signals(attach_on_signal, old_sigs);
 	if (!quiet)
 		warn("recording process %d%s", (int)pid, duration > 0 ? "" : " until Ctrl-C");
 	uint64_t last_tick = mono0;
@@ -643,8 +642,8 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	if (!gone && rec_inject_detach(&in, lib, err, sizeof(err)) < 0)
 		warn("%s", err);
 	rec_inject_free(&in);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	rec_attached_signals_end(old_sigs);
+	free(old_sigs);
 	uint64_t tsc1 = arch_cycles(), ns1 = util_mono_ns();
 	d.duration_ns = ns1 - mono0;
 	d.ns_per_tick = use_tsc ? arch_cycles_ns_per_tick(tsc0, ns0, tsc1, ns1) : 1.0;

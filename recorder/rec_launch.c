@@ -273,6 +273,32 @@ static int rec_catchable(int sig)
 	return sig >= SIGRTMIN && sig <= SIGRTMAX;
 }
 
+void rec_attached_signals(void (*stop)(int), struct sigaction *old)
+{
+	for (int sig = 1; sig <= SIGRTMAX; sig++) {
+		if (!rec_catchable(sig) || sigaction(sig, NULL, &old[sig]) < 0)
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		if (sig == SIGPIPE || sig == SIGXFSZ)
+			sa.sa_handler = SIG_IGN; /* stint's own writes: they fail instead */
+		else if (!(old[sig].sa_flags & SA_SIGINFO) && old[sig].sa_handler == SIG_IGN)
+			continue; /* ignored at start (nohup): stays so */
+		else
+			sa.sa_handler = stop;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
+void rec_attached_signals_end(const struct sigaction *old)
+{
+	for (int sig = 1; sig <= SIGRTMAX; sig++)
+		if (rec_catchable(sig))
+			sigaction(sig, &old[sig], NULL);
+}
+
 int rec_spawn(const char *path, char *const argv[], char *const env_add[], struct rec_child *c,
 	      char *err, size_t errlen)
 {

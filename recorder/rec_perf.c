@@ -291,12 +291,10 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 		pfd[i].events = POLLIN;
 	}
 	uint64_t t0 = util_mono_ns();
-	if (p->opts.attach) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_stop;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
+	struct sigaction *old_sigs = NULL;
+	if (p->opts.attach) { /* any signal that would end stint stops the recording first */
+		old_sigs = xcalloc((size_t)SIGRTMAX + 1, sizeof(*old_sigs));
+		rec_attached_signals(on_stop, old_sigs);
 	}
 	int main_done = 0, stopped_early = 0, detached = 0;
 	for (;;) {
@@ -326,6 +324,10 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 		}
 	}
 	rec_perf_drain(p);
+	if (old_sigs) {
+		rec_attached_signals_end(old_sigs);
+		free(old_sigs);
+	}
 	free(pfd);
 }
 

@@ -6,6 +6,7 @@
 #define STINT_RECORDER_H
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "../format/format.h"
@@ -102,6 +103,17 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
  * meanwhile; tick(arg), if given, runs about once a second.
  */
 void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void *arg);
+
+/*
+ * While attached to a running process (record -p): every signal that would
+ * end stint (not its own faults) calls stop(sig) instead, so that it always
+ * detaches from the process and writes what it recorded; its own SIGPIPE
+ * and SIGXFSZ (a closed stderr, a file size limit) are ignored, and a
+ * signal ignored at start stays ignored.  old: room for SIGRTMAX + 1
+ * actions, put back by rec_attached_signals_end.
+ */
+void rec_attached_signals(void (*stop)(int), struct sigaction *old);
+void rec_attached_signals_end(const struct sigaction *old);
 
 /*
  * The policy of rec_wait() for other waiting loops (the perf sampler's):

@@ -4002,6 +4002,39 @@ def test_attach_record_detach(c):
 
 
 @test
+def test_attach_stopped_by_any_signal(c):
+    """record -p stopped by a signal other than Ctrl-C or SIGTERM (a hangup: the terminal closed;
+    SIGUSR1): stint detaches and writes what it recorded, and nothing of it stays in the process
+    (those signals killed stint while attached, leaving its runtime in the process)."""
+    for sig in (signal.SIGHUP, signal.SIGUSR1):
+        data = os.path.join(c.tmp, "att-%d.data" % sig)
+
+        def attach(pid):
+            rec = subprocess.Popen([c.stint, "record", "-p", str(pid), "-o", data], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, universal_newlines=True)
+            try:
+                line = rec.stderr.readline()  # "recording process N until Ctrl-C"
+                check("recording process" in line, "record -p said %r" % line)
+                time.sleep(0.2)
+                rec.send_signal(sig)
+                _, err = rec.communicate(timeout=RECORD_TIMEOUT)
+            finally:
+                if rec.poll() is None:
+                    rec.kill()
+                    rec.wait()
+            return rec.returncode, err
+
+        out, (code, err), maps = run_attach_target(c, attach)
+        check(code == 0, "record -p stopped by signal %d exited %d: %s" % (sig, code, err))
+        check("stint" not in maps, "signal %d: stint's runtime is still mapped in the process:\n%s" % (
+            sig, "\n".join(l for l in maps.splitlines() if "stint" in l)))
+        check("errors 0" in out, "the program saw wrong results: %r" % out)
+        rep = c.report_json(data)
+        check(rep.get("attached") is True and calls(rep, "round_value") > 0,
+              "signal %d: no attached recording with calls: %s" % (sig, function_list(rep)))
+
+
+@test
 def test_attach_refused_without_ptrace(c):
     """-p on a process that cannot be traced (here: one a tracer already holds, as under a
     debugger; the same refusal as kernel.yama.ptrace_scope): one line naming ptrace, and the
