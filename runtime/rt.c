@@ -542,6 +542,16 @@ static void rt_count_exec_unrecorded(int delta)
 		__atomic_add_fetch(&rt_g.count_hdr->unrecorded_procs, (uint32_t)delta, __ATOMIC_RELAXED);
 }
 
+/* A thread that cannot begin recording: in a fork child whose first
+ * thread it is (forked after a setuid or a chroot, below a file size
+ * limit), the process is the one not recorded. */
+static void rt_count_unstarted(void)
+{
+	int process = rt_g.count_inherited && !rt_g.proc_counted;
+	rt_g.proc_counted |= process;
+	rt_count_unrecorded(process);
+}
+
 /* Why a spool file could not be opened, as the thread's spool flag. */
 static uint32_t rt_open_failure(int err)
 {
@@ -959,7 +969,6 @@ static void rt_inherit_frames(struct rt_thread *t, const uint64_t *open, uint32_
 static void rt_inherit_attached(struct rt_thread *t)
 {
 	/* (read into the shadow stack itself: no 4 KiB on the program's stack) */
-	/* (in the stack's own memory: this runs on the program's stack) */
 	uint64_t *open = (uint64_t *)(void *)t->stack;
 	rt_inherit_frames(t, open, rt_attach_frames(t->tid, open, RT_STACK));
 }
@@ -1092,22 +1101,15 @@ static int rt_thread_start_work(struct rt_thread *t)
 		int err = errno;
 		if (rt_take_spare(t))
 			goto mapped;
-		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE) {
-			/* a fork child whose first thread cannot record (it was
-			 * forked after a setuid) is a process not recorded */
-			int process = rt_g.count_inherited && !rt_g.proc_counted;
-			rt_g.proc_counted |= process;
-			rt_count_unrecorded(process);
-		}
+		if (rt_open_failure(err) != FMT_SPOOL_NOSPACE)
+			rt_count_unstarted();
 		goto fail;
 	}
 	if (!rt_file_may_grow(FMT_SPOOL_DATA_OFF + fmt_spool_chunk_size(0))) {
 		/* the program lowered its file size limit below a first chunk */
 		close(fd);
 		unlink(rt_thread_file(t, "buf"));
-		int process = rt_g.count_inherited && !rt_g.proc_counted;
-		rt_g.proc_counted |= process;
-		rt_count_unrecorded(process);
+		rt_count_unstarted();
 		goto fail;
 	}
 	/* the header page allocated, or no recording: on a full disk a page
@@ -1579,20 +1581,15 @@ __attribute__((noinline, cold)) static void rt_probe_slow(struct rt_thread *t, i
 	rt_probe(t, is_exit, fn, site);
 }
 
-/* The entry just written at depth d (if it was): its stack pointer too. */
-static inline void rt_frame_sp(struct rt_thread *t, uint32_t d, uint64_t fn, uint64_t sp)
-{
-	if (t->depth == d + 1 && t->stack[d & (RT_STACK - 1)].fn == fn)
-		t->stack[d & (RT_STACK - 1)].sp = sp;
-}
-
+/* rt_probe_slow, and an entry written at depth d (if it was) gets its stack
+ * pointer too */
 __attribute__((noinline, cold)) static void rt_probe_slow_sp(struct rt_thread *t, int is_exit, uint64_t fn,
 							      uint64_t site, uint64_t sp)
 {
 	uint32_t d = t->depth;
 	rt_probe_slow(t, is_exit, fn, site);
-	if (!is_exit && sp != RT_SP_NONE)
-		rt_frame_sp(t, d, fn, sp);
+	if (!is_exit && sp != RT_SP_NONE && t->depth == d + 1 && t->stack[d & (RT_STACK - 1)].fn == fn)
+		t->stack[d & (RT_STACK - 1)].sp = sp;
 }
 
 /*

@@ -461,6 +461,16 @@ static void rt_patch_restore_all(void)
 
 /* A handler finished below sp: frames under it were unwound, the others
  * are live and get their swapped return addresses back. */
+/* The innermost entry, unwound: dropped and closed (pt->busy held). */
+static void rt_patch_close_innermost(struct rt_patch_thread *pt)
+{
+	rt_patch_drop(&pt->e[pt->n - 1]);
+	pt->n--;
+	if (pt->e[pt->n].restored)
+		pt->nrestored--;
+	rt_patch_exit_event(pt->e[pt->n].fn);
+}
+
 static void rt_patch_after_catch(void *sp)
 {
 	struct rt_patch_thread *pt = rt_pt_p;
@@ -469,13 +479,8 @@ static void rt_patch_after_catch(void *sp)
 	int nested = pt->busy;
 	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
-	while (pt->n && (void *)pt->e[pt->n - 1].slot < sp) {
-		rt_patch_drop(&pt->e[pt->n - 1]);
-		pt->n--;
-		if (pt->e[pt->n].restored)
-			pt->nrestored--;
-		rt_patch_exit_event(pt->e[pt->n].fn);
-	}
+	while (pt->n && (void *)pt->e[pt->n - 1].slot < sp)
+		rt_patch_close_innermost(pt);
 	for (uint32_t i = 0; i < pt->n; i++)
 		if (pt->e[i].restored) {
 			*pt->e[i].slot = (uint64_t)(uintptr_t)rt_patch_return;
@@ -515,15 +520,10 @@ void rt_unwound_below(void *sp)
 			pat = (uintptr_t)pt->e[pt->n - 1].slot;
 		if (!lib && !pat)
 			break;
-		if (lib && (!pat || lib < pat)) { /* the innermost: the lower address */
+		if (lib && (!pat || lib < pat)) /* the innermost: the lower address */
 			rt_plt_close_innermost();
-		} else {
-			rt_patch_drop(&pt->e[pt->n - 1]);
-			pt->n--;
-			if (pt->e[pt->n].restored)
-				pt->nrestored--;
-			rt_patch_exit_event(pt->e[pt->n].fn);
-		}
+		else
+			rt_patch_close_innermost(pt);
 	}
 	RT_COMPILER_BARRIER();
 	if (pt)

@@ -214,6 +214,12 @@ static int rt_cs_endbr(const uint8_t *p)
 	return p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] == 0xfa || p[3] == 0xfb);
 }
 
+/* Where the probe's jump goes in fn: its first instruction after any endbr64. */
+static uint64_t rt_cs_first(const struct rt_cs_fn *fn)
+{
+	return fn->addr + (fn->size >= 4 && rt_cs_endbr((const uint8_t *)(uintptr_t)fn->addr) ? 4 : 0);
+}
+
 /* The start-up code the toolchain adds to every program (crt*.o): not the
  * program's functions, and not instrumented by -finstrument-functions
  * either; _start has no return address at all. */
@@ -537,8 +543,7 @@ static void rt_cs_scan_one(struct rt_cs_mod *m, struct rt_cs_fn *fn, int frag)
 	const uint8_t *code = (const uint8_t *)(uintptr_t)fn->addr;
 	size_t left = fn->size;
 	uint64_t pc = fn->addr;
-	/* the probe's jump goes at the first instruction after an endbr64 */
-	uint64_t first = fn->addr + (fn->size >= 4 && rt_cs_endbr(code) ? 4 : 0);
+	uint64_t first = rt_cs_first(fn);
 	while (left > 0) {
 		if (!rt_cs.disasm_iter(m->cs, &code, &left, &pc, m->insn)) {
 			if (left >= 4 && rt_cs_endbr(code)) {
@@ -561,8 +566,7 @@ static void rt_cs_scan_one(struct rt_cs_mod *m, struct rt_cs_fn *fn, int frag)
 			/* a jump from the split-off part back to its function's
 			 * entry (the next turn of a loop) */
 			struct rt_cs_fn *to = rt_cs_fn_at(m, t);
-			if (to && t <= to->addr + (to->size >= 4 && rt_cs_endbr((const uint8_t *)(uintptr_t)to->addr) ? 4 : 0) &&
-			    !to->why)
+			if (to && t <= rt_cs_first(to) && !to->why)
 				to->why = "loop";
 		}
 		if (frag)
@@ -1228,9 +1232,7 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 		struct rt_cs_fn *fn = &m.fns[i];
 		if (fn->why)
 			continue;
-		uint64_t at = fn->addr;
-		if (fn->size >= 4 && rt_cs_endbr((const uint8_t *)(uintptr_t)at))
-			at += 4;
+		uint64_t at = rt_cs_first(fn);
 		/* the next function's start bounds the moved bytes */
 		uint64_t next = i + 1 < m.nfns ? m.fns[i + 1].addr : UINT64_MAX;
 		size_t moved = 0;

@@ -39,7 +39,8 @@ extern uint32_t rt_plt_nslots;
 
 /* rt_plt_got.c */
 int rt_plt_kind_of(const char *name); /* -1: never hooked; else an enum rt_plt_kind */
-/* The calls in flight get their real return addresses for an unwinder
+
+/* rt_plt.c.  The calls in flight get their real return addresses for an unwinder
  * (rt_plt_restore_all), and the thunks again after it (rt_plt_rearm: with
  * sp, the calls below it were unwound and close). */
 void rt_plt_restore_all(void);

@@ -665,10 +665,12 @@ static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *d
 			 * PLT (probed there; this entry serves the address taken),
 			 * its calls go unrecorded */
 			uint64_t marked = at | 1;
+			if (!bsearch(&marked, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64))
+				continue; /* not a function's entry that calls use */
 			int plt = 0;
 			for (size_t j = 0; j < d.njmprel && !plt; j++)
 				plt = ELF64_R_SYM(d.jmprel[j].r_info) == ELF64_R_SYM(r->r_info);
-			if (!plt && bsearch(&marked, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64))
+			if (!plt)
 				rt_plt_note_unprobed(info->dlpi_name ? info->dlpi_name : "",
 						     d.strtab + d.symtab[ELF64_R_SYM(r->r_info)].st_name);
 		}
@@ -740,10 +742,7 @@ void rt_plt_init(void)
 		rt_patch_wanted(); /* decided before the walk: it walks the modules too */
 		dl_iterate_phdr(rt_plt_collect, NULL);
 		dl_iterate_phdr(rt_plt_visit, NULL);
-		if (rt_plt_names.len)
-			rt_write_file(".plt", rt_plt_names.p, rt_plt_names.len);
-		if (rt_plt_unprobed.len)
-			rt_write_file(".unprobed", rt_plt_unprobed.p, rt_plt_unprobed.len);
+		rt_plt_save_names();
 	}
 	pthread_mutex_unlock(&rt_plt_lock);
 }
@@ -787,7 +786,8 @@ void (*rt_plt_calib_stub(void))(void)
 	return stub ? (void (*)(void))(void *)stub : NULL;
 }
 
-/* The hooked functions' names, for a new process key. */
+/* The hooked functions' names and those left alone, for the recorder (a
+ * fork child's new process key too). */
 void rt_plt_save_names(void)
 {
 	if (rt_plt_names.len)
