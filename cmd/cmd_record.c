@@ -718,11 +718,9 @@ static void select_add(struct record_select *s, char kind, const char *opt, cons
 	if (!*val || strchr(val, '\n'))
 		die("record: %s wants a non-empty pattern of one line", opt);
 	char *e = xasprintf("%s%c%s\n", s->env ? s->env : "", kind, val);
-	char *w = xasprintf("%s%s%s '%s'", s->shown ? s->shown : "", s->shown ? " " : "", opt, val);
 	free(s->env);
-	free(s->shown);
 	s->env = e;
-	s->shown = w;
+	util_add_word(&s->shown, "%s '%s'", opt, val);
 }
 
 /* "10us", "1.5ms", "2s", "500ns": nanoseconds, or dies */
@@ -765,8 +763,8 @@ static void notes_with_select(struct fmt_data *d, const char *word)
 		else
 			*(old == n ? old : old - 1) = 0;
 	}
-	d->notes = xasprintf("%s%s%s", n, *n ? " " : "", word);
-	free(n);
+	d->notes = n;
+	util_add_word(&d->notes, "%s", word);
 }
 
 int cmd_record(int argc, char **argv)
@@ -855,9 +853,7 @@ int cmd_record(int argc, char **argv)
 			if (sel.depth)
 				die("record: --depth is given twice");
 			sel.depth = (unsigned)n;
-			char *w = xasprintf("%s%s--depth %ld", sel.shown ? sel.shown : "", sel.shown ? " " : "", n);
-			free(sel.shown);
-			sel.shown = w;
+			util_add_word(&sel.shown, "--depth %ld", n);
 			select_only = "--depth";
 			break;
 		}
@@ -865,10 +861,7 @@ int cmd_record(int argc, char **argv)
 			if (sel.min_ns)
 				die("record: --min-duration is given twice");
 			sel.min_ns = parse_duration("--min-duration", optarg);
-			char *w = xasprintf("%s%s--min-duration %s", sel.shown ? sel.shown : "", sel.shown ? " " : "",
-					    optarg);
-			free(sel.shown);
-			sel.shown = w;
+			util_add_word(&sel.shown, "--min-duration %s", optarg);
 			select_only = "--min-duration";
 			break;
 		}
@@ -1022,22 +1015,16 @@ int cmd_record(int argc, char **argv)
 		patch_notes(d, &pinfo, plt);
 	char *pn = rec_patch_notes(rs.spool.path); /* modules patched at load (Capstone) */
 	if (pn) {
-		char *n = xasprintf("%s%s%s", d->notes ? d->notes : "", d->notes && *d->notes ? " " : "", pn);
-		free(d->notes);
+		util_add_word(&d->notes, "%s", pn);
 		free(pn);
-		d->notes = n;
 	}
 	if (sel_word)
 		notes_with_select(d, sel_word);
 	/* library calls through a register, left alone: said, and counted for the report */
 	unsigned nunprobed = 0;
 	char *unprobed = rec_unprobed_calls(rs.spool.dirfd, &nunprobed);
-	if (nunprobed) {
-		char *n = xasprintf("%s%sunprobed=%u", d->notes ? d->notes : "", d->notes && *d->notes ? " " : "",
-				    nunprobed);
-		free(d->notes);
-		d->notes = n;
-	}
+	if (nunprobed)
+		util_add_word(&d->notes, "unprobed=%u", nunprobed);
 	if (rec_session_write(&rs, output) < 0)
 		die_kept(output, errno, rs.spool.shown);
 	int code = rec_exit_code(child->status);

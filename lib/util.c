@@ -154,6 +154,20 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void util_add_word(char **words, const char *fmt, ...)
+{
+	va_list ap;
+	char *w;
+	va_start(ap, fmt);
+	if (vasprintf(&w, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	char *s = xasprintf("%s%s%s", *words ? *words : "", *words && **words ? " " : "", w);
+	free(w);
+	free(*words);
+	*words = s;
+}
+
 char *util_read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -24,6 +24,9 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Append to *words (malloc'd or NULL), after a space unless it is empty,
+ * the word fmt makes (the data file's notes: "key=value ..."). */
+void util_add_word(char **words, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Room for element n (the next one) of an array that only this helper

@@ -150,11 +150,8 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 	free(pcs);
 	rec_spool_keys_free(keys, nkeys);
 	/* usage=0: no process ended by exit, so no user and system time */
-	char *notes = xasprintf("%s%sinproc=1 unsampled=%u syscall=%llu usage=%llu utime=%llu stime=%llu",
-				d->notes ? d->notes : "", d->notes && *d->notes ? " " : "", unsampled,
-				(unsigned long long)syscalls, (unsigned long long)usages,
-				(unsigned long long)utime, (unsigned long long)stime);
-	free(d->notes);
-	d->notes = notes;
+	util_add_word(&d->notes, "inproc=1 unsampled=%u syscall=%llu usage=%llu utime=%llu stime=%llu", unsampled,
+		      (unsigned long long)syscalls, (unsigned long long)usages, (unsigned long long)utime,
+		      (unsigned long long)stime);
 	return 0;
 }

@@ -763,18 +763,10 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		free(plt);
 	}
 	rec_spool_keys_free(procs, nprocs);
-	if (unrecorded) { /* the report says how many threads are missing */
-		char *n = xasprintf("%s%sunrecorded=%llu", d->notes ? d->notes : "", d->notes && *d->notes ? " " : "",
-				    (unsigned long long)unrecorded);
-		free(d->notes);
-		d->notes = n;
-	}
-	if (unrecorded_procs) { /* and processes */
-		char *n = xasprintf("%s%sunrecorded_procs=%llu", d->notes ? d->notes : "",
-				    d->notes && *d->notes ? " " : "", (unsigned long long)unrecorded_procs);
-		free(d->notes);
-		d->notes = n;
-	}
+	if (unrecorded) /* the report says how many threads are missing */
+		util_add_word(&d->notes, "unrecorded=%llu", (unsigned long long)unrecorded);
+	if (unrecorded_procs) /* and processes */
+		util_add_word(&d->notes, "unrecorded_procs=%llu", (unsigned long long)unrecorded_procs);
 	return 0;
 }
 
