@@ -26,7 +26,12 @@
  *   - C++ exceptions: _Unwind_RaiseException is interposed and puts the
  *     original return addresses of the calls in flight back (only where the
  *     slot still holds our thunk), __cxa_begin_catch closes the calls that
- *     were unwound and re-arms the others.
+ *     were unwound and re-arms the others;
+ *   - an unwinder the program does not call through us (glibc cancelling a
+ *     thread blocked in a library call, with libgcc_s's own
+ *     _Unwind_ForcedUnwind; libunwind; a debugger) reads the thunks' unwind
+ *     information, which leads it to the caller through the thunk's table
+ *     entry (rt_plt_x86_64.S).
  * The runtime never aborts the program and never writes to the stack but
  * the return slot of the call being made, and slots it has checked still
  * hold its own thunk.
@@ -70,14 +75,15 @@ uint64_t rt_plt_leave(uint64_t k, uint64_t *ret_slot) __attribute__((visibility(
 int64_t rt_plt_vfork_child(int64_t r) __attribute__((visibility("hidden")));
 int64_t rt_plt_vfork_parent(int64_t r) __attribute__((visibility("hidden")));
 
-#define RT_PLT_THUNK 16
+#define RT_PLT_THUNK 32 /* as in rt_plt_x86_64.S */
 #define RT_PLT_NTHUNKS 65536 /* as in rt_plt_x86_64.S */
 #define RT_PLT_HASH (2 * RT_PLT_NTHUNKS)
 
 /* The return thunks' table: thunk k returns to thunk_ret[k], and closes a
  * call of slot thunk_slot[k].  thunk_hash maps (return address, slot) to
  * k + 1.  Entries are written once, under rt_plt_thunk_spin. */
-static uint64_t rt_plt_thunk_ret[RT_PLT_NTHUNKS];
+/* read by the thunks' unwind information too (rt_plt_x86_64.S) */
+uint64_t rt_plt_thunk_ret[RT_PLT_NTHUNKS] __attribute__((visibility("hidden")));
 static uint32_t rt_plt_thunk_slot[RT_PLT_NTHUNKS];
 static uint32_t rt_plt_thunk_hash[RT_PLT_HASH];
 static uint32_t rt_plt_nthunks;

@@ -11,7 +11,7 @@
  * whose return lands in the thunk with the stack as the caller left it.
  * Other calls jump to the library function (or wherever rt_plt_enter says).
  *
- * The return thunks: RT_PLT_NTHUNKS fixed pieces of code, 16 bytes each,
+ * The return thunks: RT_PLT_NTHUNKS fixed pieces of code, 32 bytes each,
  * that call the library function in %r11, then load their own number into
  * %r11 and join rt_plt_thunk_common.  rt_plt.c gives each pair (original
  * return address, library function) a thunk of its own and remembers that
@@ -85,19 +85,58 @@ rt_plt_thunk_common:
 	ret
 	.size rt_plt_thunk_common, .-rt_plt_thunk_common
 
-	.p2align 4
+/*
+ * The thunks carry call-frame information, so that any unwinder that
+ * meets one (glibc's cancellation of a thread blocked in a library call,
+ * with libgcc_s's own _Unwind_ForcedUnwind; libunwind; gdb) goes on to the
+ * caller as if the call had returned there, instead of stopping with the
+ * program's cleanups not run.  One FDE covers them all: a thunk's frame
+ * has the caller's stack pointer (CFA = %rsp), and its return address is
+ * the thunk's table entry, rt_plt_thunk_ret[k].  The expression finds k
+ * from the thunk's address, which the slot just below the CFA holds
+ * (thunk+0 before the call, thunk+3 during it): rounded down to the
+ * 32-byte thunk, whose 4 bytes at +16 hold the distance from there to its
+ * table entry (a link-time constant, so the unwind data needs no
+ * relocation at load).
+ */
+#define DW_CFA_expression 0x10
+#define DW_OP_deref 0x06
+#define DW_OP_const1s 0x09
+#define DW_OP_const4u 0x0c
+#define DW_OP_minus 0x1c
+#define DW_OP_and 0x1a
+#define DW_OP_xor 0x27
+#define DW_OP_plus 0x22
+#define DW_OP_plus_uconst 0x23
+#define DW_OP_dup 0x12
+#define DW_OP_lit8 0x38
+#define DW_OP_deref_size 0x94
+	.p2align 5
 	.globl rt_plt_thunks
 	.hidden rt_plt_thunks
 	.type rt_plt_thunks, @function
 rt_plt_thunks:
+	.cfi_startproc simple
+	.cfi_def_cfa %rsp, 0
+	.cfi_escape DW_CFA_expression, 16, 24, \
+		DW_OP_lit8, DW_OP_minus, DW_OP_deref,          /* the thunk's address */ \
+		DW_OP_const1s, 0xe0, DW_OP_and,                /* its start */ \
+		DW_OP_plus_uconst, 16, DW_OP_dup,              /* its distance word */ \
+		DW_OP_deref_size, 4,                           /* sign-extended: */ \
+		DW_OP_const4u, 0, 0, 0, 0x80, DW_OP_xor, \
+		DW_OP_const4u, 0, 0, 0, 0x80, DW_OP_minus, \
+		DW_OP_plus                                     /* &rt_plt_thunk_ret[k] */
 	.set thunk_no, 0
 	.rept RT_PLT_NTHUNKS
 	call *%r11                   /* 3 bytes: RT_PLT_THUNK_CALL of rt_plt.c */
 	movl $thunk_no, %r11d
 	jmp rt_plt_thunk_common
-	.p2align 4
+	.p2align 4, 0xcc
+	.long rt_plt_thunk_ret + 8 * thunk_no - .
+	.p2align 5, 0xcc
 	.set thunk_no, thunk_no + 1
 	.endr
+	.cfi_endproc
 	.size rt_plt_thunks, .-rt_plt_thunks
 	.globl rt_plt_thunks_end
 	.hidden rt_plt_thunks_end

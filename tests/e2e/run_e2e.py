@@ -818,6 +818,22 @@ def test_thread_exit_in_callback(c):
 
 
 @test
+def test_cancel_blocked_in_library_call(c):
+    """Threads cancelled while blocked in read, usleep and pthread_cond_wait, called from frames
+    with no cleanup of their own: every destructor and cleanup handler runs, as without stint.
+    glibc unwinds a cancelled thread with libgcc_s's own _Unwind_ForcedUnwind, which the runtime's
+    interposers never see; it stopped at the library call's return thunk (no unwind information),
+    and the thread ended with none of its C++ destructors run (cleanups 0 of 4)."""
+    prog = c.prog("e2e_cancel_blocked")
+    alone = c.run([prog], expect=0).stdout
+    check(alone == "cancelled 3, cleanups 4 of 4\n", "alone it printed %r" % alone)
+    rec, rep = c.record_and_report([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    expect_calls(rep, {"wait_read()": 1, "wait_sleep()": 1, "wait_cond()": 1, "main": 1})
+    expect_calls(rep, {"read": 1, "pthread_cancel": 3}, module="libc.so")
+
+
+@test
 def test_dlopen_again_probed(c):
     """A plugin dlclosed and loaded again (at the same address): its library calls are probed again."""
     plugin = os.path.join(c.progs, "libe2e_plugin.so")
