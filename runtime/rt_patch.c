@@ -669,34 +669,47 @@ static uintptr_t rt_patch_done[1024]; /* load bases of the modules handled */
 static unsigned rt_patch_ndone;
 static pthread_mutex_t rt_patch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* An island "jmp *0(%rip); .quad target" within reach of [lo, hi). */
-static uint8_t *rt_patch_island_to(uintptr_t lo, uintptr_t hi, uint64_t target)
+/* A block of n bytes (read-write) mapped within reach of a rel32 from all
+ * of [lo, hi), or NULL. */
+uint8_t *rt_patch_near(uintptr_t lo, uintptr_t hi, size_t n)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	n = (n + page - 1) & ~(page - 1);
 	for (int dir = 0; dir < 2; dir++)
 		for (uintptr_t k = 1; k < 1024; k++) {
 			uintptr_t at = dir == 0 ? ((hi + page - 1) & ~(page - 1)) + k * (1u << 20)
-						: (lo & ~(page - 1)) - k * (1u << 20);
-			if (dir == 1 && lo < k * (1u << 20) + page)
+						: (lo & ~(page - 1)) - k * (1u << 20) - n;
+			if (dir == 1 && lo < k * (1u << 20) + n + page)
 				break;
-			void *m = mmap((void *)at, page, PROT_READ | PROT_WRITE,
+			if (dir == 0 ? at + n - lo >= (1u << 31) : hi - at >= (1u << 31))
+				break;
+			void *m = mmap((void *)at, n, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 			if (m == MAP_FAILED)
 				continue;
 			if ((uintptr_t)m != at) { /* an old kernel took it as a hint */
-				munmap(m, page);
+				munmap(m, n);
 				continue;
 			}
-			uint8_t *p = m;
-			memset(p, 0xcc, page);
-			p[0] = 0xff;
-			p[1] = 0x25;
-			memset(p + 2, 0, 4);
-			memcpy(p + 6, &target, 8);
-			mprotect(p, page, PROT_READ | PROT_EXEC);
-			return p;
+			return m;
 		}
 	return NULL;
+}
+
+/* An island "jmp *0(%rip); .quad target" within reach of [lo, hi). */
+static uint8_t *rt_patch_island_to(uintptr_t lo, uintptr_t hi, uint64_t target)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *p = rt_patch_near(lo, hi, page);
+	if (!p)
+		return NULL;
+	memset(p, 0xcc, page);
+	p[0] = 0xff;
+	p[1] = 0x25;
+	memset(p + 2, 0, 4);
+	memcpy(p + 6, &target, 8);
+	mprotect(p, page, PROT_READ | PROT_EXEC);
+	return p;
 }
 
 static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)

@@ -51,6 +51,9 @@ void rt_patch_thread_unmap(void);
 /* A dlclose returned: modules gone are patched again if loaded again, and
  * the code blocks made for them (rt_patch_own) are let go. */
 void rt_patch_after_dlclose(void);
+/* A block of n bytes (read-write) mapped within reach of a rel32 from all
+ * of [lo, hi), or NULL. */
+uint8_t *rt_patch_near(uintptr_t lo, uintptr_t hi, size_t n);
 /* A block of code (an island, trampolines) made for the module loaded at
  * base, unmapped when the module is gone. */
 void rt_patch_own(uintptr_t base, void *block, size_t len);

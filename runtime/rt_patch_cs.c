@@ -855,32 +855,6 @@ static int rt_cs_padding(struct rt_cs_mod *m, uint64_t pc, uint64_t end)
 
 #define RT_CS_TRAMP_MAX 128 /* bytes one trampoline may take */
 
-/* A block of n bytes mapped within reach of a rel32 from all of [lo, hi). */
-static uint8_t *rt_cs_near(uintptr_t lo, uintptr_t hi, size_t n)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	n = (n + page - 1) & ~(page - 1);
-	for (int dir = 0; dir < 2; dir++)
-		for (uintptr_t k = 1; k < 1024; k++) {
-			uintptr_t at = dir == 0 ? ((hi + page - 1) & ~(page - 1)) + k * (1u << 20)
-						: (lo & ~(page - 1)) - k * (1u << 20) - n;
-			if (dir == 1 && lo < k * (1u << 20) + n + page)
-				break;
-			if (dir == 0 ? at + n - lo >= (1u << 31) : hi - at >= (1u << 31))
-				break;
-			void *m = mmap((void *)at, n, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-			if (m == MAP_FAILED)
-				continue;
-			if ((uintptr_t)m != at) {
-				munmap(m, n);
-				continue;
-			}
-			return m;
-		}
-	return NULL;
-}
-
 static int rt_cs_fits32(int64_t v)
 {
 	return v == (int32_t)v;
@@ -1205,7 +1179,7 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	m.tsize = (16 + ncand * RT_CS_TRAMP_MAX + page - 1) & ~(page - 1);
 	if (ncand) {
-		m.tramp = rt_cs_near(m.lo, m.hi, m.tsize);
+		m.tramp = rt_patch_near(m.lo, m.hi, m.tsize);
 		if (m.tramp)
 			rt_patch_own(info->dlpi_addr, m.tramp, m.tsize);
 		if (!m.tramp)

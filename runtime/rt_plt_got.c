@@ -13,7 +13,14 @@
  * to call or jump through (-fno-plt: `call *foo@GOTPCREL(%rip)`).  A
  * GLOB_DAT entry also serves to take a function's address; rewriting it
  * would change &foo, so an entry that any instruction reads other than as
- * a call or jump target is left alone (rt_plt_mark_non_calls).
+ * a call or jump target is left alone (rt_plt_mark_non_calls).  Calls of
+ * such a function usually go through a stub of the linker's .plt.got
+ * section (`jmp *foo@GOT(%rip)`: GNU ld's way for a function whose address
+ * is also taken): that jmp is rewritten instead, to a `jmp rel32` to the
+ * function's probe stub, and &foo stays what it was.  A call elsewhere
+ * through such an entry (-fno-plt code that also takes &foo, LLVM's
+ * `mov foo@GOTPCREL(%rip), %reg; call *%reg`) is not probed: the recorder
+ * names the function (rt_plt_note_unprobed).
  *
  * Binding: the program's own binding is kept (no LD_BIND_NOW).  An entry
  * still lazy, i.e. pointing back into its module's PLT, is bound here the
@@ -36,6 +43,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rt_elf.h"
 #include "rt_int.h"
 #include "rt_plt.h"
 #include "rt_patch.h"
@@ -398,12 +406,6 @@ static uint64_t rt_plt_lookup(uintptr_t base, const char *name, const char *vers
  * GLOB_DAT entries used only as call or jump targets
  * --------------------------------------------------------------------- */
 
-static int rt_plt_cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Shell sort: libc's qsort may call malloc, perhaps the program's own. */
 static void rt_plt_sort_u64(uint64_t *a, size_t n)
 {
@@ -417,19 +419,49 @@ static void rt_plt_sort_u64(uint64_t *a, size_t n)
 		}
 }
 
+/* The low bits of a GOT entry's address in the scan's list (entries are
+ * 8-byte aligned): what refers to it besides the .plt.got stub's jmp. */
+#define RT_PLT_READ 1ull    /* an instruction reads it otherwise than to call */
+#define RT_PLT_CALLED 2ull  /* a call or jmp through it outside .plt.got */
+#define RT_PLT_BITS 7ull
+
+/* The slot at got in the sorted list, whatever its bits, or NULL. */
+static uint64_t *rt_plt_glob_find(uint64_t *slots, size_t n, uint64_t got)
+{
+	size_t a = 0, z = n;
+	while (a < z) {
+		size_t mid = (a + z) / 2;
+		if ((slots[mid] & ~RT_PLT_BITS) < got)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	return a < n && (slots[a] & ~RT_PLT_BITS) == got ? &slots[a] : NULL;
+}
+
+/* A module's .plt.got section: [lo, hi), entries of ent bytes; lo 0 if
+ * none. */
+struct rt_plt_pltgot {
+	uintptr_t lo, hi;
+	size_t ent;
+};
+
 /*
- * slots[0..n) (sorted GOT addresses) get bit 0 set when some instruction in
- * the module's executable segments refers to them other than as
- * `call *slot(%rip)` (ff 15) or `jmp *slot(%rip)` (ff 25).  The scan looks
- * at every 4-byte window as a RIP-relative displacement, with 0, 1, 2 or 4
- * bytes of immediate after it: byte patterns that only look like such a
- * reference make it refuse a slot, never accept one.
+ * slots[0..n) (sorted GOT addresses) get RT_PLT_READ when some instruction
+ * in the module's executable segments refers to them other than as
+ * `call *slot(%rip)` (ff 15) or `jmp *slot(%rip)` (ff 25), and
+ * RT_PLT_CALLED for such a call or jmp outside the module's .plt.got.  The
+ * scan looks at every 4-byte window as a RIP-relative displacement, with
+ * 0, 1, 2 or 4 bytes of immediate after it: byte patterns that only look
+ * like such a reference make it refuse a slot, or count a call elsewhere,
+ * never accept one.
  */
-static void rt_plt_mark_non_calls(const struct dl_phdr_info *info, uint64_t *slots, size_t n)
+static void rt_plt_mark_non_calls(const struct dl_phdr_info *info, uint64_t *slots, size_t n,
+				  const struct rt_plt_pltgot *pg)
 {
 	if (!n)
 		return;
-	uint64_t lo = slots[0] & ~1ull, hi = (slots[n - 1] & ~1ull) + 8;
+	uint64_t lo = slots[0] & ~RT_PLT_BITS, hi = (slots[n - 1] & ~RT_PLT_BITS) + 8;
 	static const int imm[] = {0, 1, 2, 4};
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -447,20 +479,16 @@ static void rt_plt_mark_non_calls(const struct dl_phdr_info *info, uint64_t *slo
 				uint64_t tgt = (uint64_t)(uintptr_t)(b + p + 4 + imm[k]) + (uint64_t)(int64_t)disp;
 				if (tgt < lo || tgt >= hi)
 					continue;
-				size_t a = 0, z = n;
-				while (a < z) { /* find tgt's slot */
-					size_t mid = (a + z) / 2;
-					if ((slots[mid] & ~1ull) < tgt)
-						a = mid + 1;
-					else
-						z = mid;
-				}
-				if (a == n || (slots[a] & ~1ull) != tgt)
+				uint64_t *slot = rt_plt_glob_find(slots, n, tgt);
+				if (!slot)
 					continue;
 				int is_call = k == 0 && p >= 2 && b[p - 2] == 0xff &&
 					      (b[p - 1] == 0x15 || b[p - 1] == 0x25);
+				uintptr_t at = (uintptr_t)(b + p - 2);
 				if (!is_call)
-					slots[a] |= 1;
+					*slot |= RT_PLT_READ;
+				else if (at < pg->lo || at >= pg->hi)
+					*slot |= RT_PLT_CALLED;
 			}
 		}
 	}
@@ -470,14 +498,16 @@ static void rt_plt_mark_non_calls(const struct dl_phdr_info *info, uint64_t *slo
  * rt_plt_mark_non_calls, or what an earlier process of the recording found
  * for the same code and the same slots (rt_kept.c): the scan reads every
  * byte of the module's code, about 5 ms of each start of bash with libc.
- * Kept: one word per slot, 1 where it is referenced otherwise than by a
- * call.
+ * Kept: one word per slot, its bits.
  */
-static void rt_plt_mark_non_calls_kept(const struct dl_phdr_info *info, uint64_t *slots, size_t n)
+static void rt_plt_mark_non_calls_kept(const struct dl_phdr_info *info, uint64_t *slots, size_t n,
+				       const struct rt_plt_pltgot *pg)
 {
 	if (!n)
 		return;
 	uint64_t h = rt_kept_mix(0x452821e638d01377ull, n);
+	h = rt_kept_mix(h, pg->lo ? pg->lo - info->dlpi_addr : 0);
+	h = rt_kept_mix(h, pg->hi ? pg->hi - info->dlpi_addr : 0);
 	for (size_t i = 0; i < n; i++)
 		h = rt_kept_mix(h, slots[i] - info->dlpi_addr);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -491,19 +521,80 @@ static void rt_plt_mark_non_calls_kept(const struct dl_phdr_info *info, uint64_t
 	uint64_t *kept = rt_kept_read("got", h, &len);
 	if (kept && len == n * 8) {
 		for (size_t i = 0; i < n; i++)
-			slots[i] |= kept[i] & 1;
+			slots[i] |= kept[i] & RT_PLT_BITS;
 		rt_kept_free(kept, len);
 		return;
 	}
 	rt_kept_free(kept, len);
-	rt_plt_mark_non_calls(info, slots, n);
+	rt_plt_mark_non_calls(info, slots, n, pg);
 	uint64_t *bits = mmap(NULL, n * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bits == MAP_FAILED)
 		return;
 	for (size_t i = 0; i < n; i++)
-		bits[i] = slots[i] & 1;
+		bits[i] = slots[i] & RT_PLT_BITS;
 	rt_kept_write("got", h, bits, n * 8);
 	munmap(bits, n * 8);
+}
+
+/* The module's .plt.got section, from its file's section headers, if it
+ * lies in an executable segment of the module in memory. */
+static void rt_plt_find_pltgot(const struct dl_phdr_info *info, struct rt_plt_pltgot *pg)
+{
+	memset(pg, 0, sizeof(*pg));
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+	size_t fsz;
+	const uint8_t *f = rt_map_elf(path, &fsz);
+	if (!f)
+		return;
+	const ElfW(Ehdr) *eh = (const void *)f;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	const ElfW(Shdr) *strs = &sh[eh->e_shstrndx];
+	/* the file of the module in memory (not the dynamic linker's, which
+	 * /proc/self/exe is for `ld-linux-x86-64.so.2 ./app`): the same
+	 * program headers */
+	int same = eh->e_phnum == info->dlpi_phnum && eh->e_phentsize == sizeof(ElfW(Phdr)) &&
+		   eh->e_phoff <= fsz && (size_t)eh->e_phnum * sizeof(ElfW(Phdr)) <= fsz - eh->e_phoff;
+	for (int i = 0; same && i < eh->e_phnum; i++) {
+		const ElfW(Phdr) *ph = (const void *)(f + eh->e_phoff + (size_t)i * sizeof(ElfW(Phdr)));
+		same = ph->p_type == info->dlpi_phdr[i].p_type && ph->p_vaddr == info->dlpi_phdr[i].p_vaddr &&
+		       ph->p_memsz == info->dlpi_phdr[i].p_memsz;
+	}
+	for (unsigned i = 0; same && i < eh->e_shnum && strs->sh_offset <= fsz && strs->sh_size <= fsz - strs->sh_offset;
+	     i++) {
+		if (sh[i].sh_type != SHT_PROGBITS || !(sh[i].sh_flags & SHF_EXECINSTR) ||
+		    sh[i].sh_name >= strs->sh_size || strs->sh_size - sh[i].sh_name < 9 ||
+		    memcmp(f + strs->sh_offset + sh[i].sh_name, ".plt.got", 9) != 0)
+			continue;
+		uintptr_t lo = info->dlpi_addr + sh[i].sh_addr, hi = lo + sh[i].sh_size;
+		const ElfW(Phdr) *ph = rt_patch_load_segment(info, lo, 1);
+		if ((sh[i].sh_entsize == 8 || sh[i].sh_entsize == 16) && sh[i].sh_size && ph &&
+		    hi <= info->dlpi_addr + ph->p_vaddr + ph->p_memsz) {
+			pg->lo = lo;
+			pg->hi = hi;
+			pg->ent = sh[i].sh_entsize;
+		}
+		break;
+	}
+	rt_unmap_elf(f, fsz);
+}
+
+/*
+ * The GOT entry that the .plt.got entry at e (ent bytes) jumps through, or
+ * 0 if it is none of GNU ld's forms: `jmp *got(%rip)`, after an endbr64
+ * (IBT) and with a bnd prefix (MPX) or not.  *jmp, *len: that instruction.
+ */
+static uint64_t rt_plt_pltgot_slot(const uint8_t *e, size_t ent, uint8_t **jmp, int *len)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	size_t at = ent == 16 && memcmp(e, endbr64, 4) == 0 ? 4 : 0;
+	size_t bnd = e[at] == 0xf2;
+	if (at + bnd + 6 > ent || e[at + bnd] != 0xff || e[at + bnd + 1] != 0x25)
+		return 0;
+	int32_t disp;
+	memcpy(&disp, e + at + bnd + 2, 4);
+	*jmp = (uint8_t *)(uintptr_t)(e + at);
+	*len = (int)bnd + 6;
+	return (uint64_t)(uintptr_t)(e + at + bnd + 6) + (uint64_t)(int64_t)disp;
 }
 
 /* ------------------------------------------------------------------------
@@ -519,17 +610,40 @@ static const ElfW(Phdr) *rt_plt_relro(const struct dl_phdr_info *info)
 }
 
 struct rt_plt_hook {
-	uint64_t *first_got; /* the first entry rewritten, and its stub */
-	uint64_t first_stub;
+	uint64_t *first_got; /* the first entry rewritten, and its stub (or */
+	uint64_t first_stub; /* the first .plt.got jmp, and its new 8 bytes) */
 	uint8_t *stubs;
 	size_t nstubs, cap;
 	uintptr_t ro_lo, ro_hi;
 	size_t page;
+	struct rt_plt_pltgot pg;
+	uint8_t *near;       /* the stubs .plt.got jmps reach: within a rel32 */
+	size_t nnear, near_cap;
 };
 
-/* Point one GOT entry of module d at a new stub, if its call is one to probe. */
-static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_dyn *d,
-			      const ElfW(Rela) *r, struct rt_plt_hook *h)
+/* Make [p, p + n) of the program's code writable (read-write-execute if
+ * allowed: another thread may run code of the same page), 0 if not. */
+static int rt_plt_code_open(uint8_t *p, size_t n, size_t page)
+{
+	uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	return mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) == 0 ||
+	       mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0;
+}
+
+static void rt_plt_code_close(uint8_t *p, size_t n, size_t page)
+{
+	uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
+}
+
+/*
+ * Probe the calls of relocation r's function, if they are calls to probe:
+ * point its GOT entry at a new stub (site NULL), or rewrite the .plt.got
+ * jmp at site (len bytes) that goes through that entry into a jmp to the
+ * stub.  1 when done.
+ */
+static int rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_dyn *d, const ElfW(Rela) *r,
+			     struct rt_plt_hook *h, uint8_t *site, int len)
 {
 	static int self_known;
 	static Dl_info self;
@@ -538,33 +652,33 @@ static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_d
 	uint32_t si = (uint32_t)ELF64_R_SYM(r->r_info);
 	const ElfW(Sym) *sym = &d->symtab[si];
 	const char *nm = d->strtab + sym->st_name;
-	if (!si || !*nm || sym->st_shndx != SHN_UNDEF || h->nstubs >= h->cap ||
-	    rt_plt_nslots >= RT_PLT_MAX_SLOTS)
-		return;
+	if (!si || !*nm || sym->st_shndx != SHN_UNDEF || rt_plt_nslots >= RT_PLT_MAX_SLOTS ||
+	    (site ? h->nnear >= h->near_cap : h->nstubs >= h->cap))
+		return 0;
 	int kind = rt_plt_kind_of(nm);
 	/* without library-call probes vfork is still taken over: its child's
 	 * events must not land in the parent's recording */
 	if (kind < 0 || (!rt_g.plt && kind != RT_PLT_VFORK))
-		return;
+		return 0;
 	uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
 	uint64_t target = *got;
 	const struct rt_plt_mod *own = rt_plt_mod_of((uint64_t)(uintptr_t)got);
 	const struct rt_plt_mod *tm = rt_plt_mod_of(target);
 	if (!own)
-		return;
+		return 0;
 	if (!tm || tm == own) {
 		/* still lazy (the module's own PLT), or never bound: resolve it now,
 		 * as the dynamic linker would; if the symbol is not there yet,
 		 * the entry stays as the program had it */
 		if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
-			return;
+			return 0;
 		target = rt_plt_lookup(info->dlpi_addr, nm, rt_plt_version(d, si));
 		tm = target ? rt_plt_mod_of(target) : NULL;
 		if (!tm || tm == own)
-			return;
+			return 0;
 	}
 	if (tm->instrumented) /* it has probes of its own */
-		return;
+		return 0;
 	uint64_t fn = target;
 	int ours = self_known > 0 && tm->lo == (uintptr_t)self.dli_fbase;
 	if (ours) {
@@ -577,27 +691,61 @@ static void rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_d
 			kind = RT_PLT_CALL; /* the real dlopen sees rt.c as its caller anyway */
 	}
 	uintptr_t pg = (uintptr_t)got & ~(h->page - 1);
-	if (mprotect((void *)pg, h->page, PROT_READ | PROT_WRITE) < 0)
-		return;
+	uint8_t *stub;
+	if (site) {
+		if (!h->near) {
+			size_t sz = (h->near_cap * RT_PLT_STUB + h->page - 1) & ~(h->page - 1);
+			h->near = rt_patch_near(h->pg.lo, h->pg.hi, sz);
+			if (!h->near) {
+				h->near_cap = 0;
+				return 0;
+			}
+		}
+		stub = h->near + h->nnear * RT_PLT_STUB;
+		int64_t rel = (int64_t)((uintptr_t)stub - (uintptr_t)(site + 5));
+		if (rel != (int32_t)rel || !rt_plt_code_open(site, (size_t)len, h->page))
+			return 0;
+	} else {
+		if (mprotect((void *)pg, h->page, PROT_READ | PROT_WRITE) < 0)
+			return 0;
+		stub = h->stubs + h->nstubs * RT_PLT_STUB;
+	}
 	uint32_t idx = rt_plt_nslots;
 	struct rt_plt_slot *s = &rt_plt_slots[idx];
 	s->target = kind == RT_PLT_VFORK ? (uint64_t)(uintptr_t)rt_plt_vfork : target;
 	s->fn = fn;
 	s->kind = (uint32_t)kind;
 	s->last = 0;
-	uint8_t *stub = h->stubs + h->nstubs * RT_PLT_STUB;
 	rt_plt_write_stub(stub, idx);
 	__atomic_store_n(&rt_plt_nslots, idx + 1, __ATOMIC_RELEASE);
-	__atomic_store_n(got, (uint64_t)(uintptr_t)stub, __ATOMIC_RELEASE);
-	if (pg >= h->ro_lo && pg < h->ro_hi)
-		mprotect((void *)pg, h->page, PROT_READ);
+	if (site) {
+		/* the stub's code is written before the jmp can reach it: the near
+		 * block becomes executable once the module is done (rt_plt_module),
+		 * and the module's code runs only after that */
+		uint8_t jmp[8];
+		memset(jmp, 0x90, sizeof(jmp));
+		int32_t rel = (int32_t)((uintptr_t)stub - (uintptr_t)(site + 5));
+		jmp[0] = 0xe9;
+		memcpy(jmp + 1, &rel, 4);
+		memcpy(site, jmp, (size_t)len);
+		rt_plt_code_close(site, (size_t)len, h->page);
+		h->nnear++;
+	} else {
+		__atomic_store_n(got, (uint64_t)(uintptr_t)stub, __ATOMIC_RELEASE);
+		if (pg >= h->ro_lo && pg < h->ro_hi)
+			mprotect((void *)pg, h->page, PROT_READ);
+		h->nstubs++;
+	}
 	if (rt_g.plt)
 		rt_plt_note_name(fn, nm);
 	if (!h->first_got) {
-		h->first_got = got;
-		h->first_stub = (uint64_t)(uintptr_t)stub;
+		h->first_got = site ? (uint64_t *)(uintptr_t)site : got;
+		if (site)
+			memcpy(&h->first_stub, site, 8);
+		else
+			h->first_stub = (uint64_t)(uintptr_t)stub;
 	}
-	h->nstubs++;
+	return 1;
 }
 
 static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *done)
@@ -637,7 +785,11 @@ static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *d
 			glob[ng++] = (uint64_t)(uintptr_t)got;
 	}
 	rt_plt_sort_u64(glob, ng);
-	rt_plt_mark_non_calls_kept(info, glob, ng);
+	if (ng)
+		rt_plt_find_pltgot(info, &h.pg);
+	rt_plt_mark_non_calls_kept(info, glob, ng, &h.pg);
+	if (h.pg.lo)
+		h.near_cap = (h.pg.hi - h.pg.lo) / h.pg.ent;
 
 	h.cap = d.njmprel + ng;
 	if (!h.cap)
@@ -651,34 +803,45 @@ static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *d
 	h.ro_hi = relro ? info->dlpi_addr + relro->p_vaddr + relro->p_memsz : 0;
 	for (size_t i = 0; i < d.njmprel; i++)
 		if (ELF64_R_TYPE(d.jmprel[i].r_info) == R_X86_64_JUMP_SLOT)
-			rt_plt_hook_entry(info, &d, &d.jmprel[i], &h);
+			rt_plt_hook_entry(info, &d, &d.jmprel[i], &h, NULL, 0);
 	for (size_t i = 0; i < d.nrela && ng; i++) {
 		const ElfW(Rela) *r = &d.rela[i];
 		if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT)
 			continue;
 		uint64_t at = info->dlpi_addr + r->r_offset;
-		uint64_t *g = bsearch(&at, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64);
-		if (g) { /* a call-only slot: bit 0 clear, so bsearch found it exactly */
-			rt_plt_hook_entry(info, &d, r, &h);
-		} else if (rt_g.plt) {
-			/* left alone: unless the module also calls it through its
-			 * PLT (probed there; this entry serves the address taken),
-			 * its calls go unrecorded */
-			uint64_t marked = at | 1;
-			if (!bsearch(&marked, glob, ng, sizeof(uint64_t), rt_plt_cmp_u64))
-				continue; /* not a function's entry that calls use */
-			int plt = 0;
-			for (size_t j = 0; j < d.njmprel && !plt; j++)
-				plt = ELF64_R_SYM(d.jmprel[j].r_info) == ELF64_R_SYM(r->r_info);
-			if (!plt)
-				rt_plt_note_unprobed(info->dlpi_name ? info->dlpi_name : "",
-						     d.strtab + d.symtab[ELF64_R_SYM(r->r_info)].st_name);
+		const uint64_t *g = rt_plt_glob_find(glob, ng, at);
+		if (!g)
+			continue; /* not the entry of a function that may be probed */
+		if (!(*g & RT_PLT_READ)) { /* only called through: rewritten */
+			rt_plt_hook_entry(info, &d, r, &h, NULL, 0);
+			continue;
 		}
+		/* left alone.  Calls through the module's PLT (a JUMP_SLOT of
+		 * its own; this entry serves the address taken) are probed
+		 * there, those through the .plt.got stub by rewriting its jmp;
+		 * any other goes unrecorded */
+		int plt = 0;
+		for (size_t j = 0; j < d.njmprel && !plt; j++)
+			plt = ELF64_R_SYM(d.jmprel[j].r_info) == ELF64_R_SYM(r->r_info);
+		if (plt)
+			continue;
+		int stubbed = 0;
+		for (uintptr_t e = h.pg.lo; h.pg.lo && e + h.pg.ent <= h.pg.hi && !stubbed; e += h.pg.ent) {
+			uint8_t *jmp = NULL;
+			int len = 0;
+			if (rt_plt_pltgot_slot((const uint8_t *)e, h.pg.ent, &jmp, &len) == at)
+				stubbed = rt_plt_hook_entry(info, &d, r, &h, jmp, len);
+		}
+		if (rt_g.plt && (!stubbed || (*g & RT_PLT_CALLED)))
+			rt_plt_note_unprobed(info->dlpi_name ? info->dlpi_name : "",
+					     d.strtab + d.symtab[ELF64_R_SYM(r->r_info)].st_name);
 	}
 	/* the stubs become executable before the GOT can reach them: the GOT
 	 * writes above only happen in this single-threaded set-up or under
 	 * dlopen, before the new module's code runs */
 	mprotect(h.stubs, stubsz, PROT_READ | PROT_EXEC);
+	if (h.near)
+		mprotect(h.near, (h.near_cap * RT_PLT_STUB + h.page - 1) & ~(h.page - 1), PROT_READ | PROT_EXEC);
 	if (done) {
 		done->got = h.first_got;
 		done->stub = h.first_stub;
