@@ -40,6 +40,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -76,8 +77,56 @@ struct rt_patch_thread {
 	int busy;         /* inside the shadow-stack code: a signal handler's
 			   * patched calls then run unrecorded (and unswapped) */
 	int nrestored;    /* entries with restored set */
+	uint64_t ret;     /* the return address swapped in: the thread's own
+			   * return stub, else rt_patch_return */
+	uint32_t ret_k;   /* that stub's number, or UINT32_MAX */
+	uint32_t unused;
 	struct rt_patch_ent e[];
 };
+
+/*
+ * The return stubs of rt_patch_x86_64.S, one per thread while there are:
+ * their unwind information reads the thread's shadow stack, from
+ * rt_patch_ret_pt[k] (its owner; 0 when free).  A thread's stub is let go
+ * with its shadow stack (rt_patch_thread_unmap).
+ */
+#define RT_PATCH_NRETS 4096 /* as in rt_patch_x86_64.S */
+#define RT_PATCH_RET_BYTES 32
+extern char rt_patch_rets[], rt_patch_rets_end[];
+uint64_t rt_patch_ret_pt[RT_PATCH_NRETS] __attribute__((visibility("hidden")));
+_Static_assert(offsetof(struct rt_patch_thread, n) == 0 && offsetof(struct rt_patch_thread, e) == 32 &&
+		       sizeof(struct rt_patch_ent) == 32 && offsetof(struct rt_patch_ent, slot) == 0 &&
+		       offsetof(struct rt_patch_ent, orig) == 8,
+	       "the return stubs' unwind expression reads these (RT_PT_* in rt_patch_x86_64.S)");
+
+/* Whether v is a return address the patcher swapped in (any thread's). */
+static inline int rt_patch_is_ret(uint64_t v)
+{
+	return v == (uint64_t)(uintptr_t)rt_patch_return ||
+	       v - (uint64_t)(uintptr_t)rt_patch_rets < (uint64_t)(rt_patch_rets_end - rt_patch_rets);
+}
+
+/* Give a new shadow stack a return stub of its own, if one is free. */
+static void rt_patch_claim_ret(struct rt_patch_thread *pt)
+{
+	static uint32_t hint;
+	pt->ret = (uint64_t)(uintptr_t)rt_patch_return;
+	pt->ret_k = UINT32_MAX;
+	if ((size_t)(rt_patch_rets_end - rt_patch_rets) != (size_t)RT_PATCH_NRETS * RT_PATCH_RET_BYTES)
+		return;
+	uint32_t from = __atomic_load_n(&hint, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < RT_PATCH_NRETS; i++) {
+		uint32_t k = (from + i) % RT_PATCH_NRETS;
+		uint64_t none = 0;
+		if (__atomic_compare_exchange_n(&rt_patch_ret_pt[k], &none, (uint64_t)(uintptr_t)pt, 0,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			pt->ret_k = k;
+			pt->ret = (uint64_t)(uintptr_t)(rt_patch_rets + (size_t)k * RT_PATCH_RET_BYTES);
+			__atomic_store_n(&hint, k + 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
 
 static size_t rt_patch_bytes(uint32_t cap)
 {
@@ -246,7 +295,7 @@ static inline __attribute__((always_inline)) void rt_patch_push(struct rt_patch_
 	e->fn = fn;
 	e->restored = 0;
 	RT_COMPILER_BARRIER();
-	*slot = (uint64_t)(uintptr_t)rt_patch_return;
+	*slot = pt->ret;
 	RT_COMPILER_BARRIER();
 	RT_GUARD(pt->busy, nested);
 	/* the return address is the call site the entry records */
@@ -264,7 +313,7 @@ RT_PATCH_NO_FRAME_POINTER void rt_patch_enter(uint64_t ret_into_fn, uint64_t *sl
 		uint64_t orig = *slot;
 		/* the common case, what rt_patch_enter_general does when no
 		 * frame was left and this is no tail call: a push */
-		if (RT_LIKELY(orig != (uint64_t)(uintptr_t)rt_patch_return && n < pt->cap &&
+		if (RT_LIKELY(!rt_patch_is_ret(orig) && n < pt->cap &&
 			      (n == 0 || pt->e[n - 1].slot > slot))) {
 			rt_patch_push(pt, n, ret_into_fn, slot, tramp, orig, 0);
 			return;
@@ -296,8 +345,11 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 	if (RT_UNLIKELY(!pt)) {
 		if (!(pt = rt_thread_block((void **)&rt_pt_p, rt_patch_bytes(RT_PATCH_DEPTH))))
 			return; /* (no memory: this call unrecorded, its return address left alone) */
-		if (!pt->cap)
+		if (!pt->cap) { /* (a return address before the room: the fast path waits for cap) */
+			rt_patch_claim_ret(pt);
+			RT_COMPILER_BARRIER();
 			pt->cap = RT_PATCH_DEPTH;
+		}
 	}
 	/* A signal handler that interrupted the shadow-stack code of this
 	 * thread (nested set) only pushes on top and pops its own entries,
@@ -308,7 +360,7 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 	RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
 	uint64_t orig = *slot;
-	int tail = orig == (uint64_t)(uintptr_t)rt_patch_return;
+	int tail = rt_patch_is_ret(orig);
 	while (!nested && pt->n) {
 		struct rt_patch_ent *e = &pt->e[pt->n - 1];
 		if (e->slot > slot || (uintptr_t)slot - (uintptr_t)e->slot >= RT_PATCH_STALE ||
@@ -373,6 +425,8 @@ __attribute__((noinline, cold)) static struct rt_patch_thread *rt_patch_grow(str
 	if ((unsigned long)m <= -4096ul) {
 		more = (struct rt_patch_thread *)m;
 		more->cap = cap;
+		if (more->ret_k != UINT32_MAX)
+			__atomic_store_n(&rt_patch_ret_pt[more->ret_k], (uint64_t)(uintptr_t)more, __ATOMIC_RELEASE);
 		rt_pt_p = more;
 	}
 	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
@@ -483,7 +537,7 @@ static void rt_patch_after_catch(void *sp)
 		rt_patch_close_innermost(pt);
 	for (uint32_t i = 0; i < pt->n; i++)
 		if (pt->e[i].restored) {
-			*pt->e[i].slot = (uint64_t)(uintptr_t)rt_patch_return;
+			*pt->e[i].slot = pt->ret;
 			pt->e[i].restored = 0;
 		}
 	pt->nrestored = 0;
@@ -1170,6 +1224,8 @@ void rt_patch_thread_unmap(void)
 	if (!pt || pt->n || pt->busy || rt_g.no_syscalls)
 		return; /* (frames still swapped: kept, a few pages) */
 	rt_pt_p = NULL;
+	if (pt->ret_k != UINT32_MAX)
+		__atomic_store_n(&rt_patch_ret_pt[pt->ret_k], 0, __ATOMIC_RELEASE);
 	munmap(pt, rt_patch_bytes(pt->cap));
 }
 

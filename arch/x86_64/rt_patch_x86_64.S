@@ -80,6 +80,70 @@ rt_patch_return:
 	.size rt_patch_return, .-rt_patch_return
 
 /*
+ * The return stubs: one per thread (runtime/rt_patch.c gives each
+ * thread's shadow stack one, while there are), so that an unwinder the
+ * runtime does not see (glibc cancelling a thread with libgcc_s's own
+ * _Unwind_ForcedUnwind, libunwind, gdb on a core file) finds the real
+ * return address of a patched function.  A stub jumps to rt_patch_return;
+ * its 4 bytes at +16 hold the distance from there to its entry of
+ * rt_patch_ret_pt (the owning thread's shadow stack), the 8 at +24 are 0.
+ *
+ * One FDE covers them, and 32 bytes before the first (an unwinder looks
+ * up the instruction before a return address).  A stub's frame has the
+ * caller's stack pointer (CFA = %rsp, the return address slot + 8); its
+ * return address is the orig of the shadow-stack entry of that slot, found
+ * by the expression below (innermost first), else 0 (the end of the stack,
+ * as without it).  It reads struct rt_patch_thread: n at RT_PT_N, the
+ * entries at RT_PT_E, RT_PT_ES bytes each, orig at RT_PT_ORIG (rt_patch.c
+ * checks these).  Made by hand, as DWARF expression bytes:
+ *   key = CFA - 8; S = *key & ~31; pt = *(S + 16 + (int32)*(S + 16))
+ * (libgcc's DW_OP_pick refuses the bottom of the stack: the CFA stays
+ * under the rest).
+ *   pt == 0: S + 24
+ *   for (cur = pt + RT_PT_E + pt->n * RT_PT_ES; cur > pt + RT_PT_E;)
+ *       cur -= RT_PT_ES; if (*cur == key) return cur + RT_PT_ORIG
+ *   S + 24
+ */
+#define RT_PATCH_NRETS 4096 /* as in rt_patch.c */
+#define RT_PT_N 0
+#define RT_PT_E 32
+#define RT_PT_ES 32
+#define RT_PT_ORIG 8
+	.p2align 5
+rt_patch_rets_unwind:
+	.cfi_startproc simple
+	.cfi_def_cfa %rsp, 0
+	.cfi_escape 0x10, 16, 91, \
+		0x12, 0x38, 0x1c, 0x12, 0x06, 0x09, 0xe0, 0x1a, /* CFA (kept under: DW_OP_pick's bound), key, S */ \
+		0x12, 0x23, 0x10, 0x12, 0x94, 0x04,         /* the distance word */ \
+		0x0c, 0x00, 0x00, 0x00, 0x80, 0x27, 0x0c, 0x00, 0x00, 0x00, 0x80, 0x1c, 0x22, \
+		0x06, 0x12, 0x28, 0x04, 0x00, 0x13, 0x2f, 0x16, 0x00, /* pt, or S + 24 */ \
+		0x12, 0x23, RT_PT_E, 0x16, 0x23, RT_PT_N, 0x94, 0x04, 0x08, RT_PT_ES, 0x1e, 0x14, 0x22, /* base, end */ \
+		0x12, 0x15, 0x02, 0x2b, 0x28, 0x0b, 0x00, 0x13, 0x13, /* cur > base? */ \
+		0x23, 0x18, 0x16, 0x13, 0x16, 0x13, 0x2f, 0x18, 0x00, /* not found: S + 24 */ \
+		0x08, RT_PT_ES, 0x1c, 0x12, 0x06, 0x15, 0x04, 0x29, 0x28, 0x03, 0x00, 0x2f, 0xe0, 0xff, \
+		0x23, RT_PT_ORIG, 0x16, 0x13, 0x16, 0x13, 0x16, 0x13, 0x16, 0x13 /* &orig */
+	.skip 32, 0xcc
+	.globl rt_patch_rets
+	.hidden rt_patch_rets
+	.type rt_patch_rets, @function
+rt_patch_rets:
+	.set ret_no, 0
+	.rept RT_PATCH_NRETS
+	jmp rt_patch_return
+	.p2align 4, 0xcc
+	.long rt_patch_ret_pt + 8 * ret_no - .
+	.long 0
+	.quad 0
+	.set ret_no, ret_no + 1
+	.endr
+	.cfi_endproc
+	.size rt_patch_rets, .-rt_patch_rets
+	.globl rt_patch_rets_end
+	.hidden rt_patch_rets_end
+rt_patch_rets_end:
+
+/*
  * rt_patch_debug_stub: what ld.so's r_brk (the debugger's hook) jumps to
  * once runtime/rt_patch.c has rewritten it; it saves every register a call
  * may clobber (ld.so is built with -fipa-ra), calls

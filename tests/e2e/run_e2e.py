@@ -823,14 +823,18 @@ def test_cancel_blocked_in_library_call(c):
     with no cleanup of their own: every destructor and cleanup handler runs, as without stint.
     glibc unwinds a cancelled thread with libgcc_s's own _Unwind_ForcedUnwind, which the runtime's
     interposers never see; it stopped at the library call's return thunk (no unwind information),
-    and the thread ended with none of its C++ destructors run (cleanups 0 of 4)."""
-    prog = c.prog("e2e_cancel_blocked")
-    alone = c.run([prog], expect=0).stdout
-    check(alone == "cancelled 3, cleanups 4 of 4\n", "alone it printed %r" % alone)
-    rec, rep = c.record_and_report([prog])
-    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
-    expect_calls(rep, {"wait_read()": 1, "wait_sleep()": 1, "wait_cond()": 1, "main": 1})
-    expect_calls(rep, {"read": 1, "pthread_cancel": 3}, module="libc.so")
+    and the thread ended with none of its C++ destructors run (cleanups 0 of 4).  Patched at load
+    too, where it also stopped at a patched function's swapped return address (1 of 4)."""
+    progs = ["e2e_cancel_blocked"] + (["e2e_cancel_blocked_plain"] if c.capstone() else [])
+    for name in progs:
+        prog = c.prog(name)
+        alone = c.run([prog], expect=0).stdout
+        check(alone == "cancelled 3, cleanups 4 of 4\n", "%s alone printed %r" % (name, alone))
+        rec, data = c.record([prog], data=os.path.join(c.tmp, name + ".data"))
+        check(rec.stdout == alone, "%s under stint printed %r instead of %r" % (name, rec.stdout, alone))
+        rep = c.report_json(data)
+        expect_calls(rep, {"wait_read()": 1, "wait_sleep()": 1, "wait_cond()": 1, "main": 1}, module=name)
+        expect_calls(rep, {"read": 1, "pthread_cancel": 3}, module="libc.so")
 
 
 @test
