@@ -838,6 +838,36 @@ def test_cancel_blocked_in_library_call(c):
 
 
 @test
+def test_debugger_backtrace(c):
+    """gdb's backtrace of a program stopped inside a probed library call's callback (an abort in
+    qsort's comparator), with stint's runtime in it as record puts it there: every frame from
+    cmp to main, through the library call's return thunk and, patched at load, the functions'
+    return stubs, which carry unwind information.  gdb stopped at the first of them."""
+    if not shutil.which("gdb"):
+        raise TestSkip("gdb is not installed")
+    progs = ["e2e_debugger_stack"] + (["e2e_debugger_stack_plain"] if c.capstone() else [])
+    for name in progs:
+        spool = os.path.join(c.tmp, name + ".spool")
+        os.mkdir(spool)
+        env = ["LD_PRELOAD=" + os.path.join(os.path.dirname(c.stint), "libstint-rt.so"),
+               "STINT_SPOOL=" + spool, "STINT_PLT=1", "STINT_CLOCK=tsc"]
+        cmd = ["gdb", "-q", "-nx", "-batch"] + [a for e in env for a in ("-ex", "set env " + e.replace("=", " ", 1))]
+        cmd += ["-ex", "handle SIGUSR1 SIGUSR2 nostop noprint", "-ex", "run", "-ex", "bt", "--args", c.prog(name)]
+        p = c.run(cmd)
+        frames = [l for l in p.stdout.splitlines() if l.startswith("#")]
+        order = []
+        for f in frames:
+            m = re.match(r"#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(", f)
+            name_at = m.group(1).replace("__GI_", "").lstrip("_") if m else ""  # glibc's debug names
+            for fn in ("abort", "cmp", "qsort", "outer", "main"):
+                if name_at.startswith(fn) and fn not in order:
+                    order.append(fn)
+        check(order == ["abort", "cmp", "qsort", "outer", "main"],
+              "%s: gdb's backtrace found %s, expected abort, cmp, qsort, outer, main:\n%s" % (
+                  name, order, "\n".join(frames) or p.stdout + p.stderr))
+
+
+@test
 def test_dlopen_again_probed(c):
     """A plugin dlclosed and loaded again (at the same address): its library calls are probed again."""
     plugin = os.path.join(c.progs, "libe2e_plugin.so")

@@ -1,0 +1,31 @@
+/*
+ * debugger_stack.c - e2e target (test e2e.debugger_backtrace): main calls
+ * outer, which sorts with qsort, whose comparator aborts on its third
+ * call.  A debugger's backtrace at the abort must show cmp, qsort, outer
+ * and main, with stint's probes in between: a library call's return thunk
+ * and, patched at load, the functions' return stubs.
+ */
+#include <stdlib.h>
+
+#include "e2e_prog.h"
+
+static int calls;
+
+E2E_FN int cmp(const void *a, const void *b)
+{
+	if (++calls == 3)
+		abort();
+	return *(const int *)a - *(const int *)b;
+}
+
+E2E_FN void outer(void)
+{
+	int v[8] = {3, 1, 2, 0, 7, 5, 6, 4};
+	qsort(v, 8, sizeof v[0], cmp);
+}
+
+int main(void)
+{
+	outer();
+	return 0;
+}
