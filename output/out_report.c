@@ -580,8 +580,8 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		{FMT_THR_NOCLOCK, "it turned off its time-stamp counter (seccomp's strict mode, or prctl PR_SET_TSC), "
 				  "which every probe reads: the recording stopped there, and threads it started after "
 				  "are not recorded"},
-		{FMT_THR_LEFTPROBE, "a signal handler that interrupted one of stint's probes left it with siglongjmp "
-				    "(or called exit), and the recording stopped there"},
+		{FMT_THR_LEFTPROBE, "a signal handler that interrupted one of stint's probes left it (siglongjmp, "
+				    "exit, or the thread's asynchronous cancellation), and the recording stopped there"},
 		{FMT_THR_NOACCESS, "the program gave up the rights to reach stint's spool (setuid)"},
 		{FMT_THR_NOFILES, "the program had no file descriptor free (RLIMIT_NOFILE) when the recording "
 				  "needed one"},

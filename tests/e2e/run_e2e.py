@@ -904,7 +904,7 @@ def test_patching_in_dlopen_is_overhead(c):
     with open(src, "w") as f:
         f.write(big_plugin_source(3000))
     lib = os.path.join(c.tmp, "libe2e_big.so")
-    c.run([gcc, "-O2", "-shared", "-fPIC", "-o", lib, src], expect=0)
+    c.run([gcc, "-O2", "-shared", "-fPIC", "-o", lib, src], expect=0, timeout=180)  # building the subject: a loaded machine takes long
     _, data = c.record([c.prog("e2e_dlopen_host_plain"), lib], options=["--no-cache"])
     comp = c.report_json(data)
     raw = c.report_json(data, options=["--no-compensation"])
