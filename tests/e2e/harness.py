@@ -105,10 +105,10 @@ class Ctx:
                 " ".join(argv), p.returncode, expect, p.stderr.strip()))
         return p
 
-    def record_with(self, method, prog_argv, data, expect_status=0, options=()):
+    def record_with(self, method, prog_argv, data, expect_status=0, options=(), timeout=RECORD_TIMEOUT):
         """stint record -m METHOD -o DATA [options] -- PROG ARGS; returns (proc, data)."""
         argv = [self.stint, "record", "-m", method, "-o", data] + list(options) + ["--"] + prog_argv
-        p = self.run(argv)
+        p = self.run(argv, timeout=timeout)
         check(p.returncode == expect_status,
               "record of %s exited %d, expected %d (the program's status)\n  stderr: %s" % (
                   os.path.basename(prog_argv[0]), p.returncode, expect_status, p.stderr.strip()))

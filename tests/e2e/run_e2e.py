@@ -83,10 +83,10 @@ class Ctx(harness.Ctx):
         self.run([gxx, "-g", "-O2", "-finstrument-functions", "-o", out, src], expect=0)
         return out
 
-    def record(self, prog_argv, expect_status=0, data=None, options=()):
+    def record(self, prog_argv, expect_status=0, data=None, options=(), timeout=RECORD_TIMEOUT):
         """stint record -m instrument -o DATA [options] -- PROG ARGS; returns (proc, data)."""
         return self.record_with("instrument", prog_argv, data or os.path.join(self.tmp, "stint.data"),
-                                expect_status, options)
+                                expect_status, options, timeout)
 
     def report_json(self, data, options=(), allow_stderr=False, timeout=RECORD_TIMEOUT):
         return self.report_json_checked(data, check_report_invariants, options, allow_stderr, timeout)
@@ -905,7 +905,7 @@ def test_patching_in_dlopen_is_overhead(c):
         f.write(big_plugin_source(3000))
     lib = os.path.join(c.tmp, "libe2e_big.so")
     c.run([gcc, "-O2", "-shared", "-fPIC", "-o", lib, src], expect=0, timeout=180)  # building the subject: a loaded machine takes long
-    _, data = c.record([c.prog("e2e_dlopen_host_plain"), lib], options=["--no-cache"])
+    _, data = c.record([c.prog("e2e_dlopen_host_plain"), lib], options=["--no-cache"], timeout=100)
     comp = c.report_json(data)
     raw = c.report_json(data, options=["--no-compensation"])
     expect_calls(comp, {"plugin_entry": 1, "f0": 1, "f2500": 1, "f1": 0}, module="libe2e_big.so")
@@ -935,7 +935,8 @@ def test_startup_scan_is_overhead(c):
     cc1 = subprocess.run([gcc, "-print-prog-name=cc1"], stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
     if not os.path.isabs(cc1) or not os.access(cc1, os.X_OK):
         raise TestSkip("gcc has no cc1 here (%r)" % cc1)
-    _, data = c.record([cc1, "--version"], options=["--no-cache"])
+    # (seconds of scan, more in the sanitizers' build and on a loaded machine)
+    _, data = c.record([cc1, "--version"], options=["--no-cache"], timeout=150)
     rep = c.report_json(data)
     raw = c.report_json(data, options=["--no-compensation"])
     cc = rep["compensation"]
