@@ -2,6 +2,7 @@
  * stint.c - main(): the command table and dispatch.  Adding a command takes
  * one row here and one cmd/cmd_<name>.c.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,6 +88,7 @@ static int unknown_command(const char *name)
 
 int main(int argc, char **argv)
 {
+	opterr = 0; /* a command names a bad option in one line itself (cmd_bad_option) */
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

@@ -42,6 +42,10 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 
 /* Die on an argument a command takes no such: naming -i when it is a file. */
 void cmd_unexpected(const char *cmd, const char *arg) __attribute__((noreturn));
+struct option;
+/* getopt_long returned '?' (opterr 0): one line naming the option. */
+void cmd_bad_option(const char *cmd, char **argv, const char *shorts, const struct option *longopts)
+	__attribute__((noreturn));
 
 /* The filter options every view takes (getopt_long values). */
 enum { CMD_OPT_PID = 1000, CMD_OPT_TID, CMD_OPT_MODULE, CMD_OPT_FUNCTION, CMD_OPT_JMC };

@@ -395,8 +395,7 @@ int cmd_annotate(int argc, char **argv)
 			fputs(annotate_usage, stdout);
 			return 0;
 		} else {
-			fputs(annotate_usage, stderr);
-			return 2;
+			cmd_bad_option("annotate", argv, "i:h", longopts);
 		}
 	}
 	if (optind != argc - 1) {

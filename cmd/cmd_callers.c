@@ -162,8 +162,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 			fputs(butterfly_usage, stdout);
 			return 0;
 		} else {
-			fputs(butterfly_usage, stderr);
-			return 2;
+			cmd_bad_option(callees_first ? "callees" : "callers", argv, "i:h", longopts);
 		}
 	}
 	if (optind != argc - 1) {

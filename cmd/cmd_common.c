@@ -3,6 +3,8 @@
  * running its method's analysis, with one warning line for damage.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <getopt.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,6 +54,33 @@ void cmd_unexpected(const char *cmd, const char *arg)
 	if (!stat(arg, &st) && S_ISREG(st.st_mode))
 		die("%s: unexpected argument '%s' (a data file is read with -i FILE)", cmd, arg);
 	die("%s: unexpected argument '%s'", cmd, arg);
+}
+
+/*
+ * getopt_long found an option it does not know, or one without its value
+ * (opterr is 0: getopt says nothing itself): one line naming it, not the
+ * whole usage, which --help prints.
+ */
+void cmd_bad_option(const char *cmd, char **argv, const char *shorts, const struct option *longopts)
+{
+	const char *arg = argv[optind - 1];
+	if (optopt > 0 && optopt < 128 && isprint(optopt) && !(arg[0] == '-' && arg[1] == '-')) {
+		const char *at = strchr(shorts, optopt);
+		if (at && at[1] == ':')
+			die("%s: option -%c needs a value (stint %s --help)", cmd, optopt, cmd);
+		die("%s: unknown option -%c (stint %s --help lists them)", cmd, optopt, cmd);
+	}
+	if (arg[0] == '-' && arg[1] == '-') {
+		size_t n = strcspn(arg + 2, "=");
+		for (const struct option *o = longopts; o->name; o++)
+			if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0) {
+				if (o->has_arg == required_argument && !arg[2 + n])
+					die("%s: option --%s needs a value (stint %s --help)", cmd, o->name, cmd);
+				if (o->has_arg == no_argument && arg[2 + n])
+					die("%s: option --%s takes no value (stint %s --help)", cmd, o->name, cmd);
+			}
+	}
+	die("%s: unknown option '%s' (stint %s --help lists them)", cmd, arg, cmd);
 }
 
 void cmd_read(const char *input, struct fmt_data *d)

@@ -56,7 +56,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 3: pager = 0; break;
 		case 'h': fputs(diff_usage, stdout); return 0;
-		default: fputs(diff_usage, stderr); return 2;
+		default: cmd_bad_option("diff", argv, "s:n:h", longopts);
 		}
 	}
 	if (optind != argc - 2) {

@@ -31,7 +31,8 @@ static const char export_usage[] =
 	"      --max-events N   chrome: write at most N events, the earliest (default 4000000,\n"
 	"                       about 470 MB, what a trace viewer can load; 0: all); a\n"
 	"                       warning says how many were left out\n"
-	"      --no-compensation  values without the probe-cost correction\n" CMD_FILTER_HELP;
+	"      --no-compensation  values without the probe-cost correction\n"
+	"      --no-pager       accepted as by report (export writes a file, never pages)\n" CMD_FILTER_HELP;
 
 enum { EXP_FOLDED, EXP_PPROF, EXP_CALLGRIND, EXP_CHROME };
 
@@ -43,6 +44,7 @@ int cmd_export(int argc, char **argv)
 						  {"value", required_argument, NULL, 2},
 						  {"max-events", required_argument, NULL, 3},
 						  {"no-compensation", no_argument, NULL, 4},
+						  {"no-pager", no_argument, NULL, 5},
 						  {"help", no_argument, NULL, 'h'},
 						  CMD_FILTER_OPTIONS,
 						  {NULL, 0, NULL, 0}};
@@ -89,12 +91,13 @@ int cmd_export(int argc, char **argv)
 		case 4:
 			nocomp = 1;
 			break;
+		case 5: /* (export never pages: accepted as by report) */
+			break;
 		case 'h':
 			fputs(export_usage, stdout);
 			return 0;
 		default:
-			fputs(export_usage, stderr);
-			return 2;
+			cmd_bad_option("export", argv, "f:o:i:h", longopts);
 		}
 	}
 	if (optind != argc)

@@ -25,7 +25,8 @@ static const char html_usage[] =
 	"                       \"(other)\" nodes (default 0.001; 0 keeps every path)\n"
 	"      --max-nodes N    flame graph: at most N nodes in the page, folding the\n"
 	"                       smallest paths first (default 50000)\n"
-	"      --no-compensation  do not subtract the probe cost from the times\n" CMD_FILTER_HELP;
+	"      --no-compensation  do not subtract the probe cost from the times\n"
+	"      --no-pager       accepted as by report (html writes a file, never pages)\n" CMD_FILTER_HELP;
 
 static double html_number(const char *opt, const char *arg, double lo, double hi)
 {
@@ -44,6 +45,7 @@ int cmd_html(int argc, char **argv)
 						  {"min-share", required_argument, NULL, 2},
 						  {"max-nodes", required_argument, NULL, 3},
 						  {"no-compensation", no_argument, NULL, 4},
+						  {"no-pager", no_argument, NULL, 5},
 						  {"help", no_argument, NULL, 'h'},
 						  CMD_FILTER_OPTIONS,
 						  {NULL, 0, NULL, 0}};
@@ -63,8 +65,9 @@ int cmd_html(int argc, char **argv)
 		case 2: o.min_share = html_number("--min-share", optarg, 0, 100); break;
 		case 3: o.max_nodes = (uint32_t)html_number("--max-nodes", optarg, 16, 1e8); break;
 		case 4: o.no_compensation = 1; break;
+		case 5: break; /* (html never pages: accepted as by report) */
 		case 'h': fputs(html_usage, stdout); return 0;
-		default: fputs(html_usage, stderr); return 2;
+		default: cmd_bad_option("html", argv, "i:o:h", longopts);
 		}
 	}
 	if (optind < argc)

@@ -866,7 +866,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		case 'h': fputs(record_usage, stdout); return 0;
-		default: fputs(record_usage, stderr); return 2;
+		default: cmd_bad_option("record", argv, "+m:o:qhfgF:e:p:", longopts);
 		}
 	}
 	int sampling = strcmp(method, "sample") == 0 || strcmp(method, "sampling") == 0;

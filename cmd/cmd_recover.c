@@ -93,8 +93,7 @@ int cmd_recover(int argc, char **argv)
 			fputs(recover_usage, stdout);
 			return 0;
 		} else {
-			fputs(recover_usage, stderr);
-			return 2;
+			cmd_bad_option("recover", argv, "o:h", longopts);
 		}
 	}
 	if (optind != argc - 1) {

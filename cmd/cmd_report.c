@@ -114,7 +114,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 11: o.why = 1; break;
 		case 'h': fputs(report_usage, stdout); return 0;
-		default: fputs(report_usage, stderr); return 2;
+		default: cmd_bad_option("report", argv, "i:s:n:h", longopts);
 		}
 	}
 	if (optind < argc)

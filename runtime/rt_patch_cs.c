@@ -373,6 +373,30 @@ static void rt_cs_add_fde(void *arg, uint64_t start, uint64_t end)
  * .eh_frame describes (rt_cs_evidence keeps those that are functions).
  */
 /*
+ * Whether the file holds V8, the JavaScript engine of node, Electron and
+ * Chromium (its string tables name the embedded builtins' blob): V8's code
+ * calls the module's C++ functions, and its garbage collector looks up
+ * each exit frame's return address in its own code tables; a patched
+ * function's is not there while it runs ("Check failed:
+ * maybe_code.has_value()"), and its JIT code returns through patched
+ * functions the shadow stack does not follow (node aborted at once).
+ */
+static int rt_cs_is_v8(const uint8_t *f, size_t fsz)
+{
+	static const char mark[] = "_ZNK2v88internal7Isolate18embedded_blob_code";
+	const ElfW(Ehdr) *eh = (const void *)f;
+	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz)
+		return 0;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	for (unsigned s = 0; s < eh->e_shnum; s++)
+		if (sh[s].sh_type == SHT_STRTAB && sh[s].sh_offset <= fsz && sh[s].sh_size <= fsz - sh[s].sh_offset &&
+		    memmem(f + sh[s].sh_offset, sh[s].sh_size, mark, sizeof(mark) - 1))
+			return 1;
+	return 0;
+}
+
+/*
  * Whether the file holds Go code (a .gopclntab or .go.buildinfo section):
  * Go's runtime walks its goroutines' stacks itself, by its own tables, to
  * grow and move them and to collect garbage, and stops the program on a
@@ -1127,8 +1151,9 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 		rt_arena_reset(&rt_cs_heap);
 		return;
 	}
-	if (rt_cs_is_go(file, fsz)) {
-		rt_cs_report(path, &m, 0, m.nfns, "go");
+	const char *own_walker = rt_cs_is_go(file, fsz) ? "go" : rt_cs_is_v8(file, fsz) ? "v8" : NULL;
+	if (own_walker) {
+		rt_cs_report(path, &m, 0, m.nfns, own_walker);
 		rt_arena_reset(&rt_cs_heap);
 		return;
 	}

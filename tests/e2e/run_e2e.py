@@ -1888,6 +1888,42 @@ def test_patched_go_left_alone(c):
 
 
 @test
+def test_patched_v8_left_alone(c):
+    """A module holding V8 (node's JavaScript engine: its symbols name the embedded builtins) is not
+    patched: V8's code calls the module's C++ functions and its garbage collector looks their
+    return addresses up in its own tables.  node (NodeSource's build, V8 inside the program)
+    aborted at once ("lost track of a patched function's return address"), and with its builtins
+    left out at its first garbage collection.  A marked C module here, and node itself where it is
+    installed: the same output as alone, its calls into libraries still recorded."""
+    c.need_capstone()
+    prog = c.prog("e2e_v8_marker_plain")
+    alone = c.run([prog], expect=0).stdout
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    check(calls(rep, "v8_work") == 0, "v8_work of a V8 module was patched: %d calls" % calls(rep, "v8_work"))
+    m = {m["module"]: m for m in rep.get("patched_modules", [])}.get("e2e_v8_marker_plain")
+    check(m and m["instrumented"] == 0 and m["not_instrumented"] and
+          all(f["reason"] == "v8" for f in m["not_instrumented"]),
+          "the V8 module's functions are not all refused as v8: %s" % m)
+    text = c.run([c.stint, "report", "-i", data, "--no-pager", "--why"], expect=0).stdout
+    check("V8" in text, "--why does not say V8:\n%s" % text[:1500])
+    node = shutil.which("node")
+    if not node:
+        return
+    script = os.path.join(c.tmp, "gc.js")
+    with open(script, "w") as f:  # enough allocation for several garbage collections
+        f.write("const m = new Map(); for (let i = 0; i < 200000; i++) m.set('k' + i, {i});\n"
+                "const a = [...m.keys()].sort(); console.log(a.length, a[0], a[a.length - 1]);\n")
+    alone = c.run([node, script], expect=0).stdout
+    rec, data = c.record([node, script], data=os.path.join(c.tmp, "node.data"), timeout=120)
+    check(rec.stdout == alone, "node under stint printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data, timeout=120)
+    check(any(".so" in r["module"] and r["calls"] > 0 for r in rep["functions"]),
+          "node's library calls were not recorded")
+
+
+@test
 def test_patched_go_program(c):
     """A real Go program calling C (cgo) from goroutines whose stacks grow, built with the go tool
     where it is installed: under stint it prints the same and exits 0 (it stopped with Go's
@@ -3305,6 +3341,24 @@ def test_plt_got_calls_probed(c):
             name, rep.get("unprobed_library_functions")))
         check(lib_calls(rep, "getpid") == 10 and lib_calls(rep, "getppid") == 10,
               "%s: getpid %d calls, getppid %d (10 each)" % (name, lib_calls(rep, "getpid"), lib_calls(rep, "getppid")))
+
+
+@test
+def test_err_bad_option_one_line(c):
+    """An option a command does not know, or one missing its value: one line naming it, status 2,
+    for every command (before: getopt's line and the whole usage, 25 lines).  export and html
+    accept --no-pager, as report, callers and annotate do."""
+    for cmd in ("record", "report", "callers", "callees", "diff", "export", "html", "annotate", "recover"):
+        p = c.run([c.stint, cmd, "--no-such-option"])
+        one_line_error(p, [cmd, "--no-such-option"], "stint %s --no-such-option" % cmd)
+        check(p.returncode == 2, "stint %s --no-such-option exited %d, expected 2" % (cmd, p.returncode))
+    for argv, opt in ((["report", "-i"], "-i"), (["export", "--format"], "--format"), (["report", "-Z"], "-Z")):
+        p = c.run([c.stint] + argv)
+        one_line_error(p, [opt], "stint " + " ".join(argv))
+    _, data = c.record([c.prog("e2e_tiny_calls")])
+    for argv in (["export", "--format", "folded", "-o", os.path.join(c.tmp, "f.txt")],
+                 ["html", "-o", os.path.join(c.tmp, "p.html")]):
+        c.run([c.stint] + argv + ["-i", data, "--no-pager"], expect=0)
 
 
 @test
