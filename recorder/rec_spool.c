@@ -1035,9 +1035,11 @@ char *rec_unprobed_calls(int dirfd, unsigned *count)
 	for (char *line = seen; *line && shown < 8; shown++) {
 		char *nl = strchr(line, '\n'), *tab = strchr(line, '\t');
 		*nl = *tab = 0;
+		char *name = sym_demangle(tab + 1); /* as the report names them */
 		char *l = module && strcmp(module, line) == 0
-				  ? xasprintf("%s, %s", list, tab + 1)
-				  : xasprintf("%s%sin %s: %s", list, *list ? "; " : "", *line ? line : "the program", tab + 1);
+				  ? xasprintf("%s, %s", list, name)
+				  : xasprintf("%s%sin %s: %s", list, *list ? "; " : "", *line ? line : "the program", name);
+		free(name);
 		free(list);
 		list = l;
 		module = line;

@@ -831,13 +831,17 @@ static int rt_patch_cs_on = -1;
  * the runtime's walks of the modules */
 static const char *rt_patch_libs;
 
+/* Whether list (STINT_PATCH_LIBS: "all", or names separated by commas)
+ * names the library file base: the whole name, or its start up to a dot
+ * ("libz", "libMagickCore-6.Q16" and "libpython3.11" for libz.so.1,
+ * libMagickCore-6.Q16.so.6 and libpython3.11.so.1.0; only the part before
+ * the first dot matched before). */
 static int rt_patch_has(const char *list, const char *base)
 {
-	size_t bl = strcspn(base, ".");
 	for (const char *p = list; p && *p;) {
 		size_t l = strcspn(p, ",");
-		if ((l == 3 && strncmp(p, "all", 3) == 0) || (l == bl && strncmp(p, base, l) == 0) ||
-		    (l == strlen(base) && strncmp(p, base, l) == 0))
+		if ((l == 3 && strncmp(p, "all", 3) == 0) ||
+		    (l && strncmp(p, base, l) == 0 && (base[l] == '.' || base[l] == 0)))
 			return 1;
 		p += l + (p[l] == ',');
 	}

@@ -302,6 +302,8 @@ static int rt_plt_probes_calls(const struct dl_phdr_info *info, const struct rt_
 
 struct rt_plt_mod {
 	uintptr_t lo, hi; /* the module's mapped range */
+	uintptr_t xlo[4], xhi[4]; /* its executable segments */
+	int nx;
 	int instrumented;
 };
 static struct rt_plt_mod rt_plt_mods[1024];
@@ -314,6 +316,8 @@ static int rt_plt_collect(struct dl_phdr_info *info, size_t size, void *arg)
 	if (rt_plt_nmods >= sizeof(rt_plt_mods) / sizeof(rt_plt_mods[0]))
 		return 0;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	struct rt_plt_mod *m = &rt_plt_mods[rt_plt_nmods];
+	m->nx = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
 			uintptr_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
@@ -321,11 +325,15 @@ static int rt_plt_collect(struct dl_phdr_info *info, size_t size, void *arg)
 				lo = a;
 			if (a + info->dlpi_phdr[i].p_memsz > hi)
 				hi = a + info->dlpi_phdr[i].p_memsz;
+			if ((info->dlpi_phdr[i].p_flags & PF_X) && m->nx < 4) {
+				m->xlo[m->nx] = a;
+				m->xhi[m->nx++] = a + info->dlpi_phdr[i].p_memsz;
+			}
 		}
 	if (hi <= lo)
 		return 0;
 	struct rt_dyn d;
-	struct rt_plt_mod *m = &rt_plt_mods[rt_plt_nmods++];
+	rt_plt_nmods++;
 	m->lo = lo;
 	m->hi = hi;
 	/* this runtime has probes in its calibration yardstick (rt_calib.c),
@@ -342,6 +350,18 @@ static const struct rt_plt_mod *rt_plt_mod_of(uint64_t addr)
 		if (addr >= rt_plt_mods[i].lo && addr < rt_plt_mods[i].hi)
 			return &rt_plt_mods[i];
 	return NULL;
+}
+
+/* Whether addr lies in a module's code: a symbol of no type (a Python
+ * extension's PyExc_ValueError, linked without the library defining it)
+ * is a function only if it does. */
+static int rt_plt_is_code(uint64_t addr)
+{
+	const struct rt_plt_mod *m = rt_plt_mod_of(addr);
+	for (int i = 0; m && i < m->nx; i++)
+		if (addr >= m->xlo[i] && addr < m->xhi[i])
+			return 1;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -780,7 +800,7 @@ static void rt_plt_module(const struct dl_phdr_info *info, struct rt_plt_done *d
 		uint64_t *got = (uint64_t *)(info->dlpi_addr + r->r_offset);
 		/* functions that are bound (not a weak one absent) and may be probed */
 		if (sym->st_shndx == SHN_UNDEF && *got &&
-		    (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE) &&
+		    (type == STT_FUNC || type == STT_GNU_IFUNC || (type == STT_NOTYPE && rt_plt_is_code(*got))) &&
 		    rt_plt_kind_of(d.strtab + sym->st_name) >= 0)
 			glob[ng++] = (uint64_t)(uintptr_t)got;
 	}
