@@ -638,9 +638,16 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		p->cost = info && rec_info_get(info, "cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
 		p->os = xstrdup(info && rec_info_get(info, "os", v, sizeof(v)) ? v : "unknown");
 		if (cmd) {
-			for (size_t k = 0; k + 1 < clen; k++)
+			/* the arguments, NUL-separated; a title the program wrote over
+			 * them (setproctitle: "nginx: worker process") ends in a run of
+			 * NULs that are padding, not empty arguments */
+			size_t end = clen;
+			while (end > 0 && !cmd[end - 1])
+				end--;
+			for (size_t k = 0; k < end; k++)
 				if (!cmd[k])
 					cmd[k] = ' ';
+			cmd[end] = 0;
 			p->command = xstrdup(cmd);
 		} else {
 			p->command = xstrdup("");

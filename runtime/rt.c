@@ -2889,6 +2889,10 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 
 __attribute__((destructor)) static void rt_destructor(void)
 {
+	/* the command as the process leaves it: a daemon sets its title
+	 * after it starts ("nginx: worker process"), as ps shows it */
+	if (rt_g.enabled && rt_self.state == RT_ACTIVE)
+		rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
 	rt_recal_finish();
 	rt_finish_thread(&rt_self);
 }

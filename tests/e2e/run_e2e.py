@@ -868,6 +868,20 @@ def test_debugger_backtrace(c):
 
 
 @test
+def test_process_title_kept(c):
+    """A forked worker that writes its title over its arguments (setproctitle, as nginx's workers
+    do): the report names it by that title, as ps does, not by its parent's command line; the
+    title's padding NULs are not shown as spaces."""
+    prog = c.prog("e2e_retitle")
+    rec, rep = c.record_and_report([prog, "x" * 40])
+    check(rec.stdout == "worker 0\n", "e2e_retitle printed %r" % rec.stdout)
+    cmds = sorted(p["command"] for p in rep["processes"])
+    check("retitle: worker" in cmds and any(x.startswith(prog) for x in cmds),
+          "process commands %r: expected the parent's command line and the worker's title" % cmds)
+    expect_calls(rep, {"worker_step": 10})
+
+
+@test
 def test_dlopen_again_probed(c):
     """A plugin dlclosed and loaded again (at the same address): its library calls are probed again."""
     plugin = os.path.join(c.progs, "libe2e_plugin.so")
