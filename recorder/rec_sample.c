@@ -1,9 +1,21 @@
 /*
  * rec_sample.c - from raw perf records to a sampling data set: replays the
  * records in time order, keeping each process image's memory map (fork
- * copies it, exec starts afresh, mmap adds to it), unwinds every sample's
- * stack with the map in force at that moment, and finally symbolizes every
- * address (function, module, source line) while the binaries are at hand.
+ * copies it, exec starts afresh, mmap replaces what it lands on), unwinds
+ * every sample's stack with the map in force at that moment, and finally
+ * symbolizes every address (function, module, source line) while the
+ * binaries are at hand.
+ *
+ * An address can hold different files over a run (a library closed and
+ * another loaded where it was, or where a file was mapped and unmapped:
+ * perf has no munmap record, so the mapping made last over an address is
+ * the one in force, as perf itself reads it).  The data file names code by
+ * address, one table per process, so a mapping that lands where another
+ * file was mapped before gets an address space of its own, a "tag": its
+ * sampled addresses are stored with the tag in bits 56 and up (above any
+ * user address, below the kernel's), and its modules, symbols and lines
+ * carry the same tag.  Offsets within a module (a - start + offset) are
+ * unchanged, and a process that never reuses an address has no tag.
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
@@ -35,14 +47,36 @@ struct sthread {
 	uint64_t nsamples;
 };
 
+#define STAG_SHIFT 56
+#define STAG_MAX 127 /* tagged addresses stay below REC_KERNEL_START */
+
+/* One mapping of a process image, from perf's MMAP2 or /proc/PID/maps. */
+struct smap {
+	uint64_t start, end, pgoff, ino;
+	char perms[5];
+	uint32_t tag;
+	char *path;          /* "" for an anonymous mapping without a name */
+};
+
+/* Maps text of the mappings made under one tag (for the final symbolization). */
+struct stext {
+	char *s;
+	size_t len, cap;
+};
+
 /* One process image: a pid from fork or exec until the next exec. */
 struct simage {
 	uint32_t pid, ppid;
 	char comm[32];
 	char *command;       /* full command line when known */
-	char *maps;          /* /proc/PID/maps-style text of its file mappings */
-	size_t maps_len, maps_cap;
-	int dirty;           /* maps changed since sp was built */
+	struct smap *live;   /* the mappings in force: sorted, disjoint */
+	uint32_t nlive, caplive;
+	struct smap *hist;   /* every file mapping ever made, sorted by start */
+	uint32_t nhist, caphist;
+	uint64_t histmax;    /* the longest of them (to bound overlap scans) */
+	struct stext *texts; /* per tag */
+	uint32_t ntags;
+	int dirty;           /* code mappings changed since sp was built */
 	struct sym_proc *sp;
 	struct sthread *threads;
 	uint32_t nthreads;
@@ -94,18 +128,256 @@ static struct simage *new_image(struct sstate *s, uint32_t pid, uint32_t ppid, c
 	return im;
 }
 
-static void maps_append(struct simage *im, const char *line, size_t n)
+static void text_append(struct stext *t, const char *line, size_t n)
 {
-	if (im->maps_len + n + 1 > im->maps_cap) {
-		im->maps_cap = im->maps_cap ? im->maps_cap * 2 : 8192;
-		while (im->maps_cap < im->maps_len + n + 1)
-			im->maps_cap *= 2;
-		im->maps = xrealloc(im->maps, im->maps_cap);
+	if (t->len + n + 1 > t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 8192;
+		while (t->cap < t->len + n + 1)
+			t->cap *= 2;
+		t->s = xrealloc(t->s, t->cap);
 	}
-	memcpy(im->maps + im->maps_len, line, n);
-	im->maps_len += n;
-	im->maps[im->maps_len] = 0;
+	memcpy(t->s + t->len, line, n);
+	t->len += n;
+	t->s[t->len] = 0;
+}
+
+static int map_line(const struct smap *m, char *line, size_t size)
+{
+	int n = snprintf(line, size, "%llx-%llx %s %08llx 00:00 %llu %s\n", (unsigned long long)m->start,
+			 (unsigned long long)m->end, m->perms, (unsigned long long)m->pgoff,
+			 (unsigned long long)m->ino, m->path);
+	return n > 0 && (size_t)n < size ? n : 0;
+}
+
+/* A mapping of a file (a module, or data a module may be loaded over later). */
+static int is_file(const struct smap *m)
+{
+	return (m->path[0] == '/' && m->path[1] != '/') || strcmp(m->path, "[vdso]") == 0;
+}
+
+/* What the unwinder's view of the process depends on. */
+static int is_code_relevant(const struct smap *m)
+{
+	return is_file(m) || m->perms[2] == 'x';
+}
+
+/* The first live mapping ending past addr. */
+static uint32_t live_from(const struct simage *im, uint64_t addr)
+{
+	uint32_t lo = 0, hi = im->nlive;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (im->live[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The tag of a new file mapping: that of the load it continues (ld.so maps
+ * a library's span, then its segments over it), else the first under which
+ * nothing else was ever mapped over its range (the same file at the same
+ * load address again, a library closed and opened again, shares it) and
+ * the same file's code was not mapped with another bias.
+ */
+static uint32_t tag_for(const struct simage *im, const struct smap *m)
+{
+	for (uint32_t i = live_from(im, m->start); i < im->nlive && im->live[i].start < m->end; i++)
+		if (strcmp(im->live[i].path, m->path) == 0 && im->live[i].ino == m->ino)
+			return im->live[i].tag;
+	uint64_t lo = m->start > im->histmax ? m->start - im->histmax : 0;
+	uint32_t first = 0, hi = im->nhist;
+	while (first < hi) {
+		uint32_t mid = first + (hi - first) / 2;
+		if (im->hist[mid].start < lo)
+			first = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t busy[(STAG_MAX + 64) / 64] = {0};
+	for (uint32_t i = first; i < im->nhist && im->hist[i].start < m->end; i++) {
+		const struct smap *h = &im->hist[i];
+		if (h->end <= m->start)
+			continue;
+		if (strcmp(h->path, m->path) != 0 || h->ino != m->ino || h->start - h->pgoff != m->start - m->pgoff)
+			busy[h->tag / 64] |= 1ull << (h->tag % 64);
+	}
+	/* the same file's code mapped again elsewhere with another bias (V8
+	 * maps its builtins out of node's file a second time) is another
+	 * module: under one tag the two would make one, with one bias */
+	for (uint32_t i = 0; m->perms[2] == 'x' && i < im->nhist; i++) {
+		const struct smap *h = &im->hist[i];
+		if (h->perms[2] == 'x' && h->ino == m->ino && h->start - h->pgoff != m->start - m->pgoff &&
+		    strcmp(h->path, m->path) == 0)
+			busy[h->tag / 64] |= 1ull << (h->tag % 64);
+	}
+	uint32_t t = 0;
+	while (t < STAG_MAX && (busy[t / 64] >> (t % 64) & 1))
+		t++;
+	return t; /* (past STAG_MAX tags the last is shared: names may be wrong again) */
+}
+
+/* Mapping m (its path taken over) lands: it replaces whatever it covers. */
+static void add_mapping(struct simage *im, struct smap m)
+{
+	m.tag = is_file(&m) ? tag_for(im, &m) : 0;
+	int relevant = is_code_relevant(&m);
+	uint32_t i = live_from(im, m.start), j = i;
+	struct smap left = {0}, right = {0};
+	int has_left = 0, has_right = 0;
+	for (; j < im->nlive && im->live[j].start < m.end; j++) {
+		struct smap *o = &im->live[j];
+		relevant |= is_code_relevant(o);
+		if (o->start < m.start) {
+			left = *o;
+			left.end = m.start;
+			left.path = xstrdup(o->path);
+			has_left = 1;
+		}
+		if (o->end > m.end) {
+			right = *o;
+			right.pgoff += m.end - o->start;
+			right.start = m.end;
+			right.path = xstrdup(o->path);
+			has_right = 1;
+		}
+		free(o->path);
+	}
+	uint32_t add = 1 + (uint32_t)has_left + (uint32_t)has_right, removed = j - i;
+	if (im->nlive - removed + add > im->caplive) {
+		im->caplive = im->caplive ? im->caplive * 2 : 64;
+		while (im->caplive < im->nlive - removed + add)
+			im->caplive *= 2;
+		im->live = xrealloc(im->live, im->caplive * sizeof(*im->live));
+	}
+	memmove(im->live + i + add, im->live + j, (im->nlive - j) * sizeof(*im->live));
+	im->nlive = im->nlive - removed + add;
+	if (has_left)
+		im->live[i++] = left;
+	im->live[i++] = m;
+	if (has_right)
+		im->live[i] = right;
+	if (relevant)
+		im->dirty = 1;
+
+	if (m.tag >= im->ntags) {
+		im->texts = xrealloc(im->texts, (m.tag + 1) * sizeof(*im->texts));
+		memset(im->texts + im->ntags, 0, (m.tag + 1 - im->ntags) * sizeof(*im->texts));
+		im->ntags = m.tag + 1;
+	}
+	char line[4400];
+	int n = map_line(&m, line, sizeof(line));
+	if (n)
+		text_append(&im->texts[m.tag], line, (size_t)n);
+	if (!is_file(&m))
+		return;
+	uint32_t k = 0, hi = im->nhist;
+	while (k < hi) {
+		uint32_t mid = k + (hi - k) / 2;
+		if (im->hist[mid].start <= m.start)
+			k = mid + 1;
+		else
+			hi = mid;
+	}
+	UTIL_GROW1(im->hist, im->nhist);
+	memmove(im->hist + k + 1, im->hist + k, (im->nhist - k) * sizeof(*im->hist));
+	im->hist[k] = m;
+	im->hist[k].path = xstrdup(m.path);
+	im->nhist++;
+	if (m.end - m.start > im->histmax)
+		im->histmax = m.end - m.start;
+}
+
+/* The mappings of a /proc/PID/maps text, in force from now on. */
+static void add_maps_text(struct simage *im, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[4400];
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = 0;
+		p = nl ? nl + 1 : end;
+		unsigned long long a, b, off, ino;
+		struct smap m = {0};
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %4s %llx %*s %llu %n", &a, &b, m.perms, &off, &ino, &pos) < 5 || !pos ||
+		    b <= a)
+			continue;
+		m.start = a;
+		m.end = b;
+		m.pgoff = off;
+		m.ino = ino;
+		m.path = xstrdup(line + pos);
+		add_mapping(im, m);
+	}
+}
+
+/* The tagged form of a sampled address: its mapping's tag at this moment. */
+static uint64_t tagged(const struct simage *im, uint64_t a)
+{
+	if (im->ntags < 2)
+		return a;
+	uint32_t i = live_from(im, a);
+	if (i < im->nlive && im->live[i].start <= a && im->live[i].tag)
+		return a | (uint64_t)im->live[i].tag << STAG_SHIFT;
+	return a;
+}
+
+/* Maps text of the mappings in force, for the unwinder. */
+static char *live_text(const struct simage *im, size_t *len)
+{
+	struct stext t = {0};
+	char line[4400];
+	for (uint32_t i = 0; i < im->nlive; i++) {
+		int n = map_line(&im->live[i], line, sizeof(line));
+		if (n)
+			text_append(&t, line, (size_t)n);
+	}
+	*len = t.len;
+	return t.s;
+}
+
+/* A forked child starts with its parent's mappings and their history. */
+static void copy_maps(struct simage *im, const struct simage *parent)
+{
+	im->live = xmalloc((parent->nlive + 1) * sizeof(*im->live));
+	im->nlive = im->caplive = parent->nlive;
+	for (uint32_t i = 0; i < parent->nlive; i++) {
+		im->live[i] = parent->live[i];
+		im->live[i].path = xstrdup(parent->live[i].path);
+	}
+	im->hist = xmalloc((parent->nhist + 1) * sizeof(*im->hist));
+	im->nhist = im->caphist = parent->nhist;
+	for (uint32_t i = 0; i < parent->nhist; i++) {
+		im->hist[i] = parent->hist[i];
+		im->hist[i].path = xstrdup(parent->hist[i].path);
+	}
+	im->histmax = parent->histmax;
+	im->texts = xcalloc(parent->ntags + 1, sizeof(*im->texts));
+	im->ntags = parent->ntags;
+	for (uint32_t k = 0; k < parent->ntags; k++)
+		if (parent->texts[k].len)
+			text_append(&im->texts[k], parent->texts[k].s, parent->texts[k].len);
 	im->dirty = 1;
+}
+
+static void free_maps(struct simage *im)
+{
+	for (uint32_t i = 0; i < im->nlive; i++)
+		free(im->live[i].path);
+	for (uint32_t i = 0; i < im->nhist; i++)
+		free(im->hist[i].path);
+	for (uint32_t k = 0; k < im->ntags; k++)
+		free(im->texts[k].s);
+	free(im->live);
+	free(im->hist);
+	free(im->texts);
 }
 
 static struct sthread *thread_of(struct simage *im, uint32_t tid, uint64_t time)
@@ -203,7 +475,7 @@ static void image_from_proc(struct simage *im)
 	snprintf(path, sizeof(path), "/proc/%u/maps", im->pid);
 	char *m = util_read_file(path, &n);
 	if (m) {
-		maps_append(im, m, n);
+		add_maps_text(im, m, n);
 		free(m);
 	}
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", im->pid);
@@ -230,15 +502,13 @@ static void on_mmap2(struct simage *im, const uint8_t *p, size_t size)
 	size_t room = size - sizeof(struct perf_event_header) - sizeof(*m);
 	if (size < sizeof(struct perf_event_header) + sizeof(*m) || !memchr(name, 0, room))
 		return;
-	if (name[0] != '/' && strcmp(name, "[vdso]") != 0)
+	if ((name[0] != '/' && strcmp(name, "[vdso]") != 0) || !m->len)
 		return;
-	char line[4400];
-	int n = snprintf(line, sizeof(line), "%llx-%llx %c%c%cp %08llx 00:00 %llu %s\n",
-			 (unsigned long long)m->addr, (unsigned long long)(m->addr + m->len),
-			 (m->prot & 1) ? 'r' : '-', (m->prot & 2) ? 'w' : '-', (m->prot & 4) ? 'x' : '-',
-			 (unsigned long long)m->pgoff, (unsigned long long)m->ino, name);
-	if (n > 0 && (size_t)n < sizeof(line))
-		maps_append(im, line, (size_t)n);
+	struct smap sm = {.start = m->addr, .end = m->addr + m->len, .pgoff = m->pgoff, .ino = m->ino};
+	snprintf(sm.perms, sizeof(sm.perms), "%c%c%cp", (m->prot & 1) ? 'r' : '-', (m->prot & 2) ? 'w' : '-',
+		 (m->prot & 4) ? 'x' : '-');
+	sm.path = xstrdup(name);
+	add_mapping(im, sm);
 }
 
 static void add_addr(struct simage *im, uint64_t a)
@@ -304,7 +574,10 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 		if (abi) { /* the user registers: unwind the user part of the stack */
 			if (im->dirty || !im->sp) {
 				sym_proc_close(im->sp);
-				im->sp = sym_proc_open(im->maps ? im->maps : "", im->maps_len);
+				size_t len;
+				char *text = live_text(im, &len);
+				im->sp = sym_proc_open(text ? text : "", len);
+				free(text);
 				im->dirty = 0;
 			}
 			n += sym_proc_unwind(im->sp, (int)tid, regs, stack, dyn, pcs + n,
@@ -345,18 +618,88 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			t->cap *= 2;
 		t->ev = xrealloc(t->ev, t->cap);
 	}
+	for (int i = 0; i < n; i++) {
+		pcs[i] = tagged(im, pcs[i]);
+		add_addr(im, fmt_caller_pc(pcs[i], i == 0));
+	}
 	uint8_t *e = fmt_put_sample(t->ev + t->len, time - t->last, pcs, (unsigned)n, cut);
 	t->len = (size_t)(e - t->ev);
 	t->last = time;
 	t->nsamples++;
-	for (int i = 0; i < n; i++)
-		add_addr(im, fmt_caller_pc(pcs[i], i == 0));
 }
 
-/* Functions and source lines of every sampled address of an image. */
+static int cmp_line(const void *a, const void *b)
+{
+	const struct fmt_line *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The modules, symbols and lines of tag t's addresses (q) join p's, tagged. */
+static void merge_tagged(struct fmt_process *p, struct fmt_process *q, uint32_t t)
+{
+	uint64_t off = (uint64_t)t << STAG_SHIFT;
+	uint32_t base = p->nmods;
+	p->mods = xrealloc(p->mods, (p->nmods + q->nmods + 1) * sizeof(*p->mods));
+	for (uint32_t i = 0; i < q->nmods; i++) {
+		struct fmt_module *m = &p->mods[p->nmods++];
+		*m = q->mods[i];
+		m->start += off;
+		m->end += off;
+	}
+	p->syms = xrealloc(p->syms, (p->nsyms + q->nsyms + 1) * sizeof(*p->syms));
+	for (uint32_t i = 0; i < q->nsyms; i++) {
+		struct fmt_symbol *y = &p->syms[p->nsyms++];
+		*y = q->syms[i];
+		y->addr += off;
+		if (y->module != ~0u)
+			y->module += base;
+	}
+	p->lines = xrealloc(p->lines, (p->nlines + q->nlines + 1) * sizeof(*p->lines));
+	for (uint32_t i = 0; i < q->nlines; i++) {
+		struct fmt_line *l = &p->lines[p->nlines++];
+		*l = q->lines[i];
+		l->addr += off;
+	}
+	free(q->mods);
+	free(q->syms);
+	free(q->lines);
+	free(q->exe);
+}
+
+/*
+ * Functions and source lines of every sampled address of an image: those
+ * of each tag with the files mapped under it.
+ */
 static void symbolize_image(struct simage *im, struct fmt_process *p)
 {
-	rec_symbolize_samples(p, im->maps, im->maps_len, im->addrs, im->naddrs);
+	static const struct stext none;
+	uint64_t *by = xmalloc((im->naddrs + 1) * sizeof(*by));
+	size_t nby = 0;
+	for (size_t i = 0; i < im->naddrs; i++) {
+		uint64_t a = im->addrs[i];
+		if (a < (1ull << STAG_SHIFT) || a >= REC_KERNEL_START)
+			by[nby++] = a;
+	}
+	const struct stext *t0 = im->ntags ? &im->texts[0] : &none;
+	rec_symbolize_samples(p, t0->s, t0->len, by, nby);
+	for (uint32_t t = 1; t < im->ntags; t++) {
+		nby = 0;
+		for (size_t i = 0; i < im->naddrs; i++) {
+			uint64_t a = im->addrs[i];
+			if (a < REC_KERNEL_START && a >> STAG_SHIFT == t)
+				by[nby++] = a & ((1ull << STAG_SHIFT) - 1);
+		}
+		if (!nby)
+			continue;
+		struct fmt_process q = {0};
+		rec_symbolize_samples(&q, im->texts[t].s, im->texts[t].len, by, nby);
+		merge_tagged(p, &q, t);
+	}
+	free(by);
+	if (im->ntags > 1) {
+		fmt_sort_symbols(p);
+		qsort(p->lines, p->nlines, sizeof(*p->lines), cmp_line);
+	}
 }
 
 int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, const struct rec_attach *at,
@@ -391,7 +734,7 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 	if (at) { /* as it was when stint attached; its later mmaps follow as records */
 		struct simage *im = new_image(&s, (uint32_t)at->pid, (uint32_t)at->ppid, at->comm);
 		if (at->maps)
-			maps_append(im, at->maps, at->maps_len);
+			add_maps_text(im, at->maps, at->maps_len);
 		im->command = xstrdup(at->command ? at->command : at->comm);
 		im->at = at;
 	}
@@ -425,8 +768,8 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 					snprintf(comm, sizeof(comm), "%s", parent->comm);
 				struct simage *im = new_image(&s, a32[0], a32[1], comm);
 				parent = image_of(&s, a32[1]); /* new_image may move the array */
-				if (parent && parent->maps)
-					maps_append(im, parent->maps, parent->maps_len);
+				if (parent)
+					copy_maps(im, parent);
 			}
 			break;
 		}
@@ -473,7 +816,7 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 			d->nprocs++;
 		}
 		sym_proc_close(im->sp);
-		free(im->maps);
+		free_maps(im);
 		free(im->command);
 		free(im->addrs);
 		for (uint32_t k = 0; k < im->nthreads; k++)

@@ -1240,6 +1240,33 @@ def test_stack_copy_cut(c):
 
 
 @test
+def test_reused_address(c):
+    """libs_plugin.so loaded, closed, then libs_reuse.so loaded where it was: the samples in
+    reuse_work are named by libs_reuse.so's symbols (the mapping in force when they were taken),
+    not by the closed library's, in one row, and their stacks unwind through it to main."""
+    need_perf()
+    rec, _, rep = c.record_and_report([c.prog("s_remap"), c.prog("libs_plugin.so"), c.prog("libs_reuse.so")],
+                                      min_samples=150)
+    if "reused:" not in rec.stdout:
+        raise TestSkip("the second library did not land where the first was: %s" % rec.stdout.strip())
+    lib = [r for r in rep["functions"] if r["module"] in ("libs_reuse.so", "libs_plugin.so")]
+    in_lib = sum(r["exclusive_samples"] for r in lib)
+    check(in_lib >= 0.5 * rep["samples"], "only %d of %d samples in the libraries, expected most\n  functions: %s" % (
+        in_lib, rep["samples"], function_list(rep)))
+    rows = function_rows(rep, "reuse_work")
+    check(len(rows) == 1 and rows[0]["module"] == "libs_reuse.so",
+          "expected one row reuse_work [libs_reuse.so]\n  functions: %s" % function_list(rep))
+    check(rows[0]["exclusive_samples"] >= 0.9 * in_lib,
+          "reuse_work has %d of the %d samples in the libraries: the others were named after the library "
+          "mapped there before\n  functions: %s" % (rows[0]["exclusive_samples"], in_lib, function_list(rep)))
+    check(rep["cut_stacks"] < 0.05 * rep["samples"],
+          "%d of %d stacks cut short (unwound with the closed library's call-frame information?)" % (
+              rep["cut_stacks"], rep["samples"]))
+    check(incl(rep, "main") >= 0.95 * rep["samples"], "main inclusive %d of %d: stacks through libs_reuse.so cut?" % (
+        incl(rep, "main"), rep["samples"]))
+
+
+@test
 def test_attach_target_exits(c):
     """record -p PID --duration 5 on a process (two threads) that exits after ~1.2 s: its images were
     read when stint attached, so nothing is [unknown]; the header shows its real command line, that it
