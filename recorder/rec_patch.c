@@ -108,7 +108,7 @@ static int rp_has_site(const struct rp_scan *s, uint64_t addr)
 
 static void rp_add(uint64_t **v, size_t *n, uint64_t x)
 {
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	UTIL_GROW1(*v, *n);
 	(*v)[(*n)++] = x;
 }
 
@@ -204,7 +204,7 @@ int rec_patch_scan(const char *path, struct rec_patch_info *out)
 		if (!gelf_getsym(sd, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_size == 0 || !rp_bytes(&s, sym.st_value, 1))
 			continue;
-		fns = xrealloc(fns, (nfns + 1) * sizeof(*fns));
+		UTIL_GROW1(fns, nfns); /* (doubling: node has 77,000 functions) */
 		fns[nfns++] = sym;
 	}
 	if (nfns)
@@ -294,7 +294,7 @@ char *rec_patch_notes(const char *dir)
 		const char *dot = strstr(de->d_name, ".patch.");
 		if (de->d_name[0] != 'p' || !dot || strchr(dot + 7, '.'))
 			continue;
-		names = xrealloc(names, (nnames + 1) * sizeof(*names));
+		UTIL_GROW1(names, nnames);
 		names[nnames++] = xstrdup(de->d_name);
 	}
 	closedir(dh);
@@ -333,7 +333,7 @@ char *rec_patch_notes(const char *dir)
 			free(text);
 			continue;
 		}
-		seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
+		UTIL_GROW1(seen, nseen);
 		seen[nseen++] = xstrdup(p);
 		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
 		char *t3 = strchr(t2 + 1, '\t');
