@@ -31,7 +31,8 @@
  *            reach from the trampoline);
  *   nosize - its symbol has no size (the code to scan is not known);
  *   entry  - the program's entry point (no return address on its stack);
- *   go     - the whole module, Go code (rt_cs_is_go).
+ *   go     - the whole module, Go code (rt_cs_own_walker);
+ *   v8     - the whole module, V8 (node, Electron; rt_cs_own_walker).
  * A function that record-time selection leaves out (stint record
  * --function/--not-function/--module) is not patched at all: it runs its
  * own code, and is counted apart ("unselected"), not as refused.
@@ -368,61 +369,49 @@ static void rt_cs_add_fde(void *arg, uint64_t start, uint64_t end)
 }
 
 /*
- * Read the functions from the file's .symtab, else its .dynsym; a module
- * without .symtab (stripped) also gets, as candidates, the code ranges its
- * .eh_frame describes (rt_cs_evidence keeps those that are functions).
+ * Whether the file holds code whose runtime walks its stacks by tables of
+ * its own, and stops (or crashes) at a return address it does not know,
+ * which a patched function's is while it runs: "go", "v8" or NULL.
+ *   - Go (a .gopclntab or .go.buildinfo section): its runtime walks its
+ *     goroutines' stacks to grow and move them and to collect garbage
+ *     ("unknown pc").
+ *   - V8, the JavaScript engine of node, Electron and Chromium (its string
+ *     tables name the embedded builtins' blob): its code calls the
+ *     module's C++ functions, and its garbage collector looks up each exit
+ *     frame's return address in its own code tables ("Check failed:
+ *     maybe_code.has_value()"); its JIT code also returns through patched
+ *     functions the shadow stack does not follow (node aborted at once).
  */
-/*
- * Whether the file holds V8, the JavaScript engine of node, Electron and
- * Chromium (its string tables name the embedded builtins' blob): V8's code
- * calls the module's C++ functions, and its garbage collector looks up
- * each exit frame's return address in its own code tables; a patched
- * function's is not there while it runs ("Check failed:
- * maybe_code.has_value()"), and its JIT code returns through patched
- * functions the shadow stack does not follow (node aborted at once).
- */
-static int rt_cs_is_v8(const uint8_t *f, size_t fsz)
+static const char *rt_cs_own_walker(const uint8_t *f, size_t fsz)
 {
-	static const char mark[] = "_ZNK2v88internal7Isolate18embedded_blob_code";
-	const ElfW(Ehdr) *eh = (const void *)f;
-	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz)
-		return 0;
-	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
-	for (unsigned s = 0; s < eh->e_shnum; s++)
-		if (sh[s].sh_type == SHT_STRTAB && sh[s].sh_offset <= fsz && sh[s].sh_size <= fsz - sh[s].sh_offset &&
-		    memmem(f + sh[s].sh_offset, sh[s].sh_size, mark, sizeof(mark) - 1))
-			return 1;
-	return 0;
-}
-
-/*
- * Whether the file holds Go code (a .gopclntab or .go.buildinfo section):
- * Go's runtime walks its goroutines' stacks itself, by its own tables, to
- * grow and move them and to collect garbage, and stops the program on a
- * return address it does not know ("unknown pc"), which a patched
- * function's is while it runs.
- */
-static int rt_cs_is_go(const uint8_t *f, size_t fsz)
-{
+	static const char v8_mark[] = "_ZNK2v88internal7Isolate18embedded_blob_code";
 	const ElfW(Ehdr) *eh = (const void *)f;
 	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shstrndx >= eh->e_shnum ||
 	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz)
-		return 0;
+		return NULL;
 	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff), *names = &sh[eh->e_shstrndx];
 	if (names->sh_offset > fsz || names->sh_size > fsz - names->sh_offset)
-		return 0;
+		return NULL;
+	int v8 = 0;
 	for (unsigned s = 0; s < eh->e_shnum; s++) {
+		if (!v8 && sh[s].sh_type == SHT_STRTAB && sh[s].sh_offset <= fsz &&
+		    sh[s].sh_size <= fsz - sh[s].sh_offset)
+			v8 = memmem(f + sh[s].sh_offset, sh[s].sh_size, v8_mark, sizeof(v8_mark) - 1) != NULL;
 		if (sh[s].sh_name >= names->sh_size)
 			continue;
 		const char *nm = (const char *)f + names->sh_offset + sh[s].sh_name;
 		size_t room = names->sh_size - sh[s].sh_name;
 		if (strnlen(nm, room) < room && (strcmp(nm, ".gopclntab") == 0 || strcmp(nm, ".go.buildinfo") == 0))
-			return 1;
+			return "go";
 	}
-	return 0;
+	return v8 ? "v8" : NULL;
 }
 
+/*
+ * Read the functions from the file's .symtab, else its .dynsym; a module
+ * without .symtab (stripped) also gets, as candidates, the code ranges its
+ * .eh_frame describes (rt_cs_evidence keeps those that are functions).
+ */
 static int rt_cs_functions(struct rt_cs_mod *m, const uint8_t *f, size_t fsz)
 {
 	const ElfW(Ehdr) *eh = (const void *)f;
@@ -1151,7 +1140,7 @@ void rt_patch_cs_module(const struct dl_phdr_info *info, const uint8_t *file, si
 		rt_arena_reset(&rt_cs_heap);
 		return;
 	}
-	const char *own_walker = rt_cs_is_go(file, fsz) ? "go" : rt_cs_is_v8(file, fsz) ? "v8" : NULL;
+	const char *own_walker = rt_cs_own_walker(file, fsz);
 	if (own_walker) {
 		rt_cs_report(path, &m, 0, m.nfns, own_walker);
 		rt_arena_reset(&rt_cs_heap);

@@ -19,6 +19,7 @@
  * probe called from a trampoline of rt_patch_cs.c (functions with no patch
  * site, whose first instructions were moved there).
  */
+#include "arch_dwarf.inc"
 #include "arch_save.inc"
 
 	.text
@@ -113,16 +114,25 @@ rt_patch_return:
 rt_patch_rets_unwind:
 	.cfi_startproc simple
 	.cfi_def_cfa %rsp, 0
-	.cfi_escape 0x10, 16, 91, \
-		0x12, 0x38, 0x1c, 0x12, 0x06, 0x09, 0xe0, 0x1a, /* CFA (kept under: DW_OP_pick's bound), key, S */ \
-		0x12, 0x23, 0x10, 0x12, 0x94, 0x04,         /* the distance word */ \
-		0x0c, 0x00, 0x00, 0x00, 0x80, 0x27, 0x0c, 0x00, 0x00, 0x00, 0x80, 0x1c, 0x22, \
-		0x06, 0x12, 0x28, 0x04, 0x00, 0x13, 0x2f, 0x16, 0x00, /* pt, or S + 24 */ \
-		0x12, 0x23, RT_PT_E, 0x16, 0x23, RT_PT_N, 0x94, 0x04, 0x08, RT_PT_ES, 0x1e, 0x14, 0x22, /* base, end */ \
-		0x12, 0x15, 0x02, 0x2b, 0x28, 0x0b, 0x00, 0x13, 0x13, /* cur > base? */ \
-		0x23, 0x18, 0x16, 0x13, 0x16, 0x13, 0x2f, 0x18, 0x00, /* not found: S + 24 */ \
-		0x08, RT_PT_ES, 0x1c, 0x12, 0x06, 0x15, 0x04, 0x29, 0x28, 0x03, 0x00, 0x2f, 0xe0, 0xff, \
-		0x23, RT_PT_ORIG, 0x16, 0x13, 0x16, 0x13, 0x16, 0x13, 0x16, 0x13 /* &orig */
+	.cfi_escape DW_CFA_expression, DW_REG_RIP, 91, \
+		DW_OP_dup, DW_OP_lit8, DW_OP_minus,          /* CFA (kept under: DW_OP_pick's bound), key */ \
+		DW_OP_dup, DW_OP_deref, DW_OP_const1s, 0xe0, DW_OP_and, /* S */ \
+		DW_OP_dup, DW_OP_plus_uconst, 16, DW_OP_dup, DW_OP_deref_size, 4, DW_SEXT32, \
+		DW_OP_plus, DW_OP_deref,                     /* pt */ \
+		DW_OP_dup, DW_OP_bra, 0x04, 0x00,            /* to have_pt */ \
+		DW_OP_drop, DW_OP_skip, 0x16, 0x00,          /* to not_found */ \
+		/* have_pt: */ DW_OP_dup, DW_OP_plus_uconst, RT_PT_E, DW_OP_swap, \
+		DW_OP_plus_uconst, RT_PT_N, DW_OP_deref_size, 4, DW_OP_const1u, RT_PT_ES, DW_OP_mul, \
+		DW_OP_over, DW_OP_plus,                      /* base, end */ \
+		/* loop: */ DW_OP_dup, DW_OP_pick, 2, DW_OP_gt, DW_OP_bra, 0x0b, 0x00, /* cur > base: to body */ \
+		DW_OP_drop, DW_OP_drop,                      \
+		/* not_found: */ DW_OP_plus_uconst, 24, DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop, \
+		DW_OP_skip, 0x18, 0x00,                      /* to the end: S + 24 */ \
+		/* body: */ DW_OP_const1u, RT_PT_ES, DW_OP_minus, DW_OP_dup, DW_OP_deref, DW_OP_pick, 4, DW_OP_eq, \
+		DW_OP_bra, 0x03, 0x00,                       /* to found */ \
+		DW_OP_skip, 0xe0, 0xff,                      /* to loop */ \
+		/* found: */ DW_OP_plus_uconst, RT_PT_ORIG, DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop, \
+		DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop /* &orig */
 	.skip 32, 0xcc
 	.globl rt_patch_rets
 	.hidden rt_patch_rets

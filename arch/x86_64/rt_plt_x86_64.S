@@ -28,6 +28,7 @@
  * rt_plt_vfork replaces vfork: see rt_plt.c (rt_plt_vfork_child/parent).
  */
 #define RT_PLT_NTHUNKS 65536
+#include "arch_dwarf.inc"
 #include "arch_save.inc"
 
 	.text
@@ -99,18 +100,6 @@ rt_plt_thunk_common:
  * table entry (a link-time constant, so the unwind data needs no
  * relocation at load).
  */
-#define DW_CFA_expression 0x10
-#define DW_OP_deref 0x06
-#define DW_OP_const1s 0x09
-#define DW_OP_const4u 0x0c
-#define DW_OP_minus 0x1c
-#define DW_OP_and 0x1a
-#define DW_OP_xor 0x27
-#define DW_OP_plus 0x22
-#define DW_OP_plus_uconst 0x23
-#define DW_OP_dup 0x12
-#define DW_OP_lit8 0x38
-#define DW_OP_deref_size 0x94
 	.p2align 5
 	.globl rt_plt_thunks
 	.hidden rt_plt_thunks
@@ -118,13 +107,11 @@ rt_plt_thunk_common:
 rt_plt_thunks:
 	.cfi_startproc simple
 	.cfi_def_cfa %rsp, 0
-	.cfi_escape DW_CFA_expression, 16, 24, \
+	.cfi_escape DW_CFA_expression, DW_REG_RIP, 24, \
 		DW_OP_lit8, DW_OP_minus, DW_OP_deref,          /* the thunk's address */ \
 		DW_OP_const1s, 0xe0, DW_OP_and,                /* its start */ \
 		DW_OP_plus_uconst, 16, DW_OP_dup,              /* its distance word */ \
-		DW_OP_deref_size, 4,                           /* sign-extended: */ \
-		DW_OP_const4u, 0, 0, 0, 0x80, DW_OP_xor, \
-		DW_OP_const4u, 0, 0, 0, 0x80, DW_OP_minus, \
+		DW_OP_deref_size, 4, DW_SEXT32, \
 		DW_OP_plus                                     /* &rt_plt_thunk_ret[k] */
 	.set thunk_no, 0
 	.rept RT_PLT_NTHUNKS
