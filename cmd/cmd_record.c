@@ -400,6 +400,31 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	return code;
 }
 
+/* Where sampled stacks stopped at code without call-frame information,
+ * for the notes ("libx264.so.164:260,libswscale.so.6:30", a module's
+ * space, comma or colon written _) or for a message ("libx264.so.164 260,
+ * libswscale.so.6 30"). */
+static void no_cfi_where(const struct rec_sample_stats *st, char *buf, size_t len, int for_notes)
+{
+	char sep = for_notes ? ':' : ' ';
+	size_t w = 0, nslots = sizeof(st->no_cfi_at) / sizeof(st->no_cfi_at[0]);
+	buf[0] = 0;
+	for (size_t k = 0; k < nslots && st->no_cfi_at[k].n && k < 4; k++) {
+		char name[sizeof(st->no_cfi_at[k].module)];
+		snprintf(name, sizeof(name), "%s", st->no_cfi_at[k].module);
+		for (char *c = name; sep == ':' && *c; c++)
+			if (*c == ' ' || *c == ',' || *c == ':')
+				*c = '_';
+		int n = snprintf(buf + w, len - w, "%s%s%c%llu", k ? (sep == ':' ? "," : ", ") : "", name, sep,
+				 (unsigned long long)st->no_cfi_at[k].n);
+		if (n < 0 || (size_t)n >= len - w) {
+			buf[w] = 0;
+			break;
+		}
+		w += (size_t)n;
+	}
+}
+
 static int record_sample(int argc, char **argv, const char *output, struct rec_perf_opts *so,
 			 pid_t attach, double duration, int quiet, const char *sampler)
 {
@@ -498,9 +523,13 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	d.exit_status = attach ? 0 : (uint32_t)rec_exit_code(status);
 	d.flags = attach ? FMT_SESS_ATTACHED : WIFSIGNALED(status) ? FMT_SESS_KILLED : 0;
 	d.rate = so->freq;
-	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu", (unsigned long long)st.lost,
-			    (unsigned long long)st.unwind_fail, rec_perf_opts(perf)->stack_size, so->kernel,
-			    (unsigned long long)st.stack_out);
+	rec_sample_no_cfi_sort(&st);
+	char where[sizeof(st.no_cfi_at)];
+	no_cfi_where(&st, where, sizeof(where), 1);
+	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu nocfi=%llu%s%s",
+			    (unsigned long long)st.lost, (unsigned long long)st.unwind_fail,
+			    rec_perf_opts(perf)->stack_size, so->kernel, (unsigned long long)st.stack_out,
+			    (unsigned long long)st.no_cfi, *where ? " nocfiat=" : "", where);
 	unsigned stack_size = rec_perf_opts(perf)->stack_size;
 	rec_perf_close(perf);
 	if (fmt_write(&d, output) < 0)
@@ -519,6 +548,12 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 			warn("%llu of the stacks were cut short because the %u-byte copy of the user stack ran "
 			     "out: raise --stack-size (at most 65000)",
 			     (unsigned long long)st.stack_out, stack_size);
+		if (st.no_cfi) {
+			no_cfi_where(&st, where, sizeof(where), 0);
+			warn("%llu of the stacks stop at code without unwind information (hand-written assembly, "
+			     "usually), where no unwinder can find the caller%s%s",
+			     (unsigned long long)st.no_cfi, *where ? ": " : "", where);
+		}
 	}
 	fmt_data_free(&d);
 	free(tids);

@@ -672,6 +672,29 @@ static const char *note_get(const char *notes, const char *key, char *buf, size_
 	return buf;
 }
 
+/* A note's value that is a list of names and counts ("a.so:1,b.so:2"):
+ * only the characters such a list has, so that a foreign file cannot put
+ * terminal controls into the header; "" when absent or anything else. */
+static const char *note_get_list(const char *notes, const char *key, char *buf, size_t n)
+{
+	size_t l = strlen(key);
+	buf[0] = 0;
+	for (const char *p = notes; p && *p;) {
+		if (strncmp(p, key, l) == 0 && p[l] == '=') {
+			const char *v = p + l + 1, *e = strchrnul(v, ' ');
+			size_t len = (size_t)(e - v);
+			if (len < n && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+						 "0123456789._+-:,") == len)
+				snprintf(buf, n, "%.*s", (int)len, v);
+			break;
+		}
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return buf;
+}
+
 /* "PID" of an attached recording (and its children's, if any) */
 static const char *attached_pids(const struct fmt_data *d, char *buf, size_t n)
 {
@@ -737,6 +760,23 @@ static uint64_t sample_table_header(FILE *f, const struct fmt_data *d, const str
 	if (strcmp(note_get(d->notes, "stackout", b2, sizeof(b2)), "0") != 0)
 		fprintf(f, "# cut short:   %s stacks because the %s-byte copy of the user stack ran out: "
 			"record with a larger --stack-size (at most 65000)\n", b2, b1);
+	if (strcmp(note_get(d->notes, "nocfi", b2, sizeof(b2)), "0") != 0) {
+		char at[512];
+		note_get_list(d->notes, "nocfiat", at, sizeof(at));
+		fprintf(f, "# cut short:   %s stacks at code without unwind information (hand-written assembly, usually)",
+			b2);
+		if (*at) {
+			fputs(": ", f);
+			for (const char *c = at; *c; c++)
+				if (*c == ':')
+					fputc(' ', f);
+				else if (*c == ',')
+					fputs(", ", f);
+				else
+					fputc(*c, f);
+		}
+		fputc('\n', f);
+	}
 	if (strcmp(note_get(d->notes, "inproc", b2, sizeof(b2)), "1") == 0)
 		print_inproc_header(f, d);
 	fprintf(f, "# processes:   %u   threads: %u", d->nprocs, d->nthreads);
@@ -770,6 +810,7 @@ static void sample_json_head(FILE *f, const struct fmt_data *d, const struct an_
 	fprintf(f, ",\n\"lost_samples\":%s", note_get(d->notes, "lost", b, sizeof(b)));
 	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
 	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
+	fprintf(f, ",\n\"cut_no_unwind_info\":%s", note_get(d->notes, "nocfi", b, sizeof(b)));
 	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
 	if (strcmp(note_get(d->notes, "inproc", b, sizeof(b)), "1") == 0) {
 		/* the in-process sampler: what it could not see */

@@ -51,7 +51,15 @@ struct rec_sample_stats {
 	uint64_t lost;        /* ring-buffer overruns */
 	uint64_t unwind_fail; /* stacks cut short by the unwinder */
 	uint64_t stack_out;   /* of them: the copy of the user stack (--stack-size) ran out */
+	uint64_t no_cfi;      /* of them: stopped at code without call-frame information */
+	struct rec_no_cfi_at {
+		char module[64]; /* file name, without its directory */
+		uint64_t n;
+	} no_cfi_at[8];       /* where, most frequent first (rec_sample_no_cfi_sort) */
 };
+
+/* Sort st->no_cfi_at by count, most first. */
+void rec_sample_no_cfi_sort(struct rec_sample_stats *st);
 
 /*
  * What a process that ran before recording started (-p) looked like when

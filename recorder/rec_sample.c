@@ -520,6 +520,43 @@ static void add_addr(struct simage *im, uint64_t a)
 	im->addrs[im->naddrs++] = a;
 }
 
+/* A stack cut short at code without call-frame information: count it
+ * under its module, so that record and report can say where. */
+static void count_no_cfi(struct rec_sample_stats *st, struct sym_proc *sp, uint64_t pc)
+{
+	st->no_cfi++;
+	uint32_t nmods;
+	const struct fmt_module *mods = sym_proc_modules(sp, &nmods);
+	int m = sym_proc_module_of(sp, pc);
+	if (m < 0)
+		return;
+	const char *slash = strrchr(mods[m].path, '/');
+	const char *name = slash ? slash + 1 : mods[m].path;
+	size_t k, nslots = sizeof(st->no_cfi_at) / sizeof(st->no_cfi_at[0]);
+	for (k = 0; k < nslots && st->no_cfi_at[k].n; k++)
+		if (strncmp(st->no_cfi_at[k].module, name, sizeof(st->no_cfi_at[k].module) - 1) == 0)
+			break;
+	if (k == nslots)
+		return; /* past the first eight modules: counted in no_cfi only */
+	if (!st->no_cfi_at[k].n)
+		snprintf(st->no_cfi_at[k].module, sizeof(st->no_cfi_at[k].module), "%s", name);
+	st->no_cfi_at[k].n++;
+}
+
+static int cmp_no_cfi(const void *a, const void *b)
+{
+	const struct rec_no_cfi_at *x = a, *y = b;
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : strcmp(x->module, y->module);
+}
+
+void rec_sample_no_cfi_sort(struct rec_sample_stats *st)
+{
+	size_t n = 0, nslots = sizeof(st->no_cfi_at) / sizeof(st->no_cfi_at[0]);
+	while (n < nslots && st->no_cfi_at[n].n)
+		n++;
+	qsort(st->no_cfi_at, n, sizeof(st->no_cfi_at[0]), cmp_no_cfi);
+}
+
 static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t time)
 {
 	const uint8_t *q = p + sizeof(struct perf_event_header), *end = p + size;
@@ -587,6 +624,8 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			 * the unwinder's read past it is the end of the stack) */
 			int ran_out = (cut & 2) && dyn + 8 >= s->o->stack_size;
 			s->st->stack_out += (uint64_t)ran_out;
+			if ((cut & 4) && !ran_out && n > 0)
+				count_no_cfi(s->st, im->sp, pcs[n - 1]);
 			cut = (cut & 1) || ran_out;
 		} else if (n < FMT_SAMPLE_MAX_FRAMES) {
 			/* no user registers: a kernel thread, or the task exiting */

@@ -41,6 +41,15 @@ struct sym_unwind_ctx {
 	int n, max;
 	int ran_out; /* the unwinder wanted memory past the end of the copy */
 	int bogus;   /* it gave a return address no code can have */
+	const struct sym_exec_ranges *exec; /* where a return address can point */
+};
+
+/* The process's executable mappings, file-backed or not (JIT code), sorted. */
+struct sym_exec_ranges {
+	struct {
+		uint64_t start, end;
+	} *r;
+	size_t n, cap;
 };
 
 /* A module's PLT stubs, named NAME@plt (run-time addresses). */
@@ -80,6 +89,7 @@ struct sym_proc {
 	size_t ncus;
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
+	struct sym_exec_ranges exec;
 };
 
 /*
@@ -287,6 +297,40 @@ char *sym_demangle(const char *name)
 }
 
 /* Collect the executable, file-backed mappings of the maps text, by path. */
+static void add_exec_range(struct sym_exec_ranges *x, uint64_t start, uint64_t end)
+{
+	if (x->n && x->r[x->n - 1].end == start) { /* sorted maps: join neighbours */
+		x->r[x->n - 1].end = end;
+		return;
+	}
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 32;
+		void *nr = realloc(x->r, cap * sizeof(*x->r));
+		if (!nr)
+			return;
+		x->r = nr;
+		x->cap = cap;
+	}
+	x->r[x->n].start = start;
+	x->r[x->n].end = end;
+	x->n++;
+}
+
+static int in_exec_range(const struct sym_exec_ranges *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < x->r[mid].start)
+			hi = mid;
+		else if (addr >= x->r[mid].end)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
 static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 {
 	const char *p = maps, *end = maps + len;
@@ -307,6 +351,8 @@ static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 		    !pathpos)
 			continue;
 		const char *path = line + pathpos;
+		if (perms[2] == 'x')
+			add_exec_range(&sp->exec, start, stop);
 		if (perms[2] != 'x' || (path[0] != '/' && strcmp(path, "[vdso]") != 0))
 			continue;
 		uint32_t i;
@@ -1139,6 +1185,7 @@ void sym_proc_close(struct sym_proc *sp)
 		free(sp->mods[i].build_id);
 	}
 	free(sp->mods);
+	free(sp->exec.r);
 	free(sp);
 }
 
@@ -1214,20 +1261,53 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 		u->bogus = 1;
 		return DWARF_CB_ABORT;
 	}
+	/* Nor is a return address outside every executable mapping: where a
+	 * function has no call-frame information (hand-written assembly, as
+	 * x264's), libdwfl falls back to the frame pointer, and in code that
+	 * does not keep one it reads whatever %rbp points at (0x1010101010101010
+	 * [unknown] as a caller).  The stack ends at the last real frame. */
+	if (u->n > 0 && u->exec && u->exec->n && !in_exec_range(u->exec, pc - 1)) {
+		u->bogus = 1;
+		return DWARF_CB_ABORT;
+	}
 	u->pcs[u->n++] = pc;
 	return DWARF_CB_OK;
 }
 
 /* Whether pc lies in the first bytes of its module's entry point: the
- * dynamic loader's _start, hand-written without call-frame information,
- * where the unwinder stops with an error; nothing calls it, so a stack
- * that ends there is whole (a process's first milliseconds, in ld.so). */
+ * dynamic loader's _start and _dl_start_user, hand-written without
+ * call-frame information, where the unwinder stops with an error; nothing
+ * calls them, so a stack that ends there is whole (a process's first
+ * milliseconds, in ld.so, and the constructors it calls through _dl_init,
+ * whose return address is 48 bytes past the entry in glibc 2.36). */
 static int at_entry_point(struct sym_proc *sp, uint64_t pc)
 {
 	Dwarf_Addr bias;
 	Elf *e = module_elf_at(sp, pc, &bias);
 	GElf_Ehdr eh;
-	return e && gelf_getehdr(e, &eh) && eh.e_entry && pc - bias >= eh.e_entry && pc - bias < eh.e_entry + 32;
+	return e && gelf_getehdr(e, &eh) && eh.e_entry && pc - bias >= eh.e_entry && pc - bias < eh.e_entry + 64;
+}
+
+/* Whether the code at pc has call-frame information (.eh_frame or
+ * .debug_frame): without it the unwinder cannot go past the frame. */
+static int has_cfi(struct sym_proc *sp, uint64_t pc)
+{
+	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, pc) : NULL;
+	if (!m)
+		return 0;
+	Dwarf_Addr bias;
+	Dwarf_Frame *frame;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(m, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
+		free(frame);
+		return 1;
+	}
+	cfi = dwfl_module_dwarf_cfi(m, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
+		free(frame);
+		return 1;
+	}
+	return 0;
 }
 
 int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_NREGS], const uint8_t *stack,
@@ -1243,6 +1323,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_
 	u->max = max;
 	u->ran_out = 0;
 	u->bogus = 0;
+	u->exec = &sp->exec;
 	*truncated = 0;
 	if (!sp->dwfl || max <= 0)
 		goto fallback;
@@ -1265,6 +1346,8 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_
 		*truncated |= 2;
 	if (u->bogus)
 		*truncated |= 1;
+	if ((*truncated & 1) && u->n > 0 && !has_cfi(sp, u->pcs[u->n - 1] - (u->n > 1)))
+		*truncated |= 4;
 	if (u->n > 0)
 		return u->n;
 fallback:

@@ -76,7 +76,10 @@ void sym_inline_free(struct sym_inline *v, uint32_t n);
  * addresses); returns how many, and sets *truncated when the unwinder gave
  * up before the outermost frame: bit 0 when it stopped on an error, bit 1
  * when it needed stack memory past the end of the copy (the caller knows
- * whether the copy was cut, or reached the top of the stack).
+ * whether the copy was cut, or reached the top of the stack), bit 2 with
+ * bit 0 when the last frame it reached is code without call-frame
+ * information (hand-written assembly, usually).  A return address outside
+ * every executable mapping ends the stack before it, as an error.
  */
 int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_NREGS], const uint8_t *stack,
 		    size_t stack_len, uint64_t *pcs, int max, int *truncated);

@@ -1240,6 +1240,34 @@ def test_stack_copy_cut(c):
 
 
 @test
+def test_no_unwind_info(c):
+    """hot loops without call-frame information: their stacks are cut short there (no unwinder
+    finds the caller), counted as such under the program's name by record, report and JSON; and
+    the frame-pointer fallback's caller read from a %rbp that is no frame pointer
+    (0x1010101010101010) is no frame of any stack."""
+    need_perf()
+    rec, data, rep = c.record_and_report([c.prog("s_nocfi")], min_samples=200)
+    n = rep["samples"]
+    in_asm = sum(r["exclusive_samples"] for r in rep["functions"] if r["name"] in ("nocfi_spin", "nocfi_garbage"))
+    check(in_asm >= 0.8 * n, "only %d of %d samples in nocfi_spin/nocfi_garbage\n  functions: %s" % (
+        in_asm, n, function_list(rep)))
+    for f in ("nocfi_spin", "nocfi_garbage"):
+        check(function_rows(rep, f), "no row for %s\n  functions: %s" % (f, function_list(rep)))
+    bogus = [r for r in rep["functions"] if r["name"].startswith("0x") or r["module"] in ("", "[unknown]")]
+    check(not bogus, "rows no code can be: %s\n  functions: %s" % (
+        ["%s [%s]" % (r["name"], r["module"]) for r in bogus], function_list(rep)))
+    check(rep["cut_no_unwind_info"] >= 0.9 * in_asm and rep["cut_no_unwind_info"] <= rep["cut_stacks"],
+          "cut_no_unwind_info %d, cut_stacks %d, %d samples in the loops without CFI" % (
+              rep["cut_no_unwind_info"], rep["cut_stacks"], in_asm))
+    check("without unwind information" in rec.stderr and "s_nocfi " in rec.stderr,
+          "record did not say where stacks stop at code without unwind information: %s" % rec.stderr.strip())
+    p = c.run([c.stint, "report", "-i", data], expect=0)
+    header = [l for l in p.stdout.splitlines() if l.startswith("# cut short:")]
+    check(any("without unwind information" in l and "s_nocfi " in l for l in header),
+          "the report header does not say where stacks stop without unwind information:\n%s" % p.stdout[:900])
+
+
+@test
 def test_reused_address(c):
     """libs_plugin.so loaded, closed, then libs_reuse.so loaded where it was: the samples in
     reuse_work are named by libs_reuse.so's symbols (the mapping in force when they were taken),
