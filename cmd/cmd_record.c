@@ -503,18 +503,12 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	struct rec_sample_stats st = {0};
-	rec_sample_build(rec_perf_records(perf), rec_perf_opts(perf), attach ? &at : NULL, &d, &st);
+	d.command = attach ? xstrdup(at.command) : join_args(argv);
+	rec_sample_build(rec_perf_records(perf), rec_perf_opts(perf), attach ? &at : NULL, rec_perf_titles(perf),
+			 attach ? 0 : (uint32_t)child.pid, attach ? NULL : d.command, &d, &st);
 	st.lost = rec_perf_lost(perf);
 	d.method = xstrdup("sampling");
-	d.command = attach ? xstrdup(at.command) : join_args(argv);
 	rec_attach_free(&at);
-	if (!attach && d.nprocs)
-		for (uint32_t i = 0; i < d.nprocs; i++)
-			if (d.procs[i].pid == (uint32_t)child.pid) {
-				free(d.procs[i].command);
-				d.procs[i].command = join_args(argv);
-				break;
-			}
 	d.wall_start = wall0;
 	d.duration_ns = mono1 - mono0;
 	d.ns_per_tick = 1.0;

@@ -37,13 +37,126 @@ struct rec_ring {
 	uint64_t size;
 };
 
+/* A process whose command line is read while it runs (rec_perf_titles). */
+struct title_watch {
+	uint32_t pid;
+	uint64_t since;     /* when it was forked or exec'd (monotonic ns) */
+	uint64_t next_read; /* not before */
+	char *last;         /* what the last read gave */
+};
+
 struct rec_perf {
 	struct rec_ring *rings;
 	int nrings;
 	struct rec_perf_opts opts;
 	struct rec_buf out;
 	uint64_t lost;
+	struct title_watch *watch;
+	size_t nwatch, capwatch;
+	struct rec_titles titles;
 };
+
+/* Titles are set early (setproctitle after fork): each drain's tick for a
+ * process's first two seconds, then once a second. */
+#define TITLE_EARLY_NS 2000000000ull
+#define TITLE_LATER_NS 1000000000ull
+
+static void watch_add(struct rec_perf *p, uint32_t pid, uint64_t now)
+{
+	for (size_t i = 0; i < p->nwatch; i++)
+		if (p->watch[i].pid == pid) { /* exec'd: a new program, read anew */
+			p->watch[i].since = now;
+			p->watch[i].next_read = 0;
+			free(p->watch[i].last);
+			p->watch[i].last = NULL;
+			return;
+		}
+	if (p->nwatch == p->capwatch) {
+		p->capwatch = p->capwatch ? p->capwatch * 2 : 16;
+		p->watch = xrealloc(p->watch, p->capwatch * sizeof(*p->watch));
+	}
+	p->watch[p->nwatch++] = (struct title_watch){pid, now, 0, NULL};
+}
+
+static void watch_drop(struct rec_perf *p, size_t i)
+{
+	free(p->watch[i].last);
+	p->watch[i] = p->watch[--p->nwatch];
+}
+
+/* Follow the processes the drained record tmp starts, execs or ends. */
+static void watch_record(struct rec_perf *p, const uint8_t *tmp, const struct perf_event_header *h)
+{
+	uint32_t a32[4];
+	if (h->size < sizeof(*h) + 16)
+		return;
+	memcpy(a32, tmp + sizeof(*h), 16);
+	uint64_t now = util_mono_ns();
+	if (h->type == PERF_RECORD_FORK && a32[0] != a32[1])
+		watch_add(p, a32[0], now);
+	else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC))
+		watch_add(p, a32[0], now);
+	else if (h->type == PERF_RECORD_EXIT && a32[0] == a32[2])
+		for (size_t i = 0; i < p->nwatch; i++)
+			if (p->watch[i].pid == a32[0]) {
+				watch_drop(p, i);
+				break;
+			}
+}
+
+/* Read the command lines due; keep each that changed, with when it was read. */
+static void read_titles(struct rec_perf *p)
+{
+	uint64_t now = util_mono_ns();
+	for (size_t i = 0; i < p->nwatch;) {
+		struct title_watch *w = &p->watch[i];
+		if (now < w->next_read) {
+			i++;
+			continue;
+		}
+		char path[64];
+		size_t n = 0;
+		snprintf(path, sizeof(path), "/proc/%u/cmdline", w->pid);
+		uint64_t t0 = util_mono_ns();
+		char *c = util_read_file(path, &n);
+		uint64_t t1 = util_mono_ns();
+		if (!c || !n) { /* gone, or a zombie: nothing more to read */
+			free(c);
+			watch_drop(p, i);
+			continue;
+		}
+		while (n > 0 && c[n - 1] == 0) /* a title's padding */
+			n--;
+		for (size_t k = 0; k < n; k++)
+			if (!c[k])
+				c[k] = ' ';
+		c[n] = 0;
+		w->next_read = now + (now - w->since < TITLE_EARLY_NS ? 0 : TITLE_LATER_NS);
+		if (w->last && strcmp(w->last, c) == 0) { /* the same: only the window grows */
+			free(c);
+			for (size_t k = p->titles.n; k-- > 0;)
+				if (p->titles.v[k].pid == w->pid) {
+					p->titles.v[k].t1 = t1;
+					break;
+				}
+			i++;
+			continue;
+		}
+		free(w->last);
+		w->last = xstrdup(c);
+		if (p->titles.n == p->titles.cap) {
+			p->titles.cap = p->titles.cap ? p->titles.cap * 2 : 16;
+			p->titles.v = xrealloc(p->titles.v, p->titles.cap * sizeof(*p->titles.v));
+		}
+		p->titles.v[p->titles.n++] = (struct rec_title){w->pid, t0, t1, c};
+		i++;
+	}
+}
+
+const struct rec_titles *rec_perf_titles(const struct rec_perf *p)
+{
+	return &p->titles;
+}
 
 static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
@@ -265,6 +378,9 @@ void rec_perf_drain(struct rec_perf *p)
 				p->lost += lost;
 			} else {
 				buf_append(&p->out, tmp, h.size);
+				if (h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_COMM ||
+				    h.type == PERF_RECORD_EXIT)
+					watch_record(p, tmp, &h);
 			}
 			tail += whole;
 		}
@@ -297,9 +413,11 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 		rec_attached_signals(on_stop, old_sigs);
 	}
 	int main_done = 0, stopped_early = 0, detached = 0;
+	watch_add(p, (uint32_t)child, t0);
 	for (;;) {
 		poll(pfd, (nfds_t)p->nrings, 50);
 		rec_perf_drain(p);
+		read_titles(p);
 		if (p->opts.attach) {
 			if (rec_perf_stop || (duration > 0 && (double)(util_mono_ns() - t0) / 1e9 >= duration))
 				break;
@@ -358,6 +476,12 @@ void rec_perf_close(struct rec_perf *p)
 	}
 	free(p->rings);
 	free(p->out.data);
+	while (p->nwatch)
+		watch_drop(p, 0);
+	free(p->watch);
+	for (size_t i = 0; i < p->titles.n; i++)
+		free(p->titles.v[i].command);
+	free(p->titles.v);
 	free(p);
 }
 

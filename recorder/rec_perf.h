@@ -85,10 +85,34 @@ int rec_attach_snapshot(pid_t pid, struct rec_attach *at);
 void rec_attach_free(struct rec_attach *at);
 
 /*
+ * A process's command line as /proc/PID/cmdline gave it while the program
+ * ran, read between t0 and t1 (CLOCK_MONOTONIC, the samples' clock): a
+ * worker that writes its title over its arguments (nginx's) is named by
+ * it, a forked or exec'd process by its whole command line, not its comm.
+ */
+struct rec_title {
+	uint32_t pid;
+	uint64_t t0, t1;
+	char *command; /* arguments joined by spaces */
+};
+
+struct rec_titles {
+	struct rec_title *v;
+	size_t n, cap;
+};
+
+/* The titles read while recording. */
+const struct rec_titles *rec_perf_titles(const struct rec_perf *p);
+
+/*
  * Turn the raw records into d (processes, threads, sample streams, modules,
- * symbols, source lines).  at, if not NULL, is the process attached to.
+ * symbols, source lines).  at, if not NULL, is the process attached to;
+ * titles, if not NULL, the command lines read while the program ran (the
+ * latest read within a process image's life names it; launched_command
+ * names the launched program's images that ended before a read).
  */
 int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, const struct rec_attach *at,
+		     const struct rec_titles *titles, uint32_t launched_pid, const char *launched_command,
 		     struct fmt_data *d, struct rec_sample_stats *st);
 
 #define REC_KERNEL_START 0xffff800000000000ull /* x86_64: kernel addresses from here */

@@ -83,6 +83,7 @@ struct simage {
 	uint64_t *addrs;     /* every address sampled (for symbols and lines) */
 	size_t naddrs, capaddrs;
 	int current;         /* the pid's image in force */
+	uint64_t born, died; /* its fork or exec, and its exit or next exec (0: not seen) */
 	const struct rec_attach *at; /* the process attached to: its thread names */
 };
 
@@ -109,11 +110,14 @@ static struct simage *image_of(struct sstate *s, uint32_t pid)
 	return NULL;
 }
 
-static struct simage *new_image(struct sstate *s, uint32_t pid, uint32_t ppid, const char *comm)
+static struct simage *new_image(struct sstate *s, uint32_t pid, uint32_t ppid, const char *comm, uint64_t time)
 {
 	struct simage *old = image_of(s, pid);
-	if (old)
+	if (old) {
 		old->current = 0;
+		if (!old->died)
+			old->died = time;
+	}
 	if (s->nimg == s->capimg) {
 		s->capimg = s->capimg ? s->capimg * 2 : 8;
 		s->img = xrealloc(s->img, s->capimg * sizeof(*s->img));
@@ -125,6 +129,7 @@ static struct simage *new_image(struct sstate *s, uint32_t pid, uint32_t ppid, c
 	snprintf(im->comm, sizeof(im->comm), "%s", comm ? comm : "");
 	im->current = 1;
 	im->dirty = 1;
+	im->born = time;
 	return im;
 }
 
@@ -588,7 +593,7 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 	}
 	struct simage *im = image_of(s, pid);
 	if (!im) {
-		im = new_image(s, pid, 0, "");
+		im = new_image(s, pid, 0, "", 0); /* from before the recording */
 		image_from_proc(im);
 	}
 	if (s->o->callgraph == REC_CG_DWARF) {
@@ -741,7 +746,28 @@ static void symbolize_image(struct simage *im, struct fmt_process *p)
 	}
 }
 
+/* The latest command line read in im's life names it; a read that an exec
+ * of the pid overlapped is no one's (the window of neither image holds it). */
+static void name_by_title(struct simage *im, const struct rec_titles *titles, uint32_t launched_pid,
+			  const char *launched_command)
+{
+	const struct rec_title *best = NULL;
+	for (size_t k = 0; k < titles->n; k++) {
+		const struct rec_title *t = &titles->v[k];
+		if (t->pid == im->pid && t->t0 >= im->born && (!im->died || t->t1 <= im->died) &&
+		    (!best || t->t0 > best->t0))
+			best = t;
+	}
+	if (best) {
+		free(im->command);
+		im->command = xstrdup(best->command);
+	} else if (im->pid == launched_pid && launched_command && !im->command) {
+		im->command = xstrdup(launched_command); /* it ended before a read */
+	}
+}
+
 int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, const struct rec_attach *at,
+		     const struct rec_titles *titles, uint32_t launched_pid, const char *launched_command,
 		     struct fmt_data *d, struct rec_sample_stats *st)
 {
 	struct sstate s = {.o = o, .st = st};
@@ -771,7 +797,7 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 	}
 	qsort(v, n, sizeof(*v), cmp_srec);
 	if (at) { /* as it was when stint attached; its later mmaps follow as records */
-		struct simage *im = new_image(&s, (uint32_t)at->pid, (uint32_t)at->ppid, at->comm);
+		struct simage *im = new_image(&s, (uint32_t)at->pid, (uint32_t)at->ppid, at->comm, 0);
 		if (at->maps)
 			add_maps_text(im, at->maps, at->maps_len);
 		im->command = xstrdup(at->command ? at->command : at->comm);
@@ -786,7 +812,7 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 			const char *comm = (const char *)(p + 8);
 			if (v[i].misc & PERF_RECORD_MISC_COMM_EXEC) {
 				struct simage *old = image_of(&s, a32[0]);
-				new_image(&s, a32[0], old ? old->ppid : 0, comm);
+				new_image(&s, a32[0], old ? old->ppid : 0, comm, v[i].time);
 			} else {
 				struct simage *im = image_of(&s, a32[0]);
 				if (im) {
@@ -805,7 +831,7 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 				char comm[32] = "";
 				if (parent)
 					snprintf(comm, sizeof(comm), "%s", parent->comm);
-				struct simage *im = new_image(&s, a32[0], a32[1], comm);
+				struct simage *im = new_image(&s, a32[0], a32[1], comm, v[i].time);
 				parent = image_of(&s, a32[1]); /* new_image may move the array */
 				if (parent)
 					copy_maps(im, parent);
@@ -816,8 +842,15 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 			memcpy(a32, p, 4);
 			struct simage *im = image_of(&s, a32[0]);
 			if (!im)
-				im = new_image(&s, a32[0], 0, "");
+				im = new_image(&s, a32[0], 0, "", 0);
 			on_mmap2(im, v[i].p, v[i].size);
+			break;
+		}
+		case PERF_RECORD_EXIT: {
+			memcpy(a32, p, 16); /* pid, ppid, tid, ptid */
+			struct simage *im = a32[0] == a32[2] ? image_of(&s, a32[0]) : NULL;
+			if (im && !im->died)
+				im->died = v[i].time;
 			break;
 		}
 		case PERF_RECORD_SAMPLE:
@@ -825,6 +858,9 @@ int rec_sample_build(const struct rec_buf *recs, const struct rec_perf_opts *o, 
 			break;
 		}
 	}
+	if (titles)
+		for (uint32_t i = 0; i < s.nimg; i++)
+			name_by_title(&s.img[i], titles, launched_pid, launched_command);
 	free(v);
 	/* images with samples become processes */
 	d->procs = xcalloc(s.nimg, sizeof(*d->procs));

@@ -1268,6 +1268,20 @@ def test_no_unwind_info(c):
 
 
 @test
+def test_process_titles(c):
+    """a forked worker that writes its title over its arguments, and a child that execs sh -c:
+    each process is named by its command line as ps shows it while it runs ("s_retitle: worker",
+    "sh -c ..."), not by its comm or its parent's command line."""
+    need_perf()
+    prog = c.prog("s_retitle")
+    rec, data, rep = c.record_and_report([prog, "x" * 40], min_samples=200)
+    cmds = sorted(p["command"] for p in rep["processes"])
+    check("s_retitle: worker" in cmds, "no process named by its title 's_retitle: worker': %r" % cmds)
+    check(any(x.startswith("sh -c i=0;") for x in cmds), "the exec'd shell is not named by its command line: %r" % cmds)
+    check(any(x == prog + " " + "x" * 40 for x in cmds), "the launched program is not named by its command line: %r" % cmds)
+
+
+@test
 def test_reused_address(c):
     """libs_plugin.so loaded, closed, then libs_reuse.so loaded where it was: the samples in
     reuse_work are named by libs_reuse.so's symbols (the mapping in force when they were taken),
