@@ -291,6 +291,30 @@ static int recorded_functions(const struct fmt_data *d)
 
 /* The programs the recorded ones ran that load no runtime (set-user-ID,
  * statically linked), named in one line. */
+/* Each name of STINT_PATCH_LIBS that no patched module of the notes'
+ * patchmod= words matches (by the runtime's rule: the file name, or its
+ * start up to a dot) is said: a misspelt name otherwise patches nothing in
+ * silence. */
+static void warn_patch_libs_unmatched(const char *notes)
+{
+	const char *list = getenv("STINT_PATCH_LIBS");
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		int found = l == 0 || (l == 3 && strncmp(p, "all", 3) == 0);
+		for (const char *w = notes; !found && w && (w = strstr(w, "patchmod=")); w += 9) {
+			const char *base = w + 9;
+			found = (w == notes || w[-1] == ' ') && strncmp(base, p, l) == 0 &&
+				(base[l] == '.' || base[l] == ':');
+		}
+		if (!found)
+			warn("STINT_PATCH_LIBS names '%.*s', but no library of that name was patched: the program loaded "
+			     "none (a name is a library's file name or its start up to a dot, as libz for libz.so.1), "
+			     "or it is one stint never patches (libc, ld.so, libpthread, libdl, librt, libgcc_s)",
+			     (int)l, p);
+		p += l + (p[l] == ',');
+	}
+}
+
 static void warn_unrecorded_programs(const struct rec_session *rs)
 {
 	char *programs = rec_unrecorded_programs(rs->spool.dirfd);
@@ -1072,6 +1096,8 @@ int cmd_record(int argc, char **argv)
 		     d->nprocs == 1 ? "" : "es", d->nthreads, d->nthreads == 1 ? "" : "s",
 		     (double)bytes / 1e6, output);
 		warn_unrecorded_programs(&rs);
+		if (d->nprocs)
+			warn_patch_libs_unmatched(d->notes);
 		unsigned long unrecorded = notes_count(d->notes, "unrecorded");
 		unsigned long procs = notes_count(d->notes, "unrecorded_procs");
 		if (unrecorded)

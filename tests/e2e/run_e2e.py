@@ -2559,6 +2559,15 @@ def test_patched_debian_binaries(c):
         check(any(m["module"].startswith("liblzma") and m["instrumented"] > 20 for m in rep.get("patched_modules", [])),
               "STINT_PATCH_LIBS=liblzma.so: liblzma was not patched: %s" % rep.get("patched_modules"))
         program_patched(same([xz, "-dc", os.path.join(c.tmp, "in.xz")], name="unxz-prog"), os.path.basename(xz))
+        # a misspelt name is said, once, and only it
+        p = subprocess.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "typo.data"), "--",
+                            xz, "-dc", os.path.join(c.tmp, "in.xz")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=dict(os.environ, STINT_PATCH_LIBS="liblzma.so,libzma"), timeout=RECORD_TIMEOUT,
+                           universal_newlines=True)
+        said = [l for l in p.stderr.splitlines() if "STINT_PATCH_LIBS" in l]
+        check(p.returncode == 0 and len(said) == 1 and "'libzma'" in said[0],
+              "STINT_PATCH_LIBS=liblzma.so,libzma: expected one line naming 'libzma', got exit %d:\n%s" % (
+                  p.returncode, p.stderr))
     gz = debian_binary("gzip")
     if gz:
         program_patched(same([gz, "-c", "-9", data_in], name="gzip"), os.path.basename(gz))
