@@ -88,12 +88,15 @@ struct rt_patch_thread {
  * The return stubs of rt_patch_x86_64.S, one per thread while there are:
  * their unwind information reads the thread's shadow stack, from
  * rt_patch_ret_pt[k] (its owner; 0 when free).  A thread's stub is let go
- * with its shadow stack (rt_patch_thread_unmap).
+ * with its shadow stack (rt_patch_thread_unmap).  Threads past the
+ * RT_PATCH_NRETS-th share one more stub, whose entry stays 0: an unwinder
+ * ends their stacks there (rt_patch_return itself, swapped in before, had
+ * no word an unwind expression could read safely).
  */
 #define RT_PATCH_NRETS 4096 /* as in rt_patch_x86_64.S */
 #define RT_PATCH_RET_BYTES 32
 extern char rt_patch_rets[], rt_patch_rets_end[];
-uint64_t rt_patch_ret_pt[RT_PATCH_NRETS] __attribute__((visibility("hidden")));
+uint64_t rt_patch_ret_pt[RT_PATCH_NRETS + 1] __attribute__((visibility("hidden")));
 _Static_assert(offsetof(struct rt_patch_thread, n) == 0 && offsetof(struct rt_patch_thread, e) == 32 &&
 		       sizeof(struct rt_patch_ent) == 32 && offsetof(struct rt_patch_ent, slot) == 0 &&
 		       offsetof(struct rt_patch_ent, orig) == 8,
@@ -112,8 +115,9 @@ static void rt_patch_claim_ret(struct rt_patch_thread *pt)
 	static uint32_t hint;
 	pt->ret = (uint64_t)(uintptr_t)rt_patch_return;
 	pt->ret_k = UINT32_MAX;
-	if ((size_t)(rt_patch_rets_end - rt_patch_rets) != (size_t)RT_PATCH_NRETS * RT_PATCH_RET_BYTES)
+	if ((size_t)(rt_patch_rets_end - rt_patch_rets) != (size_t)(RT_PATCH_NRETS + 1) * RT_PATCH_RET_BYTES)
 		return;
+	pt->ret = (uint64_t)(uintptr_t)(rt_patch_rets + (size_t)RT_PATCH_NRETS * RT_PATCH_RET_BYTES);
 	uint32_t from = __atomic_load_n(&hint, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < RT_PATCH_NRETS; i++) {
 		uint32_t k = (from + i) % RT_PATCH_NRETS;

@@ -22,6 +22,35 @@
 #include "arch_dwarf.inc"
 #include "arch_save.inc"
 
+#define RT_PATCH_NRETS 4096 /* as in rt_patch.c */
+#define RT_PT_N 0
+#define RT_PT_E 32
+#define RT_PT_ES 32
+#define RT_PT_ORIG 8
+/* The return address of a frame whose return-address slot (CFA - 8) holds
+ * a return stub's address: the expression the stubs' comment below explains */
+.macro RT_PATCH_RA_FROM_STUB
+	.cfi_escape DW_CFA_expression, DW_REG_RIP, 91, \
+		DW_OP_dup, DW_OP_lit8, DW_OP_minus,          /* CFA (kept under: DW_OP_pick's bound), key */ \
+		DW_OP_dup, DW_OP_deref, DW_OP_const1s, 0xe0, DW_OP_and, /* S */ \
+		DW_OP_dup, DW_OP_plus_uconst, 16, DW_OP_dup, DW_OP_deref_size, 4, DW_SEXT32, \
+		DW_OP_plus, DW_OP_deref,                     /* pt */ \
+		DW_OP_dup, DW_OP_bra, 0x04, 0x00,            /* to have_pt */ \
+		DW_OP_drop, DW_OP_skip, 0x16, 0x00,          /* to not_found */ \
+		/* have_pt: */ DW_OP_dup, DW_OP_plus_uconst, RT_PT_E, DW_OP_swap, \
+		DW_OP_plus_uconst, RT_PT_N, DW_OP_deref_size, 4, DW_OP_const1u, RT_PT_ES, DW_OP_mul, \
+		DW_OP_over, DW_OP_plus,                      /* base, end */ \
+		/* loop: */ DW_OP_dup, DW_OP_pick, 2, DW_OP_gt, DW_OP_bra, 0x0b, 0x00, /* cur > base: to body */ \
+		DW_OP_drop, DW_OP_drop,                      \
+		/* not_found: */ DW_OP_plus_uconst, 24, DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop, \
+		DW_OP_skip, 0x18, 0x00,                      /* to the end: S + 24 */ \
+		/* body: */ DW_OP_const1u, RT_PT_ES, DW_OP_minus, DW_OP_dup, DW_OP_deref, DW_OP_pick, 4, DW_OP_eq, \
+		DW_OP_bra, 0x03, 0x00,                       /* to found */ \
+		DW_OP_skip, 0xe0, 0xff,                      /* to loop */ \
+		/* found: */ DW_OP_plus_uconst, RT_PT_ORIG, DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop, \
+		DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop /* &orig */
+.endm
+
 	.text
 /* the entry probe: \kind in %edx tells rt_patch_enter how to find the
  * function (0: from the patch site's bytes, 1: the qword before the
@@ -69,15 +98,26 @@ rt_patch_entry_tramp:
 	.hidden rt_patch_return
 	.type rt_patch_return, @function
 rt_patch_return:
+	/* The stubs' unwind information (below): the old return-address slot
+	 * still holds the stub's address (below %rsp, in the red zone, which
+	 * signal frames leave alone) until the original return address is put
+	 * back there; from then on the slot is the return address. */
+	.cfi_startproc simple
+	.cfi_def_cfa %rsp, 0
+	RT_PATCH_RA_FROM_STUB
 	/* %rsp is the old return-address slot + 8, and 0 mod 16 */
 	sub $80, %rsp
+	.cfi_adjust_cfa_offset 80
 	ARCH_SAVE_CLOBBERED
 	lea 72(%rsp), %rdi           /* the old return-address slot */
 	call rt_patch_leave
 	mov %rax, 72(%rsp)           /* put the original return address back */
+	.cfi_offset %rip, -8
 	ARCH_RESTORE_CLOBBERED
 	add $72, %rsp
+	.cfi_adjust_cfa_offset -72
 	ret
+	.cfi_endproc
 	.size rt_patch_return, .-rt_patch_return
 
 /*
@@ -105,41 +145,19 @@ rt_patch_return:
  *       cur -= RT_PT_ES; if (*cur == key) return cur + RT_PT_ORIG
  *   S + 24
  */
-#define RT_PATCH_NRETS 4096 /* as in rt_patch.c */
-#define RT_PT_N 0
-#define RT_PT_E 32
-#define RT_PT_ES 32
-#define RT_PT_ORIG 8
+
 	.p2align 5
 rt_patch_rets_unwind:
 	.cfi_startproc simple
 	.cfi_def_cfa %rsp, 0
-	.cfi_escape DW_CFA_expression, DW_REG_RIP, 91, \
-		DW_OP_dup, DW_OP_lit8, DW_OP_minus,          /* CFA (kept under: DW_OP_pick's bound), key */ \
-		DW_OP_dup, DW_OP_deref, DW_OP_const1s, 0xe0, DW_OP_and, /* S */ \
-		DW_OP_dup, DW_OP_plus_uconst, 16, DW_OP_dup, DW_OP_deref_size, 4, DW_SEXT32, \
-		DW_OP_plus, DW_OP_deref,                     /* pt */ \
-		DW_OP_dup, DW_OP_bra, 0x04, 0x00,            /* to have_pt */ \
-		DW_OP_drop, DW_OP_skip, 0x16, 0x00,          /* to not_found */ \
-		/* have_pt: */ DW_OP_dup, DW_OP_plus_uconst, RT_PT_E, DW_OP_swap, \
-		DW_OP_plus_uconst, RT_PT_N, DW_OP_deref_size, 4, DW_OP_const1u, RT_PT_ES, DW_OP_mul, \
-		DW_OP_over, DW_OP_plus,                      /* base, end */ \
-		/* loop: */ DW_OP_dup, DW_OP_pick, 2, DW_OP_gt, DW_OP_bra, 0x0b, 0x00, /* cur > base: to body */ \
-		DW_OP_drop, DW_OP_drop,                      \
-		/* not_found: */ DW_OP_plus_uconst, 24, DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop, \
-		DW_OP_skip, 0x18, 0x00,                      /* to the end: S + 24 */ \
-		/* body: */ DW_OP_const1u, RT_PT_ES, DW_OP_minus, DW_OP_dup, DW_OP_deref, DW_OP_pick, 4, DW_OP_eq, \
-		DW_OP_bra, 0x03, 0x00,                       /* to found */ \
-		DW_OP_skip, 0xe0, 0xff,                      /* to loop */ \
-		/* found: */ DW_OP_plus_uconst, RT_PT_ORIG, DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop, \
-		DW_OP_swap, DW_OP_drop, DW_OP_swap, DW_OP_drop /* &orig */
+	RT_PATCH_RA_FROM_STUB
 	.skip 32, 0xcc
 	.globl rt_patch_rets
 	.hidden rt_patch_rets
 	.type rt_patch_rets, @function
 rt_patch_rets:
 	.set ret_no, 0
-	.rept RT_PATCH_NRETS
+	.rept RT_PATCH_NRETS + 1     /* the last: threads past the others */
 	jmp rt_patch_return
 	.p2align 4, 0xcc
 	.long rt_patch_ret_pt + 8 * ret_no - .

@@ -67,23 +67,45 @@ rt_plt_entry:
 	.cfi_endproc
 	.size rt_plt_entry, .-rt_plt_entry
 
+/* The return address of a frame whose return-address slot (CFA - 8) holds
+ * a return thunk's address (see the thunks below) */
+.macro RT_PLT_RA_FROM_THUNK
+	.cfi_escape DW_CFA_expression, DW_REG_RIP, 24, \
+		DW_OP_lit8, DW_OP_minus, DW_OP_deref,          /* the thunk's address */ \
+		DW_OP_const1s, 0xe0, DW_OP_and,                /* its start */ \
+		DW_OP_plus_uconst, 16, DW_OP_dup,              /* its distance word */ \
+		DW_OP_deref_size, 4, DW_SEXT32, \
+		DW_OP_plus                                     /* &rt_plt_thunk_ret[k] */
+.endm
+
 	/* Where every return thunk leads; %r11 holds the thunk's number.  The
-	 * results in rax and rdx are kept (xmm0-1, st0-1: untouched) */
+	 * results in rax and rdx are kept (xmm0-1, st0-1: untouched).  Its
+	 * unwind information is the thunks': the old return-address slot
+	 * still holds the thunk's address (below %rsp, in the red zone, which
+	 * signal frames leave alone) until the original return address is put
+	 * back there; from then on the slot is the return address. */
 	.p2align 4
 	.type rt_plt_thunk_common, @function
 rt_plt_thunk_common:
+	.cfi_startproc simple
+	.cfi_def_cfa %rsp, 0
+	RT_PLT_RA_FROM_THUNK
 	/* %rsp is the old return-address slot + 8, and 0 mod 16 */
 	sub $32, %rsp
+	.cfi_adjust_cfa_offset 32
 	mov %rax, 0(%rsp)
 	mov %rdx, 8(%rsp)
 	mov %r11, %rdi
 	lea 24(%rsp), %rsi           /* the old return-address slot */
 	call rt_plt_leave
 	mov %rax, 24(%rsp)           /* put the original return address back */
+	.cfi_offset %rip, -8
 	mov 0(%rsp), %rax
 	mov 8(%rsp), %rdx
 	add $24, %rsp
+	.cfi_adjust_cfa_offset -24
 	ret
+	.cfi_endproc
 	.size rt_plt_thunk_common, .-rt_plt_thunk_common
 
 /*
@@ -107,12 +129,7 @@ rt_plt_thunk_common:
 rt_plt_thunks:
 	.cfi_startproc simple
 	.cfi_def_cfa %rsp, 0
-	.cfi_escape DW_CFA_expression, DW_REG_RIP, 24, \
-		DW_OP_lit8, DW_OP_minus, DW_OP_deref,          /* the thunk's address */ \
-		DW_OP_const1s, 0xe0, DW_OP_and,                /* its start */ \
-		DW_OP_plus_uconst, 16, DW_OP_dup,              /* its distance word */ \
-		DW_OP_deref_size, 4, DW_SEXT32, \
-		DW_OP_plus                                     /* &rt_plt_thunk_ret[k] */
+	RT_PLT_RA_FROM_THUNK
 	.set thunk_no, 0
 	.rept RT_PLT_NTHUNKS
 	call *%r11                   /* 3 bytes: RT_PLT_THUNK_CALL of rt_plt.c */

@@ -842,29 +842,44 @@ def test_debugger_backtrace(c):
     """gdb's backtrace of a program stopped inside a probed library call's callback (an abort in
     qsort's comparator), with stint's runtime in it as record puts it there: every frame from
     cmp to main, through the library call's return thunk and, patched at load, the functions'
-    return stubs, which carry unwind information.  gdb stopped at the first of them."""
+    return stubs, which carry unwind information.  gdb stopped at the first of them.  And stopped
+    in the trampolines the thunks and stubs lead to (rt_plt_thunk_common, rt_patch_return), as a
+    signal may stop a thread there: every frame to main (gdb stopped there before)."""
     if not shutil.which("gdb"):
         raise TestSkip("gdb is not installed")
     progs = ["e2e_debugger_stack"] + (["e2e_debugger_stack_plain"] if c.capstone() else [])
-    for name in progs:
-        spool = os.path.join(c.tmp, name + ".spool")
+
+    def backtrace(name, stop_at, expect):
+        # gdb stopped at the abort, or at the first hit of a breakpoint in stint's trampolines
+        spool = os.path.join(c.tmp, "%s-%s.spool" % (name, stop_at or "abort"))
         os.mkdir(spool)
         env = ["LD_PRELOAD=" + os.path.join(os.path.dirname(c.stint), "libstint-rt.so"),
                "STINT_SPOOL=" + spool, "STINT_PLT=1", "STINT_CLOCK=tsc"]
         cmd = ["gdb", "-q", "-nx", "-batch"] + [a for e in env for a in ("-ex", "set env " + e.replace("=", " ", 1))]
-        cmd += ["-ex", "handle SIGUSR1 SIGUSR2 nostop noprint", "-ex", "run", "-ex", "bt", "--args", c.prog(name)]
+        cmd += ["-ex", "handle SIGUSR1 SIGUSR2 nostop noprint"]
+        if stop_at:
+            cmd += ["-ex", "set breakpoint pending on", "-ex", "break " + stop_at]
+        cmd += ["-ex", "run", "-ex", "bt", "-ex", "kill", "--args", c.prog(name)]
         p = c.run(cmd)
         frames = [l for l in p.stdout.splitlines() if l.startswith("#")]
         order = []
         for f in frames:
             m = re.match(r"#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(", f)
             name_at = m.group(1).replace("__GI_", "").lstrip("_") if m else ""  # glibc's debug names
-            for fn in ("abort", "cmp", "qsort", "outer", "main"):
+            for fn in expect:
                 if name_at.startswith(fn) and fn not in order:
                     order.append(fn)
-        check(order == ["abort", "cmp", "qsort", "outer", "main"],
-              "%s: gdb's backtrace found %s, expected abort, cmp, qsort, outer, main:\n%s" % (
-                  name, order, "\n".join(frames) or p.stdout + p.stderr))
+        check(order == expect and (not stop_at or (frames and stop_at in frames[0])),
+              "%s: gdb's backtrace%s found %s, expected %s:\n%s" % (
+                  name, " in " + stop_at if stop_at else "", order, ", ".join(expect),
+                  "\n".join(frames) or p.stdout + p.stderr))
+
+    for name in progs:
+        backtrace(name, None, ["abort", "cmp", "qsort", "outer", "main"])
+        # a signal's unwinder may start inside the trampolines themselves
+        backtrace(name, "rt_plt_thunk_common", ["rt_plt_thunk_common", "outer", "main"])
+        if name.endswith("_plain"):
+            backtrace(name, "rt_patch_return", ["rt_patch_return", "qsort", "outer", "main"])
 
 
 @test
