@@ -569,7 +569,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		if (st.no_cfi) {
 			no_cfi_where(&st, where, sizeof(where), 0);
 			warn("%llu of the stacks stop at code without unwind information (hand-written assembly, "
-			     "usually), where no unwinder can find the caller%s%s",
+			     "or code generated at run time), where no unwinder can find the caller%s%s",
 			     (unsigned long long)st.no_cfi, *where ? ": " : "", where);
 		}
 	}

@@ -684,7 +684,7 @@ static const char *note_get_list(const char *notes, const char *key, char *buf, 
 			const char *v = p + l + 1, *e = strchrnul(v, ' ');
 			size_t len = (size_t)(e - v);
 			if (len < n && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-						 "0123456789._+-:,") == len)
+						 "0123456789._+-:,[]") == len)
 				snprintf(buf, n, "%.*s", (int)len, v);
 			break;
 		}
@@ -763,7 +763,7 @@ static uint64_t sample_table_header(FILE *f, const struct fmt_data *d, const str
 	if (strcmp(note_get(d->notes, "nocfi", b2, sizeof(b2)), "0") != 0) {
 		char at[512];
 		note_get_list(d->notes, "nocfiat", at, sizeof(at));
-		fprintf(f, "# cut short:   %s stacks at code without unwind information (hand-written assembly, usually)",
+		fprintf(f, "# cut short:   %s stacks at code without unwind information (hand-written assembly, or code generated at run time)",
 			b2);
 		if (*at) {
 			fputs(": ", f);

@@ -533,10 +533,9 @@ static void count_no_cfi(struct rec_sample_stats *st, struct sym_proc *sp, uint6
 	uint32_t nmods;
 	const struct fmt_module *mods = sym_proc_modules(sp, &nmods);
 	int m = sym_proc_module_of(sp, pc);
-	if (m < 0)
-		return;
-	const char *slash = strrchr(mods[m].path, '/');
-	const char *name = slash ? slash + 1 : mods[m].path;
+	/* no file: code made at run time (a JIT's), as the report's [anon] */
+	const char *slash = m < 0 ? NULL : strrchr(mods[m].path, '/');
+	const char *name = m < 0 ? "[anon]" : slash ? slash + 1 : mods[m].path;
 	size_t k, nslots = sizeof(st->no_cfi_at) / sizeof(st->no_cfi_at[0]);
 	for (k = 0; k < nslots && st->no_cfi_at[k].n; k++)
 		if (strncmp(st->no_cfi_at[k].module, name, sizeof(st->no_cfi_at[k].module) - 1) == 0)
