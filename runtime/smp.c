@@ -237,6 +237,29 @@ static void smp_sample_here(void)
 	smp_sample(t, t->si, t->uctx);
 }
 
+/* Whether the cursor's frame is code with unwind information.  Where it
+ * has none, libunwind's x86_64 unw_get_proc_info still succeeds, with a
+ * made-up procedure of one byte at the address itself (for _start's sake). */
+static int smp_has_unwind_info(unw_cursor_t *c)
+{
+	unw_proc_info_t pi;
+	unw_word_t ip;
+	if (unw_get_reg(c, UNW_REG_IP, &ip) < 0 || unw_get_proc_info(c, &pi) < 0)
+		return 0;
+	return !(pi.start_ip == ip && pi.end_ip == ip + 1);
+}
+
+/* Whether the cursor's address lies in mapped memory (mincore: a system
+ * call, so a garbage address is an error, not a fault). */
+static int smp_mapped(unw_cursor_t *c)
+{
+	unw_word_t ip;
+	unsigned char v;
+	if (unw_get_reg(c, UNW_REG_IP, &ip) < 0 || ip < 4096)
+		return 0;
+	return mincore((void *)(uintptr_t)(ip & ~(unw_word_t)4095), 1, &v) == 0;
+}
+
 static void smp_sample(struct smp_thread *t, siginfo_t *si, void *uctx)
 {
 	int saved = errno;
@@ -269,9 +292,21 @@ static void smp_sample(struct smp_thread *t, siginfo_t *si, void *uctx)
 				cut = 1;
 				break;
 			}
+			/* Code without unwind information (hand-written assembly,
+			 * a JIT's): libunwind then guesses the caller from %rbp,
+			 * which in code that keeps no frame pointer holds anything
+			 * (0x1010101010101010 [unknown] as a caller, or an end of
+			 * the stack that is none).  A guess is kept only if it
+			 * lands in code that has unwind information, or in mapped
+			 * memory (a JIT's frames keep %rbp: V8's). */
+			int known = smp_has_unwind_info(&c);
 			int r = unw_step(&c);
 			if (r <= 0) {
-				cut = r < 0;
+				cut = r < 0 || !known;
+				break;
+			}
+			if (!known && !smp_has_unwind_info(&c) && !smp_mapped(&c)) {
+				cut = 1;
 				break;
 			}
 		}

@@ -1265,6 +1265,15 @@ def test_no_unwind_info(c):
     header = [l for l in p.stdout.splitlines() if l.startswith("# cut short:")]
     check(any("without unwind information" in l and "s_nocfi " in l for l in header),
           "the report header does not say where stacks stop without unwind information:\n%s" % p.stdout[:900])
+    # the in-process sampler (libunwind): no garbage caller either, and the stacks are cut short
+    # (libunwind took nocfi_spin's guessed caller for the end of the stack)
+    _, _, rep = c.record_and_report([c.prog("s_nocfi")], options=["--sampler", "inproc"], min_samples=60)
+    in_asm = sum(r["exclusive_samples"] for r in rep["functions"] if r["name"] in ("nocfi_spin", "nocfi_garbage"))
+    bogus = [r for r in rep["functions"] if r["name"].startswith("0x") or r["module"] in ("", "[unknown]")]
+    check(not bogus and in_asm >= 0.8 * rep["samples"] and rep["cut_stacks"] >= 0.9 * in_asm,
+          "in-process sampler: %d of %d samples in the loops, %d stacks cut short, rows no code can be: %s\n"
+          "  functions: %s" % (in_asm, rep["samples"], rep["cut_stacks"],
+                               ["%s [%s]" % (r["name"], r["module"]) for r in bogus], function_list(rep)))
 
 
 @test
