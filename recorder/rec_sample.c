@@ -72,7 +72,7 @@ struct simage {
 	struct smap *live;   /* the mappings in force: sorted, disjoint */
 	uint32_t nlive, caplive;
 	struct smap *hist;   /* every file mapping ever made, sorted by start */
-	uint32_t nhist, caphist;
+	uint32_t nhist;      /* (room: UTIL_GROW1's) */
 	uint64_t histmax;    /* the longest of them (to bound overlap scans) */
 	struct stext *texts; /* per tag */
 	uint32_t ntags;
@@ -357,8 +357,14 @@ static void copy_maps(struct simage *im, const struct simage *parent)
 		im->live[i] = parent->live[i];
 		im->live[i].path = xstrdup(parent->live[i].path);
 	}
-	im->hist = xmalloc((parent->nhist + 1) * sizeof(*im->hist));
-	im->nhist = im->caphist = parent->nhist;
+	/* hist grows by UTIL_GROW1, which takes the room for a power of two:
+	 * nhist + 1 elements were written past at the next mapping the child
+	 * made (a forked worker mapping a file: PostgreSQL's parallel workers) */
+	uint32_t room = 1;
+	while (room < parent->nhist)
+		room *= 2;
+	im->hist = xmalloc(room * sizeof(*im->hist));
+	im->nhist = parent->nhist;
 	for (uint32_t i = 0; i < parent->nhist; i++) {
 		im->hist[i] = parent->hist[i];
 		im->hist[i].path = xstrdup(parent->hist[i].path);

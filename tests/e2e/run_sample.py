@@ -1291,6 +1291,21 @@ def test_process_titles(c):
 
 
 @test
+def test_fork_child_maps_files(c):
+    """a forked child (no exec) that maps a file twice, as PostgreSQL's parallel workers do: record
+    ends with the program's status and a recording of both processes, each function in its own
+    process (the recorder wrote past its copy of the parent's mappings and aborted, losing all)."""
+    need_perf()
+    rec, data, rep = c.record_and_report([c.prog("s_forkmap")], min_samples=150)
+    check(rec.stdout == "done\n", "s_forkmap printed %r" % rec.stdout)
+    check(len(rep["processes"]) == 2, "expected 2 processes, got %r" % [p["command"] for p in rep["processes"]])
+    for f in ("child_work", "parent_work"):
+        rows = function_rows(rep, f)
+        check(rows and rows[0]["exclusive_samples"] >= 0.25 * rep["samples"],
+              "%s has too few samples\n  functions: %s" % (f, function_list(rep)))
+
+
+@test
 def test_reused_address(c):
     """libs_plugin.so loaded, closed, then libs_reuse.so loaded where it was: the samples in
     reuse_work are named by libs_reuse.so's symbols (the mapping in force when they were taken),
