@@ -355,10 +355,16 @@ static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 			add_exec_range(&sp->exec, start, stop);
 		if (perms[2] != 'x' || (path[0] != '/' && strcmp(path, "[vdso]") != 0))
 			continue;
-		uint32_t i;
-		for (i = 0; i < sp->nmods; i++)
-			if (strcmp(sp->mods[i].path, path) == 0)
+		/* a file's mappings make one module; perf's "//anon" (code made
+		 * at run time) is no file: each of its mappings is a module of
+		 * its own, or one would span every library between two of them
+		 * (libc's samples in "anon" with 15 JIT pages around it) */
+		uint32_t i = sp->nmods;
+		for (uint32_t k = 0; path[1] != '/' && k < sp->nmods; k++)
+			if (strcmp(sp->mods[k].path, path) == 0) {
+				i = k;
 				break;
+			}
 		if (i < sp->nmods) {
 			if (start < sp->mods[i].start)
 				sp->mods[i].start = start;

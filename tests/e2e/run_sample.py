@@ -1306,6 +1306,22 @@ def test_fork_child_maps_files(c):
 
 
 @test
+def test_anon_code_apart(c):
+    """code made at run time (//anon) on each side of the C library: qsort's functions are
+    libc.so.6's, and no sample is in an "anon" module (all //anon mappings made one module, from
+    the lowest to the highest, over libc)."""
+    need_perf()
+    rec, data, rep = c.record_and_report([c.prog("s_anon_code")], min_samples=100)
+    if "no room" in rec.stdout:
+        raise TestSkip("no room for code pages around libc")
+    libc = sum(r["exclusive_samples"] for r in rep["functions"] if r["module"].startswith("libc.so"))
+    anon = [r for r in rep["functions"] if r["module"] in ("anon", "//anon", "[anon]")]
+    check(libc >= 0.3 * rep["samples"] and not anon,
+          "%d of %d samples in libc.so, rows in an anon module: %s\n  functions: %s" % (
+              libc, rep["samples"], ["%s [%s]" % (r["name"], r["module"]) for r in anon], function_list(rep)))
+
+
+@test
 def test_reused_address(c):
     """libs_plugin.so loaded, closed, then libs_reuse.so loaded where it was: the samples in
     reuse_work are named by libs_reuse.so's symbols (the mapping in force when they were taken),
