@@ -38,6 +38,8 @@ static const char *op_reason(const char *k, size_t n)
 		{"go", "Go code: Go's runtime walks its stacks by its own tables (stint record -m sample profiles it)"},
 		{"v8", "V8 (node, Electron): its garbage collector looks return addresses up in its own tables "
 		       "(stint record -m sample profiles it)"},
+		{"jvm", "the Java virtual machine (HotSpot's libjvm.so): it walks its own frames by their return "
+			"addresses (stint record -m sample profiles it)"},
 	};
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
 		if (strlen(r[i][0]) == n && strncmp(r[i][0], k, n) == 0)

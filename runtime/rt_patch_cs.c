@@ -32,7 +32,8 @@
  *   nosize - its symbol has no size (the code to scan is not known);
  *   entry  - the program's entry point (no return address on its stack);
  *   go     - the whole module, Go code (rt_cs_own_walker);
- *   v8     - the whole module, V8 (node, Electron; rt_cs_own_walker).
+ *   v8     - the whole module, V8 (node, Electron; rt_cs_own_walker);
+ *   jvm    - the whole module, HotSpot (libjvm.so; rt_cs_own_walker).
  * A function that record-time selection leaves out (stint record
  * --function/--not-function/--module) is not patched at all: it runs its
  * own code, and is counted apart ("unselected"), not as refused.
@@ -371,7 +372,7 @@ static void rt_cs_add_fde(void *arg, uint64_t start, uint64_t end)
 /*
  * Whether the file holds code whose runtime walks its stacks by tables of
  * its own, and stops (or crashes) at a return address it does not know,
- * which a patched function's is while it runs: "go", "v8" or NULL.
+ * which a patched function's is while it runs: "go", "v8", "jvm" or NULL.
  *   - Go (a .gopclntab or .go.buildinfo section): its runtime walks its
  *     goroutines' stacks to grow and move them and to collect garbage
  *     ("unknown pc").
@@ -381,10 +382,16 @@ static void rt_cs_add_fde(void *arg, uint64_t start, uint64_t end)
  *     frame's return address in its own code tables ("Check failed:
  *     maybe_code.has_value()"); its JIT code also returns through patched
  *     functions the shadow stack does not follow (node aborted at once).
+ *   - HotSpot, the Java virtual machine (libjvm.so: its dynamic symbols
+ *     name JVM_handle_linux_signal, its signal handler, which only the VM
+ *     itself defines): it walks its own native frames by their frame
+ *     pointers and return addresses (frame::sender), and crashed at the
+ *     first patched one (SIGSEGV, then abort).
  */
 static const char *rt_cs_own_walker(const uint8_t *f, size_t fsz)
 {
 	static const char v8_mark[] = "_ZNK2v88internal7Isolate18embedded_blob_code";
+	static const char jvm_mark[] = "JVM_handle_linux_signal";
 	const ElfW(Ehdr) *eh = (const void *)f;
 	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shstrndx >= eh->e_shnum ||
 	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsz)
@@ -392,11 +399,13 @@ static const char *rt_cs_own_walker(const uint8_t *f, size_t fsz)
 	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff), *names = &sh[eh->e_shstrndx];
 	if (names->sh_offset > fsz || names->sh_size > fsz - names->sh_offset)
 		return NULL;
-	int v8 = 0;
+	int v8 = 0, jvm = 0;
 	for (unsigned s = 0; s < eh->e_shnum; s++) {
-		if (!v8 && sh[s].sh_type == SHT_STRTAB && sh[s].sh_offset <= fsz &&
-		    sh[s].sh_size <= fsz - sh[s].sh_offset)
-			v8 = memmem(f + sh[s].sh_offset, sh[s].sh_size, v8_mark, sizeof(v8_mark) - 1) != NULL;
+		if (sh[s].sh_type == SHT_STRTAB && sh[s].sh_offset <= fsz && sh[s].sh_size <= fsz - sh[s].sh_offset) {
+			const uint8_t *t = f + sh[s].sh_offset;
+			v8 = v8 || memmem(t, sh[s].sh_size, v8_mark, sizeof(v8_mark) - 1) != NULL;
+			jvm = jvm || memmem(t, sh[s].sh_size, jvm_mark, sizeof(jvm_mark) - 1) != NULL;
+		}
 		if (sh[s].sh_name >= names->sh_size)
 			continue;
 		const char *nm = (const char *)f + names->sh_offset + sh[s].sh_name;
@@ -404,7 +413,7 @@ static const char *rt_cs_own_walker(const uint8_t *f, size_t fsz)
 		if (strnlen(nm, room) < room && (strcmp(nm, ".gopclntab") == 0 || strcmp(nm, ".go.buildinfo") == 0))
 			return "go";
 	}
-	return v8 ? "v8" : NULL;
+	return v8 ? "v8" : jvm ? "jvm" : NULL;
 }
 
 /*

@@ -1975,6 +1975,55 @@ def test_patched_v8_left_alone(c):
 
 
 @test
+def test_patched_jvm_left_alone(c):
+    """A module holding HotSpot, the Java virtual machine (its symbols name JVM_handle_linux_signal)
+    is not patched: the VM walks its own native frames by their return addresses, and java with
+    STINT_PATCH_LIBS=libjvm died of SIGSEGV in frame::sender, then abort.  A marked C program here,
+    and java itself where it is installed, with every library named: the same output and status
+    as alone, its libjvm.so left alone as "jvm"."""
+    c.need_capstone()
+    prog = c.prog("e2e_jvm_marker_plain")
+    alone = c.run([prog], expect=0).stdout
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "under stint it printed %r instead of %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    check(calls(rep, "jvm_work") == 0, "jvm_work of a JVM module was patched: %d calls" % calls(rep, "jvm_work"))
+    m = {m["module"]: m for m in rep.get("patched_modules", [])}.get("e2e_jvm_marker_plain")
+    check(m and m["instrumented"] == 0 and m["not_instrumented"] and
+          all(f["reason"] == "jvm" for f in m["not_instrumented"]),
+          "the JVM module's functions are not all refused as jvm: %s" % m)
+    text = c.run([c.stint, "report", "-i", data, "--no-pager", "--why"], expect=0).stdout
+    check("Java virtual machine" in text, "--why does not say Java virtual machine:\n%s" % text[:1500])
+    java = shutil.which("java")
+    if not java:
+        return
+    src = os.path.join(c.tmp, "Work.java")
+    with open(src, "w") as f:  # threads, allocation for a few collections, an exception, a status
+        f.write("public class Work { public static void main(String[] a) throws Exception {\n"
+                "  Thread[] t = new Thread[3]; long[] r = new long[3];\n"
+                "  for (int i = 0; i < 3; i++) { final int k = i; t[i] = new Thread(() -> {\n"
+                "    java.util.List<String> l = new java.util.ArrayList<>();\n"
+                "    for (int j = 0; j < 200000; j++) { l.add(\"s\" + j); if (l.size() > 1000) l.clear(); }\n"
+                "    r[k] = l.size(); }); t[i].start(); }\n"
+                "  for (Thread x : t) x.join();\n"
+                "  try { Object o = null; o.hashCode(); } catch (NullPointerException e) { System.out.println(\"npe\"); }\n"
+                "  System.out.println(r[0] + r[1] + r[2]); System.exit(3); } }\n")
+    alone = subprocess.run([java, src], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                           timeout=RECORD_TIMEOUT)
+    env = dict(os.environ, STINT_PATCH_LIBS="all")
+    data = os.path.join(c.tmp, "java.data")
+    c.log.append("STINT_PATCH_LIBS=all stint record -o %s -- java %s" % (data, src))
+    p = subprocess.run([c.stint, "record", "-m", "instrument", "-o", data, "--", java, src], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, env=env, timeout=300)
+    check(p.returncode == alone.returncode == 3 and p.stdout == alone.stdout,
+          "java under stint: exit %d, printed %r; alone: exit %d, %r\n%s" % (
+              p.returncode, p.stdout, alone.returncode, alone.stdout, p.stderr[-1500:]))
+    rep = c.report_json(data, timeout=120)
+    jvm = [m for m in rep.get("patched_modules", []) if m["module"] == "libjvm.so"]
+    check(jvm and jvm[0]["instrumented"] == 0, "libjvm.so was patched: %s" % jvm)
+
+
+@test
 def test_patched_go_program(c):
     """A real Go program calling C (cgo) from goroutines whose stacks grow, built with the go tool
     where it is installed: under stint it prints the same and exits 0 (it stopped with Go's
