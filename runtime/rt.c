@@ -2215,24 +2215,34 @@ void rt_vfork_child(void)
  * was changed: without system calls (seccomp) it is not.
  */
 static __thread uint64_t rt_fork_mask __attribute__((tls_model("initial-exec")));
-#define RT_FORK_HELD (1ull << (SIGKILL - 1))
+#define RT_SIGNALS_HELD (1ull << (SIGKILL - 1))
+
+uint64_t rt_signals_hold(void)
+{
+	uint64_t all = ~0ull, old = 0;
+	if (!rt_g.no_syscalls && arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8, 0, 0) == 0)
+		return old | RT_SIGNALS_HELD;
+	return 0;
+}
+
+void rt_signals_release(uint64_t held)
+{
+	if (!(held & RT_SIGNALS_HELD))
+		return;
+	uint64_t old = held & ~RT_SIGNALS_HELD;
+	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+}
 
 static void rt_atfork_prepare(void)
 {
-	uint64_t all = ~0ull;
-	rt_fork_mask = 0;
-	if (!rt_g.no_syscalls &&
-	    arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&rt_fork_mask, 8, 0, 0) == 0)
-		rt_fork_mask |= RT_FORK_HELD;
+	rt_fork_mask = rt_signals_hold();
 }
 
 static void rt_atfork_release(void)
 {
-	if (!(rt_fork_mask & RT_FORK_HELD))
-		return;
-	uint64_t old = rt_fork_mask & ~RT_FORK_HELD;
+	uint64_t held = rt_fork_mask;
 	rt_fork_mask = 0;
-	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+	rt_signals_release(held);
 }
 
 static void rt_atfork_child_then_release(void)

@@ -299,6 +299,10 @@ void rt_plt_after_dlopen(void);
 void rt_plt_fork_child(void);
 void rt_plt_save_names(void);
 void rt_vfork_child(void); /* rt.c, for rt_plt.c's vfork */
+/* Hold back every signal (no system call under seccomp: then nothing is
+ * held); returns what rt_signals_release takes to put the mask back. */
+uint64_t rt_signals_hold(void);
+void rt_signals_release(uint64_t held);
 /* A stub through which calls of an internal empty function are probed as
  * library calls, for the calibration; NULL if none can be made. */
 void (*rt_plt_calib_stub(void))(void);

@@ -48,11 +48,9 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -404,28 +402,10 @@ static __thread uint64_t rt_plt_vfork_fn __attribute__((tls_model("initial-exec"
  * rt_plt_vfork_parent put the parent's state back, probed on the child's
  * (its spool chunk unmapped under it: gdb, whose SIGCHLD handler runs as
  * its vfork child execs, crashed in 6 of 8 runs); in the child, on the
- * parent's.  The mask before, with the bit of SIGKILL set (no mask has it)
- * when it was changed, in the thread's memory, which the child shares.
+ * parent's.  The mask before is kept in the thread's memory, which the
+ * child shares.
  */
 static __thread uint64_t rt_plt_vfork_mask __attribute__((tls_model("initial-exec")));
-#define RT_PLT_VFORK_HELD (1ull << (SIGKILL - 1))
-
-static void rt_plt_vfork_hold(void)
-{
-	uint64_t all = ~0ull;
-	rt_plt_vfork_mask = 0;
-	if (!rt_g.no_syscalls &&
-	    arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&rt_plt_vfork_mask, 8, 0, 0) == 0)
-		rt_plt_vfork_mask |= RT_PLT_VFORK_HELD;
-}
-
-static void rt_plt_vfork_release(void)
-{
-	if (!(rt_plt_vfork_mask & RT_PLT_VFORK_HELD))
-		return;
-	uint64_t old = rt_plt_vfork_mask & ~RT_PLT_VFORK_HELD;
-	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
-}
 
 static int rt_plt_vfork_prepare(uint64_t fn)
 {
@@ -434,7 +414,7 @@ static int rt_plt_vfork_prepare(uint64_t fn)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -1;
-	rt_plt_vfork_hold();
+	rt_plt_vfork_mask = rt_signals_hold();
 	memcpy(m, t, sizeof(*t));
 	((struct rt_thread *)m)->vec_busy = 0; /* kept only while this runs (rt_plt_enter) */
 	memcpy((char *)m + sizeof(*t), &rt_g, sizeof(rt_g)); /* the child gets a new key */
@@ -446,7 +426,7 @@ static int rt_plt_vfork_prepare(uint64_t fn)
 int64_t rt_plt_vfork_child(int64_t r)
 {
 	rt_vfork_child();
-	rt_plt_vfork_release(); /* (the mask word stays: it is the parent's) */
+	rt_signals_release(rt_plt_vfork_mask); /* (the word stays: it is the parent's) */
 	return r;
 }
 
@@ -475,7 +455,7 @@ int64_t rt_plt_vfork_parent(int64_t r)
 	rt_sel_vfork(0); /* (rt_select.c's state is the parent's again) */
 	if (t->state == RT_ACTIVE && rt_plt_vfork_fn)
 		rt_probe(t, 1, rt_plt_vfork_fn, 0); /* the parent's vfork ends now */
-	rt_plt_vfork_release();
+	rt_signals_release(rt_plt_vfork_mask);
 	rt_plt_vfork_mask = 0;
 	if (r < 0) {
 		errno = (int)-r;
