@@ -121,13 +121,17 @@ static inline int rt_fork_makes_process(long nr, long a, long b)
 }
 
 /* Whether a raw system call restricts the process's system calls
- * (seccomp(2): a filter, or strict mode). */
-static inline int rt_fork_restricts(long nr, long a)
+ * (seccomp(2): a filter, or strict mode).  Strict mode with flags or
+ * arguments is refused (EINVAL) and restricts nothing: libseccomp's
+ * seccomp_init() makes that call to see whether seccomp(2) exists, and
+ * the thread's recording ended there, as before a strict mode that turns
+ * the time-stamp counter off. */
+static inline int rt_fork_restricts(long nr, long a, long b, long c)
 {
 #ifdef SYS_seccomp
-	return nr == SYS_seccomp && (a == 0 /* SECCOMP_SET_MODE_STRICT */ || a == 1 /* _FILTER */);
+	return nr == SYS_seccomp && ((a == 0 /* SECCOMP_SET_MODE_STRICT */ && b == 0 && c == 0) || a == 1 /* _FILTER */);
 #else
-	(void)nr, (void)a;
+	(void)nr, (void)a, (void)b, (void)c;
 	return 0;
 #endif
 }
@@ -144,7 +148,7 @@ static inline long rt_fork_syscall(long nr, va_list ap, void (*child)(void), voi
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
 	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	int forks = rt_fork_makes_process(nr, a, b);
-	int restricts = restrict_ && rt_fork_restricts(nr, a);
+	int restricts = restrict_ && rt_fork_restricts(nr, a, b, c);
 	uint64_t flags;
 	int shares = share && rt_fork_clone_flags(nr, a, b, &flags) && rt_fork_shares_tls(flags);
 	int vfork = shares && (flags & CLONE_VFORK);

@@ -2417,7 +2417,10 @@ def test_seccomp_sandbox(c):
     with prctl and with seccomp(2) through syscall(): it died of SIGSYS under stint at the
     runtime's next chunk. Now it runs as alone; the runtime makes no system call from the
     filter on, and the thread that installed it records on into chunks mapped ahead (all of
-    its 1000000 calls here); a thread started inside the sandbox is counted, not recorded."""
+    its 1000000 calls here); a thread started inside the sandbox is counted, not recorded.
+    Through syscall() the program first makes libseccomp's check that seccomp(2) exists
+    (strict mode with a flag, refused): the thread's recording ended there, as before a strict
+    mode that turns the clock off, and 1 call of work was recorded."""
     prog = c.prog("e2e_seccomp_sandbox")
     for how in ("prctl", "syscall"):
         alone = c.run([prog, how], expect=0).stdout

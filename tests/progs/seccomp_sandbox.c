@@ -4,8 +4,10 @@
  * process (SIGSYS) at any of the system calls a profiler's runtime would
  * make to open or grow its files, installed with prctl (argv[1]
  * "prctl") or with seccomp(2) through syscall() ("syscall"), as libseccomp
- * does.  Then main calls work 1000000 times and one thread started inside
- * the sandbox 1000 times; it prints the sum.
+ * does, after the call by which libseccomp's seccomp_init() checks that
+ * seccomp(2) exists (strict mode with a flag: refused, nothing restricted).
+ * Then main calls work 1000000 times and one thread started inside the
+ * sandbox 1000 times; it prints the sum.
  */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -47,6 +49,8 @@ int main(int argc, char **argv)
 	int via_syscall = argc > 1 && strcmp(argv[1], "syscall") == 0;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return 1;
+	if (via_syscall && syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 1, NULL) == 0)
+		return 1; /* (refused: EINVAL) */
 	if (via_syscall ? syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0
 			: prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
 		printf("no seccomp here\n");
