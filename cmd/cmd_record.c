@@ -213,6 +213,10 @@ static char *preload_obstacle(const char *path, const char *shown)
 		return xasprintf("'%s' is statically linked: stint's runtime is loaded by the dynamic "
 				 "linker (LD_PRELOAD), which a static program does not use; link it "
 				 "dynamically (without -static)", shown);
+	const char *foreign = rec_foreign_loader(path);
+	if (foreign)
+		return xasprintf("'%s' is %s: stint's runtime is a 64-bit library for glibc's dynamic linker, "
+				 "which that program's cannot load; record it with -m sample", shown, foreign);
 	return NULL;
 }
 

@@ -155,6 +155,43 @@ int rec_is_static(const char *path)
 	return res;
 }
 
+const char *rec_foreign_loader(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	const char *why = NULL;
+	unsigned char ident[EI_NIDENT];
+	if (pread(fd, ident, sizeof(ident), 0) == (ssize_t)sizeof(ident) && memcmp(ident, ELFMAG, SELFMAG) == 0 &&
+	    ident[EI_CLASS] == ELFCLASS32) {
+		close(fd);
+		return "a 32-bit program";
+	}
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n;
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &n) == 0)
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			char interp[128];
+			size_t l = 0;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP)
+				continue;
+			l = ph.p_filesz < sizeof(interp) - 1 ? ph.p_filesz : sizeof(interp) - 1;
+			if (pread(fd, interp, l, (off_t)ph.p_offset) != (ssize_t)l)
+				break;
+			interp[l] = 0;
+			const char *base = strrchr(interp, '/') ? strrchr(interp, '/') + 1 : interp;
+			if (strncmp(base, "ld-linux", 8) != 0 && strncmp(base, "ld64.so", 7) != 0)
+				why = "loaded by another C library's dynamic linker";
+			break;
+		}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return why;
+}
+
 static volatile pid_t rec_target;
 static volatile sig_atomic_t rec_interrupts; /* SIGINT/SIGTERM seen while waiting */
 static volatile sig_atomic_t rec_stop_sig;   /* the latest of them (recorder.h: stopped_early) */

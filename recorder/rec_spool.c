@@ -952,6 +952,8 @@ char *rec_unrecorded_programs(int dirfd)
 		const char *why = strcmp(buf, "setuid") == 0   ? "set-user-ID"
 				  : strcmp(buf, "setgid") == 0 ? "set-group-ID"
 				  : strcmp(buf, "static") == 0 ? "statically linked"
+				  : strcmp(buf, "elf32") == 0  ? "32-bit"
+				  : strcmp(buf, "libc") == 0   ? "another C library's loader"
 							       : NULL;
 		if (!why)
 			continue;
@@ -968,8 +970,9 @@ char *rec_unrecorded_programs(int dirfd)
 		return NULL;
 	char *more = n > shown ? xasprintf(", and %u more", n - shown) : xstrdup("");
 	char *msg = xasprintf("%u program%s it ran %s not recorded, %s%s: the dynamic loader loads no "
-			      "preloaded library into a set-user-ID or set-group-ID program run by another user, and a "
-			      "statically linked program has no loader",
+			      "preloaded library into a set-user-ID or set-group-ID program run by another user, a "
+			      "statically linked program has no loader, and stint's runtime is for 64-bit glibc "
+			      "programs (-m sample records the others)",
 			      n, n == 1 ? "" : "s", n == 1 ? "was" : "were", list, more);
 	free(more);
 	free(list);

@@ -51,6 +51,10 @@ char *rec_patch_notes(const char *dir);
 /* Whether the ELF executable at path has no program interpreter (a static
  * program, which LD_PRELOAD cannot reach): 1 yes, 0 no, -1 not ELF. */
 int rec_is_static(const char *path);
+/* Why path, a dynamically linked program, cannot load stint's runtime (a
+ * 64-bit glibc library): "a 32-bit program", "loaded by another C
+ * library's dynamic linker" (musl's), or NULL. */
+const char *rec_foreign_loader(const char *path);
 
 struct rec_child {
 	pid_t pid;

@@ -18,11 +18,14 @@
  * which a vfork parent would keep).
  *
  * What no environment can give: the dynamic loader ignores LD_PRELOAD in a
- * set-user-ID or set-group-ID program run by another user, and a
- * statically linked program has no loader.  Such a program is looked at
- * before the exec and named in a spool file (unrec.<pid>.<n>: its reason
- * and path), removed again if the exec fails, so that stint record says it
- * ran unrecorded instead of leaving it out without a word.
+ * set-user-ID or set-group-ID program run by another user, a statically
+ * linked program has no loader, and a 32-bit program or one with another C
+ * library's loader (musl's) cannot load a 64-bit glibc library: those two
+ * get LD_PRELOAD without the runtime (their loaders complain, or fail).
+ * Such a program is looked at before the exec and named in a spool file
+ * (unrec.<pid>.<n>: its reason and path), removed again if the exec fails,
+ * so that stint record says it ran unrecorded instead of leaving it out
+ * without a word.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -139,19 +142,21 @@ struct rt_exec_plan {
 	size_t n;             /* entries of envp */
 	int preload;          /* index of its LD_PRELOAD entry, or -1 */
 	int need_preload;     /* that does not name this library */
+	int drop;             /* this library taken out of it instead */
 	unsigned missing;
 	char *add[RT_EXEC_MAXVARS];
 	size_t need;          /* bytes of the new environment, 0: envp will do */
 	int mapped;           /* built in mapped pages, not on the stack */
 };
 
-static void rt_exec_plan(char *const *envp, struct rt_exec_plan *p)
+static void rt_exec_plan(char *const *envp, struct rt_exec_plan *p, int drop)
 {
 	static char *const empty[] = {NULL};
 	p->envp = envp ? envp : empty;
 	p->n = 0;
 	p->preload = -1;
 	p->need_preload = 0;
+	p->drop = 0;
 	p->missing = 0;
 	p->need = 0;
 	p->mapped = 0;
@@ -160,6 +165,12 @@ static void rt_exec_plan(char *const *envp, struct rt_exec_plan *p)
 	for (; p->envp[p->n]; p->n++)
 		if (strncmp(p->envp[p->n], "LD_PRELOAD=", 11) == 0)
 			p->preload = (int)p->n;
+	if (drop) {
+		p->drop = p->preload >= 0 && rt_exec_preloads_us(p->envp[p->preload] + 11);
+		if (p->drop)
+			p->need = (p->n + 1) * sizeof(char *) + strlen(p->envp[p->preload]) + 1;
+		return;
+	}
 	p->need_preload = p->preload < 0 || !rt_exec_preloads_us(p->envp[p->preload] + 11);
 	for (unsigned i = 0; i < rt_exec_nvars; i++) {
 		size_t nl = (size_t)(strchr(rt_exec_vars[i], '=') - rt_exec_vars[i]) + 1;
@@ -190,6 +201,29 @@ static char *const *rt_exec_build(struct rt_exec_plan *p, char *mem)
 	}
 	char **out = (char **)(void *)mem;
 	size_t k = 0;
+	if (p->drop) { /* LD_PRELOAD without this library (and none left: no LD_PRELOAD) */
+		char *s = mem + (p->n + 1) * sizeof(char *);
+		size_t l = strlen(rt_exec_lib), w = 11;
+		memcpy(s, "LD_PRELOAD=", 11);
+		for (const char *q = p->envp[p->preload] + 11; *q;) {
+			size_t e = strcspn(q, ": ");
+			if (e && !(e == l && strncmp(q, rt_exec_lib, l) == 0)) {
+				if (w > 11)
+					s[w++] = ':';
+				memcpy(s + w, q, e);
+				w += e;
+			}
+			q += e;
+			if (*q)
+				q++;
+		}
+		s[w] = 0;
+		for (size_t i = 0; i < p->n; i++)
+			if ((int)i != p->preload || w > 11)
+				out[k++] = (int)i == p->preload ? s : p->envp[i];
+		out[k] = NULL;
+		return out;
+	}
 	for (size_t i = 0; i < p->n; i++)
 		out[k++] = p->envp[i];
 	if (p->need_preload) {
@@ -222,8 +256,13 @@ static void rt_exec_done(struct rt_exec_plan *p, char *const *env)
 /*
  * Why the program at fd cannot load the runtime: "setuid" or "setgid" (to
  * another user or group than the process's: the loader then runs in
- * secure mode), "static" (an ELF file without a program interpreter), or
- * NULL (it can; a script's interpreter is looked at when it is exec'd).
+ * secure mode), "static" (an ELF file without a program interpreter),
+ * "elf32" (a 32-bit program: the runtime is 64-bit), "libc" (another C
+ * library's loader, musl's: the runtime is built on glibc), or NULL (it
+ * can; a script's interpreter is looked at when it is exec'd).  The last
+ * two must not be given the runtime at all (rt_exec_plan): glibc's 32-bit
+ * loader prints an error into the program's output, musl's fails to start
+ * it.
  */
 static const char *rt_exec_unloadable(int fd)
 {
@@ -235,17 +274,34 @@ static const char *rt_exec_unloadable(int fd)
 	if ((st.st_mode & S_ISGID) && st.st_gid != getegid())
 		return "setgid";
 	Elf64_Ehdr eh;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	if (eh.e_ident[EI_CLASS] == ELFCLASS32)
+		return "elf32";
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
 		return NULL;
 	for (unsigned i = 0; i < eh.e_phnum; i++) { /* (one at a time: the stack may be small) */
 		Elf64_Phdr ph;
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
 			return NULL;
-		if (ph.p_type == PT_INTERP)
-			return NULL;
+		if (ph.p_type == PT_INTERP) {
+			char interp[128];
+			size_t n = ph.p_filesz < sizeof(interp) - 1 ? ph.p_filesz : sizeof(interp) - 1;
+			if (pread(fd, interp, n, (off_t)ph.p_offset) != (ssize_t)n)
+				return NULL;
+			interp[n] = 0;
+			const char *base = strrchr(interp, '/') ? strrchr(interp, '/') + 1 : interp;
+			return strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld64.so", 7) == 0 ? NULL : "libc";
+		}
 	}
 	return "static";
+}
+
+/* Whether a program that cannot load the runtime (why) must not be given
+ * it in LD_PRELOAD either. */
+static int rt_exec_must_drop(const char *why)
+{
+	return why && (strcmp(why, "elf32") == 0 || strcmp(why, "libc") == 0);
 }
 
 /* The file execvp would run for file, which names no directory: found in
@@ -280,11 +336,11 @@ static const char *rt_exec_find(const char *file, const char *path, char *buf, s
  */
 #define RT_EXEC_COUNTED "\001"
 #define RT_EXEC_NOTE (strlen(rt_exec_spool) + 64)
-static void rt_exec_note(const char *file, int search, int fd, char *note)
+static const char *rt_exec_note(const char *file, int search, int fd, char *note)
 {
 	note[0] = 0;
 	if (!rt_exec_on || !rt_exec_spool[0])
-		return;
+		return NULL;
 	/* made to measure (alloca), as the note: the exec may run on a stack
 	 * of two pages (googletest's death tests clone their child on one) */
 	const char *path = file;
@@ -309,7 +365,7 @@ static void rt_exec_note(const char *file, int search, int fd, char *note)
 			rt_exec_unreachable(1);
 			strcpy(note, RT_EXEC_COUNTED);
 		}
-		return;
+		return NULL;
 	}
 	static unsigned seq;
 	char *p = rt_file_format_str(rt_file_format_str(note, rt_exec_spool), "/unrec.");
@@ -320,7 +376,7 @@ static void rt_exec_note(const char *file, int search, int fd, char *note)
 	int nfd = rt_file_open(note, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (nfd < 0) {
 		note[0] = 0;
-		return;
+		return why;
 	}
 	/* "<reason>\t<path>\n" (the path found, or that it was a descriptor) */
 	const char *shown = path ? path : "(a file descriptor)";
@@ -328,6 +384,7 @@ static void rt_exec_note(const char *file, int search, int fd, char *note)
 	ssize_t w = writev(nfd, v, 4);
 	(void)w;
 	close(nfd);
+	return why;
 }
 
 static void rt_exec_unnote(const char *note)
@@ -339,9 +396,9 @@ static void rt_exec_unnote(const char *note)
 }
 
 /* env: envp with what the profiler needs, on the stack when small */
-#define RT_EXEC_ENV(env, envp)                                                                     \
+#define RT_EXEC_ENV(env, envp, drop)                                                               \
 	struct rt_exec_plan plan_;                                                                 \
-	rt_exec_plan(envp, &plan_);                                                                \
+	rt_exec_plan(envp, &plan_, drop);                                                          \
 	char *mem_ = NULL;                                                                         \
 	if (plan_.need && plan_.need <= RT_EXEC_STACK)                                             \
 		mem_ = alloca(plan_.need);                                                         \
@@ -362,9 +419,9 @@ static void rt_exec_unnote(const char *note)
  * envp completed as the last one; errno as the call left it. */
 #define RT_EXEC_CALL(fn, name, file, search, fd, envp, ...)                                        \
 	RT_EXEC_REAL(fn, name);                                                                    \
-	RT_EXEC_ENV(env_, envp);                                                                   \
 	char *note_ = alloca(RT_EXEC_NOTE);                                                        \
-	rt_exec_note(file, search, fd, note_);                                                     \
+	const char *why_ = rt_exec_note(file, search, fd, note_);                                  \
+	RT_EXEC_ENV(env_, envp, rt_exec_must_drop(why_));                                          \
 	int r_ = fn(__VA_ARGS__, env_);                                                            \
 	int e_ = errno;                                                                            \
 	rt_exec_unnote(note_); /* (returned: the exec failed) */                                   \
@@ -443,9 +500,9 @@ RT_EXEC_API int execle(const char *path, const char *arg, ...)
 		fn = dlsym(RTLD_NEXT, name);                                                       \
 	if (!fn)                                                                                   \
 		return ENOSYS;                                                                     \
-	RT_EXEC_ENV(env_, envp);                                                                   \
 	char *note_ = alloca(RT_EXEC_NOTE);                                                        \
-	rt_exec_note(file, search, -1, note_);                                                     \
+	const char *why_ = rt_exec_note(file, search, -1, note_);                                  \
+	RT_EXEC_ENV(env_, envp, rt_exec_must_drop(why_));                                          \
 	int r_ = fn(__VA_ARGS__, env_);                                                            \
 	if (r_ != 0)                                                                               \
 		rt_exec_unnote(note_);                                                             \

@@ -12,12 +12,13 @@ set -euo pipefail
 # libiberty-dev (optional: Rust's function names demangled),
 # libc6-dbg (libc's separate, compressed debug file, as -dbg/-dbgsym users have),
 # redis-server + redis-tools (a stripped server patched at load, its calls checked
-# against its own command counts), gdb (its backtrace through the probes)
+# against its own command counts), gdb (its backtrace through the probes),
+# gcc-multilib and musl-tools (32-bit and musl programs a recorded one runs)
 pkgs=(build-essential cmake pkg-config libdw-dev libelf-dev zlib1g-dev libcmocka-dev
       libunwind-dev python3 binutils chromium nodejs libprotobuf-c-dev protobuf-c-compiler
       valgrind google-perftools golang-go golang-github-google-pprof-dev go-md2man man-db
       clang libclang-rt-dev xz-utils gzip libcapstone-dev libiberty-dev libc6-dbg
-      redis-server redis-tools gdb)
+      redis-server redis-tools gdb gcc-multilib musl-tools)
 [ "${1:-}" = "--bench" ] && pkgs+=(uftrace linux-perf libgtest-dev) # libgtest-dev: bench/trial-real.sh
 missing=()
 for p in "${pkgs[@]}"; do

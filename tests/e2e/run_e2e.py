@@ -4132,6 +4132,45 @@ def test_exec_unloadable_named(c):
 
 
 @test
+def test_exec_foreign_programs(c):
+    """32-bit programs and musl's dynamically linked ones cannot load stint's runtime (a 64-bit
+    glibc library): run by a recorded program they get LD_PRELOAD without it, and run as alone
+    (glibc's 32-bit loader printed an error into the program's output, musl's refused to start
+    it: exit 127), named as not recorded; launched directly, record refuses them in one line
+    (it said the program never started the runtime, after running it).  Built here with
+    gcc -m32 and musl-gcc where they are installed (Debian gcc-multilib, musl-tools)."""
+    src = os.path.join(c.tmp, "foreign.c")
+    with open(src, "w") as f:
+        f.write('#include <stdio.h>\nint main(void) { printf("foreign ran\\n"); fprintf(stderr, "its stderr\\n"); '
+                'return 3; }\n')
+    built = []
+    for name, cc in (("t32", ["gcc", "-m32", "-O2"]), ("musl", ["musl-gcc", "-O2"])):
+        out = os.path.join(c.tmp, name)
+        if shutil.which(cc[0]) and subprocess.run(cc + ["-o", out, src], stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE).returncode == 0:
+            built.append(out)
+    if not built:
+        raise TestSkip("neither gcc -m32 nor musl-gcc can build here (Debian gcc-multilib, musl-tools)")
+    script = os.path.join(c.tmp, "run both")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n" + "".join("'%s'; echo \"rc=$?\"\n" % b for b in built))
+    os.chmod(script, 0o755)
+    alone = subprocess.run([script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    rec, _ = c.record([script])
+    check(rec.stdout == alone.stdout and "rc=3" in rec.stdout,
+          "under stint printed %r, alone %r" % (rec.stdout, alone.stdout))
+    errs = [l for l in rec.stderr.splitlines() if not l.startswith("stint:")]
+    check(errs == alone.stderr.splitlines(), "the programs' stderr under stint %r, alone %r" % (
+        errs, alone.stderr.splitlines()))
+    check(re.search(r"%d programs? it ran (was|were) not recorded" % len(built), rec.stderr),
+          "record did not name the programs:\n%s" % rec.stderr)
+    for b in built:
+        p = c.run([c.stint, "record", "-o", os.path.join(c.tmp, "direct.data"), "--", b])
+        check(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "-m sample" in p.stderr and
+              not p.stdout, "record of %s: exit %d, stdout %r, stderr:\n%s" % (b, p.returncode, p.stdout, p.stderr))
+
+
+@test
 def test_select_patched_bytes(c):
     """stint record --function alpha on a program patched at load (plain -O2 with Capstone, and
     through NOP patch sites: -fpatchable-function-entry, __mcount_loc): only alpha's entry bytes
