@@ -122,14 +122,15 @@ static inline int rt_fork_makes_process(long nr, long a, long b)
 
 /* Whether a raw system call restricts the process's system calls
  * (seccomp(2): a filter, or strict mode).  Strict mode with flags or
- * arguments is refused (EINVAL) and restricts nothing: libseccomp's
- * seccomp_init() makes that call to see whether seccomp(2) exists, and
- * the thread's recording ended there, as before a strict mode that turns
- * the time-stamp counter off. */
+ * arguments, or a filter without one, is refused (EINVAL, EFAULT) and
+ * restricts nothing: libseccomp's seccomp_init() makes such calls to see
+ * what seccomp(2) supports, and the thread's recording ended there, as
+ * before a strict mode that turns the time-stamp counter off. */
 static inline int rt_fork_restricts(long nr, long a, long b, long c)
 {
 #ifdef SYS_seccomp
-	return nr == SYS_seccomp && ((a == 0 /* SECCOMP_SET_MODE_STRICT */ && b == 0 && c == 0) || a == 1 /* _FILTER */);
+	return nr == SYS_seccomp && ((a == 0 /* SECCOMP_SET_MODE_STRICT */ && b == 0 && c == 0) ||
+				     (a == 1 /* _FILTER */ && c != 0));
 #else
 	(void)nr, (void)a, (void)b, (void)c;
 	return 0;

@@ -42,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -642,7 +643,44 @@ static void smp_fork_started(void)
 		rt_fork_child_setup(smp_atfork_child);
 }
 
-RT_FORK_WRAPPERS(SMP_API, smp_fork_started, NULL, NULL)
+/*
+ * seccomp: from a filter on (one the sampler cannot read) or in strict mode
+ * (no system call but read, write, exit and sigreturn) a sample's writes,
+ * or the signal's handling itself, could have the program killed.  So just
+ * before, the thread's sampling ends as at its exit (what it sampled is
+ * kept), and no thread started later samples (they inherit the filter);
+ * the other threads sample on.  A strict mode had the program killed at
+ * the next tick.
+ */
+static void smp_restrict(int after, long r, long mode)
+{
+	(void)r;
+	(void)mode;
+	if (after)
+		return;
+	smp_thread_stop(&smp_self);
+	smp_enabled = 0;
+}
+
+RT_FORK_WRAPPERS(SMP_API, smp_fork_started, smp_restrict, NULL)
+
+#ifdef PR_SET_SECCOMP
+SMP_API int prctl(int option, ...)
+{
+	static int (*real)(int, ...);
+	if (!real)
+		real = (int (*)(int, ...))dlsym(RTLD_NEXT, "prctl");
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long);
+	unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
+	va_end(ap);
+	/* (a filter's prctl without its program is refused: EFAULT) */
+	if (option == PR_SET_SECCOMP && (a == SECCOMP_MODE_STRICT || b != 0))
+		smp_restrict(0, 0, (long)a);
+	return real ? real(option, a, b, c, d) : (errno = ENOSYS, -1);
+}
+#endif
 
 SMP_API void *dlopen(const char *file, int mode)
 {

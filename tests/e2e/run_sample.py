@@ -1322,6 +1322,25 @@ def test_anon_code_apart(c):
 
 
 @test
+def test_inproc_seccomp_strict(c):
+    """the in-process sampler and a program that enters seccomp's strict mode (prctl, and
+    seccomp(2) after libseccomp's failing check): the program runs as alone (the sampler's
+    handler made system calls there, and the kernel killed it), the thread's samples from before
+    are kept."""
+    for how in ("prctl", "syscall"):
+        alone = c.run([c.prog("s_strict"), how])
+        if "no strict mode" in alone.stdout:
+            raise TestSkip("seccomp's strict mode is not permitted here")
+        rec, data = c.record([c.prog("s_strict"), how], options=["--sampler", "inproc"])
+        check(rec.returncode == alone.returncode == 0 and rec.stdout == alone.stdout,
+              "%s: under the in-process sampler exit %d, printed %r; alone exit %d, %r" % (
+                  how, rec.returncode, rec.stdout, alone.returncode, alone.stdout))
+        rep = c.report_json(data)
+        check(function_rows(rep, "before_strict") and not function_rows(rep, "in_strict"),
+              "%s: expected samples of before_strict only\n  functions: %s" % (how, function_list(rep)))
+
+
+@test
 def test_reused_address(c):
     """libs_plugin.so loaded, closed, then libs_reuse.so loaded where it was: the samples in
     reuse_work are named by libs_reuse.so's symbols (the mapping in force when they were taken),
