@@ -24,7 +24,7 @@ static const char export_usage[] =
 	"                       pprof      gzipped protobuf profile for pprof\n"
 	"                       callgrind  for callgrind_annotate and KCachegrind\n"
 	"                       chrome     trace-event JSON for Perfetto UI and chrome://tracing\n"
-	"  -o, --output FILE    write FILE (default: standard output)\n"
+	"  -o, --output FILE    write FILE (default, or -: standard output)\n"
 	"  -i, --input DATA     data file (default stint.data)\n"
 	"      --value elapsed|application\n"
 	"                       folded, instrumentation: exclusive time to show (default elapsed)\n"
@@ -65,7 +65,7 @@ int cmd_export(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'o':
-			output = optarg;
+			output = strcmp(optarg, "-") == 0 ? NULL : optarg; /* "-": standard output, as html takes it */
 			break;
 		case 'i':
 			input = optarg;

@@ -26,7 +26,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import harness  # noqa: E402  (the e2e suites' shared module)
@@ -153,6 +155,14 @@ def test_folded_instrumentation(c):
             for name, r in rows.items():
                 near(incl.get(name, 0), r["elapsed_inclusive"], tol, "folded inclusive of %s" % name)
     print("folded (instrumentation): %d functions agree with the report" % len(rows))
+    # -o - is standard output, as for stint html (it wrote a file named -)
+    text, _ = c.export(data, "folded")
+    cwd = tempfile.mkdtemp(dir=c.outdir)
+    p = subprocess.run([c.stint, "export", "--format", "folded", "-i", data, "-o", "-"], cwd=cwd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    check(p.returncode == 0 and p.stdout == text and not os.listdir(cwd),
+          "export -o -: exit %d, %d bytes on standard output (the file: %d), files made: %s" % (
+              p.returncode, len(p.stdout), len(text), os.listdir(cwd)))
 
 
 def test_folded_sampling(c):
