@@ -107,17 +107,35 @@ static void check_file_limit(void)
 		    (unsigned long long)rl.rlim_cur / 1024, (unsigned long long)(need + 1023) / 1024);
 }
 
-static char *join_args(char **argv)
+/* An argument as a shell would take it back, at w: as it is when nothing
+ * in it is special to the shell, else in single quotes ('\'' for a quote).
+ * At most 4 bytes per byte and 2 more are written; returns the end. */
+static char *put_quoted(char *w, const char *a)
+{
+	if (*a && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-") == strlen(a))
+		return stpcpy(w, a);
+	*w++ = '\'';
+	for (const char *c = a; *c; c++)
+		w = *c == '\'' ? stpcpy(w, "'\\''") : (*w = *c, w + 1);
+	*w++ = '\'';
+	*w = 0;
+	return w;
+}
+
+/* The arguments joined by spaces: quoted as a shell would need them for the
+ * session's command line ("./script.sh a 'b c'", to run again), as they are
+ * for a process's (what ps shows, as /proc gives the others). */
+static char *join_args(char **argv, int quoted)
 {
 	size_t n = 1;
 	for (char **a = argv; *a; a++)
-		n += strlen(*a) + 1;
-	char *s = xmalloc(n);
-	s[0] = 0;
+		n += 4 * strlen(*a) + 3;
+	char *s = xmalloc(n), *w = s;
+	*w = 0;
 	for (char **a = argv; *a; a++) {
 		if (a != argv)
-			strcat(s, " ");
-		strcat(s, *a);
+			*w++ = ' ';
+		w = quoted ? put_quoted(w, *a) : stpcpy(w, *a);
 	}
 	return s;
 }
@@ -383,7 +401,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	if (so->kernel) /* keep the samples taken in system calls (charged to the call) */
 		rec_session_setenv(&rs, FMT_ENV_KERNEL, "1");
 	struct fmt_data *d = &rs.d;
-	d->command = join_args(argv);
+	d->command = join_args(argv, 1);
 	d->clock = xstrdup("task-clock");
 	d->os = xasprintf("libunwind, in-process sampler (%s)", why);
 	d->rate = so->freq;
@@ -399,7 +417,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	for (uint32_t i = 0; i < d->nprocs; i++)
 		if (d->procs[i].pid == (uint32_t)child->pid) {
 			free(d->procs[i].command);
-			d->procs[i].command = join_args(argv);
+			d->procs[i].command = join_args(argv, 0);
 			break;
 		}
 	if (rec_session_write(&rs, output) < 0)
@@ -531,9 +549,11 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	struct rec_sample_stats st = {0};
-	d.command = attach ? xstrdup(at.command) : join_args(argv);
+	d.command = attach ? xstrdup(at.command) : join_args(argv, 1);
+	char *launched = attach ? NULL : join_args(argv, 0);
 	rec_sample_build(rec_perf_records(perf), rec_perf_opts(perf), attach ? &at : NULL, rec_perf_titles(perf),
-			 attach ? 0 : (uint32_t)child.pid, attach ? NULL : d.command, &d, &st);
+			 attach ? 0 : (uint32_t)child.pid, launched, &d, &st);
+	free(launched);
 	st.lost = rec_perf_lost(perf);
 	d.method = xstrdup("sampling");
 	rec_attach_free(&at);
@@ -1018,7 +1038,7 @@ int cmd_record(int argc, char **argv)
 	rs.os_wanted = os;
 	rs.use_tsc = use_tsc;
 	struct fmt_data *d = &rs.d;
-	d->command = join_args(pargv);
+	d->command = join_args(pargv, 1);
 	d->clock = xstrdup(use_tsc ? "tsc" : "monotonic");
 	/* the session file's notes are read back 255 bytes at most: the list
 	 * of functions left out goes only into the data file, below */

@@ -4171,6 +4171,26 @@ def test_exec_foreign_programs(c):
 
 
 @test
+def test_command_quoted(c):
+    """The session's command line is quoted as a shell needs it (a path with a space, arguments
+    with spaces, a quote, a dollar sign, an empty one): split as a shell does, it gives the
+    arguments back.  They were joined by spaces: ./script.sh a "b c" showed as ./script.sh a b c."""
+    import shlex
+    script = os.path.join(c.tmp, "a script.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\necho \"$#\"\n")
+    os.chmod(script, 0o755)
+    argv = [script, "a", "b c", "it's", "$HOME", ""]
+    for method in ("instrument", "sample"):
+        data = os.path.join(c.tmp, method + ".data")
+        p = c.run([c.stint, "record", "-m", method, "-o", data, "--"] + argv)
+        check(p.returncode == 0 and p.stdout == "5\n", "%s: exit %d, printed %r" % (method, p.returncode, p.stdout))
+        cmd = json.loads(c.run([c.stint, "report", "-i", data, "--format", "json"], expect=0).stdout)["command"]
+        check(shlex.split(cmd) == argv, "%s: command %r splits into %r, not the arguments %r" % (
+            method, cmd, shlex.split(cmd), argv))
+
+
+@test
 def test_select_patched_bytes(c):
     """stint record --function alpha on a program patched at load (plain -O2 with Capstone, and
     through NOP patch sites: -fpatchable-function-entry, __mcount_loc): only alpha's entry bytes
