@@ -544,6 +544,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		if (rec_spawn_finish(&child, child.pid, child.err_fd, path, err, sizeof(err)) < 0)
 			die("%s", err);
 		rec_perf_run(perf, child.pid, &status, 0);
+		rec_perf_left_running(perf, &child.stopped_early, &child.detached);
 	}
 	uint64_t mono1 = util_mono_ns();
 	struct fmt_data d;
@@ -578,6 +579,8 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		die("cannot write '%s': %s", output, strerror(errno));
 	int code = attach ? 0 : rec_exit_code(status);
 	if (!quiet) {
+		if (!attach && (child.stopped_early || child.detached))
+			warn_left_running(argv[0], &child);
 		if (!attach && WIFSIGNALED(status))
 			warn("'%s' died of signal %d (%s); its samples are kept", argv[0], WTERMSIG(status),
 			     strsignal(WTERMSIG(status)));

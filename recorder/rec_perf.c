@@ -54,6 +54,7 @@ struct rec_perf {
 	struct title_watch *watch;
 	size_t nwatch, capwatch;
 	struct rec_titles titles;
+	int stopped_early, detached; /* rec_stop_waiting's, for rec_perf_left_running */
 };
 
 /* Titles are set early (setproctitle after fork): each drain's tick for a
@@ -151,6 +152,12 @@ static void read_titles(struct rec_perf *p)
 		p->titles.v[p->titles.n++] = (struct rec_title){w->pid, t0, t1, c};
 		i++;
 	}
+}
+
+void rec_perf_left_running(const struct rec_perf *p, int *stopped_early, int *detached)
+{
+	*stopped_early = p->stopped_early;
+	*detached = p->detached;
 }
 
 const struct rec_titles *rec_perf_titles(const struct rec_perf *p)
@@ -436,6 +443,8 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 			break;
 		/* as rec_wait(): not for daemons, and Ctrl-C ends it */
 		if (rec_stop_waiting(child, main_done, &stopped_early, &detached)) {
+			p->stopped_early = stopped_early;
+			p->detached = detached;
 			if (!main_done)
 				*status = (128 + REC_STOP_SIGNAL(stopped_early)) << 8;
 			break;

@@ -464,6 +464,16 @@ def test_daemon_not_waited_for(c):
         check(calls(rep, "work") == 3, "work calls: %s" % function_list(rep))
     finally:
         open(release, "w").close()
+    # sampling too (it said nothing of the daemon left running)
+    os.unlink(pidfile)
+    os.unlink(release)
+    try:
+        p = c.run([c.stint, "record", "-m", "sample", "-o", os.path.join(c.tmp, "s.data"), "--",
+                   c.prog("e2e_daemonize"), pidfile, release], expect=0)
+        check(os.path.exists(pidfile) and alive(read_pid(pidfile)), "sampling: the daemon did not run on")
+        check("detached" in p.stderr, "sampling: record does not say a daemon was left running: %s" % p.stderr)
+    finally:
+        open(release, "w").close()
 
 
 def run_on_pty(c, argv, script, timeout=RECORD_TIMEOUT, repeat=None):
