@@ -479,6 +479,7 @@ static void print_recorded_selection(FILE *f, const char *notes)
 
 /* a count in the data file's notes ("key=digits"), "0" when there is none */
 static const char *note_get(const char *notes, const char *key, char *buf, size_t n);
+static const char *attached_pids(const struct fmt_data *d, char *buf, size_t n);
 
 static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const struct an_result *r,
 				   const struct out_opts *o)
@@ -494,7 +495,13 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 	out_fmt_time(ai, sizeof(ai), r->session.v[AN_AI]);
 	fprintf(f, "# stint report - instrumentation\n");
 	fprintf(f, "# command:     %s\n", d->command);
-	fprintf(f, "# recorded:    %s, wall time %s, exit status %u\n", when, wall, d->exit_status);
+	if (d->flags & FMT_SESS_ATTACHED) { /* it may run on: no exit status of it */
+		char pids[128];
+		fprintf(f, "# recorded:    %s, wall time %s, attached to the running process%s %s\n", when, wall,
+			d->nprocs > 1 ? "es" : "", attached_pids(d, pids, sizeof(pids)));
+	} else {
+		fprintf(f, "# recorded:    %s, wall time %s, exit status %u\n", when, wall, d->exit_status);
+	}
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)
 		bytes += d->threads[i].ev_len;

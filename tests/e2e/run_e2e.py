@@ -4304,6 +4304,10 @@ def test_attach_record_detach(c):
     check("library calls not probed" in head,
           "the header prices library calls that attaching does not probe:\n%s" %
           "\n".join(l for l in head.splitlines() if "compensation" in l))
+    # the program ran on: no exit status of it (it said 0)
+    recorded = [l for l in head.splitlines() if l.startswith("# recorded:")]
+    check(recorded and "attached to the running process" in recorded[0] and "exit status" not in recorded[0],
+          "the header's recorded line: %s" % recorded)
     check(calls(rep, "round_value") > 0 and calls(rep, "walk") > 0, "no calls recorded: %s" % function_list(rep))
     check(len(rep["threads"]) == 3, "%d threads recorded, expected 3" % len(rep["threads"]))
     for name in ("main", "worker"):
