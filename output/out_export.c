@@ -751,9 +751,13 @@ static void ch_slice(struct ch_ctx *c, const char *name, const char *cat, uint32
 	fputs(",\"cat\":", c->f);
 	out_json_str(c->f, cat);
 	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
-	ch_us(c->f, start - c->t0);
+	/* both ends rounded to the ns, the duration their difference: each
+	 * rounded apart, a slice could end 1 ns past its caller's, or the next
+	 * slice start 1 ns before the previous ended (a trace viewer nests it) */
+	double s = round(start - c->t0), e = round(end - c->t0);
+	ch_us(c->f, s);
 	fputs(",\"dur\":", c->f);
-	ch_us(c->f, end > start ? end - start : 0);
+	ch_us(c->f, e > s ? e - s : 0);
 	fputc('}', c->f);
 }
 

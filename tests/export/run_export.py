@@ -657,22 +657,22 @@ def load_trace(text):
 
 
 def check_nesting(events):
-    """Complete events of each thread must nest: no partial overlaps."""
+    """Complete events of each thread must nest: no partial overlaps, to the ns (times are printed
+    in µs with 3 decimals; a slice rounded apart from its duration ended 1 ns past its caller)."""
     per = collections.defaultdict(list)
     for e in events:
         if e["ph"] == "X":
             check(e["dur"] >= 0, "negative dur: %s" % e)
-            per[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], e))
-    eps = 0.0015  # µs printed with 3 decimals
+            per[(e["pid"], e["tid"])].append((round(e["ts"] * 1000), -round(e["dur"] * 1000), e))
     for key, lst in per.items():
         lst.sort(key=lambda x: (x[0], x[1]))
         stack = []
         for ts, negdur, e in lst:
             end = ts - negdur
-            while stack and stack[-1] <= ts + eps:
+            while stack and stack[-1] <= ts:
                 stack.pop()
             if stack:
-                check(end <= stack[-1] + eps, "thread %s: %s overlaps its parent's end %.3f" % (key, e, stack[-1]))
+                check(end <= stack[-1], "thread %s: %s overlaps its parent's end %d ns" % (key, e, stack[-1]))
             stack.append(end)
     return per
 
