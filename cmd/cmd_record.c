@@ -569,10 +569,11 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	rec_sample_no_cfi_sort(&st);
 	char where[sizeof(st.no_cfi_at)];
 	no_cfi_where(&st, where, sizeof(where), 1);
-	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu nocfi=%llu%s%s",
+	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu nocfi=%llu%s%s compat32=%llu",
 			    (unsigned long long)st.lost, (unsigned long long)st.unwind_fail,
 			    rec_perf_opts(perf)->stack_size, so->kernel, (unsigned long long)st.stack_out,
-			    (unsigned long long)st.no_cfi, *where ? " nocfiat=" : "", where);
+			    (unsigned long long)st.no_cfi, *where ? " nocfiat=" : "", where,
+			    (unsigned long long)st.compat32);
 	unsigned stack_size = rec_perf_opts(perf)->stack_size;
 	rec_perf_close(perf);
 	if (fmt_write(&d, output) < 0)
@@ -593,6 +594,9 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 			warn("%llu of the stacks were cut short because the %u-byte copy of the user stack ran "
 			     "out: raise --stack-size (at most 65000)",
 			     (unsigned long long)st.stack_out, stack_size);
+		if (st.compat32)
+			warn("%llu of the stacks are of 32-bit programs, which stint does not unwind: only the "
+			     "function on top of each is known", (unsigned long long)st.compat32);
 		if (st.no_cfi) {
 			no_cfi_where(&st, where, sizeof(where), 0);
 			warn("%llu of the stacks stop at code without unwind information (hand-written assembly, "

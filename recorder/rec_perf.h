@@ -55,6 +55,7 @@ struct rec_sample_stats {
 	uint64_t unwind_fail; /* stacks cut short by the unwinder */
 	uint64_t stack_out;   /* of them: the copy of the user stack (--stack-size) ran out */
 	uint64_t no_cfi;      /* of them: stopped at code without call-frame information */
+	uint64_t compat32;    /* of them: of 32-bit programs, not unwound */
 	struct rec_no_cfi_at {
 		char module[64]; /* file name, without its directory */
 		uint64_t n;

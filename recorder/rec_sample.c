@@ -84,6 +84,7 @@ struct simage {
 	size_t naddrs, capaddrs;
 	int current;         /* the pid's image in force */
 	uint64_t born, died; /* its fork or exec, and its exit or next exec (0: not seen) */
+	int compat32;        /* a 32-bit program (its samples' registers are) */
 	const struct rec_attach *at; /* the process attached to: its thread names */
 };
 
@@ -618,7 +619,16 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			if (ssize && q + 16 + ssize <= end)
 				memcpy(&dyn, q + 8 + ssize, 8);
 		}
-		if (abi) { /* the user registers: unwind the user part of the stack */
+		if (abi == PERF_SAMPLE_REGS_ABI_32) {
+			/* a 32-bit program: its registers and frames are not what
+			 * the unwinder reads (every stack came out cut short, with
+			 * no reason given); the function on top only */
+			im->compat32 = 1;
+			s->st->compat32++;
+			if (n < FMT_SAMPLE_MAX_FRAMES && ip < REC_KERNEL_START)
+				pcs[n++] = ip;
+			cut = 1;
+		} else if (abi) { /* the user registers: unwind the user part of the stack */
 			if (im->dirty || !im->sp) {
 				sym_proc_close(im->sp);
 				size_t len;
@@ -730,7 +740,19 @@ static void symbolize_image(struct simage *im, struct fmt_process *p)
 			by[nby++] = a;
 	}
 	const struct stext *t0 = im->ntags ? &im->texts[0] : &none;
+	struct stext no_vdso = {0};
+	if (im->compat32 && t0->len) { /* the [vdso] symbols are read from stint's own, 64-bit one */
+		for (const char *l = t0->s, *e = t0->s + t0->len; l < e;) {
+			const char *nl = memchr(l, '\n', (size_t)(e - l));
+			size_t len = nl ? (size_t)(nl - l) + 1 : (size_t)(e - l);
+			if (!memmem(l, len, "[vdso]", 6))
+				text_append(&no_vdso, l, len);
+			l += len;
+		}
+		t0 = &no_vdso;
+	}
 	rec_symbolize_samples(p, t0->s, t0->len, by, nby);
+	free(no_vdso.s);
 	for (uint32_t t = 1; t < im->ntags; t++) {
 		nby = 0;
 		for (size_t i = 0; i < im->naddrs; i++) {

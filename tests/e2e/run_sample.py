@@ -1341,6 +1341,31 @@ def test_inproc_seccomp_strict(c):
 
 
 @test
+def test_32bit_program(c):
+    """a 32-bit program (gcc -m32, Debian gcc-multilib): its samples name its functions, each stack
+    counted as cut short because 32-bit stacks are not unwound, and said so (every stack came out
+    cut short with no reason given, and the [vdso] was named by stint's own 64-bit one)."""
+    need_perf()
+    src = os.path.join(c.tmp, "spin32.c")
+    with open(src, "w") as f:
+        f.write("#include <stdio.h>\nvolatile unsigned long sink;\n"
+                "__attribute__((noinline)) void spin32_work(unsigned long n) { for (unsigned long i = 0; i < n; i++)"
+                " sink = sink * 6364136223846793005ull + 1; }\n"
+                "int main(void) { spin32_work(300000000ul); puts(\"done\"); return 0; }\n")
+    prog = os.path.join(c.tmp, "spin32")
+    b = subprocess.run(["gcc", "-m32", "-O2", "-g", "-o", prog, src], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if b.returncode != 0:
+        raise TestSkip("gcc -m32 cannot build here (Debian gcc-multilib)")
+    rec, data, rep = c.record_and_report([prog], min_samples=100)
+    rows = function_rows(rep, "spin32_work")
+    check(rows and rows[0]["exclusive_samples"] >= 0.8 * rep["samples"],
+          "spin32_work has too few samples\n  functions: %s" % function_list(rep))
+    check(rep["cut_32bit"] == rep["samples"] == rep["cut_stacks"],
+          "cut_32bit %s, cut_stacks %s, samples %s" % (rep.get("cut_32bit"), rep["cut_stacks"], rep["samples"]))
+    check("32-bit" in rec.stderr, "record does not say the 32-bit program's stacks are not unwound: %s" % rec.stderr)
+
+
+@test
 def test_reused_address(c):
     """libs_plugin.so loaded, closed, then libs_reuse.so loaded where it was: the samples in
     reuse_work are named by libs_reuse.so's symbols (the mapping in force when they were taken),
