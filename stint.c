@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
@@ -86,32 +87,43 @@ static int unknown_command(const char *name)
 	return 2;
 }
 
+/* rc, once what went to standard output is written: what could not be (a
+ * full disk, a closed standard output) is one line and status 2, as
+ * report's own check says, for every command (callers, diff, annotate and
+ * --help exited 0 with nothing written) */
+static int written(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("cannot write to standard output: %s", errno ? strerror(errno) : "output error");
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	opterr = 0; /* a command names a bad option in one line itself (cmd_bad_option) */
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return written(argc < 2 ? 2 : 0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") || !strcmp(argv[1], "version")) {
 		printf("stint version %s\n", STINT_VERSION);
-		return 0;
+		return written(0);
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			usage(stdout);
-			return 0;
+			return written(0);
 		}
 		const struct cmd_struct *c = find_command(argv[2]);
 		if (!c)
 			return unknown_command(argv[2]);
 		char *help_argv[] = {argv[2], "--help", NULL};
-		return c->fn(2, help_argv);
+		return written(c->fn(2, help_argv));
 	}
 	const struct cmd_struct *c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
-	int rc = c->fn(argc - 1, argv + 1);
+	int rc = written(c->fn(argc - 1, argv + 1));
 	/* a damaged data file: what could be read was reported */
 	return rc == 0 && cmd_damaged ? CMD_EXIT_DAMAGED : rc;
 }

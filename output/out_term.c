@@ -44,6 +44,13 @@ static void out_pager_wait(void)
 	while (waitpid(out_pager_pid, &status, 0) < 0)
 		;
 	out_pager_pid = 0;
+	/* the shell found no such pager (127) or could not run it (126): what
+	 * went to it is lost, which the exit status says (it was 0) */
+	if (WIFEXITED(status) && (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126)) {
+		fprintf(stderr, "stint: the pager could not be run (PAGER or STINT_PAGER); "
+				"--no-pager writes to the terminal\n");
+		_exit(2);
+	}
 }
 
 void out_pager_start(void)

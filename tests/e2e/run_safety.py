@@ -331,6 +331,39 @@ def test_output_device_kept(c):
 
 
 @test
+def test_stdout_write_errors(c):
+    """Every command that writes to standard output says when it could not (a full disk: /dev/full;
+    a closed standard output) in one line, with status 2, as report does: callers, callees, diff,
+    annotate and --help exited 0 with nothing written.  A pager that cannot be run is said too
+    (the report was lost, status 0)."""
+    _, data = c.record([c.prog("e2e_threads")])
+    fn = c.report_json(data)["functions"][0]["name"]
+    cmds = [["report", "-i", data, "--no-pager"], ["callers", "-i", data, "--no-pager", fn],
+            ["callees", "-i", data, "--no-pager", fn], ["diff", "--no-pager", data, data],
+            ["annotate", "-i", data, fn], ["export", "-f", "folded", "-i", data], ["--help"], ["report", "--help"]]
+    for argv in cmds:
+        c.run([c.stint] + argv, expect=0)  # (it works where it can write)
+        for how, stdout in (("/dev/full", "full"), ("a closed standard output", "closed")):
+            f = open("/dev/full", "w") if stdout == "full" else None
+            try:
+                p = subprocess.run([c.stint] + argv, stdout=f if f else subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   universal_newlines=True, timeout=60,
+                                   **({} if f else {"preexec_fn": lambda: os.close(1)}))
+            finally:
+                if f:
+                    f.close()
+            check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
+                  "stint %s to %s: exit %d, stderr %r" % (" ".join(argv), how, p.returncode, p.stderr))
+    if shutil.which("script"):
+        # a pager that does not exist, on a terminal (script(1) gives one)
+        p = subprocess.run(["script", "-qec", "%s report -i %s" % (c.stint, data), "/dev/null"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=60,
+                           env=dict(os.environ, PAGER="/nonexistent/pager", STINT_PAGER="/nonexistent/pager"))
+        check(p.returncode != 0 and "pager could not be run" in p.stdout,
+              "report with a pager that does not exist: exit %d, %r" % (p.returncode, p.stdout[-400:]))
+
+
+@test
 def test_export_interrupted_no_tmp(c):
     """Ctrl-C (SIGINT) while export writes its file: no temporary file stays."""
     _, data = c.record([c.prog("e2e_tiny_calls")])
