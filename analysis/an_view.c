@@ -37,6 +37,14 @@ int an_is_system_module(const char *path)
 {
 	if (!path || !*path || path[0] == '[')
 		return 1; /* [vdso], [kernel.kallsyms], [unknown] */
+	/* a shared library (NAME.so, NAME.so.N): the programs installed there
+	 * (gcc's cc1 and collect2 in /usr/lib/gcc, java in /usr/lib/jvm) are
+	 * the code being run, and with their frames hidden their time had no
+	 * frame to go to (82 % of a build's Application time was lost) */
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *so = strstr(base, ".so");
+	if (!so || (so[3] && so[3] != '.'))
+		return 0;
 	static const char *const prefixes[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
 					       "/usr/libexec/"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)

@@ -658,6 +658,23 @@ static void test_filter_sampling(void **state)
 
 /* A hostile file's caller at address 0 (found by fuzz.run): its address row
  * is made like any other, not taken for an empty cache slot. */
+/* just-my-code hides system libraries, not the programs installed beside
+ * them (cc1's time had no user frame to go to) */
+static void test_system_modules(void **state)
+{
+	(void)state;
+	assert_true(an_is_system_module("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_true(an_is_system_module("/lib64/ld-linux-x86-64.so.2"));
+	assert_true(an_is_system_module("/usr/lib/python3/dist-packages/_foo.cpython-311-x86_64-linux-gnu.so"));
+	assert_true(an_is_system_module("[vdso]"));
+	assert_true(an_is_system_module(NULL));
+	assert_false(an_is_system_module("/usr/lib/gcc/x86_64-linux-gnu/12/cc1"));
+	assert_false(an_is_system_module("/usr/lib/jvm/java-17-openjdk-amd64/bin/java"));
+	assert_false(an_is_system_module("/usr/libexec/git-core/git-remote-http"));
+	assert_false(an_is_system_module("/home/me/build/libmine.so"));
+	assert_false(an_is_system_module("/usr/lib/foo/notso.sock"));
+}
+
 static void test_sampling_caller_at_zero(void **state)
 {
 	(void)state;
@@ -695,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_filter_instr_thread),
 		cmocka_unit_test(test_filter_sampling),
 		cmocka_unit_test(test_sampling_caller_at_zero),
+		cmocka_unit_test(test_system_modules),
 		cmocka_unit_test(test_grow_zeroed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
