@@ -175,7 +175,7 @@ static void acc_to_row(const struct an_result *r, const struct an_acc *a, struct
 		row->v[k] = (double)a->v[k] * r->fixed_to_ns;
 		row->vmin[k] = a->calls && a->vmin[k] >= 0 ? a->vmin[k] * r->fixed_to_ns : 0;
 		row->vmax[k] = a->vmax[k] * r->fixed_to_ns;
-		row->uncounted[k] = a->uncounted[k] * r->fixed_to_ns;
+		row->callsum[k] = a->callsum[k] * r->fixed_to_ns;
 	}
 }
 

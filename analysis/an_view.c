@@ -216,7 +216,7 @@ static void acc_rows(const struct an_view *v, int by_module, struct an_row **row
 			row->v[k] = acc[i].v[k];
 			row->vmin[k] = acc[i].vmin[k] < 0 ? 0 : acc[i].vmin[k];
 			row->vmax[k] = acc[i].vmax[k];
-			row->uncounted[k] = acc[i].uncounted[k];
+			row->callsum[k] = acc[i].callsum[k];
 		}
 		if (by_module) {
 			row->name = row->module = v->r->mods[i].base;

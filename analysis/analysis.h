@@ -106,7 +106,7 @@ struct an_row {
 	uint64_t calls;
 	double v[AN_NVALUES];    /* instrumentation: EI EE AI AE; sampling: incl, excl */
 	double vmin[AN_NVALUES], vmax[AN_NVALUES];
-	double uncounted[AN_NVALUES]; /* of v, what no call holds (cct_uncounted) */
+	double callsum[AN_NVALUES]; /* the calls' values, each activation whole (the per-call average's) */
 	uint32_t pid, tid;
 	const char *extra;       /* thread name, or process command */
 	uint32_t func;           /* an_func index, functions only */
@@ -269,7 +269,10 @@ struct an_acc {
 	int seen; /* some selected node of this function (module) */
 	uint64_t calls;
 	double v[AN_NVALUES], vmin[AN_NVALUES], vmax[AN_NVALUES]; /* vmin < 0: none */
-	double uncounted[AN_NVALUES];                              /* of v, in no call */
+	double callsum[AN_NVALUES]; /* the calls' values, each activation whole: an inclusive value
+				     * counts a recursion's inner activations again, as the
+				     * per-call minimum and maximum do; what no call holds
+				     * (cct_uncounted) is left out */
 };
 
 /* n accumulators, empty (calloc'd, free() them). */

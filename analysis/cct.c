@@ -493,6 +493,8 @@ static void fold_by(const struct an_result *r, const struct cct *t, int by_modul
 		struct an_acc *a = &acc[by_module ? r->funcs[n->fn].module : n->fn];
 		a->seen = 1;
 		a->calls += n->calls;
+		for (int k = 0; k < AN_NVALUES; k++)
+			a->callsum[k] += n->v[k];
 		a->v[AN_EE] += n->v[AN_EE];
 		a->v[AN_AE] += n->v[AN_AE];
 		if (!same[order[j]]) {
@@ -506,19 +508,15 @@ static void fold_by(const struct an_result *r, const struct cct *t, int by_modul
 				a->vmax[k] = n->vmax[k];
 		}
 	}
-	/* the activations that are no call, by the same rule as their values */
+	/* the activations that are no call: out of the calls' values */
 	for (uint32_t j = 0; j < t->nunc; j++) {
 		const struct cct_uncounted *u = &t->unc[j];
 		const struct cct_node *n = &t->n[u->node];
 		if (!n->selected || n->fn >= r->nfuncs)
 			continue;
 		struct an_acc *a = &acc[by_module ? r->funcs[n->fn].module : n->fn];
-		a->uncounted[AN_EE] += u->v[AN_EE];
-		a->uncounted[AN_AE] += u->v[AN_AE];
-		if (!same[u->node]) {
-			a->uncounted[AN_EI] += u->v[AN_EI];
-			a->uncounted[AN_AI] += u->v[AN_AI];
-		}
+		for (int k = 0; k < AN_NVALUES; k++)
+			a->callsum[k] -= u->v[k];
 	}
 	free(order);
 	free(same);

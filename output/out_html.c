@@ -55,7 +55,7 @@ static void hj_row(FILE *f, const struct an_result *r, const struct an_view *v, 
 	const struct out_schema *s = out_schema_of(v->sampling);
 	out_json_values(f, s, row->calls, row->v, v->total);
 	if (kind == HJ_FUNCTION)
-		out_json_per_call(f, s, row->calls, row->v, row->uncounted, row->vmin, row->vmax);
+		out_json_per_call(f, s, row->calls, row->callsum, row->vmin, row->vmax);
 	if (kind == HJ_FUNCTION && row->func < r->nfuncs) {
 		hj_key_str(f, "file", r->funcs[row->func].file);
 		fprintf(f, ",\"line\":%u,\"f\":%u", r->funcs[row->func].line, row->func);

@@ -197,7 +197,7 @@ static void json_row(FILE *f, const struct an_result *r, const struct an_row *ro
 	out_json_str(f, row->module);
 	out_json_values(f, s, row->calls, row->v, r->session.v);
 	if (kind == OUT_BY_FUNCTION) {
-		out_json_per_call(f, s, row->calls, row->v, row->uncounted, row->vmin, row->vmax);
+		out_json_per_call(f, s, row->calls, row->callsum, row->vmin, row->vmax);
 		const struct an_func *fn = &r->funcs[row->func];
 		fputs(",\"file\":", f);
 		out_json_str(f, fn->file);
@@ -289,7 +289,7 @@ static void print_csv(FILE *f, const struct an_result *r, const struct out_opts 
 		csv_key(f, o, row);
 		out_csv_values(f, s, row->calls, row->v, r->session.v, s->pct_beside);
 		if (o->by == OUT_BY_FUNCTION)
-			out_csv_per_call(f, s, row->calls, row->v, row->uncounted, row->vmin, row->vmax);
+			out_csv_per_call(f, s, row->calls, row->callsum, row->vmin, row->vmax);
 		fputc('\n', f);
 	}
 }
@@ -380,7 +380,7 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 		for (int c = 0; c < s->ncols && per_call; c++) {
 			const struct out_column *k = &s->cols[c];
 			char a[32], mn[32], mx[32];
-			out_fmt_time(a, sizeof(a), out_per_call_avg(row->calls, row->v[k->v], row->uncounted[k->v]));
+			out_fmt_time(a, sizeof(a), out_per_call_avg(row->calls, row->callsum[k->v]));
 			out_fmt_time(mn, sizeof(mn), row->vmin[k->v]);
 			out_fmt_time(mx, sizeof(mx), row->vmax[k->v]);
 			fprintf(f, "%10s %10s %10s ", a, mn, mx);

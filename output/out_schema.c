@@ -134,17 +134,17 @@ void out_csv_values(FILE *f, const struct out_schema *s, uint64_t calls, const d
 		fprintf(f, ",%.4f", out_pct(v[s->cols[c].v], total[s->cols[c].denom]));
 }
 
-double out_per_call_avg(uint64_t calls, double v, double uncounted)
+double out_per_call_avg(uint64_t calls, double callsum)
 {
-	return calls ? (v - uncounted) / (double)calls : 0.0;
+	return calls ? callsum / (double)calls : 0.0;
 }
 
-void out_json_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *unc,
+void out_json_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *callsum,
 		       const double *vmin, const double *vmax)
 {
 	for (int c = 0; c < s->ncols && s->calls; c++) {
 		const struct out_column *k = &s->cols[c];
-		fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", k->key, out_per_call_avg(calls, v[k->v], unc[k->v]), k->key,
+		fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", k->key, out_per_call_avg(calls, callsum[k->v]), k->key,
 			vmin[k->v], k->key, vmax[k->v]);
 	}
 }
@@ -155,11 +155,11 @@ void out_csv_per_call_header(FILE *f, const struct out_schema *s)
 		fprintf(f, ",%s_avg,%s_min,%s_max", s->cols[c].key, s->cols[c].key, s->cols[c].key);
 }
 
-void out_csv_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *unc,
+void out_csv_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *callsum,
 		      const double *vmin, const double *vmax)
 {
 	for (int c = 0; c < s->ncols && s->calls; c++) {
 		const struct out_column *k = &s->cols[c];
-		fprintf(f, ",%.1f,%.0f,%.0f", out_per_call_avg(calls, v[k->v], unc[k->v]), vmin[k->v], vmax[k->v]);
+		fprintf(f, ",%.1f,%.0f,%.0f", out_per_call_avg(calls, callsum[k->v]), vmin[k->v], vmax[k->v]);
 	}
 }

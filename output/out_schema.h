@@ -87,13 +87,14 @@ void out_csv_values(FILE *f, const struct out_schema *s, uint64_t calls, const d
 void out_csv_values_header(FILE *f, const struct out_schema *s, int pct_beside);
 /*
  * The per-call members and fields of a function's row (nothing when s counts
- * no calls).  unc: the part of v that no call holds (a frame inherited at
- * fork or open at attach), left out of the average.
+ * no calls).  callsum: the calls' values, each activation whole (an_row),
+ * so that the average lies between the minimum and the maximum per call,
+ * recursion or not.
  */
-double out_per_call_avg(uint64_t calls, double v, double uncounted);
-void out_json_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *unc,
+double out_per_call_avg(uint64_t calls, double callsum);
+void out_json_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *callsum,
 		       const double *vmin, const double *vmax);
-void out_csv_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *v, const double *unc,
+void out_csv_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *callsum,
 		      const double *vmin, const double *vmax);
 void out_csv_per_call_header(FILE *f, const struct out_schema *s);
 

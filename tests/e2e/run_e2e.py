@@ -584,6 +584,13 @@ def test_deep_recursion(c):
     # the largest single call of recurse is one whole outermost recursion at most
     check(rec["elapsed_inclusive_max"] <= rec["elapsed_inclusive"] + 100,
           "recurse max EI per call %d > its total EI %d" % (rec["elapsed_inclusive_max"], rec["elapsed_inclusive"]))
+    # each average per call lies between the minimum and the maximum (the total, which counts
+    # the recursion once, divided by the calls was far below the minimum)
+    for f in rep["functions"]:
+        for k in ("elapsed_inclusive", "elapsed_exclusive", "application_inclusive", "application_exclusive"):
+            if f["calls"]:
+                check(f[k + "_min"] - 1 <= f[k + "_avg"] <= f[k + "_max"] + 1,
+                      "%s: %s average %s outside [%s, %s]" % (f["name"], k, f[k + "_avg"], f[k + "_min"], f[k + "_max"]))
 
 
 @test
