@@ -30,6 +30,7 @@ static void view_init(struct an_view *v, const struct an_result *r)
 void an_view_release(struct an_view *v)
 {
 	cct_release(&v->tree);
+	free(v->charged);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -134,6 +135,16 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 			map[i] = into;
 			v->n[into].v[AN_EE] += n->v[AN_EE] * scale;
 			v->n[into].v[AN_AE] += n->v[AN_AE] * scale;
+			if (into >= v->ncharged) {
+				uint32_t cap = v->ncharged ? v->ncharged : 1024;
+				while (cap <= into)
+					cap *= 2;
+				v->charged = xrealloc(v->charged, cap * sizeof(*v->charged));
+				memset(v->charged + v->ncharged, 0, (cap - v->ncharged) * sizeof(*v->charged));
+				v->ncharged = cap;
+			}
+			v->charged[into][0] += n->v[AN_EE] * scale;
+			v->charged[into][1] += n->v[AN_AE] * scale;
 		} else {
 			uint32_t vn = cct_child(&v->tree, into, n->fn);
 			map[i] = vn;
@@ -155,7 +166,8 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 			stack[sp++] = c;
 	}
 	/* activations that are no call go where their node went; a folded
-	 * system frame's own time went to its caller, its inclusive nowhere */
+	 * system frame's own time went to its caller (v->charged), its
+	 * inclusive nowhere */
 	for (uint32_t j = 0; j < t->nunc; j++) {
 		const struct cct_uncounted *u = &t->unc[j];
 		const struct cct_node *n = &t->n[u->node];
@@ -164,11 +176,8 @@ static void add_thread(struct an_view *v, const struct an_result *r, const struc
 		double x[AN_NVALUES];
 		for (int k = 0; k < AN_NVALUES; k++)
 			x[k] = u->v[k] * scale;
-		if (f->just_my_code && an_is_system_module(r->mods[r->funcs[n->fn].module].path)) {
-			if (!map[u->node])
-				continue; /* into the root: no function's */
-			x[AN_EI] = x[AN_AI] = 0;
-		}
+		if (f->just_my_code && an_is_system_module(r->mods[r->funcs[n->fn].module].path))
+			continue; /* its own time went to its caller as charged, which no call holds */
 		cct_add_uncounted(&v->tree, map[u->node], x);
 	}
 	free(map);
@@ -205,6 +214,17 @@ static void acc_rows(const struct an_view *v, int by_module, struct an_row **row
 	uint32_t nkeys = by_module ? v->r->nmods : v->r->nfuncs;
 	struct an_acc *acc = an_acc_new(nkeys);
 	an_fold_tree(v->r, &v->tree, by_module ? NULL : acc, by_module ? acc : NULL);
+	/* the hidden frames' time is in no call of the frame charged with it:
+	 * out of the per-call average, as it is out of the minimum and maximum
+	 * (the average exceeded the maximum) */
+	for (uint32_t i = 1; i < v->len && i < v->ncharged; i++) {
+		uint32_t fn = v->n[i].fn;
+		if (fn >= v->r->nfuncs)
+			continue;
+		uint32_t key = by_module ? v->r->funcs[fn].module : fn;
+		acc[key].callsum[AN_EE] -= v->charged[i][0];
+		acc[key].callsum[AN_AE] -= v->charged[i][1];
+	}
 	*rows = xcalloc(nkeys + 1, sizeof(**rows));
 	*n = 0;
 	for (uint32_t i = 0; i < nkeys; i++) {

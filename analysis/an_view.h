@@ -30,6 +30,11 @@ struct an_view {
 	int sampling;
 	double total[AN_NVALUES];   /* the selection's totals (percent denominators) */
 	const struct an_result *r;  /* names and modules */
+	/* just-my-code: per view node, the exclusive values (EE, AE) of the
+	 * hidden frames it was charged with: in its totals, in none of its
+	 * calls (the per-call figures are of each call's own code) */
+	double (*charged)[2];
+	uint32_t ncharged;
 };
 
 /* Whether module path is a system library (for just-my-code). */

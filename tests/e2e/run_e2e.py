@@ -3134,6 +3134,14 @@ def test_view_filters_just_my_code(c):
     check(abs(u["elapsed_exclusive"] - (u0["elapsed_inclusive"] - func(rep, "cmp_ints")["elapsed_inclusive"])) < 0.01 * u0["elapsed_inclusive"] + 1000,
           "use_libc EE with --just-my-code %s, expected its EI less cmp_ints' (%s)" % (
               u["elapsed_exclusive"], u0["elapsed_inclusive"]))
+    # the per-call figures are of each call's own code: the average between the minimum and the
+    # maximum (the hidden time was in the average only, above the maximum)
+    for f in jmc["functions"]:
+        for k in ("elapsed_inclusive", "elapsed_exclusive", "application_inclusive", "application_exclusive"):
+            if f["calls"]:
+                check(f[k + "_min"] - 1 <= f[k + "_avg"] <= f[k + "_max"] + 1,
+                      "--just-my-code: %s %s average %s outside [%s, %s]" % (
+                          f["name"], k, f[k + "_avg"], f[k + "_min"], f[k + "_max"]))
     libc = c.report_json(data, options=["--module", "libc*"])
     for f in libc["functions"]:
         if f["module"].startswith("libc"):
