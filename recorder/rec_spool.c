@@ -266,8 +266,9 @@ static void read_note_area(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
  * divisions the tails held the divider's backlog, 226-245 ticks on average
  * against the calibration's 74, and the cost came out at 185 ns against 17.5
  * calibrated, which no interval of the run had room for (the tiny calls
- * between lost all their time).  The real programs measured add up to +95 %
- * (cc1plus 56 -> 109 ticks, Lua 20-50 ticks on 45).
+ * between lost all their time).  The real programs measured before were at
+ * or near the bound (cc1plus 56 -> 109 ticks; Lua 20-50 ticks on 45, whose
+ * largest it trims).
  */
 static uint64_t adjusted_cost(uint64_t cost, uint64_t calib_tail, uint64_t tail_sum, uint64_t tail_n)
 {
