@@ -296,7 +296,8 @@ char *sym_demangle(const char *name)
 	return strdup(name);
 }
 
-/* Collect the executable, file-backed mappings of the maps text, by path. */
+/* Add [start, end) to the sorted executable ranges x (no memory: left out,
+ * so a return address there ends a stack, as without the check). */
 static void add_exec_range(struct sym_exec_ranges *x, uint64_t start, uint64_t end)
 {
 	if (x->n && x->r[x->n - 1].end == start) { /* sorted maps: join neighbours */
@@ -331,6 +332,8 @@ static int in_exec_range(const struct sym_exec_ranges *x, uint64_t addr)
 	return 0;
 }
 
+/* Collect the executable, file-backed mappings of the maps text, by path
+ * (and every executable range, for the unwinder's check of return addresses). */
 static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 {
 	const char *p = maps, *end = maps + len;
