@@ -656,9 +656,8 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	char *cmdpath = xasprintf("/proc/%d/cmdline", (int)pid);
 	size_t clen = 0;
 	char *cmd = util_read_file(cmdpath, &clen);
-	for (size_t i = 0; cmd && i + 1 < clen; i++)
-		if (!cmd[i])
-			cmd[i] = ' ';
+	if (cmd)
+		util_args_joined(cmd, clen);
 	d.command = cmd && *cmd ? cmd : xasprintf("process %d", (int)pid);
 	if (!cmd || !*cmd)
 		free(cmd);

@@ -168,6 +168,17 @@ void util_add_word(char **words, const char *fmt, ...)
 	*words = s;
 }
 
+size_t util_args_joined(char *s, size_t n)
+{
+	while (n > 0 && !s[n - 1])
+		n--;
+	for (size_t k = 0; k < n; k++)
+		if (!s[k])
+			s[k] = ' ';
+	s[n] = 0;
+	return n;
+}
+
 char *util_read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

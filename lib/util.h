@@ -98,6 +98,15 @@ size_t util_utf8_len(const char *s);
 char *util_read_file(const char *path, size_t *len);
 
 /*
+ * A command line as /proc/PID/cmdline gives it (each argument ended by a
+ * NUL; n bytes, with room for one more, as util_read_file's) made one
+ * string in place, the arguments joined by spaces.  A title a program wrote
+ * over its arguments (setproctitle: "nginx: worker process") ends in NULs
+ * that are padding, not empty arguments: dropped.  Returns the length.
+ */
+size_t util_args_joined(char *s, size_t n);
+
+/*
  * Read a whole file named by a recording (a spool file, a source file): only
  * a regular file (not a FIFO, a device or /dev/zero: EINVAL), at most max
  * bytes (EFBIG), never blocking on open; with nofollow, not through a

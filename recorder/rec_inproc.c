@@ -123,9 +123,7 @@ int rec_inproc_read(const char *dir, struct fmt_data *d, struct rec_sample_stats
 			char *cmd = util_read_regular(f, REC_SPOOL_SMALL_MAX, 1, &l);
 			free(f);
 			if (cmd)
-				for (size_t i = 0; i + 1 < l; i++)
-					if (!cmd[i])
-						cmd[i] = ' ';
+				util_args_joined(cmd, l);
 			p->command = cmd ? cmd : xstrdup("");
 			p->os = xstrdup("");
 			f = xasprintf("%s/%s.maps", dir, key);

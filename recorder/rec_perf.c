@@ -126,12 +126,7 @@ static void read_titles(struct rec_perf *p)
 			watch_drop(p, i);
 			continue;
 		}
-		while (n > 0 && c[n - 1] == 0) /* a title's padding */
-			n--;
-		for (size_t k = 0; k < n; k++)
-			if (!c[k])
-				c[k] = ' ';
-		c[n] = 0;
+		util_args_joined(c, n);
 		w->next_read = now + (now - w->since < TITLE_EARLY_NS ? 0 : TITLE_LATER_NS);
 		if (w->last && strcmp(w->last, c) == 0) { /* the same: only the window grows */
 			free(c);

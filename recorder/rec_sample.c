@@ -435,12 +435,7 @@ int rec_attach_snapshot(pid_t pid, struct rec_attach *at)
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	char *c = util_read_file(path, &n);
 	if (c && n) {
-		while (n && !c[n - 1])
-			n--;
-		for (size_t k = 0; k < n; k++)
-			if (!c[k])
-				c[k] = ' ';
-		c[n] = 0;
+		util_args_joined(c, n);
 		at->command = c;
 	} else {
 		free(c);
@@ -493,9 +488,7 @@ static void image_from_proc(struct simage *im)
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", im->pid);
 	char *c = util_read_file(path, &n);
 	if (c) {
-		for (size_t k = 0; k + 1 < n; k++)
-			if (!c[k])
-				c[k] = ' ';
+		util_args_joined(c, n);
 		free(im->command);
 		im->command = c;
 	}

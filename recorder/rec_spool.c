@@ -647,21 +647,9 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 		p->ppid = info && rec_info_get(info, "ppid", v, sizeof(v)) ? (uint32_t)atoi(v) : 0;
 		p->cost = info && rec_info_get(info, "cost", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
 		p->os = xstrdup(info && rec_info_get(info, "os", v, sizeof(v)) ? v : "unknown");
-		if (cmd) {
-			/* the arguments, NUL-separated; a title the program wrote over
-			 * them (setproctitle: "nginx: worker process") ends in a run of
-			 * NULs that are padding, not empty arguments */
-			size_t end = clen;
-			while (end > 0 && !cmd[end - 1])
-				end--;
-			for (size_t k = 0; k < end; k++)
-				if (!cmd[k])
-					cmd[k] = ' ';
-			cmd[end] = 0;
-			p->command = xstrdup(cmd);
-		} else {
-			p->command = xstrdup("");
-		}
+		if (cmd)
+			util_args_joined(cmd, clen);
+		p->command = xstrdup(cmd ? cmd : "");
 		p->exe = xstrdup("");
 		uint64_t calib_tail = info && rec_info_get(info, "calib_tail", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
 		uint64_t tail_sum = 0, tail_n = 0;

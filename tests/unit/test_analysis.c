@@ -45,6 +45,25 @@ static void run(struct fmt_data *d, struct an_result *r)
 
 /* lib/util.c's UTIL_GROW_ZEROED, which the walk's per-function tables use:
  * capacities double from 256, what was there stays, the rest is zero */
+/* /proc/PID/cmdline made one string: NULs between arguments are spaces, a
+ * title's trailing padding is dropped, an empty argument inside is kept */
+static void test_args_joined(void **state)
+{
+	(void)state;
+	char a[] = "sh\0-c\0echo hi\0"; /* (the literal's own NUL is the room) */
+	assert_int_equal(util_args_joined(a, sizeof(a) - 1), 13);
+	assert_string_equal(a, "sh -c echo hi");
+	char t[] = "nginx: worker process\0\0\0\0\0";
+	assert_int_equal(util_args_joined(t, sizeof(t) - 1), 21);
+	assert_string_equal(t, "nginx: worker process");
+	char e[] = "a\0\0b\0";
+	util_args_joined(e, sizeof(e) - 1);
+	assert_string_equal(e, "a  b");
+	char z[] = "\0";
+	assert_int_equal(util_args_joined(z, 0), 0);
+	assert_string_equal(z, "");
+}
+
 static void test_grow_zeroed(void **state)
 {
 	(void)state;
@@ -714,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_sampling_caller_at_zero),
 		cmocka_unit_test(test_system_modules),
 		cmocka_unit_test(test_grow_zeroed),
+		cmocka_unit_test(test_args_joined),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
