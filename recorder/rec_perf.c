@@ -42,7 +42,7 @@ struct title_watch {
 	uint32_t pid;
 	uint64_t since;     /* when it was forked or exec'd (monotonic ns) */
 	uint64_t next_read; /* not before */
-	char *last;         /* what the last read gave */
+	size_t title;       /* its latest title, p->titles.v[title - 1] (0: none yet) */
 };
 
 struct rec_perf {
@@ -68,20 +68,18 @@ static void watch_add(struct rec_perf *p, uint32_t pid, uint64_t now)
 		if (p->watch[i].pid == pid) { /* exec'd: a new program, read anew */
 			p->watch[i].since = now;
 			p->watch[i].next_read = 0;
-			free(p->watch[i].last);
-			p->watch[i].last = NULL;
+			p->watch[i].title = 0;
 			return;
 		}
 	if (p->nwatch == p->capwatch) {
 		p->capwatch = p->capwatch ? p->capwatch * 2 : 16;
 		p->watch = xrealloc(p->watch, p->capwatch * sizeof(*p->watch));
 	}
-	p->watch[p->nwatch++] = (struct title_watch){pid, now, 0, NULL};
+	p->watch[p->nwatch++] = (struct title_watch){pid, now, 0, 0};
 }
 
 static void watch_drop(struct rec_perf *p, size_t i)
 {
-	free(p->watch[i].last);
 	p->watch[i] = p->watch[--p->nwatch];
 }
 
@@ -128,23 +126,18 @@ static void read_titles(struct rec_perf *p)
 		}
 		util_args_joined(c, n);
 		w->next_read = now + (now - w->since < TITLE_EARLY_NS ? 0 : TITLE_LATER_NS);
-		if (w->last && strcmp(w->last, c) == 0) { /* the same: only the window grows */
+		if (w->title && strcmp(p->titles.v[w->title - 1].command, c) == 0) { /* the same: the window grows */
 			free(c);
-			for (size_t k = p->titles.n; k-- > 0;)
-				if (p->titles.v[k].pid == w->pid) {
-					p->titles.v[k].t1 = t1;
-					break;
-				}
+			p->titles.v[w->title - 1].t1 = t1;
 			i++;
 			continue;
 		}
-		free(w->last);
-		w->last = xstrdup(c);
 		if (p->titles.n == p->titles.cap) {
 			p->titles.cap = p->titles.cap ? p->titles.cap * 2 : 16;
 			p->titles.v = xrealloc(p->titles.v, p->titles.cap * sizeof(*p->titles.v));
 		}
 		p->titles.v[p->titles.n++] = (struct rec_title){w->pid, t0, t1, c};
+		w->title = p->titles.n;
 		i++;
 	}
 }
@@ -480,8 +473,6 @@ void rec_perf_close(struct rec_perf *p)
 	}
 	free(p->rings);
 	free(p->out.data);
-	while (p->nwatch)
-		watch_drop(p, 0);
 	free(p->watch);
 	for (size_t i = 0; i < p->titles.n; i++)
 		free(p->titles.v[i].command);
