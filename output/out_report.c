@@ -658,24 +658,32 @@ static void instr_json_head(FILE *f, const struct fmt_data *d, const struct an_r
  * Sampling: what the header and JSON say of the recording
  * --------------------------------------------------------------------- */
 
-static const char *note_get(const char *notes, const char *key, char *buf, size_t n)
+/* The value of the notes' word "key=value" (*len bytes), or NULL. */
+static const char *note_find(const char *notes, const char *key, size_t *len)
 {
 	size_t l = strlen(key);
 	for (const char *p = notes; p && *p;) {
 		if (strncmp(p, key, l) == 0 && p[l] == '=') {
-			const char *v = p + l + 1, *e = strchrnul(v, ' ');
-			/* a count: digits only, as it goes into JSON unquoted */
-			if (e > v && e - v < 20 && strspn(v, "0123456789") == (size_t)(e - v)) {
-				snprintf(buf, n, "%.*s", (int)(e - v), v);
-				return buf;
-			}
-			break;
+			const char *v = p + l + 1;
+			*len = (size_t)(strchrnul(v, ' ') - v);
+			return v;
 		}
 		p = strchr(p, ' ');
 		if (p)
 			p++;
 	}
-	snprintf(buf, n, "0");
+	return NULL;
+}
+
+static const char *note_get(const char *notes, const char *key, char *buf, size_t n)
+{
+	size_t len;
+	const char *v = note_find(notes, key, &len);
+	/* a count: digits only, as it goes into JSON unquoted */
+	if (v && len > 0 && len < 20 && strspn(v, "0123456789") == len)
+		snprintf(buf, n, "%.*s", (int)len, v);
+	else
+		snprintf(buf, n, "0");
 	return buf;
 }
 
@@ -684,21 +692,12 @@ static const char *note_get(const char *notes, const char *key, char *buf, size_
  * terminal controls into the header; "" when absent or anything else. */
 static const char *note_get_list(const char *notes, const char *key, char *buf, size_t n)
 {
-	size_t l = strlen(key);
+	size_t len;
+	const char *v = note_find(notes, key, &len);
 	buf[0] = 0;
-	for (const char *p = notes; p && *p;) {
-		if (strncmp(p, key, l) == 0 && p[l] == '=') {
-			const char *v = p + l + 1, *e = strchrnul(v, ' ');
-			size_t len = (size_t)(e - v);
-			if (len < n && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-						 "0123456789._+-:,[]") == len)
-				snprintf(buf, n, "%.*s", (int)len, v);
-			break;
-		}
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
+	if (v && len < n &&
+	    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-:,[]") == len)
+		snprintf(buf, n, "%.*s", (int)len, v);
 	return buf;
 }
 
