@@ -19,6 +19,10 @@
  *                       its events name, 8 bytes each, appended as first seen;
  *                       the call sites of its entries too, marked with
  *                       FMT_SPOOL_SITE_BIT (user addresses never have it)
+ *   <key>.exit          text, written when the process ends (exit(), a fatal
+ *                       signal) with other threads alive: "end <ticks>", then
+ *                       "off <tid>" for each thread then off the CPU; the
+ *                       recorder gives those threads their last record
  *
  * A thread buffer is a file mapped MAP_SHARED by the runtime, so what was
  * written survives SIGKILL.  From FMT_SPOOL_DATA_OFF on come chunks of growing

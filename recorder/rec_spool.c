@@ -623,6 +623,82 @@ static void symbolize(struct fmt_process *p, const char *maps, size_t mlen, stru
 	}
 }
 
+/* The ticks a thread's events end at: its start plus every record's delta
+ * (only the records' lengths and deltas matter, as in event_segments).
+ * 0 when a segment cannot be read or decoded. */
+static uint64_t events_end(const struct fmt_thread *t, int fd)
+{
+	uint64_t ticks = t->start;
+	for (uint32_t i = 0; i < t->nsegs; i++) {
+		uint8_t *buf = xmalloc(t->segs[i].len ? t->segs[i].len : 1);
+		ssize_t r = pread(fd, buf, t->segs[i].len, (off_t)t->segs[i].off);
+		struct fmt_decoder dec;
+		fmt_decoder_init(&dec, buf, r == (ssize_t)t->segs[i].len ? (size_t)r : 0);
+		for (unsigned k = 0; k < FMT_CACHE_SLOTS; k++)
+			dec.c.fn[k] = dec.c.pair[k][0] = 1;
+		struct fmt_rec rec;
+		int rc;
+		while ((rc = fmt_decode(&dec, &rec)) > 0)
+			ticks += rec.delta;
+		int whole = r == (ssize_t)t->segs[i].len && rc == 0 && dec.p == buf + r;
+		free(buf);
+		if (!whole)
+			return 0;
+	}
+	return ticks;
+}
+
+/*
+ * A process that ended with threads still running (exit() or a fatal signal
+ * in one of them) left "<key>.exit" (runtime/rt.c, rt_note_process_end):
+ * its end in ticks and the threads then off the CPU.  Those threads had no
+ * last record: each gets one, the thread's end at the process's, written
+ * into its buffer after its events (bytes no record used), so that their
+ * open frames close when the process ended, not at their last probe.  The
+ * interval to it is OS time for a thread that was off the CPU.  Threads
+ * whose recording stopped early for another reason are left as they are.
+ */
+static void close_at_process_end(const char *dir, const char *key, struct fmt_data *d, uint32_t first)
+{
+	size_t len = 0;
+	char *info = read_spool_file(dir, key, ".exit", &len);
+	char v[32];
+	uint64_t end = info && rec_info_get(info, "end", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+	for (uint32_t i = first; end && i < d->nthreads; i++) {
+		struct fmt_thread *t = &d->threads[i];
+		if (t->flags || !t->nsegs || !t->spool_path)
+			continue;
+		int off_cpu = 0;
+		for (const char *p = info; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			if (strncmp(p, "off ", 4) == 0 && strtoul(p + 4, NULL, 10) == t->tid)
+				off_cpu = 1;
+		int fd = open(t->spool_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		uint64_t last = events_end(t, fd);
+		struct fmt_segment *s = &t->segs[t->nsegs - 1];
+		/* the chunk the last segment starts: records never cross one */
+		uint64_t chunk_off = FMT_SPOOL_DATA_OFF;
+		unsigned chunk = 0;
+		while (chunk_off < s->off)
+			chunk_off += fmt_spool_chunk_size(chunk++);
+		uint8_t rec[FMT_MAX_RECORD + 4];
+		uint8_t *q = fmt_put_ext(rec, FMT_X_END, off_cpu, end - last, NULL, 0);
+		uint64_t at = s->off + s->len;
+		/* a PAD after it keeps the chunk's layout for a later read */
+		uint8_t *pad = fmt_put_ext(q, FMT_X_PAD, 0, 0, NULL, 0);
+		if (last && end > last && chunk_off == s->off &&
+		    at + (uint64_t)(pad - rec) <= s->off + fmt_spool_chunk_size(chunk) &&
+		    pwrite(fd, rec, (size_t)(pad - rec), (off_t)at) == pad - rec) {
+			s->len += (uint64_t)(q - rec);
+			t->ev_len += (uint64_t)(q - rec);
+			t->flags |= FMT_THR_ENDED;
+		}
+		close(fd);
+	}
+	free(info);
+}
+
 int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen)
 {
 	struct rec_spool_key *procs;
@@ -703,6 +779,7 @@ int rec_spool_read(const char *dir, struct fmt_data *d, char *err, size_t errlen
 			free(h);
 			read_fns(dir, sp->files[b], &addrs, &naddrs, &capaddrs);
 		}
+		close_at_process_end(dir, sp->key, d, first_thread);
 		uint64_t calibrated = p->cost;
 		p->cost = adjusted_cost(p->cost, calib_tail, tail_sum, tail_n);
 		/* the run's extra per probe falls after its clock read, into the

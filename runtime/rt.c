@@ -2630,6 +2630,8 @@ static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGAB
 				       SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGALRM,   SIGTERM, SIGUSR1,
 				       SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
 
+static void rt_note_process_end(uint64_t end);
+
 static void rt_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
@@ -2650,6 +2652,7 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 		t->last_t = now;
 		RT_GUARD(t->gate, t->gate & ~RT_GATE_BUSY);
 	}
+	rt_note_process_end(rt_clock());
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
@@ -2903,12 +2906,95 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_own_end(own);
 }
 
+/*
+ * The process ends (exit(), main returned, a fatal signal) while its other
+ * threads may be inside calls: blocked in pthread_join or epoll_wait, or
+ * computing.  The kernel stops them without a last record, and their open
+ * frames would close at their last probe: a pthread_join that waited the
+ * whole run would show 0 ns.  "<key>.exit" tells the recorder when the
+ * process ended, "end <ticks>", and which threads were off the CPU then,
+ * "off <tid>" (sleeping, waiting for the disk, stopped): the recorder closes
+ * those threads' frames at that time (recorder/rec_spool.c), the last
+ * interval OS time for a thread that was off the CPU.  Nothing is written
+ * for a process left with one thread.  Async-signal-safe (rt_fatal): open,
+ * getdents64, read, mmap, write, rename.
+ */
+static void rt_note_process_end(uint64_t end)
+{
+	if (rt_g.no_syscalls || !rt_g.enabled)
+		return;
+	int dir = rt_file_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dir < 0)
+		return;
+	int self = (int)syscall(SYS_gettid);
+	size_t cap = 4096, n = 0;
+	char *out = rt_mem_grow(NULL, 0, cap);
+	unsigned others = 0;
+	if (out) {
+		/* (no printf: this may run in a signal handler) */
+		char d[24];
+		int k = 0;
+		uint64_t v = end;
+		do
+			d[k++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		n = (size_t)(rt_file_format_str(out, "end ") - out);
+		while (k)
+			out[n++] = d[--k];
+		out[n++] = '\n';
+	}
+	char ents[4096];
+	long got;
+	while (out && (got = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
+		for (long at = 0; at < got;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (void *)(ents + at);
+			at += e->reclen;
+			int tid = atoi(e->name);
+			if (tid <= 0 || tid == self)
+				continue;
+			others++;
+			char state = 'R';
+			unsigned long long start;
+			/* (/proc/<tid>/stat is the thread's, as is
+			 * /proc/self/task/<tid>/stat) */
+			if (rt_file_proc_stat(tid, &state, &start) < 0 || state == 'R')
+				continue;
+			if (n + 32 > cap) {
+				char *grown = rt_mem_grow(out, cap, cap * 2);
+				if (!grown)
+					break;
+				out = grown;
+				cap *= 2;
+			}
+			n = (size_t)(rt_file_format_str(rt_file_format_int(rt_file_format_str(out + n, "off "),
+									 (unsigned)tid),
+							"\n") -
+				     out);
+		}
+	}
+	close(dir);
+	if (out && others)
+		rt_write_file(".exit", out, n);
+	if (out)
+		munmap(out, cap);
+}
+
 __attribute__((destructor)) static void rt_destructor(void)
 {
 	/* the command as the process leaves it: a daemon sets its title
 	 * after it starts ("nginx: worker process"), as ps shows it */
-	if (rt_g.enabled && rt_self.state == RT_ACTIVE)
+	if (rt_g.enabled && rt_self.state == RT_ACTIVE) {
+		int own = rt_own_begin(0);
+		rt_note_process_end(rt_clock());
 		rt_copy_proc_file("/proc/self/cmdline", ".cmdline");
+		rt_own_end(own);
+	}
 	rt_recal_finish();
 	rt_finish_thread(&rt_self);
 }

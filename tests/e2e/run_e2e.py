@@ -1322,6 +1322,30 @@ def test_killed_while_waiting(c):
 
 
 @test
+def test_exit_from_another_thread(c):
+    """The process ends in one thread (exit(), or a SIGTERM it sends itself) after 300 ms while
+    main waits in pthread_join, a thread in pause() and one computing without calls: their calls
+    lasted until the process ended.  They were closed at their last probe: pthread_join and
+    pause 0 ns, keep_busy under a microsecond.  The blocked calls' time is OS time (AI ~ 0)."""
+    for how, status in (("exit", 3), ("term", 128 + signal.SIGTERM)):
+        _, rep = c.record_and_report([c.prog("e2e_exit_elsewhere"), how], expect_status=status)
+        expect_calls(rep, {"main": 1, "wait_forever": 1, "keep_busy": 1, "finish": 1})
+        ended = func(rep, "finish")["elapsed_inclusive"]
+        check(ended >= 0.28e9, "%s: finish lasted %s, but it slept 300 ms" % (how, ms(ended)))
+        rows = [(name, function_rows(rep, name, "libc.so") if name in ("pthread_join", "pause") else
+                 function_rows(rep, name)) for name in ("pthread_join", "pause", "main", "wait_forever", "keep_busy")]
+        for name, r in rows:
+            check(len(r) == 1 and r[0]["calls"] == 1, "%s: %s: expected one call, found %s" % (how, name, r))
+            check(r[0]["elapsed_inclusive"] >= 0.9 * ended,
+                  "%s: %s lasted %s, but the process ended %s after it began (finish)" % (
+                      how, name, ms(r[0]["elapsed_inclusive"]), ms(ended)))
+        for name, r in rows[:2]:
+            check(r[0]["application_inclusive"] <= 0.1 * r[0]["elapsed_inclusive"],
+                  "%s: %s blocked for %s but has AI %s: its wait is OS time" % (
+                      how, name, ms(r[0]["elapsed_inclusive"]), ms(r[0]["application_inclusive"])))
+
+
+@test
 def test_ignored_signals_stay_ignored(c):
     """Signals stint is started with ignored (nohup's SIGHUP; SIGINT of a command a shell runs in
     the background) stay ignored for the program, as without stint: a hangup does not end it.
