@@ -100,8 +100,40 @@ void cmd_read(const char *input, struct fmt_data *d)
 		die("%s", err);
 }
 
+/* A pattern that names nothing is a mistake (a typo, another program's
+ * data file): an empty report would look like a measurement. */
+int cmd_filter_names_match(const struct an_result *r, const struct an_filter *f)
+{
+	if (!f || (!f->function && !f->module))
+		return 1;
+	for (uint32_t fn = 0; fn < r->nfuncs; fn++)
+		if (an_filter_match(r, f, fn))
+			return 1;
+	return 0;
+}
+
+void cmd_filter_names_die(const struct an_filter *f, const char *where)
+{
+	if (f->module && f->function)
+		die("no function matches --module '%s' --function '%s' in %s (stint report lists them)", f->module,
+		    f->function, where);
+	if (f->module)
+		die("no module matches --module '%s' in %s (stint report --by module lists them)", f->module, where);
+	die("no function matches --function '%s' in %s (stint report lists them)", f->function, where);
+}
+
 void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 	      const struct an_filter *f)
+{
+	cmd_load_any(input, d, r, no_compensation, f);
+	if (!cmd_filter_names_match(r, f)) {
+		char *where = xasprintf("'%s'", input);
+		cmd_filter_names_die(f, where);
+	}
+}
+
+void cmd_load_any(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
+		  const struct an_filter *f)
 {
 	cmd_read(input, d);
 	int sampling = strcmp(d->method, "sampling") == 0;

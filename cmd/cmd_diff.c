@@ -66,8 +66,12 @@ int cmd_diff(int argc, char **argv)
 	struct an_result ra, rb;
 	struct an_row *rowa, *rowb;
 	uint32_t na, nb;
-	cmd_load(argv[optind], &da, &ra, 0, &flt);
-	cmd_load(argv[optind + 1], &db, &rb, 0, &flt);
+	cmd_load_any(argv[optind], &da, &ra, 0, &flt);
+	cmd_load_any(argv[optind + 1], &db, &rb, 0, &flt);
+	if (!cmd_filter_names_match(&ra, &flt) && !cmd_filter_names_match(&rb, &flt)) {
+		char *where = xasprintf("neither '%s' nor '%s'", argv[optind], argv[optind + 1]);
+		cmd_filter_names_die(&flt, where);
+	}
 	if (ra.sampling != rb.sampling)
 		die("diff: '%s' holds %s data and '%s' %s data", argv[optind], da.method, argv[optind + 1], db.method);
 	an_diff_rows(&da, &ra, &flt, &rowa, &na);

@@ -3184,6 +3184,28 @@ def test_view_filters_just_my_code(c):
 
 
 @test
+def test_filter_naming_nothing(c):
+    """--function or --module that matches nothing in the data file (a typo, another program's
+    file) is an error of one line in every command that takes them: report, callers, export and
+    html printed an empty report or wrote an empty file, exit 0, as if it were a measurement.
+    diff accepts a function that is in one of its two files (a new or a removed function)."""
+    rec, data = c.record([c.prog("e2e_libcalls")])
+    out = os.path.join(c.tmp, "out")
+    for args in (["report"], ["report", "--tree"], ["callers", "use_libc"], ["callees", "use_libc"],
+                 ["export", "--format", "folded", "-o", out], ["html", "-o", out]):
+        for flt, word in ((["--function", "no_such_fn"], "no_such_fn"), (["--module", "nomod*"], "nomod*"),
+                          (["--module", "libc*", "--function", "use_libc"], "use_libc")):
+            p = c.run([c.stint] + args + ["-i", data] + flt, expect=None)
+            one_line_error(p, [word, "matches"], " ".join(args + flt))
+            check(not p.stdout, "%s printed a report: %r" % (" ".join(args + flt), p.stdout[:200]))
+    _, other = c.record([c.prog("e2e_recursion")], data=os.path.join(c.tmp, "other.data"))
+    p = c.run([c.stint, "diff", data, other, "--function", "recurse"], expect=0)
+    check("recurse" in p.stdout, "diff --function recurse, a function of the second file only: %r" % p.stdout)
+    p = c.run([c.stint, "diff", data, other, "--function", "no_such_fn"], expect=None)
+    one_line_error(p, ["no_such_fn", "neither"], "diff --function no_such_fn")
+
+
+@test
 def test_view_filters_selection(c):
     """A filter selects intervals and every view is computed from them (issue 8 item 2): with
     --function cmp_ints each ancestor (main, use_libc, qsort) has exactly the intervals through
