@@ -37,14 +37,16 @@ extern int cmd_damaged;
  * "Bus error".
  */
 void cmd_read(const char *input, struct fmt_data *d);
-/* cmd_read, then the analysis of the filter's selection (f may be NULL).
- * cmd_load dies when --function or --module names nothing in the file;
- * cmd_load_any leaves that to the caller (diff: a function may be in one
- * file only), which asks cmd_filter_names_match. */
+/* cmd_read, then the analysis of the filter's selection (f may be NULL),
+ * then one line of warning if the file is damaged.  cmd_load dies when
+ * --function or --module names nothing in the file; cmd_load_any leaves
+ * that and the warning (cmd_load_warn) to the caller (diff: a function may
+ * be in one file only), which asks cmd_filter_names_match. */
 void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 	      const struct an_filter *f);
 void cmd_load_any(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 		  const struct an_filter *f);
+void cmd_load_warn(const char *input, const struct fmt_data *d, const struct an_result *r);
 int cmd_filter_names_match(const struct an_result *r, const struct an_filter *f);
 void cmd_filter_names_die(const struct an_filter *f, const char *where) __attribute__((noreturn));
 

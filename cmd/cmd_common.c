@@ -130,6 +130,7 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 		char *where = xasprintf("'%s'", input);
 		cmd_filter_names_die(f, where);
 	}
+	cmd_load_warn(input, d, r);
 }
 
 void cmd_load_any(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
@@ -148,6 +149,10 @@ void cmd_load_any(const char *input, struct fmt_data *d, struct an_result *r, in
 		an_sample_run(d, &ao, r);
 	else
 		an_instr_run(d, &ao, r);
+}
+
+void cmd_load_warn(const char *input, const struct fmt_data *d, const struct an_result *r)
+{
 	/* one line, whatever is damaged */
 	if (d->damage)
 		warn("'%s' is damaged: %s; reporting what could be read", input, d->damage);
