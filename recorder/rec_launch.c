@@ -631,12 +631,31 @@ static int prefault_file(const char *dir, const char *name, int prefault)
 		f->finished = 1;
 	} else if (prefault && h.nused < FMT_SPOOL_MAX_CHUNKS - 2) {
 		uint64_t off = FMT_SPOOL_DATA_OFF;
-		for (uint32_t i = 0; i <= h.nused; i++)
+		for (uint32_t i = 0; i < h.nused; i++)
 			off += fmt_spool_chunk_size(i);
-		/* the chunk after the one being filled */
-		if (f->off != off) {
+		/* the chunk after the one being filled, once records reach an
+		 * eighth of that one: most threads of a program that makes
+		 * many write a few records, and 2,000 threads started at once
+		 * had 1 GB of next chunks allocated and zeroed for nothing.
+		 * A chunk being filled that is not in the file yet is waited
+		 * for (a thread that can no longer open its file: the runtime's
+		 * rt_map_chunk_grown), and made at once; the first chunk is
+		 * always the runtime's own. */
+		uint64_t size = fmt_spool_chunk_size(h.nused), next = fmt_spool_chunk_size(h.nused + 1);
+		int active = 0;
+		if (h.nused && (uint64_t)st.st_size < off + size) {
+			next = size;
+			active = 1;
+		} else {
+			uint8_t probe[64] = {0};
+			if (pread(fd, probe, sizeof(probe), (off_t)(off + size / 8)) == (ssize_t)sizeof(probe))
+				for (size_t i = 0; i < sizeof(probe); i++)
+					active |= probe[i];
+			off += size;
+		}
+		if (active && f->off != off) {
 			f->off = off;
-			prefault_chunk(fd, off, fmt_spool_chunk_size(h.nused + 1));
+			prefault_chunk(fd, off, next);
 		}
 	}
 	close(fd);
