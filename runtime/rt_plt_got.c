@@ -46,6 +46,7 @@
 #include "rt_elf.h"
 #include "rt_int.h"
 #include "rt_plt.h"
+#include "rt_select.h"
 #include "rt_patch.h"
 
 #define RT_PLT_STUB 32
@@ -71,6 +72,90 @@ struct rt_plt_text {
 };
 static struct rt_plt_text rt_plt_names;    /* "address name" lines of the hooked functions */
 static struct rt_plt_text rt_plt_unprobed; /* "module<TAB>name" lines of those left alone */
+
+/*
+ * The function address a library call is recorded with: where it lands,
+ * unless another name the program calls lands there too.  glibc's memcpy
+ * and memmove are one function once their IFUNCs chose (the program's
+ * memmove calls were all reported as memcpy); the second name gets the
+ * address after, the next one the one after that (inside the function:
+ * its module is right and no other function starts there), written in the
+ * .plt file with its name.  Keyed by the landing address and a hash of the
+ * name, in pages of our own; under rt_plt_lock.
+ */
+#define RT_PLT_FN_SLOTS (1u << 16) /* a power of 2 */
+#define RT_PLT_FN_ALIASES 8        /* names at one address told apart */
+static struct rt_plt_fn {
+	uint64_t target, name_hash, fn;
+} *rt_plt_fns;
+static uint32_t rt_plt_nfns;
+
+static struct rt_plt_fn *rt_plt_fn_slot(uint64_t target, uint64_t name_hash)
+{
+	uint32_t i = (uint32_t)(((target ^ name_hash) * 0x9E3779B97F4A7C15ull) >> 40) & (RT_PLT_FN_SLOTS - 1);
+	for (uint32_t n = 0; n < RT_PLT_FN_SLOTS; n++, i = (i + 1) & (RT_PLT_FN_SLOTS - 1))
+		if (!rt_plt_fns[i].target || (rt_plt_fns[i].target == target && rt_plt_fns[i].name_hash == name_hash))
+			return &rt_plt_fns[i];
+	return NULL;
+}
+
+/* The addresses in use, landing addresses and those given to second
+ * names: the set a new name's address must not be in. */
+static uint64_t *rt_plt_used;
+
+static uint64_t *rt_plt_used_slot(uint64_t a)
+{
+	uint32_t i = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 40) & (RT_PLT_FN_SLOTS - 1);
+	for (uint32_t n = 0; n < RT_PLT_FN_SLOTS; n++, i = (i + 1) & (RT_PLT_FN_SLOTS - 1))
+		if (!rt_plt_used[i] || rt_plt_used[i] == a)
+			return &rt_plt_used[i];
+	return NULL;
+}
+
+static int rt_plt_fn_taken(uint64_t a)
+{
+	uint64_t *u = rt_plt_used_slot(a);
+	return u && *u == a;
+}
+
+static void rt_plt_fn_take(uint64_t a)
+{
+	uint64_t *u = rt_plt_used_slot(a);
+	if (u)
+		*u = a;
+}
+
+static uint64_t rt_plt_fn_of(uint64_t target, const char *name)
+{
+	if (!rt_plt_fns) {
+		size_t size = RT_PLT_FN_SLOTS * (sizeof(*rt_plt_fns) + sizeof(*rt_plt_used));
+		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return target;
+		rt_plt_fns = m;
+		rt_plt_used = (uint64_t *)(rt_plt_fns + RT_PLT_FN_SLOTS);
+	}
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	h |= 1;
+	struct rt_plt_fn *e = rt_plt_fn_slot(target, h);
+	if (!e || rt_plt_nfns >= RT_PLT_FN_SLOTS / 2)
+		return target;
+	if (e->target)
+		return e->fn;
+	/* the first name at target keeps it; later ones the next free address */
+	uint64_t fn = target;
+	for (uint32_t k = 0; k < RT_PLT_FN_ALIASES && rt_plt_fn_taken(fn); k++)
+		fn = target + k + 1;
+	if (rt_plt_fn_taken(fn))
+		fn = target;
+	*e = (struct rt_plt_fn){target, h, fn};
+	rt_plt_fn_take(target);
+	rt_plt_fn_take(fn);
+	rt_plt_nfns++;
+	return fn;
+}
 
 /* ------------------------------------------------------------------------
  * Which functions need care
@@ -699,17 +784,19 @@ static int rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_dy
 	}
 	if (tm->instrumented) /* it has probes of its own */
 		return 0;
-	uint64_t fn = target;
+	uint64_t lands = target;
 	int ours = self_known > 0 && tm->lo == (uintptr_t)self.dli_fbase;
 	if (ours) {
 		/* one of rt.c's interposers (dlopen, ...): it calls the real one
 		 * itself; the call is recorded as the real one's */
 		void *real = dlsym(RTLD_NEXT, nm);
 		if (real)
-			fn = (uint64_t)(uintptr_t)real;
+			lands = (uint64_t)(uintptr_t)real;
 		if (strcmp(nm, "dlopen") == 0)
 			kind = RT_PLT_CALL; /* the real dlopen sees rt.c as its caller anyway */
 	}
+	uint64_t fn = rt_plt_fn_of(lands, nm);
+	rt_sel_lib_name(fn, lands, nm);
 	uintptr_t pg = (uintptr_t)got & ~(h->page - 1);
 	uint8_t *stub;
 	if (site) {

@@ -66,6 +66,7 @@ static uintptr_t rt_sel_self_lo, rt_sel_self_len; /* this library: its calibrati
 
 struct rt_sel_mod {
 	uintptr_t base, lo, hi;
+	int modok;      /* --module selects it (or there is no --module) */
 	int dflt;       /* decision for the module's functions not in exc */
 	uint64_t *exc;  /* sorted function addresses decided the other way */
 	size_t nexc;
@@ -475,6 +476,7 @@ static int rt_sel_visit(struct dl_phdr_info *info, size_t size, void *arg)
 			modok = 1;
 	/* a module that --module leaves out: every function unselected, no
 	 * need to read its symbols */
+	m->modok = modok;
 	m->dflt = modok && !rt_sel_nfn;
 	if (modok && (rt_sel_nfn || rt_sel_nnot))
 		rt_sel_read_symbols(m, path);
@@ -508,8 +510,57 @@ static const struct rt_sel_mod *rt_sel_find(uint64_t fn)
 	return NULL;
 }
 
+/*
+ * Library functions probed at their calls (rt_plt_got.c) are decided by the
+ * name the program calls them by: where a call lands may have no name of
+ * its own (glibc's memset is an IFUNC, and the choice it made, such as
+ * __memset_avx2_unaligned_erms, is not among the library's dynamic
+ * symbols) or several (memcpy and memmove land in one function; the
+ * runtime gives each name a function address of its own).  Open
+ * addressing; an entry's decision is written before its address.
+ */
+#define RT_SEL_LIBS 16384 /* a power of 2 */
+static struct rt_sel_lib {
+	uint64_t fn;
+	uint8_t want;
+} rt_sel_libs[RT_SEL_LIBS];
+
+static struct rt_sel_lib *rt_sel_lib_slot(uint64_t fn)
+{
+	unsigned i = (unsigned)((fn * 0x9E3779B97F4A7C15ull) >> 50) & (RT_SEL_LIBS - 1);
+	for (unsigned n = 0; n < RT_SEL_LIBS; n++, i = (i + 1) & (RT_SEL_LIBS - 1)) {
+		uint64_t k = __atomic_load_n(&rt_sel_libs[i].fn, __ATOMIC_ACQUIRE);
+		if (k == fn || !k)
+			return &rt_sel_libs[i];
+	}
+	return NULL;
+}
+
+void rt_sel_lib_name(uint64_t fn, uint64_t target, const char *name)
+{
+	if (!rt_sel_by_name || !fn)
+		return;
+	const struct rt_sel_mod *m = rt_sel_find(target);
+	if (!m) {
+		rt_sel_scan();
+		m = rt_sel_find(target);
+	}
+	char plain[512];
+	const char *pl = rt_sel_plain_name(name, plain, sizeof(plain)) ? plain : NULL;
+	int want = (m ? m->modok : !rt_sel_nmod) && (!rt_sel_nfn || rt_sel_any(rt_sel_fn, rt_sel_nfn, name, pl)) &&
+		   !rt_sel_any(rt_sel_not, rt_sel_nnot, name, pl);
+	struct rt_sel_lib *e = rt_sel_lib_slot(fn);
+	if (!e)
+		return;
+	e->want = (uint8_t)want;
+	__atomic_store_n(&e->fn, fn, __ATOMIC_RELEASE);
+}
+
 static int rt_sel_decide(uint64_t fn)
 {
+	const struct rt_sel_lib *lib = rt_sel_lib_slot(fn);
+	if (lib && __atomic_load_n(&lib->fn, __ATOMIC_ACQUIRE) == fn)
+		return lib->want;
 	const struct rt_sel_mod *m = rt_sel_find(fn);
 	if (!m) { /* loaded since (a dlopen'ed library's constructors run before dlopen returns) */
 		if (rt_sel_scan_try() == 0)

@@ -51,6 +51,10 @@ void rt_sel_vfork(int child);
  * code leaves the others unpatched). */
 int rt_sel_want(uint64_t fn);
 
+/* A library function probed at its calls, fn, decided by the name the
+ * program calls it by; target is where the calls land (its module). */
+void rt_sel_lib_name(uint64_t fn, uint64_t target, const char *name);
+
 /* Glob matching as `stint report --function` does it: fnmatch(3) without
  * flags, or the pattern as a substring of the name.  Exposed for the tests. */
 int rt_sel_match(const char *pattern, const char *name);

@@ -1385,6 +1385,28 @@ def test_quiet_thread_buffer_small(c):
 
 
 @test
+def test_library_call_names(c):
+    """Library calls are named and selected by the name the program calls: glibc's memcpy and
+    memmove land in one function (its IFUNCs chose it), and memset and strlen in functions the
+    library's dynamic symbols do not name.  memmove's calls were reported as memcpy's, and
+    --function memset (memcpy, strlen, 'mem*') recorded nothing, --not-function memset left it
+    in.  Built with -finstrument-functions and plain (patched at load)."""
+    libc = "libc.so"
+    for prog in ("e2e_lib_aliases", "e2e_lib_aliases_plain"):
+        _, rep = c.record_and_report([c.prog(prog)])
+        expect_calls(rep, {"move_it": 3, "copy_it": 1, "fill_it": 2, "measure_it": 1})
+        expect_calls(rep, {"memmove": 3, "memcpy": 1, "memset": 2, "strlen": 1}, libc)
+        for sel, want, gone in ((["--function", "memset"], {"memset": 2}, ["memmove", "memcpy", "strlen", "malloc"]),
+                                (["--function", "mem*"], {"memset": 2, "memmove": 3, "memcpy": 1}, ["strlen", "malloc"]),
+                                (["--not-function", "memset"], {"memmove": 3, "memcpy": 1, "strlen": 1}, ["memset"])):
+            _, data = c.record([c.prog(prog)], options=sel, data=os.path.join(c.tmp, "sel.data"))
+            r = c.report_json(data)
+            expect_calls(r, want, libc)
+            left = [n for n in gone if function_rows(r, n, libc)]
+            check(not left, "%s %s: functions not selected were recorded: %s" % (prog, " ".join(sel), left))
+
+
+@test
 def test_ignored_signals_stay_ignored(c):
     """Signals stint is started with ignored (nohup's SIGHUP; SIGINT of a command a shell runs in
     the background) stay ignored for the program, as without stint: a hangup does not end it.
