@@ -1175,8 +1175,27 @@ def test_plt_stubs(c):
     if len(progs) == 1:
         print("note: s_plt_ibt not built (the linker has no -z ibtplt): the .plt.sec layout is not tested")
     for name in progs:
-        _, data, rep = c.record_and_report([c.prog(name)], min_samples=150)
-        stub = function_rows(rep, "rand_r@plt")
+        # the stub is one jump: where a CPU (a VM's) puts its timer interrupts after the jump's
+        # target, it gets no sample, perf's neither; three runs, then perf is asked
+        for attempt in range(3):
+            _, data, rep = c.record_and_report([c.prog(name)], min_samples=150)
+            stub = function_rows(rep, "rand_r@plt")
+            if stub:
+                break
+        if not stub:
+            perf = shutil.which("perf")
+            seen = None
+            if perf:
+                pd = os.path.join(c.tmp, "plt.perf")
+                p = c.run([perf, "record", "-q", "-e", "task-clock:u", "-o", pd, "--", c.prog(name)], expect=None)
+                r = c.run([perf, "report", "-i", pd, "--stdio", "--sort", "sym"], expect=None) if p.returncode == 0 else None
+                if r is not None and r.returncode == 0:
+                    seen = len([l for l in r.stdout.splitlines() if "@plt" in l])
+            check(seen == 0, "%s: no sample in rand_r@plt in 3 runs, where perf %s\n  functions: %s" % (
+                name, "is not installed" if perf is None else "found samples in PLT stubs" if seen else
+                "could not be run", function_list(rep)))
+            raise TestSkip("%s: no sample fell in the PLT stub in 3 runs, nor in perf's run: this CPU "
+                           "gives the one-jump stub no sample" % name)
         check(len(stub) == 1 and stub[0]["module"] == name,
               "%s: expected one function row rand_r@plt in module %s\n  functions: %s" % (
                   name, name, function_list(rep)))
