@@ -166,6 +166,20 @@ static int hj_line_cmp(const void *a, const void *b)
  * AI, AE, text] (text null where the source could not be read), the
  * values of the function's own code and of the calls made on the line.
  */
+/* One row of a function's source lines: [line, calls, values..., text]. */
+static void hj_line_row(FILE *f, uint32_t ln, const struct an_line_row *x, const struct hj_src *sf, uint32_t *shown)
+{
+	fprintf(f, "%s[%u,%" PRIu64, (*shown)++ ? "," : "", ln, x ? x->row.calls : 0);
+	for (int k = 0; k < AN_NVALUES; k++)
+		fprintf(f, ",%.0f", x ? x->row.v[k] : 0.0);
+	fputc(',', f);
+	if (sf && sf->text && ln >= 1 && ln <= sf->nline)
+		hj_str(f, sf->line[ln - 1]);
+	else
+		fputs("null", f);
+	fputc(']', f);
+}
+
 static int hj_lines_json(FILE *f, const struct an_result *r, const struct an_lines *l)
 {
 	uint32_t *ord = malloc((l->nlines + 1) * sizeof(*ord)), n = 0, nsrc = 0;
@@ -204,23 +218,27 @@ static int hj_lines_json(FILE *f, const struct an_result *r, const struct an_lin
 		first_fn = 0;
 		hj_str(f, file);
 		fputs(",\"rows\":[", f);
-		uint32_t i = a, shown = 0;
-		for (uint32_t ln = lo; ln <= hi; ln++) {
-			while (i < b && (l->lines[ord[i]].line < ln || strcmp(l->lines[ord[i]].file, file) != 0))
-				i++;
-			const struct an_line_row *x =
-				i < b && l->lines[ord[i]].line == ln ? &l->lines[ord[i]] : NULL;
-			if (!x && !span)
-				continue;
-			fprintf(f, "%s[%u,%" PRIu64, shown++ ? "," : "", ln, x ? x->row.calls : 0);
-			for (int k = 0; k < AN_NVALUES; k++)
-				fprintf(f, ",%.0f", x ? x->row.v[k] : 0.0);
-			fputc(',', f);
-			if (sf && sf->text && ln >= 1 && ln <= sf->nline)
-				hj_str(f, sf->line[ln - 1]);
-			else
-				fputs("null", f);
-			fputc(']', f);
+		uint32_t shown = 0;
+		if (span) {
+			/* (64 bits: hi may be the largest line number) */
+			uint32_t i = a;
+			for (uint64_t ln = lo; ln <= hi; ln++) {
+				while (i < b && (l->lines[ord[i]].line < ln || strcmp(l->lines[ord[i]].file, file) != 0))
+					i++;
+				hj_line_row(f, (uint32_t)ln, i < b && l->lines[ord[i]].line == ln ? &l->lines[ord[i]] : NULL,
+					    sf, &shown);
+			}
+		} else {
+			/* the lines with values only: not every number between
+			 * (a damaged file's line 4294967295 took forever) */
+			uint32_t last = 0;
+			for (uint32_t i = a; i < b; i++) {
+				const struct an_line_row *x = &l->lines[ord[i]];
+				if (strcmp(x->file, file) != 0 || (shown && x->line == last))
+					continue;
+				hj_line_row(f, x->line, x, sf, &shown);
+				last = x->line;
+			}
 		}
 		fputs("]}", f);
 		a = b;
