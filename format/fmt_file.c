@@ -153,7 +153,8 @@ static void out_events_from(struct fmt_out *o, uint32_t idx, const struct fmt_th
 	size_t have = 4;
 	if (!t->nsegs) {
 		size_t n = t->ev_len < FMT_EVTS_CRC_SPAN - 4 ? t->ev_len : FMT_EVTS_CRC_SPAN - 4;
-		memcpy(span + 4, t->ev, n);
+		if (n) /* (a thread without events may have no buffer) */
+			memcpy(span + 4, t->ev, n);
 		have += n;
 	}
 	for (uint32_t i = 0; i < t->nsegs && have < FMT_EVTS_CRC_SPAN; i++) {
@@ -177,7 +178,7 @@ static void out_events_from(struct fmt_out *o, uint32_t idx, const struct fmt_th
 	out_write(o, h, sizeof(h));
 	out_write(o, &idx, 4);
 	free(span);
-	if (!t->nsegs)
+	if (!t->nsegs && t->ev_len)
 		out_write(o, t->ev, t->ev_len);
 	for (uint32_t i = 0; i < t->nsegs && !o->err; i++) {
 		loff_t off = (loff_t)t->segs[i].off;
@@ -1038,7 +1039,29 @@ static int fmt_parse(const uint8_t *map, size_t len, const char *path, struct fm
 			continue;
 		}
 		if (tag == FMT_ENDF) {
+			/* the end marker counts the chunks before it: one
+			 * removed (a thread's events) or an ENDF tag where another
+			 * chunk was must not pass for a whole file */
+			uint32_t count = 0;
+			if (n == 4)
+				memcpy(&count, pl, 4);
+			if (n != 4 && pl + n < end) {
+				set_damage(&rd, "corrupt chunk ENDF at byte %zu: an end marker of %llu bytes, not 4, "
+						"with chunks after it (skipped)",
+					   off, (unsigned long long)n);
+				rd.skipped++;
+				p = pl + n;
+				nchunks++;
+				continue;
+			}
 			ended = 1;
+			if (n != 4 || count != nchunks)
+				set_damage(&rd, "corrupt chunk ENDF at byte %zu: the file had %u chunks before its "
+						"end marker, %zu are there: parts of it are missing",
+					   off, count, (size_t)nchunks);
+			else if (pl + n != end)
+				set_damage(&rd, "%zu bytes follow the end marker at byte %zu", (size_t)(end - (pl + n)),
+					   off);
 			break;
 		}
 		const char *why = read_chunk(&rd, tag, pl, (size_t)n, (size_t)n);

@@ -188,6 +188,32 @@ static void poke(const char *from, uint32_t tag, size_t at, uint32_t v, int fix,
 	free(b);
 }
 
+/* from: the chunk with this tag given another tag (its checksum, of the
+ * payload only, stays valid) */
+static void retag(const char *from, uint32_t tag, uint32_t newtag, const char *to)
+{
+	size_t n;
+	uint8_t *b = load(from, &n);
+	struct chunk c[64];
+	const struct chunk *x = find(c, chunks(b, n, c, 64), tag);
+	memcpy(b + x->off, &newtag, 4);
+	store(to, b, n);
+	free(b);
+}
+
+/* from: without the chunk with this tag */
+static void drop(const char *from, uint32_t tag, const char *to)
+{
+	size_t n;
+	uint8_t *b = load(from, &n);
+	struct chunk c[64];
+	const struct chunk *x = find(c, chunks(b, n, c, 64), tag);
+	size_t clen = FMT_CHUNK_HDR + x->len;
+	memmove(b + x->off, b + x->off + clen, n - x->off - clen);
+	store(to, b, n - clen);
+	free(b);
+}
+
 static void flip(const char *from, uint32_t tag, size_t at, const char *to)
 {
 	size_t n;
@@ -252,6 +278,11 @@ int main(int argc, char **argv)
 	repeat(i, FMT_THRD, "bad-repeated-thrd.data");
 	repeat(i, FMT_EVTS, "bad-repeated-evts.data");
 	repeat(s, FMT_LINS, "bad-repeated-lins.data");
+	/* an end marker where a process was; a thread's events gone; a line
+	 * number html once counted up to one by one */
+	retag(i, FMT_PROC, FMT_ENDF, "bad-endf-early.data");
+	drop(i, FMT_EVTS, "bad-evts-removed.data");
+	poke(s, FMT_LINS, 23, 0xffffffffu, 1, "ok-sampling-line-max.data");
 	poke(i, FMT_MODS, 0, 1, 1, "bad-mods-process-index.data");
 	poke(i, FMT_SYMS, 0, 0xffffffffu, 1, "bad-syms-process-index.data");
 	poke(s, FMT_LINS, 0, 3, 1, "bad-lins-process-index.data");
