@@ -46,6 +46,8 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 	      const struct an_filter *f);
 void cmd_load_any(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 		  const struct an_filter *f);
+/* Die when output (not "-") is the file input names. */
+void cmd_output_not_input(const char *output, const char *input);
 void cmd_load_warn(const char *input, const struct fmt_data *d, const struct an_result *r);
 int cmd_filter_names_match(const struct an_result *r, const struct an_filter *f);
 void cmd_filter_names_die(const struct an_filter *f, const char *where) __attribute__((noreturn));

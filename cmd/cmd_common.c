@@ -100,6 +100,21 @@ void cmd_read(const char *input, struct fmt_data *d)
 		die("%s", err);
 }
 
+/*
+ * An output file that is the data file being read (export -o run.data, a
+ * link to it as input) would replace the recording with its own export:
+ * refused.  A link given as output is replaced, not followed (util_out), so
+ * the output is compared without following it.
+ */
+void cmd_output_not_input(const char *output, const char *input)
+{
+	struct stat in, out;
+	if (!output || strcmp(output, "-") == 0 || lstat(output, &out) != 0 || stat(input, &in) != 0)
+		return;
+	if (S_ISREG(out.st_mode) && out.st_dev == in.st_dev && out.st_ino == in.st_ino)
+		die("'%s' is the data file being read: give another output file", output);
+}
+
 /* A pattern that names nothing is a mistake (a typo, another program's
  * data file): an empty report would look like a measurement. */
 int cmd_filter_names_match(const struct an_result *r, const struct an_filter *f)

@@ -121,6 +121,7 @@ int cmd_export(int argc, char **argv)
 	if (fmt == EXP_PPROF && !output && isatty(STDOUT_FILENO))
 		die("export: pprof output is binary; give -o FILE or redirect standard output");
 
+	cmd_output_not_input(output, input);
 	struct fmt_data d;
 	struct an_result r;
 	cmd_load(input, &d, &r, nocomp, &flt);

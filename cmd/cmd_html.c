@@ -75,6 +75,7 @@ int cmd_html(int argc, char **argv)
 
 	struct fmt_data d;
 	struct an_result r;
+	cmd_output_not_input(output, input);
 	cmd_load(input, &d, &r, o.no_compensation, &flt);
 	struct an_view v;
 	an_view_build(&d, &r, &flt, &v);

@@ -85,6 +85,27 @@ static char *find_runtime(const char *name)
 }
 
 /* The one line for a PROGRAM that cannot be run: missing, a directory, no x. */
+/*
+ * An existing data file is kept as FILE.old before a new recording replaces
+ * it, as perf does; -f/--force overwrites.  A directory or anything but a
+ * regular file at that name is left for the writer to refuse.  Done only
+ * once the recording starts (everything checked, the program found, perf
+ * events open): a recording that fails before leaves FILE and FILE.old as
+ * they were.
+ */
+static int record_force; /* -f */
+
+static void keep_old_output(const char *output)
+{
+	struct stat st;
+	if (record_force || lstat(output, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	char *old = xasprintf("%s.old", output);
+	if (rename(output, old) < 0)
+		die("cannot keep the previous '%s' as '%s': %s (-f overwrites it)", output, old, strerror(errno));
+	free(old);
+}
+
 static __attribute__((noreturn)) void die_no_program(const char *name)
 {
 	char why[4200];
@@ -406,6 +427,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	d->os = xasprintf("libunwind, in-process sampler (%s)", why);
 	d->rate = so->freq;
 	d->notes = xasprintf("lost=0 stack=0 kernel=%d", so->kernel);
+	keep_old_output(output);
 	if (rec_session_run(&rs, path, argv, err, sizeof(err)) < 0)
 		die("%s", err);
 	const struct rec_child *child = &rs.child;
@@ -526,6 +548,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		}
 		die("%s", err);
 	}
+	keep_old_output(output);
 	uint64_t wall0 = util_wall_ns(), mono0 = util_mono_ns();
 	int status = 0;
 	struct rec_attach at = {0};
@@ -651,6 +674,7 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	struct rec_spool sp;
 	if (rec_spool_create(&sp, dirname(outcopy), err, sizeof(err)) < 0)
 		die("%s", err);
+	keep_old_output(output);
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	char *cmdpath = xasprintf("/proc/%d/cmdline", (int)pid);
@@ -767,22 +791,6 @@ static const char *sampling_option_name(int c)
 	case 8: return "--sampler";
 	}
 	return NULL;
-}
-
-/*
- * An existing data file is kept as FILE.old before a new recording replaces
- * it, as perf does; -f/--force overwrites.  A directory or anything but a
- * regular file at that name is left for the writer to refuse.
- */
-static void keep_old_output(const char *output, int force)
-{
-	struct stat st;
-	if (force || lstat(output, &st) < 0 || !S_ISREG(st.st_mode))
-		return;
-	char *old = xasprintf("%s.old", output);
-	if (rename(output, old) < 0)
-		die("cannot keep the previous '%s' as '%s': %s (-f overwrites it)", output, old, strerror(errno));
-	free(old);
 }
 
 /*
@@ -962,7 +970,7 @@ int cmd_record(int argc, char **argv)
 	if (duration != 0 && !attach)
 		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
 	check_file_limit();
-	keep_old_output(output, force);
+	record_force = force;
 	if (sampling)
 		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,
 				     sampler);
@@ -1068,6 +1076,7 @@ int cmd_record(int argc, char **argv)
 		rec_session_setenv(&rs, FMT_ENV_SELECT, "%sd%u\nt%llu\n", sel.env ? sel.env : "", sel.depth,
 				   (unsigned long long)(sel.min_ns ? (ticks ? ticks : 1) : 0));
 	}
+	keep_old_output(output);
 	if (rec_session_run(&rs, path, pargv, err, sizeof(err)) < 0)
 		die("%s", err);
 	const struct rec_child *child = &rs.child;

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <libgen.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -100,6 +101,15 @@ int cmd_recover(int argc, char **argv)
 		die("recover: give the spool directory that 'stint record' kept");
 	}
 	const char *spool = argv[optind];
+	/* the spool is removed once recovered: an output inside it would go
+	 * with it (recovered, then deleted) */
+	char *outdir = xstrdup(output), *real_out = realpath(dirname(outdir), NULL), *real_spool = realpath(spool, NULL);
+	if (real_out && real_spool && strcmp(real_out, real_spool) == 0)
+		die("recover: '%s' is inside the spool '%s', which is removed once recovered: write it elsewhere",
+		    output, spool);
+	free(outdir);
+	free(real_out);
+	free(real_spool);
 	struct rec_spool sp;
 	struct fmt_data d;
 	char err[1024];
@@ -117,12 +127,24 @@ int cmd_recover(int argc, char **argv)
 		    unread ? xasprintf("none of its %u thread buffer%s could be read ('%s' is no buffer of this "
 				       "stint's)", unread, unread == 1 ? "" : "s", first)
 			   : "it holds no thread's recording");
-	if (!finished)
+	if (fmt_write(&d, output) < 0)
+		die("cannot write '%s': %s; '%s' is kept", output, strerror(errno), spool);
+	if (!finished) /* (after the write: an error is then the one line) */
 		warn("the recording in '%s' did not finish (stint record was killed while the program "
 		     "ran): the exit status is unknown, and the duration is what stint saw until then",
 		     spool);
-	if (fmt_write(&d, output) < 0)
-		die("cannot write '%s': %s; '%s' is kept", output, strerror(errno), spool);
+	uint32_t cut = 0;
+	for (uint32_t i = 0; i < d.nthreads; i++)
+		cut += (d.threads[i].flags & FMT_THR_DAMAGED) != 0;
+	if (cut && !unread) {
+		/* (the data file says which threads are damaged) */
+		warn("recovered %u process%s, %u thread%s from '%s' into '%s', but the buffers of %u thread%s were "
+		     "cut short: the spool is kept", d.nprocs, d.nprocs == 1 ? "" : "es", d.nthreads,
+		     d.nthreads == 1 ? "" : "s", spool, output, cut, cut == 1 ? "" : "s");
+		fmt_data_free(&d);
+		rec_spool_close(&sp);
+		return CMD_EXIT_DAMAGED;
+	}
 	if (unread) {
 		/* what could be read is in the data file; nothing else is lost */
 		warn("recovered %u process%s, %u thread%s from '%s' into '%s', but %u thread buffer%s could not be "

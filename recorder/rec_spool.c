@@ -140,6 +140,12 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 		uint64_t have = flen - off < size ? flen - off : size;
 		uint64_t used;
 		int padded = 0;
+		/* the runtime allocates each chunk whole before writing it:
+		 * a file that ends inside one was cut short (copied in part,
+		 * truncated), and records are missing */
+		if ((have < size && !(h->flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_FILELIMIT))) ||
+		    (chunk < nused && h->used[chunk] > have))
+			t->flags |= FMT_THR_DAMAGED;
 		if (chunk < nused) {
 			used = h->used[chunk] <= have ? h->used[chunk] : have;
 		} else {
@@ -178,6 +184,9 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 			break;
 		off += size;
 	}
+	/* no chunk at all, though chunks were finished or functions told */
+	if (flen <= FMT_SPOOL_DATA_OFF && (h->nused || h->notes_n))
+		t->flags |= FMT_THR_DAMAGED;
 	if (!t->nsegs) {
 		free(t->segs);
 		t->segs = NULL;
