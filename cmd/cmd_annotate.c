@@ -95,6 +95,29 @@ static size_t disassemble(const char *module, uint64_t lo, uint64_t hi, char ***
 	return n;
 }
 
+/*
+ * A source file read for printing: control characters but tab and newline
+ * (C0, DEL, C1 written in UTF-8) become '?', as the data file's strings do
+ * (format/fmt_file.c): the data file names the file, so any file with an
+ * escape sequence in it (a comment, a string literal) could otherwise
+ * retitle or clear the terminal.  In place; src may be NULL.
+ */
+static char *annotate_read_source(const char *file, size_t *flen)
+{
+	char *src = file ? util_read_regular(file, ANNOTATE_SOURCE_MAX, 0, flen) : NULL;
+	for (size_t i = 0; src && i < *flen; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c == '\r' && i + 1 < *flen && src[i + 1] == '\n')
+			src[i] = ' '; /* (a CRLF file's line ends) */
+		else if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+			src[i] = '?';
+		else if (c == 0xc2 && i + 1 < *flen && (unsigned char)src[i + 1] >= 0x80 &&
+			 (unsigned char)src[i + 1] < 0xa0)
+			src[i] = src[i + 1] = '?';
+	}
+	return src;
+}
+
 /* One source line of text at s (up to e or the end), for printing. */
 static int line_len(const char *s, const char *e)
 {
@@ -175,8 +198,9 @@ static int annotate_instr(const char *input, const char *want, int nocomp)
 {
 	struct fmt_data d;
 	struct an_result r;
-	cmd_load(input, &d, &r, nocomp, NULL);
+	cmd_load_any(input, &d, &r, nocomp, NULL);
 	uint32_t fn = annotate_instr_pick(&r, want, input);
+	cmd_load_warn(input, &d, &r); /* (once the function is found: an error is then the one line) */
 	cmd_need_sites(input, &d, "annotate");
 	struct an_lines l;
 	struct an_lines_opts lo = {.no_compensation = nocomp, .mode = AN_LINES_OF_FUNCTION, .fn = fn};
@@ -191,7 +215,7 @@ static int annotate_instr(const char *input, const char *want, int nocomp)
 		if (!an_line_row_empty(&l.lines[i]))
 			file = l.lines[i].file;
 	size_t flen = 0;
-	char *src = file ? util_read_regular(file, ANNOTATE_SOURCE_MAX, 0, &flen) : NULL;
+	char *src = annotate_read_source(file, &flen);
 	uint32_t lo_line, hi_line;
 	annotate_instr_range(f, &l, file, &lo_line, &hi_line);
 	if (src)
@@ -347,6 +371,10 @@ static void annotate_disassembly(const struct an_fn_samples *fs)
 static int annotate_sampling(const struct fmt_data *d, const char *want, const char *input)
 {
 	char *chosen = annotate_pick(d, want, input);
+	if (d->damage) { /* (once the function is found: an error is then the one line) */
+		warn("'%s' is damaged: %s; annotating what precedes the damage", input, d->damage);
+		cmd_damaged = 1;
+	}
 	struct an_fn_samples fs;
 	an_sample_function(d, chosen, &fs);
 	printf("# %s [%s]\n", chosen, fs.module ? fs.module : "?");
@@ -358,7 +386,7 @@ static int annotate_sampling(const struct fmt_data *d, const char *want, const c
 	size_t flen = 0;
 	/* a name from the data file: a regular file only, of a sane size
 	 * (not /dev/zero, not a FIFO that never ends) */
-	char *src = file ? util_read_regular(file, ANNOTATE_SOURCE_MAX, 0, &flen) : NULL;
+	char *src = annotate_read_source(file, &flen);
 	if (src) {
 		annotate_source(&fs, file, src, flen);
 	} else {
@@ -404,10 +432,6 @@ int cmd_annotate(int argc, char **argv)
 	const char *want = argv[optind];
 	struct fmt_data d;
 	cmd_read(input, &d);
-	if (d.damage) {
-		warn("'%s' is damaged: %s; annotating what precedes the damage", input, d.damage);
-		cmd_damaged = 1;
-	}
 	if (strcmp(d.method, "sampling") != 0) {
 		fmt_data_free(&d);
 		return annotate_instr(input, want, nocomp);

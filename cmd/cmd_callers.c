@@ -171,7 +171,11 @@ static int butterfly(int argc, char **argv, int callees_first)
 	const char *want = argv[optind];
 	struct fmt_data d;
 	struct an_result r;
-	cmd_load(input, &d, &r, nocomp, &flt);
+	cmd_load_any(input, &d, &r, nocomp, &flt);
+	if (!cmd_filter_names_match(&r, &flt)) {
+		char *where = xasprintf("'%s'", input);
+		cmd_filter_names_die(&flt, where);
+	}
 	uint32_t found[16];
 	uint32_t n = an_find_functions(&r, want, found, 16);
 	if (n == 0)
@@ -185,6 +189,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 	if (by_line && (callees_first || r.sampling))
 		die("--by line is for callers of instrumentation data (stint annotate shows lines "
 		    "of sampling data)");
+	cmd_load_warn(input, &d, &r); /* (after the checks: an error is then the one line) */
 	/* decided before the pager takes stdout, which is then a pipe */
 	if (format == 0 && width < 0)
 		width = out_term_width();

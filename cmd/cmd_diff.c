@@ -72,10 +72,10 @@ int cmd_diff(int argc, char **argv)
 		char *where = xasprintf("neither '%s' nor '%s'", argv[optind], argv[optind + 1]);
 		cmd_filter_names_die(&flt, where);
 	}
-	cmd_load_warn(argv[optind], &da, &ra);
-	cmd_load_warn(argv[optind + 1], &db, &rb);
 	if (ra.sampling != rb.sampling)
 		die("diff: '%s' holds %s data and '%s' %s data", argv[optind], da.method, argv[optind + 1], db.method);
+	cmd_load_warn(argv[optind], &da, &ra);
+	cmd_load_warn(argv[optind + 1], &db, &rb);
 	an_diff_rows(&da, &ra, &flt, &rowa, &na);
 	an_diff_rows(&db, &rb, &flt, &rowb, &nb);
 	int key = sort ? out_diff_sort_key(ra.sampling, sort) : AN_EE;
