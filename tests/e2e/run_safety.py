@@ -465,6 +465,103 @@ def test_annotate_source_not_regular(c):
 
 
 @test
+def test_annotate_source_escapes(c):
+    """The data file names the source file annotate prints: an escape sequence in it (a comment,
+    a string literal; a file chosen by whoever wrote the data file) reached the terminal raw
+    (title set, screen cleared).  Control characters are printed as '?', as the file's names are."""
+    src_dir = os.path.join(c.tmp, "src")
+    os.mkdir(src_dir)
+    source = os.path.join(src_dir, "esc.c")
+    prog = os.path.join(c.tmp, "escprog")
+    build_c(c, SPIN_SRC % source, prog, ["-O1", "-g"])
+    with open(os.path.join(c.tmp, "escprog.c")) as f:
+        text = f.read().replace("for (int i = 0; i < 100000; i++)",
+                                "for (int i = 0; i < 100000; i++) /* \x1b]0;PWNED\x07\x1b[2J\x9b31m */")
+    with open(source, "w") as f:
+        f.write(text.split("\n", 1)[1])  # without the #line
+    data = sample_spin(c, prog)
+    p = c.run([c.stint, "annotate", "-i", data, "spin"], expect=0)
+    check("spin" in p.stdout and "PWNED" in p.stdout, "annotate did not print the source:\n%s" % p.stdout[:2000])
+    check("\x1b" not in p.stdout and "\x07" not in p.stdout and "\x9b" not in p.stdout,
+          "an escape sequence of the source reached the output: %r" % [l for l in p.stdout.splitlines() if "PWNED" in l])
+
+
+@test
+def test_output_never_the_input(c):
+    """export -o and html -o naming the data file being read (or the file a link given as input
+    leads to) replaced the recording with its export, exit 0: refused in one line, the recording
+    kept.  A link given as output is replaced, its target kept, as before."""
+    prog = os.path.join(c.tmp, "spinprog")
+    build_c(c, SPIN_SRC % "spin.c", prog, ["-O1", "-g"])
+    data = sample_spin(c, prog)
+    before = open(data, "rb").read()
+    link = os.path.join(c.tmp, "link.data")
+    os.symlink(data, link)
+    for args, inp in ((["export", "--format", "folded", "-o", data], data), (["html", "-o", data], data),
+                      (["export", "--format", "callgrind", "-o", data], link), (["html", "-o", data], link)):
+        p = c.run([c.stint] + args + ["-i", inp])
+        one_line_error(p, ["being read"], " ".join(args))
+        check(open(data, "rb").read() == before, "%s -i %s changed the data file" % (" ".join(args), inp))
+    p = c.run([c.stint, "html", "-i", data, "-o", link], expect=0)
+    check(open(data, "rb").read() == before and not os.path.islink(link), "html -o LINK: the link's target changed")
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+@test
+def test_failed_record_keeps_files(c):
+    """A recording that fails before it starts (no such program, an unknown option value, a
+    program that cannot run) leaves FILE and FILE.old as they were: the rotation to FILE.old
+    happened first, and the older recording in FILE.old was lost."""
+    out = os.path.join(c.tmp, "keep.data")
+    for argv in (["--", os.path.join(c.tmp, "no-such-program")], ["-m", "bogus", "--", "/bin/true"],
+                 ["--clock", "bogus", "--", "/bin/true"], ["--os-events", "bogus", "--", "/bin/true"],
+                 ["-m", "sample", "--", os.path.join(c.tmp, "missing")], ["--", "/etc/passwd"], []):
+        with open(out, "w") as f:
+            f.write("newer\n")
+        with open(out + ".old", "w") as f:
+            f.write("older\n")
+        p = c.run([c.stint, "record", "-o", out] + argv)
+        check(p.returncode == 2, "record %s exited %d" % (" ".join(argv), p.returncode))
+        check(read_text(out) == "newer\n" and read_text(out + ".old") == "older\n",
+              "record %s, failing, moved or replaced the existing files: FILE %r, FILE.old %r" % (
+                  " ".join(argv), read_text(out), read_text(out + ".old")))
+    c.run([c.stint, "record", "-o", out, "--", "/bin/true"], expect=0)
+    check(open(out + ".old").read() == "newer\n", "a recording that ran did not keep the previous file as .old")
+
+
+@test
+def test_recover_output_not_in_spool(c):
+    """recover -o naming a file inside the spool: the spool is removed once recovered, and the
+    data file went with it after "recovered ..., exit 0".  Refused in one line, the spool kept;
+    a truncated thread buffer is damage (exit 3, the spool kept), not a thread of 0 ns."""
+    outdir = os.path.join(c.tmp, "out")
+    os.mkdir(outdir)
+    spool, _ = killed_recorder_spool(c, outdir)
+    before = sorted(os.listdir(spool))
+    for name in ("session", "new.data"):
+        p = c.run([c.stint, "recover", spool, "-o", os.path.join(spool, name)])
+        one_line_error(p, ["inside the spool"], "recover -o SPOOL/%s" % name)
+        check(sorted(os.listdir(spool)) == before, "recover -o SPOOL/%s changed the spool" % name)
+    buf = sorted(glob.glob(os.path.join(spool, "*.buf")))[0]
+    os.truncate(buf, os.path.getsize(buf) - 4096)
+    out = os.path.join(c.tmp, "rec.data")
+    p = c.run([c.stint, "recover", spool, "-o", out])
+    check(p.returncode == 3 and "cut short" in p.stderr and os.path.isdir(spool),
+          "recover of a truncated buffer exited %d, spool %s: %s" % (
+              p.returncode, "kept" if os.path.isdir(spool) else "removed", p.stderr.strip()))
+    r = c.run([c.stint, "report", "-i", out])
+    check(r.returncode == 3 and "damaged" in r.stderr, "the report of it does not say it is damaged: %d %s" % (
+        r.returncode, r.stderr.strip()))
+
+
+@test
 def test_recorder_killed_then_recover(c):
     """stint record killed with SIGKILL while the program runs: the spool it
     leaves is recoverable (the session file is written at the start), with
