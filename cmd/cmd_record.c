@@ -1094,6 +1094,16 @@ int cmd_record(int argc, char **argv)
 		     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
 		exit(rec_exit_code(child->status));
 	}
+	if (launcher && d->nprocs && !recorded_functions(d) && sel_word) {
+		/* patched at load, with the selection's functions only: none */
+		char *pn = rec_patch_notes(rs.spool.path);
+		if (pn && strstr(pn, "patchmod=")) {
+			rec_session_end(&rs);
+			die("the selection (%s) matched no function '%s' called: nothing was recorded (stint "
+			    "record without it, then stint report, lists them)", sel.shown, pargv[0]);
+		}
+		free(pn);
+	}
 	if (launcher && d->nprocs && !recorded_functions(d)) {
 		const char *nocs = rec_patch_capstone_missing();
 		rec_session_end(&rs);
@@ -1124,6 +1134,9 @@ int cmd_record(int argc, char **argv)
 		warn("%s", unprobed);
 	free(unprobed);
 	if (!quiet) {
+		if (sel_word && d->nprocs && !recorded_functions(d))
+			warn("the selection (%s) matched no function '%s' called: no call was recorded (stint "
+			     "record without it, then stint report, lists them)", sel.shown, pargv[0]);
 		if (child->stopped_early || child->detached)
 			warn_left_running(pargv[0], child);
 		if (!d->nprocs)

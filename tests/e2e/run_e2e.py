@@ -1407,6 +1407,21 @@ def test_library_call_names(c):
 
 
 @test
+def test_selection_matching_nothing(c):
+    """A record-time selection that matches no function the program calls: said, not taken
+    for a build problem.  Instrumented: a warning, the recording kept (exit 0).  Patched at
+    load: one error line naming the selection (it said the program was not built with
+    -finstrument-functions, which it needs not be)."""
+    p, data = c.record([c.prog("e2e_lib_aliases")], options=["--function", "no_such_fn"])
+    check("matched no function" in p.stderr and "no_such_fn" in p.stderr,
+          "record said nothing of the selection matching nothing: %s" % p.stderr.strip())
+    p = c.run([c.stint, "record", "-f", "-o", os.path.join(c.tmp, "plain.data"), "--function", "no_such_fn", "--",
+               c.prog("e2e_lib_aliases_plain")], expect=None)
+    one_line_error(p, ["matched no function", "no_such_fn"], "record --function no_such_fn of a plain program")
+    check("-finstrument-functions" not in p.stderr, "the error blames the build: %s" % p.stderr.strip())
+
+
+@test
 def test_ignored_signals_stay_ignored(c):
     """Signals stint is started with ignored (nohup's SIGHUP; SIGINT of a command a shell runs in
     the background) stay ignored for the program, as without stint: a hangup does not end it.
