@@ -90,6 +90,7 @@ struct sym_proc {
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
 	struct sym_exec_ranges exec;
+	char path_buf[8192];     /* sym_proc_line's joined path, until its next call */
 };
 
 /*
@@ -516,6 +517,23 @@ int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr)
 	return module_index(sp, addr);
 }
 
+/*
+ * A source path as the unit names it, made absolute with the unit's
+ * compilation directory where it is relative: make-based projects compile
+ * "src/hot.c" from their top directory, and the bare "src/hot.c" was found
+ * by annotate only when run from there (perf, objdump -S and addr2line
+ * join the two).  Into buf (n bytes); f itself when it cannot be joined.
+ */
+static const char *unit_path(const char *comp_dir, const char *f, char *buf, size_t n)
+{
+	if (!f || f[0] == '/' || !f[0] || !comp_dir || comp_dir[0] != '/')
+		return f;
+	while (f[0] == '.' && f[1] == '/')
+		f += 2;
+	int w = snprintf(buf, n, "%s%s%s", comp_dir, comp_dir[strlen(comp_dir) - 1] == '/' ? "" : "/", f);
+	return w > 0 && (size_t)w < n ? buf : f;
+}
+
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line)
 {
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
@@ -524,7 +542,7 @@ int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_
 	const char *f = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
 	if (!f)
 		return -1;
-	*file = f;
+	*file = unit_path(dwfl_line_comp_dir(l), f, sp->path_buf, sizeof(sp->path_buf));
 	*line = (uint32_t)ln;
 	return 0;
 }
@@ -1129,6 +1147,9 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 	size_t nfiles = 0;
 	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
 		files = NULL;
+	Dwarf_Attribute cda;
+	const char *comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &cda));
+	char joined[8192];
 	struct sym_inline *v = calloc((size_t)(n - first), sizeof(*v));
 	if (!v)
 		return 0;
@@ -1138,14 +1159,14 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 		Dwarf_Attribute a;
 		Dwarf_Word w = 0;
 		v[k].name = inl_name(d);
-		const char *df = dwarf_decl_file(d);
+		const char *df = unit_path(comp_dir, dwarf_decl_file(d), joined, sizeof(joined));
 		v[k].file = strdup(df ? df : "");
 		int dl = 0;
 		if (dwarf_decl_line(d, &dl) == 0)
 			v[k].line = (uint32_t)dl;
 		const char *cf = NULL;
 		if (files && dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &w) == 0 && w < nfiles)
-			cf = dwarf_filesrc(files, w, NULL, NULL);
+			cf = unit_path(comp_dir, dwarf_filesrc(files, w, NULL, NULL), joined, sizeof(joined));
 		v[k].call_file = strdup(cf ? cf : "");
 		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &w) == 0)
 			v[k].call_line = (uint32_t)w;

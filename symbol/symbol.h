@@ -47,7 +47,9 @@ int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
  */
 int sym_proc_code_range(struct sym_proc *sp, uint64_t addr, uint64_t *start, uint64_t *end);
 
-/* Source file and line of one instruction address; 0 when found. */
+/* Source file and line of one instruction address; 0 when found.  The
+ * file is absolute where the unit's compilation directory makes it so; the
+ * string lasts until the next call. */
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line);
 
 /* One function inlined at an address (symbol.h's view of fmt_inline). */

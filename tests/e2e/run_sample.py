@@ -1208,6 +1208,36 @@ def test_plt_stubs(c):
 
 
 @test
+def test_relative_source_paths(c):
+    """A program compiled as make-based projects do, from the project's top directory with a
+    source path that has a directory part (gcc -g src/hot.c): its lines name the file with the
+    unit's compilation directory (src/hot.c was found by annotate only when run from there;
+    perf, objdump -S and addr2line join the two)."""
+    cc = shutil.which("gcc")
+    if not cc:
+        raise TestSkip("no gcc")
+    proj = os.path.join(c.tmp, "proj")
+    os.makedirs(os.path.join(proj, "src"))
+    with open(os.path.join(proj, "src", "hot.c"), "w") as f:
+        f.write("volatile unsigned long sink;\n"
+                "__attribute__((noinline)) void hot(unsigned long n)\n"
+                "{\n"
+                "\tfor (unsigned long i = 0; i < n; i++)\n"
+                "\t\tsink = sink * 6364136223846793005ul + i; /* HOT LINE */\n"
+                "}\n"
+                "int main(void) { hot(300000000ul); return 0; }\n")
+    prog = os.path.join(c.tmp, "hot")
+    c.run([cc, "-O2", "-g", "-o", prog, "src/hot.c"], expect=0, cwd=proj)
+    _, data, rep = c.record_and_report([prog], min_samples=100)
+    rows = c.report_json(data, ["--by", "line"])["lines"]
+    files = set(r["name"].rsplit(":", 1)[0] for r in rows if ":" in r["name"] and r["module"] == "hot")
+    check(files == {os.path.join(proj, "src", "hot.c")}, "the lines name %s, expected %s" % (
+        sorted(files), os.path.join(proj, "src", "hot.c")))
+    p = c.run([c.stint, "annotate", "-i", data, "hot"], expect=0, cwd="/")
+    check("HOT LINE" in p.stdout, "annotate run from / did not find the source:\n%s" % p.stdout[:1500])
+
+
+@test
 def test_vdso_functions(c):
     """Samples in the vDSO (clock_gettime, the kernel's library with no file) are named by its
     symbols, as perf names them (__vdso_clock_gettime), in one row per function, not one bare
