@@ -531,7 +531,14 @@ static void fn_place(struct an_fn_samples *out, const struct fmt_process *p, con
 	out->size = k < 0 ? s->size : 1;
 }
 
-void an_sample_function(const struct fmt_data *d, const char *name, struct an_fn_samples *out)
+/* Whether module file path is the one named want (its base name, or the path). */
+static int module_named(const char *path, const char *want)
+{
+	const char *b = strrchr(path, '/');
+	return strcmp(b ? b + 1 : path, want) == 0 || strcmp(path, want) == 0;
+}
+
+void an_sample_function(const struct fmt_data *d, const char *name, const char *module, struct an_fn_samples *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct fn_counts c = {0};
@@ -559,6 +566,15 @@ void an_sample_function(const struct fmt_data *d, const char *name, struct an_fn
 					const char *nm = k < 0 ? (s ? s->name : NULL) : l->inl[k].name;
 					if (!nm || strcmp(nm, name) != 0)
 						continue;
+					/* one module's function of that name: the one asked
+					 * for, else the first found (others said in out->other) */
+					const struct fmt_module *m = fn_module_holding(p, a);
+					if (module ? !m || !module_named(m->path, module)
+						   : m && out->module && strcmp(m->path, out->module) != 0) {
+						if (!module && !out->other)
+							out->other = m->path;
+						continue;
+					}
 					int top = i == 0 && k == (int)ninl - 1;
 					fn_place(out, p, s, l, k, a);
 					out->incl += !counted;

@@ -311,6 +311,8 @@ struct an_fn_count {
 
 struct an_fn_samples {
 	const char *module;          /* the module file holding it (its first frame's), NULL if none */
+	const char *other;           /* another module with a function of that name, not counted
+				      * (an_sample_function without a module), NULL if none */
 	const char *decl_file;       /* where it is declared ("" or NULL if not known) */
 	uint32_t decl_line;
 	uint64_t offset, size;       /* its code in the module file (an inlined one: size 1) */
@@ -327,7 +329,7 @@ struct an_fn_samples {
 size_t an_sample_names(const struct fmt_data *d, const char *want, int exact, const char ***names);
 
 /* The samples of the function named name (sampling data d) into *out. */
-void an_sample_function(const struct fmt_data *d, const char *name, struct an_fn_samples *out);
+void an_sample_function(const struct fmt_data *d, const char *name, const char *module, struct an_fn_samples *out);
 void an_fn_samples_free(struct an_fn_samples *s);
 
 /* Interning helpers shared by the analyses. */

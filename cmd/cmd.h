@@ -46,6 +46,14 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 	      const struct an_filter *f);
 void cmd_load_any(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 		  const struct an_filter *f);
+/* "NAME [MODULE]", as the reports print a function: the name (malloc'd)
+ * and *module (malloc'd, NULL without one). */
+char *cmd_split_function(const char *want, char **module);
+/* The function want names in r, exactly or as the one match, "NAME [MODULE]"
+ * choosing the module, prefer (--module's pattern) preferring its matches;
+ * dies naming the candidates when several functions match. */
+uint32_t cmd_pick_function(const struct an_result *r, const char *want, const char *prefer, const char *input,
+			   const char *what);
 /* Die when output (not "-") is the file input names. */
 void cmd_output_not_input(const char *output, const char *input);
 void cmd_load_warn(const char *input, const struct fmt_data *d, const struct an_result *r);

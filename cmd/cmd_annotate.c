@@ -124,22 +124,6 @@ static int line_len(const char *s, const char *e)
 	return (int)(e ? e - s : (long)strlen(s));
 }
 
-/* Instrumentation: the function named want (exactly, or the one match). */
-static uint32_t annotate_instr_pick(const struct an_result *r, const char *want, const char *input)
-{
-	uint32_t found[16];
-	uint32_t n = an_find_functions(r, want, found, 16);
-	if (n == 0)
-		die("annotate: no function '%s' in '%s'", want, input);
-	if (n > 1 && strcmp(r->funcs[found[0]].name, want) != 0) {
-		fprintf(stderr, "stint: '%s' matches several functions:\n", want);
-		for (uint32_t i = 0; i < n; i++)
-			fprintf(stderr, "  %s [%s]\n", r->funcs[found[i]].name, r->mods[r->funcs[found[i]].module].base);
-		die("annotate: name the function exactly");
-	}
-	return found[0];
-}
-
 /* One line's four values with their percentages (of den[]). */
 static void annotate_instr_values(const struct an_row *row, const double *den)
 {
@@ -199,7 +183,7 @@ static int annotate_instr(const char *input, const char *want, int nocomp)
 	struct fmt_data d;
 	struct an_result r;
 	cmd_load_any(input, &d, &r, nocomp, NULL);
-	uint32_t fn = annotate_instr_pick(&r, want, input);
+	uint32_t fn = cmd_pick_function(&r, want, NULL, input, "annotate");
 	cmd_load_warn(input, &d, &r); /* (once the function is found: an error is then the one line) */
 	cmd_need_sites(input, &d, "annotate");
 	struct an_lines l;
@@ -370,13 +354,22 @@ static void annotate_disassembly(const struct an_fn_samples *fs)
 /* Sampling: the function's samples per source line, or per instruction. */
 static int annotate_sampling(const struct fmt_data *d, const char *want, const char *input)
 {
-	char *chosen = annotate_pick(d, want, input);
+	char *module;
+	char *name = cmd_split_function(want, &module);
+	char *chosen = annotate_pick(d, name, input);
 	if (d->damage) { /* (once the function is found: an error is then the one line) */
 		warn("'%s' is damaged: %s; annotating what precedes the damage", input, d->damage);
 		cmd_damaged = 1;
 	}
 	struct an_fn_samples fs;
-	an_sample_function(d, chosen, &fs);
+	an_sample_function(d, chosen, module, &fs);
+	if (!fs.module && module)
+		die("annotate: no function '%s' in module '%s' in the samples of '%s'", chosen, module, input);
+	if (fs.other) { /* (one name, two functions: a static function in a program and its library) */
+		const char *a = strrchr(fs.module, '/'), *b = strrchr(fs.other, '/');
+		die("annotate: '%s' is a function of several modules (%s, %s): name one, as '%s [%s]'", chosen,
+		    a ? a + 1 : fs.module, b ? b + 1 : fs.other, chosen, b ? b + 1 : fs.other);
+	}
 	printf("# %s [%s]\n", chosen, fs.module ? fs.module : "?");
 	printf("# %" PRIu64 " of %" PRIu64 " samples inclusive (%.2f%%), %" PRIu64 " exclusive (%.2f%%)\n", fs.incl,
 	       fs.total, fs.total ? 100.0 * (double)fs.incl / (double)fs.total : 0.0, fs.excl,

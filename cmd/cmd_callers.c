@@ -176,16 +176,7 @@ static int butterfly(int argc, char **argv, int callees_first)
 		char *where = xasprintf("'%s'", input);
 		cmd_filter_names_die(&flt, where);
 	}
-	uint32_t found[16];
-	uint32_t n = an_find_functions(&r, want, found, 16);
-	if (n == 0)
-		die("no function '%s' in '%s'", want, input);
-	if (n > 1 && strcmp(r.funcs[found[0]].name, want) != 0) {
-		fprintf(stderr, "stint: '%s' matches several functions:\n", want);
-		for (uint32_t i = 0; i < n; i++)
-			fprintf(stderr, "  %s [%s]\n", r.funcs[found[i]].name, r.mods[r.funcs[found[i]].module].base);
-		die("name the function exactly");
-	}
+	uint32_t found[1] = {cmd_pick_function(&r, want, flt.module, input, callees_first ? "callees" : "callers")};
 	if (by_line && (callees_first || r.sampling))
 		die("--by line is for callers of instrumentation data (stint annotate shows lines "
 		    "of sampling data)");

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -113,6 +114,63 @@ void cmd_output_not_input(const char *output, const char *input)
 		return;
 	if (S_ISREG(out.st_mode) && out.st_dev == in.st_dev && out.st_ino == in.st_ino)
 		die("'%s' is the data file being read: give another output file", output);
+}
+
+char *cmd_split_function(const char *want, char **module)
+{
+	char *name = xstrdup(want);
+	size_t l = strlen(name);
+	char *br = l > 3 && name[l - 1] == ']' ? strrchr(name, '[') : NULL;
+	*module = NULL;
+	if (br && br > name + 1 && br[-1] == ' ' && br[1] != ']') {
+		name[l - 1] = 0;
+		*module = xstrdup(br + 1);
+		br[-1] = 0;
+	}
+	return name;
+}
+
+uint32_t cmd_pick_function(const struct an_result *r, const char *want, const char *prefer, const char *input,
+			   const char *what)
+{
+	char *module;
+	char *name = cmd_split_function(want, &module);
+	uint32_t found[64];
+	uint32_t n = an_find_functions(r, name, found, 64), k = 0;
+	/* "NAME [MODULE]" keeps that module's; --module prefers its matches */
+	for (uint32_t i = 0; i < n; i++) {
+		const char *base = r->mods[r->funcs[found[i]].module].base;
+		if (!module || strcmp(base, module) == 0)
+			found[k++] = found[i];
+	}
+	n = k;
+	if (!module && prefer) {
+		k = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			const char *base = r->mods[r->funcs[found[i]].module].base;
+			if (fnmatch(prefer, base, 0) == 0 || strstr(base, prefer))
+				found[k++] = found[i];
+		}
+		if (k)
+			n = k;
+	}
+	if (n == 0)
+		die("%s: no function '%s' in '%s'", what, want, input);
+	/* one function, or copies of it in several processes (one name,
+	 * one module); else the user names one */
+	int several = 0;
+	for (uint32_t i = 1; i < n; i++)
+		several |= strcmp(r->funcs[found[i]].name, r->funcs[found[0]].name) != 0 ||
+			   strcmp(r->mods[r->funcs[found[i]].module].base, r->mods[r->funcs[found[0]].module].base) != 0;
+	if (several) {
+		fprintf(stderr, "stint: '%s' matches several functions:\n", want);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(stderr, "  %s [%s]\n", r->funcs[found[i]].name, r->mods[r->funcs[found[i]].module].base);
+		die("%s: name one exactly, as 'NAME [MODULE]'", what);
+	}
+	free(name);
+	free(module);
+	return found[0];
 }
 
 /* A pattern that names nothing is a mistake (a typo, another program's

@@ -227,7 +227,7 @@ def test_report_same_for_any_jobs(c):
              ["report", "--by", "thread", "--format", "csv"], ["report", "--tree", "--threshold", "0"],
              ["report", "--tree", "--format", "json"], ["report", "--per-call", "--no-pager"],
              ["report", "--function", "*_step", "--format", "csv"], ["callers", "worker_step"],
-             ["callees", "main"], ["export", "--format", "folded"],
+             ["callees", "main [e2e_forker]"], ["export", "--format", "folded"],
              ["export", "--format", "callgrind"]]
     for v in views:
         outs = []

@@ -1238,6 +1238,36 @@ def test_relative_source_paths(c):
 
 
 @test
+def test_same_name_two_modules(c):
+    """A static function "work" in the program and another in its library: the report keeps two
+    rows, and annotate and callers never mix them.  annotate work printed the program's lines
+    under the sum of both functions' samples; callers --module LIB picked the program's (0).
+    Now: one name in several modules is asked to be named 'work [MODULE]', and --module
+    chooses for callers."""
+    _, data, rep = c.record_and_report([c.prog("s_samename")], min_samples=150)
+    rows = {r["module"]: r for r in function_rows(rep, "work")}
+    lib = [m for m in rows if m != "s_samename"]
+    check("s_samename" in rows and len(lib) == 1, "expected two rows of work: %s" % function_list(rep))
+    lib = lib[0]
+    for cmd in (["annotate"], ["callers"]):
+        p = c.run([c.stint] + cmd + ["-i", data, "work"], expect=None)
+        check(p.returncode == 2 and "work [" + lib + "]" in p.stderr,
+              "%s work: exit %d, expected a refusal naming the modules: %s" % (cmd[0], p.returncode, p.stderr))
+    for mod, loop, other in (("s_samename", "THE PROGRAM'S LOOP", "THE LIBRARY'S LOOP"),
+                             (lib, "THE LIBRARY'S LOOP", "THE PROGRAM'S LOOP")):
+        p = c.run([c.stint, "annotate", "-i", data, "work [%s]" % mod], expect=0)
+        check(loop in p.stdout and other not in p.stdout, "annotate 'work [%s]' shows the other's source:\n%s" % (
+            mod, p.stdout[:1500]))
+        m = re.search(r"# (\d+) of (\d+) samples inclusive", p.stdout)
+        check(m and int(m.group(1)) == rows[mod]["inclusive_samples"],
+              "annotate 'work [%s]' counts %s samples, the report %d" % (
+                  mod, m.group(1) if m else "?", rows[mod]["inclusive_samples"]))
+    p = c.run([c.stint, "callers", "-i", data, "--module", lib, "--format", "json", "work"], expect=0)
+    check('"' + lib + '"' in p.stdout and "lib_entry" in p.stdout,
+          "callers --module %s work: not the library's work:\n%s" % (lib, p.stdout[:1500]))
+
+
+@test
 def test_vdso_functions(c):
     """Samples in the vDSO (clock_gettime, the kernel's library with no file) are named by its
     symbols, as perf names them (__vdso_clock_gettime), in one row per function, not one bare
