@@ -369,6 +369,19 @@ static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 				i = k;
 				break;
 			}
+		/* (the file mapped again at another bias, as V8 maps node's
+		 * builtins: a module of its own, named by its first's symbols,
+		 * canonical(); one spanning both held every library between) */
+		if (i < sp->nmods && start - off != sp->mods[i].start - sp->mods[i].offset) {
+			for (uint32_t k = i + 1; k < sp->nmods; k++)
+				if (strcmp(sp->mods[k].path, path) == 0 &&
+				    start - off == sp->mods[k].start - sp->mods[k].offset) {
+					i = k;
+					break;
+				}
+			if (start - off != sp->mods[i].start - sp->mods[i].offset)
+				i = sp->nmods;
+		}
 		if (i < sp->nmods) {
 			if (start < sp->mods[i].start)
 				sp->mods[i].start = start;
@@ -392,10 +405,13 @@ static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 	}
 }
 
+static uint64_t canonical(const struct sym_proc *sp, uint64_t addr);
+
 static void fill_build_ids(struct sym_proc *sp)
 {
 	for (uint32_t i = 0; i < sp->nmods; i++) {
-		Dwfl_Module *m = dwfl_addrmodule(sp->dwfl, sp->mods[i].start);
+		/* (a file's second mapping: its first's module, canonical()) */
+		Dwfl_Module *m = dwfl_addrmodule(sp->dwfl, canonical(sp, sp->mods[i].start));
 		const unsigned char *bits;
 		GElf_Addr vaddr;
 		int n = m ? dwfl_module_build_id(m, &bits, &vaddr) : -1;
@@ -518,6 +534,34 @@ int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr)
 }
 
 /*
+ * The address at which libdwfl's module describes the code at addr.  A
+ * file's code mapped a second time elsewhere (V8 maps node's embedded
+ * builtins again, away from node's text) is reported from that mapping
+ * alone, its bias taken from where the file's first segment would be: off
+ * by the mapping's file offset, so that no symbol or line matched (61 % of
+ * node's samples were bare addresses).  The mapping's file offset, through
+ * the ELF file's segments, gives the address in the module's terms.
+ */
+static uint64_t canonical(const struct sym_proc *sp, uint64_t addr)
+{
+	int i = module_index(sp, addr);
+	Dwfl_Module *dm = i >= 0 && sp->dwfl && sp->mods[i].path[0] == '/' ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
+	GElf_Addr bias;
+	Elf *elf = dm ? dwfl_module_getelf(dm, &bias) : NULL;
+	size_t n;
+	if (!elf || elf_getphdrnum(elf, &n) != 0)
+		return addr;
+	uint64_t off = addr - sp->mods[i].start + sp->mods[i].offset;
+	for (size_t k = 0; k < n; k++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)k, &ph) && ph.p_type == PT_LOAD && off >= ph.p_offset &&
+		    off - ph.p_offset < ph.p_filesz)
+			return bias + ph.p_vaddr + (off - ph.p_offset);
+	}
+	return addr;
+}
+
+/*
  * A source path as the unit names it, made absolute with the unit's
  * compilation directory where it is relative: make-based projects compile
  * "src/hot.c" from their top directory, and the bare "src/hot.c" was found
@@ -536,6 +580,7 @@ static const char *unit_path(const char *comp_dir, const char *f, char *buf, siz
 
 int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line)
 {
+	addr = canonical(sp, addr);
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
 	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
 	int ln = 0;
@@ -897,7 +942,18 @@ static struct sym_table *module_table(struct sym_proc *sp, Dwfl_Module *m, int m
 	return sp->tables[module].table;
 }
 
-int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
+static int sym_proc_lookup_at(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
+
+int sym_proc_lookup(struct sym_proc *sp, uint64_t at, struct sym_info *out)
+{
+	uint64_t addr = canonical(sp, at);
+	int rc = sym_proc_lookup_at(sp, addr, out);
+	if (out->name && out->start)
+		out->start += at - addr; /* (back where the code ran) */
+	return rc;
+}
+
+static int sym_proc_lookup_at(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->module = module_index(sp, addr);
@@ -1125,6 +1181,7 @@ static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr 
 uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)
 {
 	*out = NULL;
+	addr = canonical(sp, addr);
 	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL;

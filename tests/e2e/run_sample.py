@@ -1268,6 +1268,20 @@ def test_same_name_two_modules(c):
 
 
 @test
+def test_code_mapped_twice(c):
+    """A program's code mapped a second time, away from its text, and run only there (what V8
+    does with node's embedded builtins): its samples are named by the file's symbols, as perf
+    names them.  Each sampled address was a row of its own, named by its offset (0x1257
+    [s_text_again] 56 %, ...): libdwfl took the mapping's bias from where the file's first
+    segment would be."""
+    _, data, rep = c.record_and_report([c.prog("s_text_again")], min_samples=100)
+    check(pct(rep, excl(rep, "spin_again")) >= 90, "spin_again has %.1f%% exclusive\n  functions: %s" % (
+        pct(rep, excl(rep, "spin_again")), function_list(rep)))
+    bare = [r["name"] for r in rep["functions"] if re.match(r"^0x[0-9a-f]+$", r["name"])]
+    check(not bare, "bare addresses: %s" % bare)
+
+
+@test
 def test_vdso_functions(c):
     """Samples in the vDSO (clock_gettime, the kernel's library with no file) are named by its
     symbols, as perf names them (__vdso_clock_gettime), in one row per function, not one bare
