@@ -405,13 +405,54 @@ static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 	}
 }
 
-static uint64_t canonical(const struct sym_proc *sp, uint64_t addr);
+static int module_index(const struct sym_proc *sp, uint64_t addr);
+
+/*
+ * Where libdwfl's module describes the code at addr: the module, and addr
+ * in its terms.  A file's code mapped a second time elsewhere (V8 maps
+ * node's embedded builtins again, away from node's text) is reported from
+ * that mapping alone, its bias taken from where the file's first segment
+ * would be, or (a program, ET_EXEC) not at all: no symbol or line matched,
+ * and 61 % of node's samples were bare addresses.  The mapping's file
+ * offset, through the ELF file's segments, gives the address in the terms
+ * of the module (that one, or the file's module where it is mapped first).
+ */
+struct sym_at {
+	Dwfl_Module *dm; /* NULL: none */
+	uint64_t addr;   /* in dm's terms */
+};
+
+static struct sym_at locate(const struct sym_proc *sp, uint64_t addr)
+{
+	struct sym_at at = {sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL, addr};
+	int i = module_index(sp, addr);
+	if (i < 0 || !sp->dwfl || sp->mods[i].path[0] != '/')
+		return at;
+	for (int k = 0; !at.dm && k < (int)sp->nmods; k++)
+		if (k != i && strcmp(sp->mods[k].path, sp->mods[i].path) == 0)
+			at.dm = dwfl_addrmodule(sp->dwfl, sp->mods[k].start);
+	GElf_Addr bias;
+	Elf *elf = at.dm ? dwfl_module_getelf(at.dm, &bias) : NULL;
+	size_t n;
+	if (!elf || elf_getphdrnum(elf, &n) != 0)
+		return at;
+	uint64_t off = addr - sp->mods[i].start + sp->mods[i].offset;
+	for (size_t k = 0; k < n; k++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)k, &ph) && ph.p_type == PT_LOAD && off >= ph.p_offset &&
+		    off - ph.p_offset < ph.p_filesz) {
+			at.addr = bias + ph.p_vaddr + (off - ph.p_offset);
+			break;
+		}
+	}
+	return at;
+}
 
 static void fill_build_ids(struct sym_proc *sp)
 {
 	for (uint32_t i = 0; i < sp->nmods; i++) {
 		/* (a file's second mapping: its first's module, canonical()) */
-		Dwfl_Module *m = dwfl_addrmodule(sp->dwfl, canonical(sp, sp->mods[i].start));
+		Dwfl_Module *m = locate(sp, sp->mods[i].start).dm;
 		const unsigned char *bits;
 		GElf_Addr vaddr;
 		int n = m ? dwfl_module_build_id(m, &bits, &vaddr) : -1;
@@ -534,34 +575,6 @@ int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr)
 }
 
 /*
- * The address at which libdwfl's module describes the code at addr.  A
- * file's code mapped a second time elsewhere (V8 maps node's embedded
- * builtins again, away from node's text) is reported from that mapping
- * alone, its bias taken from where the file's first segment would be: off
- * by the mapping's file offset, so that no symbol or line matched (61 % of
- * node's samples were bare addresses).  The mapping's file offset, through
- * the ELF file's segments, gives the address in the module's terms.
- */
-static uint64_t canonical(const struct sym_proc *sp, uint64_t addr)
-{
-	int i = module_index(sp, addr);
-	Dwfl_Module *dm = i >= 0 && sp->dwfl && sp->mods[i].path[0] == '/' ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
-	GElf_Addr bias;
-	Elf *elf = dm ? dwfl_module_getelf(dm, &bias) : NULL;
-	size_t n;
-	if (!elf || elf_getphdrnum(elf, &n) != 0)
-		return addr;
-	uint64_t off = addr - sp->mods[i].start + sp->mods[i].offset;
-	for (size_t k = 0; k < n; k++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)k, &ph) && ph.p_type == PT_LOAD && off >= ph.p_offset &&
-		    off - ph.p_offset < ph.p_filesz)
-			return bias + ph.p_vaddr + (off - ph.p_offset);
-	}
-	return addr;
-}
-
-/*
  * A source path as the unit names it, made absolute with the unit's
  * compilation directory where it is relative: make-based projects compile
  * "src/hot.c" from their top directory, and the bare "src/hot.c" was found
@@ -578,10 +591,9 @@ static const char *unit_path(const char *comp_dir, const char *f, char *buf, siz
 	return w > 0 && (size_t)w < n ? buf : f;
 }
 
-int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line)
+/* The line of addr, in m's terms. */
+static int line_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const char **file, uint32_t *line)
 {
-	addr = canonical(sp, addr);
-	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
 	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
 	int ln = 0;
 	const char *f = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
@@ -590,6 +602,12 @@ int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_
 	*file = unit_path(dwfl_line_comp_dir(l), f, sp->path_buf, sizeof(sp->path_buf));
 	*line = (uint32_t)ln;
 	return 0;
+}
+
+int sym_proc_line(struct sym_proc *sp, uint64_t addr, const char **file, uint32_t *line)
+{
+	struct sym_at at = locate(sp, addr);
+	return line_in(sp, at.dm, at.addr, file, line);
 }
 
 /* ------------------------------------------------------------------------
@@ -942,18 +960,7 @@ static struct sym_table *module_table(struct sym_proc *sp, Dwfl_Module *m, int m
 	return sp->tables[module].table;
 }
 
-static int sym_proc_lookup_at(struct sym_proc *sp, uint64_t addr, struct sym_info *out);
-
-int sym_proc_lookup(struct sym_proc *sp, uint64_t at, struct sym_info *out)
-{
-	uint64_t addr = canonical(sp, at);
-	int rc = sym_proc_lookup_at(sp, addr, out);
-	if (out->name && out->start)
-		out->start += at - addr; /* (back where the code ran) */
-	return rc;
-}
-
-static int sym_proc_lookup_at(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
+int sym_proc_lookup(struct sym_proc *sp, uint64_t addr, struct sym_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->module = module_index(sp, addr);
@@ -970,10 +977,12 @@ static int sym_proc_lookup_at(struct sym_proc *sp, uint64_t addr, struct sym_inf
 		out->line = e->line;
 		return 0;
 	}
-	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
-	if (!m)
+	struct sym_at at = locate(sp, addr);
+	if (!at.dm)
 		return out->module >= 0 ? 0 : -1;
-	sym_proc_lookup_dwfl(sp, m, module_table(sp, m, out->module, mm), addr, out);
+	sym_proc_lookup_dwfl(sp, at.dm, module_table(sp, at.dm, out->module, mm), at.addr, out);
+	if (out->name)
+		out->start += addr - at.addr; /* (back where the code ran) */
 	if (id)
 		sym_memo_add(id, addr - base, out, base);
 	return 0;
@@ -1016,7 +1025,7 @@ static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, struct sym
 	}
 	const char *file;
 	uint32_t line;
-	if (sym_proc_line(sp, name ? out->start : addr, &file, &line) == 0) {
+	if (line_in(sp, m, name ? out->start : addr, &file, &line) == 0) {
 		out->file = strdup(file);
 		out->line = line;
 	}
@@ -1181,8 +1190,9 @@ static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr 
 uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)
 {
 	*out = NULL;
-	addr = canonical(sp, addr);
-	Dwfl_Module *m = sp->dwfl ? dwfl_addrmodule(sp->dwfl, addr) : NULL;
+	struct sym_at at = locate(sp, addr);
+	Dwfl_Module *m = at.dm;
+	addr = at.addr;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL;
 	if (!cu)
