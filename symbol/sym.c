@@ -594,6 +594,14 @@ static const char *unit_path(const char *comp_dir, const char *f, char *buf, siz
 /* The line of addr, in m's terms. */
 static int line_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const char **file, uint32_t *line)
 {
+	/* code of no unit (crt1.o's _start, without DWARF) has no line:
+	 * libdw gave the last row of the unit before it where that row
+	 * shares its address with the end of its sequence (a C++ header's
+	 * line on every stack, at 100 %), where addr2line and perf say ?? */
+	Dwarf_Addr cbias, base, lo, hi;
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &cbias) : NULL;
+	if (cu && dwarf_ranges(cu, 0, &base, &lo, &hi) > 0 && dwarf_haspc(cu, addr - cbias) <= 0)
+		return -1; /* (a unit with no ranges at all is believed) */
 	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
 	int ln = 0;
 	const char *f = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
