@@ -1125,6 +1125,54 @@ static char *inl_name(Dwarf_Die *d)
 	return strdup(n ? n : ln ? ln : "[inlined]");
 }
 
+static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr pc);
+
+/*
+ * The name of the out-of-line copy of the function inlined at d, as its
+ * symbol demangles ("mix(unsigned long, unsigned long)"), or NULL.  GCC
+ * gives a static or anonymous-namespace C++ function no linkage name in
+ * DWARF, so its inlined copies were "mix" and its out-of-line one (named by
+ * the symbol table) "mix(unsigned long, unsigned long)": one function in
+ * two rows, callers picking one of them.  The copy is the unit's function
+ * whose abstract origin is d's.
+ */
+static char *out_of_line_name(struct sym_proc *sp, Dwfl_Module *m, Dwarf_Addr bias, Dwarf_Die *cu, Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	int lang = dwarf_srclang(cu); /* (C names have no parameters to add) */
+	if ((lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 && lang != DW_LANG_C_plus_plus_11 &&
+	     lang != DW_LANG_C_plus_plus_14) ||
+	    !dwarf_attr(d, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &origin))
+		return NULL;
+	Dwarf_Off want = dwarf_dieoffset(&origin);
+	cu_function_at(sp, cu, 0); /* (makes the unit's index) */
+	const struct sym_cu_index *x = NULL;
+	for (size_t i = sp->ncus; i-- > 0 && !x;)
+		if (sp->cus[i].cu == cu->addr)
+			x = &sp->cus[i];
+	for (size_t i = 0; x && i < x->n; i++) {
+		Dwarf_Die c = x->e[i].die, o;
+		int same = dwarf_dieoffset(&c) == want ||
+			   (dwarf_attr(&c, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &o) &&
+			    dwarf_dieoffset(&o) == want);
+		if (!same)
+			continue;
+		GElf_Off off;
+		GElf_Sym sym;
+		const char *name = dwfl_module_addrinfo(m, x->e[i].lo + bias, &off, &sym, NULL, NULL, NULL);
+		if (!name || off != 0 || name[0] != '_' || name[1] != 'Z')
+			return NULL;
+		char *full = sym_demangle(name);
+		if (full && !strchr(full, '(')) {
+			free(full);
+			return NULL;
+		}
+		return full;
+	}
+	return NULL;
+}
+
 static int cmp_cu_range(const void *a, const void *b)
 {
 	const struct sym_cu_range *x = a, *y = b;
@@ -1234,6 +1282,13 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 		Dwarf_Attribute a;
 		Dwarf_Word w = 0;
 		v[k].name = inl_name(d);
+		if (!strchr(v[k].name, '(')) { /* a C++ name without its parameters? */
+			char *full = out_of_line_name(sp, m, bias, cu, d);
+			if (full) {
+				free(v[k].name);
+				v[k].name = full;
+			}
+		}
 		const char *df = unit_path(comp_dir, dwarf_decl_file(d), joined, sizeof(joined));
 		v[k].file = strdup(df ? df : "");
 		int dl = 0;

@@ -1282,6 +1282,19 @@ def test_code_mapped_twice(c):
 
 
 @test
+def test_static_cxx_function_one_row(c):
+    """A static C++ function inlined in one loop and called out of line in another is one row,
+    named as its symbol demangles: GCC gives it no linkage name in DWARF, and its inlined copy was
+    a second row "mix" beside "mix(unsigned long, unsigned long)" (about half each)."""
+    _, data, rep = c.record_and_report([c.prog("s_static_inline")], min_samples=150)
+    rows = [r for r in rep["functions"] if r["name"].split("(")[0].endswith("mix")]
+    check(len(rows) == 1 and rows[0]["name"] == "mix(unsigned long, unsigned long)",
+          "expected one row mix(unsigned long, unsigned long): %s" % [(r["name"], r["exclusive_samples"]) for r in rows])
+    check(pct(rep, rows[0]["exclusive_samples"]) >= 80, "mix has %.1f%% exclusive\n  functions: %s" % (
+        pct(rep, rows[0]["exclusive_samples"]), function_list(rep)))
+
+
+@test
 def test_vdso_functions(c):
     """Samples in the vDSO (clock_gettime, the kernel's library with no file) are named by its
     symbols, as perf names them (__vdso_clock_gettime), in one row per function, not one bare
