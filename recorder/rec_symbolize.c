@@ -8,9 +8,12 @@
  * instrumentation spool (rec_spool.c) come here; nothing here calls them.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rec_perf.h"
 #include "recorder.h"
@@ -132,9 +135,83 @@ static void add_kernel_symbols(struct fmt_process *p, const uint64_t *addrs, siz
 	}
 }
 
+/*
+ * The names a just-in-time compiler gives its code, for perf: node
+ * --perf-basic-prof, the JVM's perf-map-agent, LuaJIT, .NET write
+ * /tmp/perf-<pid>.map, one "START SIZE NAME" line (hex) per function.
+ * Read as perf reads it: a regular file (no link followed) of stint's user
+ * or root, so that no other user names a recording's code.  Sorted by
+ * start; later lines win for one start (code replaced).
+ */
+struct jit_sym {
+	uint64_t start, size;
+	char *name;
+};
+
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct jit_sym *read_perf_map(uint32_t pid, size_t *n)
+{
+	*n = 0;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	int fd = pid ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) : -1;
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0)) {
+		close(fd);
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	struct jit_sym *v = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) > 0 && *n < (1u << 24)) {
+		if (line[len - 1] == '\n')
+			line[--len] = 0;
+		char *e1, *e2;
+		uint64_t start = strtoull(line, &e1, 16), size = e1 != line ? strtoull(e1, &e2, 16) : 0;
+		if (e1 == line || *e1 != ' ' || e2 == e1 + 1 || *e2 != ' ' || !size || !e2[1])
+			continue;
+		UTIL_GROW1(v, *n);
+		v[(*n)++] = (struct jit_sym){start, size, xstrdup(e2 + 1)};
+	}
+	free(line);
+	fclose(f);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_jit);
+	return v;
+}
+
+static const struct jit_sym *jit_lookup(const struct jit_sym *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n; /* the last starting at or before a */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && a - v[lo - 1].start < v[lo - 1].size ? &v[lo - 1] : NULL;
+}
+
 void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_len, uint64_t *addrs,
 			   size_t naddrs)
 {
+	size_t njit = 0;
+	struct jit_sym *jit = NULL;
+	int jit_read = 0;
 	struct sym_proc *sp = rec_open_process(p, maps, maps_len);
 	util_sort_u64(addrs, naddrs);
 	p->syms = xcalloc(naddrs, sizeof(*p->syms));
@@ -179,6 +256,18 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 			si.start = cs;
 			si.size = ce - cs;
 		}
+		if (!si.name && a < REC_KERNEL_START) { /* code of no file: a JIT's, named for perf? */
+			if (!jit_read) {
+				jit = read_perf_map(p->pid, &njit);
+				jit_read = 1;
+			}
+			const struct jit_sym *j = jit_lookup(jit, njit, a);
+			if (j) {
+				si.name = xstrdup(j->name);
+				si.start = j->start;
+				si.size = j->size;
+			}
+		}
 		if (si.name && si.start <= a) {
 			/* a symbol without a size (hand-written code: ld.so's
 			 * _start) holds the addresses libdwfl gave it: the
@@ -207,4 +296,7 @@ void rec_symbolize_samples(struct fmt_process *p, const char *maps, size_t maps_
 	add_kernel_symbols(p, addrs, naddrs);
 	fmt_sort_symbols(p);
 	sym_proc_close(sp);
+	for (size_t i = 0; i < njit; i++)
+		free(jit[i].name);
+	free(jit);
 }

@@ -1295,6 +1295,24 @@ def test_static_cxx_function_one_row(c):
 
 
 @test
+def test_jit_perf_map(c):
+    """Code a JIT made at run time, described in /tmp/perf-<pid>.map (node --perf-basic-prof, the
+    JVM's perf-map-agent, LuaJIT): named by that file, as perf names it.  It was one [anon] row per
+    sampled address (node's JavaScript functions in 52 rows)."""
+    rec, data = c.record([c.prog("s_jit_map")])
+    maps = [l for l in rec.stdout.splitlines() if l.startswith("/tmp/perf-")]
+    try:
+        rep = c.report_json(data)
+        check(rep["samples"] >= 100, "only %d samples" % rep["samples"])
+        check(pct(rep, excl(rep, "jitted_loop")) >= 90, "jitted_loop has %.1f%% exclusive\n  functions: %s" % (
+            pct(rep, excl(rep, "jitted_loop")), function_list(rep)))
+    finally:
+        for m in maps:
+            if os.path.isfile(m):
+                os.unlink(m)
+
+
+@test
 def test_vdso_functions(c):
     """Samples in the vDSO (clock_gettime, the kernel's library with no file) are named by its
     symbols, as perf names them (__vdso_clock_gettime), in one row per function, not one bare
