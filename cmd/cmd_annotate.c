@@ -392,6 +392,8 @@ static int annotate_sampling(const struct fmt_data *d, const char *want, const c
 	free(src);
 	an_fn_samples_free(&fs);
 	free(chosen);
+	free(name);
+	free(module);
 	return 0;
 }
 
