@@ -2940,70 +2940,53 @@ __attribute__((constructor(101))) static void rt_constructor(void)
  * for a process left with one thread.  Async-signal-safe (rt_fatal): open,
  * getdents64, read, mmap, write, rename.
  */
+/* The text of <key>.exit being made (rt_note_process_end). */
+struct rt_exit_text {
+	char *p;
+	size_t n, cap;
+};
+
+static void rt_note_thread_state(int tid, void *arg)
+{
+	struct rt_exit_text *x = arg;
+	char state = 'R';
+	unsigned long long start;
+	/* (/proc/<tid>/stat is the thread's, as is /proc/self/task/<tid>/stat) */
+	if (!x->p || rt_file_proc_stat(tid, &state, &start) < 0 || state == 'R')
+		return;
+	if (x->n + 32 > x->cap) {
+		char *grown = rt_mem_grow(x->p, x->cap, x->cap * 2);
+		if (!grown)
+			return;
+		x->p = grown;
+		x->cap *= 2;
+	}
+	x->n = (size_t)(rt_file_format_str(rt_file_format_int(rt_file_format_str(x->p + x->n, "off "), (unsigned)tid),
+					   "\n") -
+			x->p);
+}
+
 static void rt_note_process_end(uint64_t end)
 {
 	if (rt_g.no_syscalls || !rt_g.enabled)
 		return;
-	int dir = rt_file_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-	if (dir < 0)
+	struct rt_exit_text x = {rt_mem_grow(NULL, 0, 4096), 0, 4096};
+	if (!x.p)
 		return;
-	int self = (int)syscall(SYS_gettid);
-	size_t cap = 4096, n = 0;
-	char *out = rt_mem_grow(NULL, 0, cap);
-	unsigned others = 0;
-	if (out) {
-		/* (no printf: this may run in a signal handler) */
-		char d[24];
-		int k = 0;
-		uint64_t v = end;
-		do
-			d[k++] = (char)('0' + v % 10);
-		while ((v /= 10) != 0);
-		n = (size_t)(rt_file_format_str(out, "end ") - out);
-		while (k)
-			out[n++] = d[--k];
-		out[n++] = '\n';
-	}
-	char ents[4096];
-	long got;
-	while (out && (got = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
-		for (long at = 0; at < got;) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *e = (void *)(ents + at);
-			at += e->reclen;
-			int tid = atoi(e->name);
-			if (tid <= 0 || tid == self)
-				continue;
-			others++;
-			char state = 'R';
-			unsigned long long start;
-			/* (/proc/<tid>/stat is the thread's, as is
-			 * /proc/self/task/<tid>/stat) */
-			if (rt_file_proc_stat(tid, &state, &start) < 0 || state == 'R')
-				continue;
-			if (n + 32 > cap) {
-				char *grown = rt_mem_grow(out, cap, cap * 2);
-				if (!grown)
-					break;
-				out = grown;
-				cap *= 2;
-			}
-			n = (size_t)(rt_file_format_str(rt_file_format_int(rt_file_format_str(out + n, "off "),
-									 (unsigned)tid),
-							"\n") -
-				     out);
-		}
-	}
-	close(dir);
-	if (out && others)
-		rt_write_file(".exit", out, n);
-	if (out)
-		munmap(out, cap);
+	/* (no printf: this may run in a signal handler) */
+	char d[24];
+	int k = 0;
+	uint64_t v = end;
+	do
+		d[k++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	x.n = (size_t)(rt_file_format_str(x.p, "end ") - x.p);
+	while (k)
+		x.p[x.n++] = d[--k];
+	x.p[x.n++] = '\n';
+	if (rt_file_other_threads(rt_note_thread_state, &x) > 0)
+		rt_write_file(".exit", x.p, x.n);
+	munmap(x.p, x.cap);
 }
 
 __attribute__((destructor)) static void rt_destructor(void)

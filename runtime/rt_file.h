@@ -10,6 +10,7 @@
 #include <alloca.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,39 @@ static inline void rt_file_write(const char *path, const void *data, size_t len)
 	}
 	close(fd);
 	rename(tmp, path);
+}
+
+/*
+ * fn(tid, arg) for each thread of the process but the calling one, read
+ * from /proc/self/task with getdents64 (no opendir: no malloc); the number
+ * of them, -1 when /proc cannot be read.  Async-signal-safe if fn is.
+ */
+static inline int rt_file_other_threads(void (*fn)(int tid, void *arg), void *arg)
+{
+	int dir = rt_file_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dir < 0)
+		return -1;
+	int self = (int)syscall(SYS_gettid), others = 0;
+	char buf[4096];
+	long n;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *de = (void *)(buf + off);
+			off += de->reclen;
+			int tid = atoi(de->name);
+			if (tid <= 0 || tid == self)
+				continue;
+			others++;
+			fn(tid, arg);
+		}
+	close(dir);
+	return others;
 }
 
 /*

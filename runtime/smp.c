@@ -431,67 +431,49 @@ static void smp_thread_stop(void *arg)
 	t->fd = -1;
 }
 
-/* Each thread still running at exit: its CPU time (from /proc, in clock
- * ticks) into its header, read without malloc (getdents64). */
+/* One thread still running at exit: its CPU time (from /proc, in clock
+ * ticks) into its header, read without malloc. */
+static void smp_live_thread_cpu(int tid, void *arg)
+{
+	long hz = *(const long *)arg;
+	char path[4096], stat[1024];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	int sf = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (sf < 0)
+		return;
+	ssize_t l = read(sf, stat, sizeof(stat) - 1);
+	close(sf);
+	if (l <= 0)
+		return;
+	stat[l] = 0;
+	/* after the name's ')': state is field 3, utime 14, stime 15 */
+	char *p = strrchr(stat, ')');
+	unsigned long long ut = 0, st = 0;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return;
+	char name[16] = "";
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	sf = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (sf >= 0) {
+		l = read(sf, name, sizeof(name) - 1);
+		close(sf);
+		name[l > 0 ? l : 0] = 0;
+		if (l > 0 && name[l - 1] == '\n')
+			name[l - 1] = 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s.t%d" FMT_SMP_SUFFIX, smp_spool, smp_key, tid);
+	int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	smp_hdr_update(fd, name[0] ? name : NULL, (ut + st) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100)));
+	close(fd);
+}
+
+/* Each thread still running at exit. */
 static void smp_live_threads_cpu(void)
 {
-	int dir = rt_file_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-	if (dir < 0)
-		return;
 	long hz = sysconf(_SC_CLK_TCK);
-	char buf[4096];
-	int self = (int)syscall(SYS_gettid);
-	for (;;) {
-		long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *de = (void *)(buf + off);
-			off += de->reclen;
-			int tid = atoi(de->name);
-			if (tid <= 0 || tid == self)
-				continue;
-			char path[4096], stat[1024];
-			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-			int sf = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
-			if (sf < 0)
-				continue;
-			ssize_t l = read(sf, stat, sizeof(stat) - 1);
-			close(sf);
-			if (l <= 0)
-				continue;
-			stat[l] = 0;
-			/* after the name's ')': state is field 3, utime 14, stime 15 */
-			char *p = strrchr(stat, ')');
-			unsigned long long ut = 0, st = 0;
-			if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-				continue;
-			char name[16] = "";
-			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-			sf = rt_file_open(path, O_RDONLY | O_CLOEXEC, 0);
-			if (sf >= 0) {
-				l = read(sf, name, sizeof(name) - 1);
-				close(sf);
-				name[l > 0 ? l : 0] = 0;
-				if (l > 0 && name[l - 1] == '\n')
-					name[l - 1] = 0;
-			}
-			snprintf(path, sizeof(path), "%s/%s.t%d" FMT_SMP_SUFFIX, smp_spool, smp_key, tid);
-			int fd = rt_file_open(path, O_RDWR | O_CLOEXEC, 0);
-			if (fd < 0)
-				continue;
-			smp_hdr_update(fd, name[0] ? name : NULL,
-				       (ut + st) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100)));
-			close(fd);
-		}
-	}
-	close(dir);
+	rt_file_other_threads(smp_live_thread_cpu, &hz);
 }
 
 static void smp_atfork_child(void)
