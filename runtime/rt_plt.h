@@ -29,7 +29,8 @@ enum rt_plt_kind {
 /* One rewritten GOT entry; its number is in the stub that reaches it. */
 struct rt_plt_slot {
 	uint64_t target; /* where the call goes */
-	uint64_t fn;     /* the function it is recorded as (differs for rt.c's interposers) */
+	uint64_t fn;     /* the function it is recorded as (differs for rt.c's interposers, and for a
+			  * second name landing where another does: rt_plt_got.c, rt_plt_fn_of) */
 	uint32_t kind;   /* enum rt_plt_kind */
 	uint32_t last;   /* the thunk of this slot's last call + 1: a cache */
 };

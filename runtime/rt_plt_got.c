@@ -795,7 +795,9 @@ static int rt_plt_hook_entry(const struct dl_phdr_info *info, const struct rt_dy
 		if (strcmp(nm, "dlopen") == 0)
 			kind = RT_PLT_CALL; /* the real dlopen sees rt.c as its caller anyway */
 	}
-	uint64_t fn = rt_plt_fn_of(lands, nm);
+	/* (vfork's is also where a call goes when it cannot be followed:
+	 * the real function, never an address given to a second name) */
+	uint64_t fn = kind == RT_PLT_VFORK ? lands : rt_plt_fn_of(lands, nm);
 	rt_sel_lib_name(fn, lands, nm);
 	uintptr_t pg = (uintptr_t)got & ~(h->page - 1);
 	uint8_t *stub;
