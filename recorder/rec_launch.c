@@ -633,22 +633,24 @@ static int prefault_file(const char *dir, const char *name, int prefault)
 		uint64_t off = FMT_SPOOL_DATA_OFF;
 		for (uint32_t i = 0; i < h.nused; i++)
 			off += fmt_spool_chunk_size(i);
-		/* the chunk after the one being filled, once records reach an
-		 * eighth of that one: most threads of a program that makes
-		 * many write a few records, and 2,000 threads started at once
-		 * had 1 GB of next chunks allocated and zeroed for nothing.
+		/* the chunk after the one being filled, once the thread has
+		 * written more than a page: most threads of a program that
+		 * makes many write a few records, and 2,000 threads started at
+		 * once had 1 GB of next chunks allocated and zeroed for nothing.
 		 * A chunk being filled that is not in the file yet is waited
 		 * for (a thread that can no longer open its file: the runtime's
 		 * rt_map_chunk_grown), and made at once; the first chunk is
 		 * always the runtime's own. */
 		uint64_t size = fmt_spool_chunk_size(h.nused), next = fmt_spool_chunk_size(h.nused + 1);
-		int active = 0;
+		int active = h.nused > 0; /* past its first chunk: a whole chunk ahead, always */
 		if (h.nused && (uint64_t)st.st_size < off + size) {
 			next = size;
-			active = 1;
 		} else {
+			/* in its first chunk: once past its first page of records
+			 * (a thread that can no longer open its file waits for
+			 * this one: the lead must be most of the chunk) */
 			uint8_t probe[64] = {0};
-			if (pread(fd, probe, sizeof(probe), (off_t)(off + size / 8)) == (ssize_t)sizeof(probe))
+			if (!active && pread(fd, probe, sizeof(probe), (off_t)(off + 4096)) == (ssize_t)sizeof(probe))
 				for (size_t i = 0; i < sizeof(probe); i++)
 					active |= probe[i];
 			off += size;

@@ -585,11 +585,13 @@ static uint32_t rt_open_failure(int err)
  * descriptor it may): the recorder allocates each thread's next chunk
  * ahead of it, and MADV_POPULATE_WRITE says whether that is done (EFAULT
  * for a page past the file's end, where a write would raise SIGBUS), so
- * it is waited for a little (the recorder passes every 2 ms).
+ * it is waited for, up to half a second (the recorder passes every 2 ms,
+ * but on a loaded machine its turn may come late: 50 ms lost threads of
+ * 16 writing at once).
  */
 static void *rt_map_chunk_grown(uint8_t **old, uint64_t old_size, uint64_t size)
 {
-	for (int tries = 0; *old && tries < 50; tries++) {
+	for (int tries = 0; *old && tries < 500; tries++) {
 		uint8_t *m = mremap(*old, old_size, old_size + size, MREMAP_MAYMOVE);
 		if (m == MAP_FAILED)
 			return MAP_FAILED;

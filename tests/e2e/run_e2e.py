@@ -2493,6 +2493,21 @@ def test_setuid_drop(c):
         check(len(rep["threads"]) == 3 and rep["unrecorded_threads"] == 0,
               "%s: threads %s, unrecorded %s" % (mode, rep["threads"], rep["unrecorded_threads"]))
         expect_calls(rep, {"work": 500000, "worker": 5, "main": 1})
+    # 12 threads writing at once after the switch: each next chunk is made by the recorder, which
+    # must keep ahead of them on a loaded machine (from 10 threads on, some stopped recording:
+    # their chunk was prepared only once an eighth of the one before was written, and waited
+    # for 50 ms at most)
+    # (two busy loops beside it: the recorder's turn comes late, as on a loaded machine)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        for mode in (["setuid", "heavy"], ["chroot", jail, "heavy"]):
+            rec, data = c.record([prog] + mode)
+            check("stopped recording" not in rec.stderr, "%s: record said: %s" % (mode, rec.stderr.strip()))
+            expect_calls(c.report_json(data), {"work": 12 * 10 * 100000, "worker": 120})
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
     # a child forked after the switch cannot make its files: not recorded, but counted, as the
     # process it is (it was called "1 thread"; after a chroot it was left out without a word: its
     # spool path was out of view, taken for a full disk)

@@ -38,6 +38,13 @@ E2E_FN void *worker(void *arg)
 	return arg ? (void *)s : NULL;
 }
 
+static void *heavy(void *arg)
+{
+	for (int k = 0; k < 10; k++)
+		worker(NULL);
+	return arg;
+}
+
 static int use_up_descriptors(int hard)
 {
 	struct rlimit rl;
@@ -94,6 +101,16 @@ int main(int argc, char **argv)
 		int st = 0;
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			return 1;
+	}
+	if (strcmp(then, "heavy") == 0) { /* 12 threads writing at once, worker 10 times each */
+		pthread_t h[12];
+		for (int i = 0; i < 12; i++)
+			if (pthread_create(&h[i], NULL, heavy, NULL) != 0)
+				return 1;
+		for (int i = 0; i < 12; i++)
+			pthread_join(h[i], NULL);
+		printf("heavy done\n");
+		return 0;
 	}
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
