@@ -569,9 +569,11 @@ void an_sample_function(const struct fmt_data *d, const char *name, const char *
 					/* one module's function of that name: the one asked
 					 * for, else the first found (others said in out->other) */
 					const struct fmt_module *m = fn_module_holding(p, a);
-					if (module ? !m || !module_named(m->path, module)
-						   : m && out->module && strcmp(m->path, out->module) != 0) {
-						if (!module && !out->other)
+					if (module && (!m || !module_named(m->path, module)))
+						continue;
+					if (m && out->module && strcmp(m->path, out->module) != 0) {
+						/* (two files of the name asked: op and v2/op) */
+						if (!out->other)
 							out->other = m->path;
 						continue;
 					}

@@ -63,7 +63,10 @@ int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32
 {
 	if (fn >= r->nfuncs)
 		return 0;
-	if (f->module && !name_match(f->module, r->mods[r->funcs[fn].module].base))
+	/* (a module by its file name, or by its path: as a report names two
+	 * programs of one file name, op and v2/op) */
+	const struct an_module *m = &r->mods[r->funcs[fn].module];
+	if (f->module && !name_match(f->module, m->base) && !name_match(f->module, m->path))
 		return 0;
 	if (f->function && !name_match(f->function, r->funcs[fn].name))
 		return 0;

@@ -367,8 +367,14 @@ static int annotate_sampling(const struct fmt_data *d, const char *want, const c
 		die("annotate: no function '%s' in module '%s' in the samples of '%s'", chosen, module, input);
 	if (fs.other) { /* (one name, two functions: a static function in a program and its library) */
 		const char *a = strrchr(fs.module, '/'), *b = strrchr(fs.other, '/');
-		die("annotate: '%s' is a function of several modules (%s, %s): name one, as '%s [%s]'", chosen,
-		    a ? a + 1 : fs.module, b ? b + 1 : fs.other, chosen, b ? b + 1 : fs.other);
+		a = a ? a + 1 : fs.module;
+		b = b ? b + 1 : fs.other;
+		if (strcmp(a, b) == 0) { /* two files of one name: their paths */
+			a = fs.module;
+			b = fs.other;
+		}
+		die("annotate: '%s' is a function of several modules (%s, %s): name one, as '%s [%s]'", chosen, a, b,
+		    chosen, b);
 	}
 	printf("# %s [%s]\n", chosen, fs.module ? fs.module : "?");
 	printf("# %" PRIu64 " of %" PRIu64 " samples inclusive (%.2f%%), %" PRIu64 " exclusive (%.2f%%)\n", fs.incl,

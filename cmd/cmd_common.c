@@ -139,8 +139,9 @@ uint32_t cmd_pick_function(const struct an_result *r, const char *want, const ch
 	uint32_t n = an_find_functions(r, name, found, 64), k = 0;
 	/* "NAME [MODULE]" keeps that module's; --module prefers its matches */
 	for (uint32_t i = 0; i < n; i++) {
-		const char *base = r->mods[r->funcs[found[i]].module].base;
-		if (!module || strcmp(base, module) == 0)
+		const struct an_module *m = &r->mods[r->funcs[found[i]].module];
+		const char *file = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+		if (!module || strcmp(m->base, module) == 0 || strcmp(m->path, module) == 0 || strcmp(file, module) == 0)
 			found[k++] = found[i];
 	}
 	n = k;
@@ -158,14 +159,20 @@ uint32_t cmd_pick_function(const struct an_result *r, const char *want, const ch
 		die("%s: no function '%s' in '%s'", what, want, input);
 	/* one function, or copies of it in several processes (one name,
 	 * one module); else the user names one */
-	int several = 0;
-	for (uint32_t i = 1; i < n; i++)
-		several |= strcmp(r->funcs[found[i]].name, r->funcs[found[0]].name) != 0 ||
-			   strcmp(r->mods[r->funcs[found[i]].module].base, r->mods[r->funcs[found[0]].module].base) != 0;
+	/* (two programs of one file name, op and v2/op: told by their paths) */
+	int several = 0, same_base = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		const struct an_module *a = &r->mods[r->funcs[found[i]].module], *b = &r->mods[r->funcs[found[0]].module];
+		int other_path = strcmp(a->path, b->path) != 0;
+		several |= strcmp(r->funcs[found[i]].name, r->funcs[found[0]].name) != 0 || other_path;
+		same_base |= other_path && strcmp(a->base, b->base) == 0;
+	}
 	if (several) {
 		fprintf(stderr, "stint: '%s' matches several functions:\n", want);
-		for (uint32_t i = 0; i < n; i++)
-			fprintf(stderr, "  %s [%s]\n", r->funcs[found[i]].name, r->mods[r->funcs[found[i]].module].base);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct an_module *m = &r->mods[r->funcs[found[i]].module];
+			fprintf(stderr, "  %s [%s]\n", r->funcs[found[i]].name, same_base ? m->path : m->base);
+		}
 		die("%s: name one exactly, as 'NAME [MODULE]'", what);
 	}
 	free(name);

@@ -1265,6 +1265,29 @@ def test_same_name_two_modules(c):
     p = c.run([c.stint, "callers", "-i", data, "--module", lib, "--format", "json", "work"], expect=0)
     check('"' + lib + '"' in p.stdout and "lib_entry" in p.stdout,
           "callers --module %s work: not the library's work:\n%s" % (lib, p.stdout[:1500]))
+    # two programs of one file name (a/s_samename, b/s_samename): told apart by their paths; 'work
+    # [s_samename]' counted both programs' samples under one header
+    progs = []
+    for d in ("a", "b"):
+        os.makedirs(os.path.join(c.tmp, d), exist_ok=True)
+        progs.append(os.path.join(c.tmp, d, "s_samename"))
+        shutil.copy(c.prog("s_samename"), progs[-1])
+    env = dict(os.environ, LD_LIBRARY_PATH=c.progs)
+    two = os.path.join(c.tmp, "two.data")
+    c.run([c.stint, "record", "-m", "sample", "-o", two, "--", "/bin/sh", "-c", "%s; %s" % tuple(progs)], expect=0,
+          env=env)
+    for cmd in (["annotate"], ["callers"]):
+        p = c.run([c.stint] + cmd + ["-i", two, "work [s_samename]"], expect=None)
+        check(p.returncode == 2 and progs[0] in p.stderr and progs[1] in p.stderr,
+              "%s 'work [s_samename]' of two programs: exit %d, expected a refusal naming both paths: %s" % (
+                  cmd[0], p.returncode, p.stderr))
+    rep2 = c.report_json(two)
+    mine = [r for r in function_rows(rep2, "work") if r["module"] == progs[0]]
+    check(len(mine) == 1, "no row of work in %s: %s" % (progs[0], function_list(rep2)))
+    p = c.run([c.stint, "annotate", "-i", two, "work [%s]" % progs[0]], expect=0)
+    m = re.search(r"# (\d+) of (\d+) samples inclusive", p.stdout)
+    check(m and int(m.group(1)) == mine[0]["inclusive_samples"], "annotate 'work [%s]' counts %s, the report %d" % (
+        progs[0], m.group(1) if m else "?", mine[0]["inclusive_samples"]))
 
 
 @test
