@@ -3,12 +3,15 @@
  * whose default action ends it arrives from outside (test
  * e2e.killed_while_waiting).  Usage: e2e_killed_waiting READY-FILE
  *
+ * A second thread calls quiet_call once and waits for good.
+ *
  * It first prints what it is told of the actions of SIGTERM, SIGINT and
  * SIGHUP ("dfl" or "ign", by sigaction) and of SIGUSR1 (by signal, which
  * sets it), as without stint.  Then main calls wait_here, which writes its pid into READY-FILE
  * (the test signals it from then on) and sleeps in nanosleep for up to
  * 60 s.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,12 +49,28 @@ E2E_FN void wait_here(const char *ready)
 	nanosleep(&ts, NULL);
 }
 
+/* A second thread that makes one call and waits for good: a thread that
+ * writes a few records (e2e.quiet_thread_buffer_small looks at its buffer). */
+E2E_FN void quiet_call(void)
+{
+}
+
+static void *quiet_thread(void *arg)
+{
+	quiet_call();
+	for (;;)
+		pause();
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
 		return 2;
 	printf("TERM %s INT %s HUP %s USR1 %s\n", told(SIGTERM), told(SIGINT), told(SIGHUP), told_by_signal());
 	fflush(stdout);
+	pthread_t q;
+	pthread_create(&q, NULL, quiet_thread, NULL);
 	wait_here(argv[1]);
 	return 3;
 }
