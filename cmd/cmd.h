@@ -59,6 +59,8 @@ void cmd_output_not_input(const char *output, const char *input);
 void cmd_load_warn(const char *input, const struct fmt_data *d, const struct an_result *r);
 int cmd_filter_names_match(const struct an_result *r, const struct an_filter *f);
 void cmd_filter_names_die(const struct an_filter *f, const char *where) __attribute__((noreturn));
+/* cmd_filter_names_die (where: input) unless cmd_filter_names_match. */
+void cmd_filter_names_check(const struct an_result *r, const struct an_filter *f, const char *input);
 
 /* Die on an argument a command takes no such: naming -i when it is a file. */
 void cmd_unexpected(const char *cmd, const char *arg) __attribute__((noreturn));

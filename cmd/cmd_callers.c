@@ -172,11 +172,8 @@ static int butterfly(int argc, char **argv, int callees_first)
 	struct fmt_data d;
 	struct an_result r;
 	cmd_load_any(input, &d, &r, nocomp, &flt);
-	if (!cmd_filter_names_match(&r, &flt)) {
-		char *where = xasprintf("'%s'", input);
-		cmd_filter_names_die(&flt, where);
-	}
-	uint32_t found[1] = {cmd_pick_function(&r, want, flt.module, input, callees_first ? "callees" : "callers")};
+	cmd_filter_names_check(&r, &flt, input);
+	uint32_t fn = cmd_pick_function(&r, want, flt.module, input, callees_first ? "callees" : "callers");
 	if (by_line && (callees_first || r.sampling))
 		die("--by line is for callers of instrumentation data (stint annotate shows lines "
 		    "of sampling data)");
@@ -187,12 +184,12 @@ static int butterfly(int argc, char **argv, int callees_first)
 	if (format == 0 && pager)
 		out_pager_start();
 	if (by_line) {
-		callers_by_line(input, &d, &r, found[0], nocomp, &flt, format, width);
+		callers_by_line(input, &d, &r, fn, nocomp, &flt, format, width);
 	} else {
 		struct an_view v;
 		an_view_build(&d, &r, &flt, &v);
 		/* the same name in several modules (or processes' copies): the first */
-		out_butterfly(stdout, &v, found[0], callees_first, format, width);
+		out_butterfly(stdout, &v, fn, callees_first, format, width);
 		an_view_release(&v);
 	}
 	an_result_free(&r);

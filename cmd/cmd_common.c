@@ -158,8 +158,8 @@ uint32_t cmd_pick_function(const struct an_result *r, const char *want, const ch
 	if (n == 0)
 		die("%s: no function '%s' in '%s'", what, want, input);
 	/* one function, or copies of it in several processes (one name,
-	 * one module); else the user names one */
-	/* (two programs of one file name, op and v2/op: told by their paths) */
+	 * one module file); else the user names one, two programs of one
+	 * file name (op and v2/op) by their paths */
 	int several = 0, same_base = 0;
 	for (uint32_t i = 1; i < n; i++) {
 		const struct an_module *a = &r->mods[r->funcs[found[i]].module], *b = &r->mods[r->funcs[found[0]].module];
@@ -192,6 +192,14 @@ int cmd_filter_names_match(const struct an_result *r, const struct an_filter *f)
 	return 0;
 }
 
+void cmd_filter_names_check(const struct an_result *r, const struct an_filter *f, const char *input)
+{
+	if (!cmd_filter_names_match(r, f)) {
+		char *where = xasprintf("'%s'", input);
+		cmd_filter_names_die(f, where);
+	}
+}
+
 void cmd_filter_names_die(const struct an_filter *f, const char *where)
 {
 	if (f->module && f->function)
@@ -206,10 +214,7 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 	      const struct an_filter *f)
 {
 	cmd_load_any(input, d, r, no_compensation, f);
-	if (!cmd_filter_names_match(r, f)) {
-		char *where = xasprintf("'%s'", input);
-		cmd_filter_names_die(f, where);
-	}
+	cmd_filter_names_check(r, f, input);
 	cmd_load_warn(input, d, r);
 }
 

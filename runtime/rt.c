@@ -2929,19 +2929,6 @@ __attribute__((constructor(101))) static void rt_constructor(void)
 	rt_own_end(own);
 }
 
-/*
- * The process ends (exit(), main returned, a fatal signal) while its other
- * threads may be inside calls: blocked in pthread_join or epoll_wait, or
- * computing.  The kernel stops them without a last record, and their open
- * frames would close at their last probe: a pthread_join that waited the
- * whole run would show 0 ns.  "<key>.exit" tells the recorder when the
- * process ended, "end <ticks>", and which threads were off the CPU then,
- * "off <tid>" (sleeping, waiting for the disk, stopped): the recorder closes
- * those threads' frames at that time (recorder/rec_spool.c), the last
- * interval OS time for a thread that was off the CPU.  Nothing is written
- * for a process left with one thread.  Async-signal-safe (rt_fatal): open,
- * getdents64, read, mmap, write, rename.
- */
 /* The text of <key>.exit being made (rt_note_process_end). */
 struct rt_exit_text {
 	char *p;
@@ -2968,6 +2955,19 @@ static void rt_note_thread_state(int tid, void *arg)
 			x->p);
 }
 
+/*
+ * The process ends (exit(), main returned, a fatal signal) while its other
+ * threads may be inside calls: blocked in pthread_join or epoll_wait, or
+ * computing.  The kernel stops them without a last record, and their open
+ * frames would close at their last probe: a pthread_join that waited the
+ * whole run would show 0 ns.  "<key>.exit" tells the recorder when the
+ * process ended, "end <ticks>", and which threads were off the CPU then,
+ * "off <tid>" (sleeping, waiting for the disk, stopped): the recorder closes
+ * those threads' frames at that time (recorder/rec_spool.c), the last
+ * interval OS time for a thread that was off the CPU.  Nothing is written
+ * for a process left with one thread.  Async-signal-safe (rt_fatal): open,
+ * getdents64, read, mmap, write, rename.
+ */
 static void rt_note_process_end(uint64_t end)
 {
 	if (rt_g.no_syscalls || !rt_g.enabled)
@@ -2976,16 +2976,7 @@ static void rt_note_process_end(uint64_t end)
 	if (!x.p)
 		return;
 	/* (no printf: this may run in a signal handler) */
-	char d[24];
-	int k = 0;
-	uint64_t v = end;
-	do
-		d[k++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	x.n = (size_t)(rt_file_format_str(x.p, "end ") - x.p);
-	while (k)
-		x.p[x.n++] = d[--k];
-	x.p[x.n++] = '\n';
+	x.n = (size_t)(rt_file_format_str(rt_file_format_int(rt_file_format_str(x.p, "end "), end), "\n") - x.p);
 	if (rt_file_other_threads(rt_note_thread_state, &x) > 0)
 		rt_write_file(".exit", x.p, x.n);
 	munmap(x.p, x.cap);

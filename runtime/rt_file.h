@@ -100,9 +100,9 @@ static inline char *rt_file_format_str(char *p, const char *s)
 }
 
 /* v in decimal at p; returns the end (its terminator). */
-static inline char *rt_file_format_int(char *p, unsigned v)
+static inline char *rt_file_format_int(char *p, uint64_t v)
 {
-	char d[12];
+	char d[24];
 	int n = 0;
 	do
 		d[n++] = (char)('0' + v % 10);

@@ -371,7 +371,7 @@ static void parse_maps(struct sym_proc *sp, const char *maps, size_t len)
 			}
 		/* (the file mapped again at another bias, as V8 maps node's
 		 * builtins: a module of its own, named by its first's symbols,
-		 * canonical(); one spanning both held every library between) */
+		 * locate(); one spanning both held every library between) */
 		if (i < sp->nmods && start - off != sp->mods[i].start - sp->mods[i].offset) {
 			for (uint32_t k = i + 1; k < sp->nmods; k++)
 				if (strcmp(sp->mods[k].path, path) == 0 &&
@@ -451,7 +451,7 @@ static struct sym_at locate(const struct sym_proc *sp, uint64_t addr)
 static void fill_build_ids(struct sym_proc *sp)
 {
 	for (uint32_t i = 0; i < sp->nmods; i++) {
-		/* (a file's second mapping: its first's module, canonical()) */
+		/* (a file's second mapping: its first's module, locate()) */
 		Dwfl_Module *m = locate(sp, sp->mods[i].start).dm;
 		const unsigned char *bits;
 		GElf_Addr vaddr;
@@ -1125,7 +1125,7 @@ static char *inl_name(Dwarf_Die *d)
 	return strdup(n ? n : ln ? ln : "[inlined]");
 }
 
-static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr pc);
+static struct sym_cu_index *cu_index(struct sym_proc *sp, Dwarf_Die *cu);
 
 /*
  * The name of the out-of-line copy of the function inlined at d, as its
@@ -1146,11 +1146,7 @@ static char *out_of_line_name(struct sym_proc *sp, Dwfl_Module *m, Dwarf_Addr bi
 	    !dwarf_attr(d, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &origin))
 		return NULL;
 	Dwarf_Off want = dwarf_dieoffset(&origin);
-	cu_function_at(sp, cu, 0); /* (makes the unit's index) */
-	const struct sym_cu_index *x = NULL;
-	for (size_t i = sp->ncus; i-- > 0 && !x;)
-		if (sp->cus[i].cu == cu->addr)
-			x = &sp->cus[i];
+	const struct sym_cu_index *x = cu_index(sp, cu);
 	for (size_t i = 0; x && i < x->n; i++) {
 		Dwarf_Die c = x->e[i].die, o;
 		int same = dwarf_dieoffset(&c) == want ||
@@ -1215,7 +1211,9 @@ static void cu_index_add(struct sym_cu_index *x, Dwarf_Die *parent, int level)
 }
 
 /* The subprogram of cu whose code holds pc, from the unit's index; NULL if none. */
-static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr pc)
+/* The index of cu's functions by code range, made on first use; NULL
+ * when out of memory. */
+static struct sym_cu_index *cu_index(struct sym_proc *sp, Dwarf_Die *cu)
 {
 	struct sym_cu_index *x = NULL;
 	for (size_t i = sp->ncus; i-- > 0 && !x;)
@@ -1232,6 +1230,14 @@ static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr 
 		cu_index_add(x, cu, 0);
 		qsort(x->e, x->n, sizeof(*x->e), cmp_cu_range);
 	}
+	return x;
+}
+
+static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	struct sym_cu_index *x = cu_index(sp, cu);
+	if (!x)
+		return NULL;
 	size_t lo = 0, hi = x->n;
 	while (lo < hi) { /* the last range starting at or below pc */
 		size_t mid = lo + (hi - lo) / 2;
