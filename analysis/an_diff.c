@@ -15,6 +15,7 @@
 
 struct diff_key {
 	const char *name, *module; /* module "" for the executable's functions */
+	const char *file;          /* the defining source file's name, "" unknown */
 	int run;                   /* 0: A, 1: B */
 	uint32_t index;
 };
@@ -30,6 +31,12 @@ static int diff_is_exe(const struct fmt_data *d, const char *module)
 	return 0;
 }
 
+static const char *diff_file_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path ? path : "";
+}
+
 static int diff_key_cmp(const void *x, const void *y)
 {
 	const struct diff_key *p = x, *q = y;
@@ -38,6 +45,8 @@ static int diff_key_cmp(const void *x, const void *y)
 		c = strcmp(p->module, q->module);
 	if (c == 0)
 		c = p->run - q->run;
+	if (c == 0)
+		c = strcmp(p->file, q->file);
 	if (c == 0)
 		c = p->index < q->index ? -1 : p->index > q->index;
 	return c;
@@ -54,27 +63,42 @@ int an_diff_match(const struct fmt_data *da, const struct an_row *ra, uint32_t n
 		return -1;
 	}
 	size_t nk = 0;
+	/* (the file by its name: two builds in two directories) */
 	for (uint32_t i = 0; i < na; i++)
-		keys[nk++] = (struct diff_key){ra[i].name, diff_is_exe(da, ra[i].module) ? "" : ra[i].module, 0, i};
+		keys[nk++] = (struct diff_key){ra[i].name, diff_is_exe(da, ra[i].module) ? "" : ra[i].module,
+					      diff_file_name(ra[i].file), 0, i};
 	for (uint32_t i = 0; i < nb; i++)
-		keys[nk++] = (struct diff_key){rb[i].name, diff_is_exe(db, rb[i].module) ? "" : rb[i].module, 1, i};
+		keys[nk++] = (struct diff_key){rb[i].name, diff_is_exe(db, rb[i].module) ? "" : rb[i].module,
+					      diff_file_name(rb[i].file), 1, i};
 	qsort(keys, nk, sizeof(*keys), diff_key_cmp);
 	uint32_t m = 0;
 	for (size_t g = 0, e; g < nk; g = e) {
-		/* a group of equal keys: A's rows in order, then B's; the i-th of
-		 * B joins the i-th of A (two static functions of one name) */
+		/* a group of one name in one module: A's rows in order, then
+		 * B's.  A B row joins the A row of its source file, else the
+		 * first A row left (a function that moved to another file, a
+		 * build without DWARF); two static functions of one name in two
+		 * files stay two */
 		size_t nga = 0;
 		for (e = g; e < nk && strcmp(keys[e].name, keys[g].name) == 0 &&
-			    strcmp(keys[e].module, keys[g].module) == 0; e++)
+			    strcmp(keys[e].module, keys[g].module) == 0;
+		     e++)
 			nga += keys[e].run == 0;
+		uint32_t first_a = m;
 		for (size_t k = g; k < e; k++) {
 			const struct diff_key *key = &keys[k];
 			const struct an_row *src = key->run ? &rb[key->index] : &ra[key->index];
-			size_t ib = k - g - nga; /* B's rank in the group */
-			struct an_diff_row *d = key->run && ib < nga ? &rows[m - nga + ib] : &rows[m++];
+			struct an_diff_row *d = NULL;
+			for (int pass = 0; key->run && pass < 2 && !d; pass++)
+				for (size_t i = 0; i < nga && !d; i++)
+					if (!rows[first_a + i].in_b &&
+					    (pass || strcmp(keys[g + i].file, key->file) == 0))
+						d = &rows[first_a + i];
+			if (!d)
+				d = &rows[m++];
 			if (!d->in_a && !d->in_b) {
 				d->name = src->name;
 				d->module = src->module;
+				d->file = key->file;
 			}
 			double *v = key->run ? d->b : d->a;
 			memcpy(v, src->v, sizeof(src->v));
@@ -84,6 +108,8 @@ int an_diff_match(const struct fmt_data *da, const struct an_row *ra, uint32_t n
 			else
 				d->in_a = 1;
 		}
+		for (uint32_t i = first_a; m - first_a > 1 && i < m; i++)
+			rows[i].same_name = 1;
 	}
 	free(keys);
 	*out = rows;

@@ -11,7 +11,10 @@
 /* One function of either run; a[] and b[] hold the values, then calls. */
 struct an_diff_row {
 	const char *name, *module; /* borrowed from the rows given */
+	const char *file;          /* the defining source file's name, "" unknown */
 	int in_a, in_b;
+	int same_name;             /* another row has its name and module (two static
+				    * functions of one name in two files) */
 	double a[AN_NVALUES + 1], b[AN_NVALUES + 1];
 };
 

@@ -349,6 +349,7 @@ void an_instr_run(const struct fmt_data *d, const struct an_opts *o, struct an_r
 		row->name = r->funcs[i].name;
 		row->module = r->mods[r->funcs[i].module].base;
 		row->func = i;
+		row->file = r->funcs[i].file;
 	}
 	for (uint32_t i = 0; i < r->nmods; i++) {
 		if (r->filtered && !ma[i].seen)

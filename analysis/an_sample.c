@@ -376,6 +376,7 @@ void an_sample_run(const struct fmt_data *d, const struct an_opts *o, struct an_
 		row->name = r->funcs[i].name;
 		row->module = r->mods[r->funcs[i].module].base;
 		row->func = i;
+		row->file = r->funcs[i].file;
 	}
 	for (uint32_t i = 0; i < r->nmods; i++) {
 		if (r->filtered && !ma[i].seen)
@@ -538,7 +539,16 @@ static int module_named(const char *path, const char *want)
 	return strcmp(b ? b + 1 : path, want) == 0 || strcmp(path, want) == 0;
 }
 
-void an_sample_function(const struct fmt_data *d, const char *name, const char *module, struct an_fn_samples *out)
+int an_file_named(const char *path, const char *want)
+{
+	size_t pl = strlen(path), wl = strlen(want);
+	if (!wl || wl > pl || strcmp(path + pl - wl, want) != 0)
+		return 0;
+	return wl == pl || path[pl - wl - 1] == '/' || want[0] == '/';
+}
+
+void an_sample_function(const struct fmt_data *d, const char *name, const char *module, const char *file,
+			struct an_fn_samples *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct fn_counts c = {0};
@@ -575,6 +585,17 @@ void an_sample_function(const struct fmt_data *d, const char *name, const char *
 						/* (two files of the name asked: op and v2/op) */
 						if (!out->other)
 							out->other = m->path;
+						continue;
+					}
+					/* one source file's: "FILE:NAME", else the first
+					 * found (two static functions of one name) */
+					const char *src = k < 0 ? s->file : l->inl[k].file;
+					if (file && src && *src && !an_file_named(src, file))
+						continue;
+					if (src && *src && out->decl_file && *out->decl_file &&
+					    strcmp(src, out->decl_file) != 0) {
+						if (!out->other_file)
+							out->other_file = src;
 						continue;
 					}
 					int top = i == 0 && k == (int)ninl - 1;

@@ -247,6 +247,7 @@ static void acc_rows(const struct an_view *v, int by_module, struct an_row **row
 			row->name = v->r->funcs[i].name;
 			row->module = v->r->mods[v->r->funcs[i].module].base;
 			row->func = i;
+			row->file = v->r->funcs[i].file;
 		}
 	}
 	free(acc);

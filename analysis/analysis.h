@@ -110,6 +110,7 @@ struct an_row {
 	uint32_t pid, tid;
 	const char *extra;       /* thread name, or process command */
 	uint32_t func;           /* an_func index, functions only */
+	const char *file;        /* functions: the source file defining it, "" unknown */
 };
 
 struct an_thread {
@@ -313,6 +314,8 @@ struct an_fn_samples {
 	const char *module;          /* the module file holding it (its first frame's), NULL if none */
 	const char *other;           /* another module with a function of that name, not counted
 				      * (an_sample_function without a module), NULL if none */
+	const char *other_file;      /* another source file defining a function of that name in
+				      * the module (two static ones), not counted, NULL if none */
 	const char *decl_file;       /* where it is declared ("" or NULL if not known) */
 	uint32_t decl_line;
 	uint64_t offset, size;       /* its code in the module file (an inlined one: size 1) */
@@ -329,7 +332,11 @@ struct an_fn_samples {
 size_t an_sample_names(const struct fmt_data *d, const char *want, int exact, const char ***names);
 
 /* The samples of the function named name (sampling data d) into *out. */
-void an_sample_function(const struct fmt_data *d, const char *name, const char *module, struct an_fn_samples *out);
+void an_sample_function(const struct fmt_data *d, const char *name, const char *module, const char *file,
+			struct an_fn_samples *out);
+/* Whether source path is the one want names: the path, a final part of it
+ * ("src/a.c"), or its file name. */
+int an_file_named(const char *path, const char *want);
 void an_fn_samples_free(struct an_fn_samples *s);
 
 /* Interning helpers shared by the analyses. */

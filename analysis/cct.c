@@ -136,14 +136,14 @@ uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, 
 		struct an_func *f = &r->funcs[*s];
 		if (f->module != module || strcmp(f->name, name) != 0)
 			continue;
-		/* two functions of one name in one module (static ones of two
-		 * source files) are one: its place is the least of theirs, a
-		 * known one first, whichever was met first (an_instr_run's
+		/* two functions of one name in one module are two when both
+		 * files are known and differ (static ones of two source files,
+		 * perf's two rows); a place unknown (no DWARF there) joins the
+		 * first known one; of one file the least line (an_instr_run's
 		 * threads meet them in any order) */
-		int c = !*file - !*f->file;
-		if (!c)
-			c = strcmp(file, f->file);
-		if (c < 0 || (c == 0 && line < f->line)) {
+		if (*file && *f->file && strcmp(file, f->file) != 0)
+			continue;
+		if ((*file && !*f->file) || (*file && line < f->line)) {
 			free(f->file);
 			f->file = xstrdup(file);
 			f->line = line;

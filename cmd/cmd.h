@@ -46,9 +46,11 @@ void cmd_load(const char *input, struct fmt_data *d, struct an_result *r, int no
 	      const struct an_filter *f);
 void cmd_load_any(const char *input, struct fmt_data *d, struct an_result *r, int no_compensation,
 		  const struct an_filter *f);
-/* "NAME [MODULE]", as the reports print a function: the name (malloc'd)
- * and *module (malloc'd, NULL without one). */
-char *cmd_split_function(const char *want, char **module);
+/* "NAME [MODULE]", as the reports print a function, or "FILE:NAME" (gdb's
+ * way to name one of two static functions): the name (malloc'd), *module
+ * and *file (malloc'd, NULL without one). */
+char *cmd_split_function(const char *want, char **module, char **file);
+
 /* The function want names in r, exactly or as the one match, "NAME [MODULE]"
  * choosing the module, prefer (--module's pattern) preferring its matches;
  * dies naming the candidates when several functions match. */

@@ -354,17 +354,30 @@ static void annotate_disassembly(const struct an_fn_samples *fs)
 /* Sampling: the function's samples per source line, or per instruction. */
 static int annotate_sampling(const struct fmt_data *d, const char *want, const char *input)
 {
-	char *module;
-	char *name = cmd_split_function(want, &module);
+	char *module, *file_wanted;
+	char *name = cmd_split_function(want, &module, &file_wanted);
 	char *chosen = annotate_pick(d, name, input);
 	if (d->damage) { /* (once the function is found: an error is then the one line) */
 		warn("'%s' is damaged: %s; annotating what precedes the damage", input, d->damage);
 		cmd_damaged = 1;
 	}
 	struct an_fn_samples fs;
-	an_sample_function(d, chosen, module, &fs);
+	an_sample_function(d, chosen, module, file_wanted, &fs);
 	if (!fs.module && module)
 		die("annotate: no function '%s' in module '%s' in the samples of '%s'", chosen, module, input);
+	if (!fs.module && file_wanted)
+		die("annotate: no function '%s' of source file '%s' in the samples of '%s'", chosen, file_wanted, input);
+	if (fs.other_file) { /* (two static functions of one name in one module) */
+		const char *a = strrchr(fs.decl_file, '/'), *b = strrchr(fs.other_file, '/');
+		a = a ? a + 1 : fs.decl_file;
+		b = b ? b + 1 : fs.other_file;
+		if (strcmp(a, b) == 0) {
+			a = fs.decl_file;
+			b = fs.other_file;
+		}
+		die("annotate: '%s' is a function of several source files (%s, %s): name one, as '%s:%s'", chosen, a,
+		    b, b, chosen);
+	}
 	if (fs.other) { /* (one name, two functions: a static function in a program and its library) */
 		const char *a = strrchr(fs.module, '/'), *b = strrchr(fs.other, '/');
 		a = a ? a + 1 : fs.module;
@@ -400,6 +413,7 @@ static int annotate_sampling(const struct fmt_data *d, const char *want, const c
 	free(chosen);
 	free(name);
 	free(module);
+	free(file_wanted);
 	return 0;
 }
 

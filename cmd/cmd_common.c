@@ -116,16 +116,26 @@ void cmd_output_not_input(const char *output, const char *input)
 		die("'%s' is the data file being read: give another output file", output);
 }
 
-char *cmd_split_function(const char *want, char **module)
+char *cmd_split_function(const char *want, char **module, char **file)
 {
 	char *name = xstrdup(want);
 	size_t l = strlen(name);
 	char *br = l > 3 && name[l - 1] == ']' ? strrchr(name, '[') : NULL;
 	*module = NULL;
+	*file = NULL;
 	if (br && br > name + 1 && br[-1] == ' ' && br[1] != ']') {
 		name[l - 1] = 0;
 		*module = xstrdup(br + 1);
 		br[-1] = 0;
+	}
+	/* "a.c:helper": a prefix that looks like a file (a dot or a slash, no
+	 * C++ "::", no spaces or brackets) before a single colon */
+	char *colon = strchr(name, ':');
+	if (colon && colon > name && colon[1] && colon[1] != ':' && strcspn(name, " ([<[") > (size_t)(colon - name) &&
+	    memchr(name, '.', (size_t)(colon - name)) != NULL) {
+		*colon = 0;
+		*file = xstrdup(name);
+		memmove(name, colon + 1, strlen(colon + 1) + 1);
 	}
 	return name;
 }
@@ -133,15 +143,18 @@ char *cmd_split_function(const char *want, char **module)
 uint32_t cmd_pick_function(const struct an_result *r, const char *want, const char *prefer, const char *input,
 			   const char *what)
 {
-	char *module;
-	char *name = cmd_split_function(want, &module);
+	char *module, *file;
+	char *name = cmd_split_function(want, &module, &file);
 	uint32_t found[64];
 	uint32_t n = an_find_functions(r, name, found, 64), k = 0;
-	/* "NAME [MODULE]" keeps that module's; --module prefers its matches */
+	/* "NAME [MODULE]" keeps that module's, "FILE:NAME" that file's;
+	 * --module prefers its matches */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_module *m = &r->mods[r->funcs[found[i]].module];
-		const char *file = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
-		if (!module || strcmp(m->base, module) == 0 || strcmp(m->path, module) == 0 || strcmp(file, module) == 0)
+		const char *mfile = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+		if ((!module || strcmp(m->base, module) == 0 || strcmp(m->path, module) == 0 ||
+		     strcmp(mfile, module) == 0) &&
+		    (!file || an_file_named(r->funcs[found[i]].file, file)))
 			found[k++] = found[i];
 	}
 	n = k;
@@ -159,24 +172,38 @@ uint32_t cmd_pick_function(const struct an_result *r, const char *want, const ch
 		die("%s: no function '%s' in '%s'", what, want, input);
 	/* one function, or copies of it in several processes (one name,
 	 * one module file); else the user names one, two programs of one
-	 * file name (op and v2/op) by their paths */
-	int several = 0, same_base = 0;
+	 * file name (op and v2/op) by their paths, two static functions of
+	 * one name by their source files */
+	int several = 0, same_base = 0, other_file = 0;
 	for (uint32_t i = 1; i < n; i++) {
-		const struct an_module *a = &r->mods[r->funcs[found[i]].module], *b = &r->mods[r->funcs[found[0]].module];
+		const struct an_func *fa = &r->funcs[found[i]], *fb = &r->funcs[found[0]];
+		const struct an_module *a = &r->mods[fa->module], *b = &r->mods[fb->module];
 		int other_path = strcmp(a->path, b->path) != 0;
-		several |= strcmp(r->funcs[found[i]].name, r->funcs[found[0]].name) != 0 || other_path;
+		several |= strcmp(fa->name, fb->name) != 0 || other_path;
 		same_base |= other_path && strcmp(a->base, b->base) == 0;
+		other_file |= !other_path && strcmp(fa->name, fb->name) == 0 && strcmp(fa->file, fb->file) != 0;
 	}
-	if (several) {
+	if (several || other_file) {
 		fprintf(stderr, "stint: '%s' matches several functions:\n", want);
 		for (uint32_t i = 0; i < n; i++) {
-			const struct an_module *m = &r->mods[r->funcs[found[i]].module];
-			fprintf(stderr, "  %s [%s]\n", r->funcs[found[i]].name, same_base ? m->path : m->base);
+			const struct an_func *f = &r->funcs[found[i]];
+			const struct an_module *m = &r->mods[f->module];
+			const char *src = strrchr(f->file, '/') ? strrchr(f->file, '/') + 1 : f->file;
+			for (uint32_t j = 0; j < n && src != f->file; j++) /* (a.c of two directories) */
+				if (j != i && strcmp(r->funcs[found[j]].file, f->file) != 0 &&
+				    an_file_named(r->funcs[found[j]].file, src))
+					src = f->file;
+			if (other_file && *src)
+				fprintf(stderr, "  %s:%s [%s]\n", src, f->name, same_base ? m->path : m->base);
+			else
+				fprintf(stderr, "  %s [%s]\n", f->name, same_base ? m->path : m->base);
 		}
-		die("%s: name one exactly, as 'NAME [MODULE]'", what);
+		die("%s: name one exactly, as %s", what,
+		    !several ? "'FILE:NAME'" : other_file ? "'FILE:NAME [MODULE]'" : "'NAME [MODULE]'");
 	}
 	free(name);
 	free(module);
+	free(file);
 	return found[0];
 }
 

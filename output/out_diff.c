@@ -55,6 +55,10 @@ static void diff_json(FILE *f, const struct out_schema *s, const struct out_diff
 		out_json_str(f, rows[i].name);
 		fputs(",\"module\":", f);
 		out_json_str(f, rows[i].module);
+		if (rows[i].file && *rows[i].file) {
+			fputs(",\"file\":", f);
+			out_json_str(f, rows[i].file);
+		}
 		fprintf(f, ",\"in_a\":%s,\"in_b\":%s", rows[i].in_a ? "true" : "false", rows[i].in_b ? "true" : "false");
 		for (int c = 0; c < s->ncols + (s->calls ? 1 : 0); c++) {
 			const char *k = c < s->ncols ? diff_key(s, c) : "calls";
@@ -147,6 +151,8 @@ void out_diff(FILE *f, int sampling, const struct out_diff_run *a, const struct 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_diff_row *r = &rows[i];
 		diff_table[s->method].row(f, s, r);
+		if (r->same_name && r->file && *r->file) /* (as report labels them) */
+			fprintf(f, "%s:", r->file);
 		fprintf(f, "%s " OUT_MOD_FMT "%s\n", r->name, OUT_MOD_ARGS(r->module),
 			!r->in_a ? " (new in B)" : !r->in_b ? " (only in A)" : "");
 	}

@@ -317,9 +317,38 @@ void out_put_label(FILE *f, int width, int used, const char *label)
 }
 
 
-static void row_label(char *buf, size_t n, const struct out_opts *o, const struct an_row *row)
+static int cmp_row_name(const void *x, const void *y)
 {
-	if (o->by == OUT_BY_THREAD)
+	const struct an_row *p = *(const struct an_row *const *)x, *q = *(const struct an_row *const *)y;
+	int c = strcmp(p->name, q->name);
+	return c ? c : strcmp(p->module ? p->module : "", q->module ? q->module : "");
+}
+
+/* Per row: whether another row has its name and module (two static
+ * functions of one name in two source files), its label then saying its
+ * file as "FILE:NAME", the way callers and annotate take it.  Malloc'd. */
+static char *rows_sharing_name(const struct an_row *rows, uint32_t n)
+{
+	char *same = xcalloc(n ? n : 1, 1);
+	const struct an_row **by = xmalloc((n ? n : 1) * sizeof(*by));
+	for (uint32_t i = 0; i < n; i++)
+		by[i] = &rows[i];
+	qsort(by, n, sizeof(*by), cmp_row_name);
+	for (uint32_t i = 1; i < n; i++)
+		if (cmp_row_name(&by[i - 1], &by[i]) == 0)
+			same[by[i - 1] - rows] = same[by[i] - rows] = 1;
+	free(by);
+	return same;
+}
+
+static void row_label(char *buf, size_t n, const struct out_opts *o, const struct an_row *row, int same_name)
+{
+	const char *src = row->file && *row->file ? row->file : NULL;
+	if (src && strrchr(src, '/'))
+		src = strrchr(src, '/') + 1;
+	if (o->by == OUT_BY_FUNCTION && same_name && src)
+		snprintf(buf, n, "%s:%s " OUT_MOD_FMT, src, row->name, OUT_MOD_ARGS(row->module));
+	else if (o->by == OUT_BY_THREAD)
 		snprintf(buf, n, "%u %s (pid %u)", row->tid, row->name, row->pid);
 	else if (o->by == OUT_BY_PROCESS)
 		snprintf(buf, n, "%u %s", row->pid, row->extra);
@@ -361,6 +390,7 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 	else
 		fprintf(f, "%s\n", m->heading[o->by]);
 	char label[4096];
+	char *same_name = o->by == OUT_BY_FUNCTION ? rows_sharing_name(rows, n) : NULL;
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
 		char t[32];
@@ -386,9 +416,10 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 			fprintf(f, "%10s %10s %10s ", a, mn, mx);
 		}
 		fputc(' ', f);
-		row_label(label, sizeof(label), o, row);
+		row_label(label, sizeof(label), o, row, same_name && same_name[i]);
 		out_put_label(f, o->width, used, label);
 	}
+	free(same_name);
 }
 
 /* ------------------------------------------------------------------------

@@ -574,6 +574,35 @@ int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr)
 	return module_index(sp, addr);
 }
 
+/* Drop "." and "dir/.." components and doubled slashes of absolute path p,
+ * in place: one header reached as "../inc/x.h" from one directory and as
+ * "inc/x.h" from another is one file (and its functions one function). */
+static void path_tidy(char *p)
+{
+	char *w = p; /* p[0] is '/' */
+	for (const char *r = p; *r;) {
+		while (*r == '/')
+			r++;
+		const char *e = strchr(r, '/');
+		size_t len = e ? (size_t)(e - r) : strlen(r);
+		if (len == 0)
+			break;
+		if (len == 1 && r[0] == '.') {
+		} else if (len == 2 && r[0] == '.' && r[1] == '.') {
+			while (w > p && *--w != '/')
+				;
+		} else {
+			*w++ = '/';
+			memmove(w, r, len);
+			w += len;
+		}
+		r += len;
+	}
+	if (w == p)
+		*w++ = '/';
+	*w = 0;
+}
+
 /*
  * A source path as the unit names it, made absolute with the unit's
  * compilation directory where it is relative: make-based projects compile
@@ -583,12 +612,20 @@ int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr)
  */
 static const char *unit_path(const char *comp_dir, const char *f, char *buf, size_t n)
 {
-	if (!f || f[0] == '/' || !f[0] || !comp_dir || comp_dir[0] != '/')
+	int w;
+	if (f && f[0] == '/') {
+		if (!strstr(f, "/.") && !strstr(f, "//"))
+			return f;
+		w = snprintf(buf, n, "%s", f);
+	} else {
+		if (!f || !f[0] || !comp_dir || comp_dir[0] != '/')
+			return f;
+		w = snprintf(buf, n, "%s/%s", comp_dir, f);
+	}
+	if (w <= 0 || (size_t)w >= n)
 		return f;
-	while (f[0] == '.' && f[1] == '/')
-		f += 2;
-	int w = snprintf(buf, n, "%s%s%s", comp_dir, comp_dir[strlen(comp_dir) - 1] == '/' ? "" : "/", f);
-	return w > 0 && (size_t)w < n ? buf : f;
+	path_tidy(buf);
+	return buf;
 }
 
 /* The line of addr, in m's terms. */
@@ -943,6 +980,7 @@ static void sym_memo_add(const char *id, uint64_t off, const struct sym_info *si
 	sym_memo.n++;
 }
 
+static int decl_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const char **file, uint32_t *line);
 static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, struct sym_table *table, uint64_t addr,
 				 struct sym_info *out);
 
@@ -1033,7 +1071,8 @@ static void sym_proc_lookup_dwfl(struct sym_proc *sp, Dwfl_Module *m, struct sym
 	}
 	const char *file;
 	uint32_t line;
-	if (line_in(sp, m, name ? out->start : addr, &file, &line) == 0) {
+	if ((name && decl_in(sp, m, out->start, &file, &line) == 0) ||
+	    line_in(sp, m, name ? out->start : addr, &file, &line) == 0) {
 		out->file = strdup(file);
 		out->line = line;
 	}
@@ -1247,6 +1286,29 @@ static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr 
 			hi = mid;
 	}
 	return lo && pc < x->e[lo - 1].hi ? &x->e[lo - 1].die : NULL;
+}
+
+/*
+ * Where the function starting at addr (in m's terms) is defined, from its
+ * DWARF declaration: the place its inlined copies give too (inl_name's
+ * callers), so that two static functions of one name in two files stay
+ * two functions and one function is one, wherever its first instruction's
+ * line row points (an inlined callee's header, at -O2).
+ */
+static int decl_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const char **file, uint32_t *line)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL;
+	Dwarf_Die *fn = cu ? cu_function_at(sp, cu, addr - bias) : NULL;
+	int dl = 0;
+	const char *df = fn ? dwarf_decl_file(fn) : NULL;
+	if (!df || !*df || dwarf_decl_line(fn, &dl) != 0 || dl <= 0)
+		return -1;
+	Dwarf_Attribute cda;
+	*file = unit_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &cda)), df, sp->path_buf,
+			  sizeof(sp->path_buf));
+	*line = (uint32_t)dl;
+	return 0;
 }
 
 uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline **out)

@@ -1416,6 +1416,34 @@ def test_library_call_names(c):
 
 
 @test
+def test_static_functions_two_files(c):
+    """A static function "work" in each of two source files of one program, instrumented: two
+    rows with their own calls (3 and 1) and files, labelled FILE:NAME in the table, and
+    'FILE:NAME' picks one for callers and annotate.  They were one row of 4 calls."""
+    os.environ["S_SCALE"] = "0.01"
+    try:
+        _, data = c.record([c.prog("e2e_twofiles")])
+    finally:
+        del os.environ["S_SCALE"]
+    rep = c.report_json(data)
+    got = sorted((os.path.basename(r.get("file", "")), r["calls"]) for r in function_rows(rep, "work"))
+    check(got == [("s_twofiles_a.c", 3), ("s_twofiles_b.c", 1)], "work's rows (file, calls): %s" % got)
+    p = c.run([c.stint, "report", "-i", data, "--no-pager", "--color=never"], expect=0)
+    check("s_twofiles_a.c:work [e2e_twofiles]" in p.stdout and "s_twofiles_b.c:work [e2e_twofiles]" in p.stdout,
+          "the table does not tell the two apart:\n%s" % p.stdout[:2000])
+    p = c.run([c.stint, "callers", "-i", data, "work"], expect=None)
+    check(p.returncode == 2 and "s_twofiles_a.c:work" in p.stderr and "s_twofiles_b.c:work" in p.stderr,
+          "callers work: exit %d, expected a refusal naming both: %s" % (p.returncode, p.stderr))
+    p = c.run([c.stint, "callers", "-i", data, "--format", "json", "s_twofiles_b.c:work"], expect=0)
+    j = json.loads(p.stdout)
+    check(j["function"]["calls"] == 1 and [r["name"] for r in j["callers"]] == ["b_entry"],
+          "callers s_twofiles_b.c:work: %s" % p.stdout[:1500])
+    p = c.run([c.stint, "annotate", "-i", data, "s_twofiles_a.c:work"], expect=0)
+    check("s_twofiles_a.c, lines" in p.stdout and "s_twofiles_b.c" not in p.stdout,
+          "annotate s_twofiles_a.c:work shows the other's source:\n%s" % p.stdout[:1500])
+
+
+@test
 def test_selection_matching_nothing(c):
     """A record-time selection that matches no function the program calls: said, not taken
     for a build problem.  Instrumented: a warning, the recording kept (exit 0).  Patched at

@@ -20,6 +20,7 @@ needs perf events and perf_event_open is not permitted here), 1 with a
 message on stderr when it fails.  Python 3 standard library only.
 """
 import ctypes
+import json
 import math
 import os
 import platform
@@ -1288,6 +1289,45 @@ def test_same_name_two_modules(c):
     m = re.search(r"# (\d+) of (\d+) samples inclusive", p.stdout)
     check(m and int(m.group(1)) == mine[0]["inclusive_samples"], "annotate 'work [%s]' counts %s, the report %d" % (
         progs[0], m.group(1) if m else "?", mine[0]["inclusive_samples"]))
+
+
+@test
+def test_static_functions_two_files(c):
+    """A static function "work" in each of two source files of one program: two rows, each
+    with its own file, labelled FILE:NAME in the table; annotate, callers and diff never mix
+    them, and 'FILE:NAME' picks one (as gdb names it).  Both were one row of their summed
+    samples, annotate showing one file's lines under it; perf shows two rows."""
+    _, data, rep = c.record_and_report([c.prog("s_twofiles")], min_samples=150)
+    rows = {os.path.basename(r.get("file", "")): r for r in function_rows(rep, "work")}
+    check(sorted(rows) == ["s_twofiles_a.c", "s_twofiles_b.c"],
+          "expected a row of work per source file: %s" % [(r["name"], r.get("file")) for r in function_rows(rep, "work")])
+    a, b = rows["s_twofiles_a.c"], rows["s_twofiles_b.c"]
+    check(a["exclusive_samples"] > b["exclusive_samples"],
+          "work of file A (3 units) has %d samples, of file B (1 unit) %d" % (a["exclusive_samples"], b["exclusive_samples"]))
+    p = c.run([c.stint, "report", "-i", data, "--no-pager", "--color=never"], expect=0)
+    check("s_twofiles_a.c:work [s_twofiles]" in p.stdout and "s_twofiles_b.c:work [s_twofiles]" in p.stdout,
+          "the table does not tell the two apart:\n%s" % p.stdout[:2000])
+    for cmd in (["annotate"], ["callers"]):
+        p = c.run([c.stint] + cmd + ["-i", data, "work"], expect=None)
+        check(p.returncode == 2 and "s_twofiles_a.c" in p.stderr and "s_twofiles_b.c" in p.stderr,
+              "%s work: exit %d, expected a refusal naming both files: %s" % (cmd[0], p.returncode, p.stderr))
+    for f, loop, other, row in (("s_twofiles_a.c", "FILE A'S LOOP", "FILE B'S LOOP", a),
+                                ("s_twofiles_b.c", "FILE B'S LOOP", "FILE A'S LOOP", b)):
+        p = c.run([c.stint, "annotate", "-i", data, f + ":work"], expect=0)
+        check(loop in p.stdout and other not in p.stdout, "annotate %s:work shows the other's source:\n%s" % (
+            f, p.stdout[:1500]))
+        m = re.search(r"# (\d+) of (\d+) samples inclusive", p.stdout)
+        check(m and int(m.group(1)) == row["inclusive_samples"], "annotate %s:work counts %s samples, the report %d" % (
+            f, m.group(1) if m else "?", row["inclusive_samples"]))
+    p = c.run([c.stint, "callers", "-i", data, "--format", "json", "s_twofiles_b.c:work"], expect=0)
+    fn = json.loads(p.stdout)["function"]
+    check(fn["inclusive_samples"] == b["inclusive_samples"], "callers s_twofiles_b.c:work counts %d samples, the report %d" % (
+        fn["inclusive_samples"], b["inclusive_samples"]))
+    p = c.run([c.stint, "diff", "--format", "json", data, data], expect=0)
+    works = [r for r in json.loads(p.stdout)["functions"] if r["name"] == "work"]
+    check(sorted(r.get("file") for r in works) == ["s_twofiles_a.c", "s_twofiles_b.c"] and
+          all(r["in_a"] and r["in_b"] and r["delta_exclusive_pct"] == 0 for r in works),
+          "diff of a file with itself mixes the two: %s" % works)
 
 
 @test

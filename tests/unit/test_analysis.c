@@ -383,7 +383,7 @@ static void test_sampling_inlined(void **state)
 	assert_int_equal(an_sample_names(&d, "inl_", 0, &found), 5);
 	free(found);
 	struct an_fn_samples fs;
-	an_sample_function(&d, "inl_a", NULL, &fs);
+	an_sample_function(&d, "inl_a", NULL, NULL, &fs);
 	assert_int_equal(fs.total, 5);
 	assert_int_equal(fs.incl, 5);
 	assert_int_equal(fs.excl, 2);
