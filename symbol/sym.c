@@ -76,6 +76,22 @@ struct sym_cu_index {
 	size_t n, cap;
 };
 
+/*
+ * A module's compilation units by address range, for modules without
+ * .debug_aranges (clang emits none unless -gdwarf-aranges), where libdw
+ * 0.188's dwfl_module_addrdie finds no unit: no line, no inlined frame, no
+ * declaration for any address of a clang build, where perf has them.
+ */
+struct sym_units {
+	Dwfl_Module *m;
+	struct sym_unit_range {
+		Dwarf_Addr lo, hi;
+		Dwarf_Die cu;
+		Dwarf_Addr bias;
+	} *e;
+	size_t n;
+};
+
 struct sym_proc {
 	Dwfl *dwfl;
 	struct fmt_module *mods;
@@ -87,6 +103,8 @@ struct sym_proc {
 		int read;
 	} *tables;               /* per module without a build ID, on first use */
 	size_t ncus;
+	struct sym_units *units; /* modules whose units were indexed (no .debug_aranges) */
+	size_t nunits;
 	int attached;            /* dwfl_attach_state done */
 	struct sym_unwind_ctx u; /* the stack being unwound */
 	struct sym_exec_ranges exec;
@@ -628,6 +646,70 @@ static const char *unit_path(const char *comp_dir, const char *f, char *buf, siz
 	return buf;
 }
 
+static int cmp_unit_range(const void *a, const void *b)
+{
+	const struct sym_unit_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* m's units by their code ranges, made on first use; NULL when out of memory. */
+static const struct sym_units *units_of(struct sym_proc *sp, Dwfl_Module *m)
+{
+	for (size_t i = 0; i < sp->nunits; i++)
+		if (sp->units[i].m == m)
+			return &sp->units[i];
+	struct sym_units *nu = realloc(sp->units, (sp->nunits + 1) * sizeof(*nu));
+	if (!nu)
+		return NULL;
+	sp->units = nu;
+	struct sym_units *u = &sp->units[sp->nunits++];
+	memset(u, 0, sizeof(*u));
+	u->m = m;
+	size_t cap = 0;
+	Dwarf_Addr bias;
+	for (Dwarf_Die *cu = NULL; (cu = dwfl_module_nextcu(m, cu, &bias));) {
+		Dwarf_Addr base, lo, hi;
+		for (ptrdiff_t off = 0; (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0;) {
+			if (lo >= hi)
+				continue;
+			if (u->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				struct sym_unit_range *ne = realloc(u->e, cap * sizeof(*ne));
+				if (!ne)
+					return u;
+				u->e = ne;
+			}
+			u->e[u->n++] = (struct sym_unit_range){lo, hi, *cu, bias};
+		}
+	}
+	qsort(u->e, u->n, sizeof(*u->e), cmp_unit_range);
+	return u;
+}
+
+/* The compilation unit of m holding addr (m's terms), its bias in *bias;
+ * NULL if none. */
+static Dwarf_Die *unit_at(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, Dwarf_Addr *bias)
+{
+	if (!m)
+		return NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie(m, addr, bias);
+	if (cu)
+		return cu;
+	const struct sym_units *u = units_of(sp, m);
+	size_t lo = 0, hi = u ? u->n : 0;
+	while (lo < hi) { /* the last range starting at or below addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->e[mid].lo + u->e[mid].bias <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= u->e[lo - 1].hi + u->e[lo - 1].bias)
+		return NULL;
+	*bias = u->e[lo - 1].bias;
+	return &u->e[lo - 1].cu;
+}
+
 /* The line of addr, in m's terms. */
 static int line_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const char **file, uint32_t *line)
 {
@@ -635,16 +717,18 @@ static int line_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const cha
 	 * libdw gave the last row of the unit before it where that row
 	 * shares its address with the end of its sequence (a C++ header's
 	 * line on every stack, at 100 %), where addr2line and perf say ?? */
-	Dwarf_Addr cbias, base, lo, hi;
-	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &cbias) : NULL;
-	if (cu && dwarf_ranges(cu, 0, &base, &lo, &hi) > 0 && dwarf_haspc(cu, addr - cbias) <= 0)
+	Dwarf_Addr cbias = 0, base, lo, hi;
+	Dwarf_Die *cu = unit_at(sp, m, addr, &cbias);
+	if (!cu || (dwarf_ranges(cu, 0, &base, &lo, &hi) > 0 && dwarf_haspc(cu, addr - cbias) <= 0))
 		return -1; /* (a unit with no ranges at all is believed) */
-	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
+	Dwarf_Line *l = dwarf_getsrc_die(cu, addr - cbias);
 	int ln = 0;
-	const char *f = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
-	if (!f)
+	const char *f = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!f || dwarf_lineno(l, &ln) != 0)
 		return -1;
-	*file = unit_path(dwfl_line_comp_dir(l), f, sp->path_buf, sizeof(sp->path_buf));
+	Dwarf_Attribute cda;
+	*file = unit_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &cda)), f, sp->path_buf,
+			  sizeof(sp->path_buf));
 	*line = (uint32_t)ln;
 	return 0;
 }
@@ -1298,7 +1382,7 @@ static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr 
 static int decl_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const char **file, uint32_t *line)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL;
+	Dwarf_Die *cu = unit_at(sp, m, addr, &bias);
 	Dwarf_Die *fn = cu ? cu_function_at(sp, cu, addr - bias) : NULL;
 	int dl = 0;
 	const char *df = fn ? dwarf_decl_file(fn) : NULL;
@@ -1318,7 +1402,7 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 	Dwfl_Module *m = at.dm;
 	addr = at.addr;
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL;
+	Dwarf_Die *cu = unit_at(sp, m, addr, &bias);
 	if (!cu)
 		return 0;
 	Dwarf_Die path[SYM_INLINE_MAX + 1];
@@ -1408,6 +1492,9 @@ void sym_proc_close(struct sym_proc *sp)
 	for (size_t i = 0; i < sp->ncus; i++)
 		free(sp->cus[i].e);
 	free(sp->cus);
+	for (size_t i = 0; i < sp->nunits; i++)
+		free(sp->units[i].e);
+	free(sp->units);
 	for (uint32_t i = 0; i < sp->nmods; i++) {
 		free(sp->mods[i].path);
 		free(sp->mods[i].build_id);

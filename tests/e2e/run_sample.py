@@ -1331,6 +1331,25 @@ def test_static_functions_two_files(c):
 
 
 @test
+def test_lines_without_aranges(c):
+    """A program without .debug_aranges (clang emits none unless -gdwarf-aranges): its samples
+    still have source lines, its functions their files, annotate the source.  libdw found no
+    unit for any address of such a build: no line, no inlined frame, every function of one name
+    one row."""
+    prog = os.path.join(c.progs, "s_twofiles_noaranges")
+    p = c.run(["readelf", "-S", prog], expect=0)
+    check(".debug_aranges" not in p.stdout and ".debug_info" in p.stdout, "the test program still has .debug_aranges")
+    _, data, rep = c.record_and_report([prog], min_samples=150)
+    files = sorted(os.path.basename(r.get("file", "")) for r in function_rows(rep, "work"))
+    check(files == ["s_twofiles_a.c", "s_twofiles_b.c"], "work's rows' files: %s" % files)
+    p = c.run([c.stint, "report", "-i", data, "--by", "line", "--format", "json"], expect=0)
+    lines = [r["name"] for r in json.loads(p.stdout)["lines"] if "s_twofiles_" in r["name"]]
+    check(lines, "no source line of the program in --by line: %s" % p.stdout[:1500])
+    p = c.run([c.stint, "annotate", "-i", data, "s_twofiles_b.c:work"], expect=0)
+    check("FILE B'S LOOP" in p.stdout, "annotate shows no source:\n%s" % p.stdout[:1500])
+
+
+@test
 def test_code_mapped_twice(c):
     """A program's code mapped a second time, away from its text, and run only there (what V8
     does with node's embedded builtins): its samples are named by the file's symbols, as perf
