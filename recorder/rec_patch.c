@@ -100,8 +100,8 @@ static int rp_has_site(const struct rp_scan *s, uint64_t addr)
 		return rp_is_fentry_got(s, addr + 6 + (uint64_t)(int64_t)rp_i32(p + 2));
 	if (p[0] == 0xe8)
 		return rp_fentry_plt(s, addr + 5 + (uint64_t)(int64_t)rp_i32(p + 1));
-	static const uint8_t nopl[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-	if (memcmp(p, nopl, 5) == 0 || memcmp(p, "\x90\x90\x90\x90\x90", 5) == 0)
+	static const uint8_t nopl[4] = {0x0f, 0x1f, 0x44, 0x00}; /* (any disp8: LLVM's is 8) */
+	if (memcmp(p, nopl, 4) == 0 || memcmp(p, "\x90\x90\x90\x90\x90", 5) == 0)
 		return rp_listed(s, addr);
 	return 0;
 }

@@ -777,8 +777,9 @@ static uint8_t *rt_patch_island(uintptr_t lo, uintptr_t hi)
 
 static int rt_patch_is_nop5(const uint8_t *p)
 {
-	static const uint8_t nopl[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-	return memcmp(p, nopl, 5) == 0 ||
+	/* nopl disp8(%rax,%rax,1): GCC's displacement is 0, LLVM's 8 */
+	static const uint8_t nopl[4] = {0x0f, 0x1f, 0x44, 0x00};
+	return memcmp(p, nopl, 4) == 0 ||
 	       (p[0] == 0x90 && p[1] == 0x90 && p[2] == 0x90 && p[3] == 0x90 && p[4] == 0x90);
 }
 

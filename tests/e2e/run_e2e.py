@@ -4271,6 +4271,36 @@ def test_select_patched(c):
 
 
 @test
+def test_clang_patch_sites(c):
+    """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
+    displacement) are the compiler's patch sites: the program is instrumented through them,
+    every call counted.  They were not recognised, and the program was patched at load instead
+    (with Capstone, where it is installed)."""
+    clang = shutil.which("clang")
+    if not clang:
+        raise TestSkip("no clang to build the program")
+    src = os.path.join(c.tmp, "pfe.c")
+    with open(src, "w") as f:
+        f.write("#include <stdio.h>\n"
+                "volatile long fibs, twices;\n"
+                "__attribute__((noinline)) long fib(long n) { fibs++; return n < 2 ? n : (fib(n - 1) + 1) * (fib(n - 2) + 3) % 1009; }\n"
+                "__attribute__((noinline)) long twice(long n) { twices++; return 2 * fib(n); }\n"
+                "int main(void) { long s = 0; for (int i = 0; i < 5; i++) s += twice(10);\n"
+                "  printf(\"%ld %ld\\n\", fibs, twices); return s > 0 ? 0 : 1; }\n")
+    prog = os.path.join(c.tmp, "pfe")
+    c.run([clang, "-O2", "-g", "-fpatchable-function-entry=5", "-o", prog, src], expect=0)
+    p = c.run(["objdump", "-d", "--no-show-raw-insn", prog], expect=0)
+    check("nopl   0x8(%rax,%rax,1)" in p.stdout, "clang left no nopl 0x8 sites: %s" % p.stdout[:800])
+    fibs, twices = (int(x) for x in c.run([prog], expect=0).stdout.split())
+    _, data = c.record([prog], options=["--no-libcalls"])
+    rep = c.report_json(data)
+    expect_calls(rep, {"main": 1, "twice": twices, "fib": fibs})
+    p = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0)
+    check("through the patch sites its compiler left" in p.stdout,
+          "not instrumented through its patch sites:\n%s" % p.stdout[:1200])
+
+
+@test
 def test_select_stripped_offset(c):
     """A stripped program's functions have no names, and the report names each by the file
     offset of its start: --function and --not-function take those names (fib, of
