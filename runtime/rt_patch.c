@@ -557,8 +557,11 @@ static void rt_patch_after_catch(void *sp)
  * in its place and the landing frame's next calls are its own, not the
  * thrower's; the live ones get their swapped return addresses back.
  * Called from _Unwind_SetIP, which a personality routine calls just before
- * the unwinder jumps to the landing pad.  (-finstrument-functions entries
- * close themselves: gcc's cleanups call their exit probes.)
+ * the unwinder jumps to the landing pad.  -finstrument-functions entries
+ * below sp are closed too: GCC's cleanups call their exit probes as the
+ * exception passes, but clang calls them only before a return, and C code
+ * between (a qsort comparator's caller) has no cleanups at all; the frames
+ * left open took every later call of the catching function as theirs.
  */
 void rt_unwound_below(void *sp)
 {
@@ -571,6 +574,8 @@ void rt_unwound_below(void *sp)
 		RT_GUARD(pt->busy, 1);
 	RT_COMPILER_BARRIER();
 	for (;;) {
+		/* (the thread's stack is in call order: its top is innermost) */
+		rt_close_left(t, (uint64_t)(uintptr_t)sp, RT_PLT_SAME_STACK);
 		uintptr_t lib = (uintptr_t)rt_plt_unwound(sp);
 		uintptr_t pat = 0;
 		if (pt && pt->n && (void *)pt->e[pt->n - 1].slot < sp &&

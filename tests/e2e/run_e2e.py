@@ -4271,6 +4271,36 @@ def test_select_patched(c):
 
 
 @test
+def test_exception_closes_frames(c):
+    """An exception caught in loop() leaves frames that no exit probe closes: a C function
+    compiled without -fexceptions (no cleanup), and, built with clang, every instrumented
+    frame (clang calls the exit probe only before a return).  They are closed where the
+    exception lands: thrower's and mid's callers are what the program calls, and spin, called
+    by loop after each catch, is loop's.  Left open, loop's later calls nested under the
+    thrower (callers of thrower: thrower 90, loop 10; its inclusive time 90 % of the run)."""
+    builds = [("gcc", c.prog("e2e_throw_through"))]
+    clang, clangxx = shutil.which("clang"), shutil.which("clang++")
+    if clang and clangxx:
+        obj = os.path.join(c.tmp, "throw_mid.o")
+        c.run([clang, "-O2", "-g", "-finstrument-functions", "-c", "-o", obj,
+               os.path.join(PROG_SOURCES, "throw_mid.c")], expect=0)
+        prog = os.path.join(c.tmp, "throw_through_clang")
+        c.run([clangxx, "-O2", "-g", "-finstrument-functions", "-o", prog,
+               os.path.join(PROG_SOURCES, "throw_through.cpp"), obj], expect=0)
+        builds.append(("clang", prog))
+    for cc, prog in builds:
+        _, data = c.record([prog], data=os.path.join(c.tmp, cc + ".data"))
+        rep = c.report_json(data)
+        expect_calls(rep, {"loop(int)": 1, "mid": 100, "thrower": 100, "spin(long)": 100})
+        for fn, want in (("thrower", {"mid": 100}), ("mid", {"loop(int)": 100}), ("spin(long)", {"loop(int)": 100})):
+            p = c.run([c.stint, "callers", "-i", data, "--format", "json", fn], expect=0)
+            got = {r["name"]: r["calls"] for r in json.loads(p.stdout)["callers"]}
+            check(got == want, "%s build: callers of %s: %s, expected %s" % (cc, fn, got, want))
+    if len(builds) == 1:
+        raise TestSkip("the GCC build passed; no clang++ to build the clang one")
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
