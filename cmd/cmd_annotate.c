@@ -310,6 +310,23 @@ static void annotate_source(const struct an_fn_samples *fs, const char *file, co
 		else
 			printf("%10s %10s %6u  %.*s\n", "", "", ln, line_len(s, e), s);
 	}
+	/* the samples of no line shown, so that the rows add up to the
+	 * header's counts: line 0 (code the compiler gave no line, which
+	 * clang does often), another file, a line past the file's end */
+	int first = 1;
+	for (size_t k = 0; k < fs->nlines; k++) {
+		const struct an_fn_count *x = &fs->lines[k];
+		if (x->line >= lo && x->line <= hi && x->line && strcmp(x->file, file) == 0)
+			continue;
+		if (first)
+			printf("\n");
+		first = 0;
+		if (!x->line)
+			printf("%10" PRIu64 " %10" PRIu64 " %6s  (no line: code the compiler gave line 0)\n", x->incl,
+			       x->excl, "");
+		else
+			printf("%10" PRIu64 " %10" PRIu64 " %6s  %s:%u\n", x->incl, x->excl, "", x->file, x->line);
+	}
 }
 
 /* No source: the samples per instruction of the function's disassembly
