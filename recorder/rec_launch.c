@@ -390,6 +390,21 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 			continue;
 		sigaction(sig, &sa, NULL);
 	}
+	/* started with SIGCHLD ignored (a shell's `trap '' CHLD`, a daemon
+	 * that ignores it), stint's children would be reaped by the kernel,
+	 * and waitpid found no program to take the exit status of (130 was
+	 * reported for /bin/false): stint takes the default, the program gets
+	 * the disposition it was given */
+	struct sigaction chld;
+	int chld_back = sigaction(SIGCHLD, NULL, &chld) == 0 &&
+			((!(chld.sa_flags & SA_SIGINFO) && chld.sa_handler == SIG_IGN) || (chld.sa_flags & SA_NOCLDWAIT));
+	if (chld_back) {
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		sigaction(SIGCHLD, &dfl, NULL);
+	}
 	c->wall_start = util_wall_ns();
 	c->mono_start = util_mono_ns();
 	pid_t pid = fork();
@@ -399,6 +414,8 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 	}
 	if (pid == 0) {
 		close(pfd[0]);
+		if (chld_back)
+			sigaction(SIGCHLD, &chld, NULL);
 		for (int i = 0; env_add && env_add[i]; i++) {
 			char *eq = strchr(env_add[i], '=');
 			if (!eq)

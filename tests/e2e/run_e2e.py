@@ -4301,6 +4301,25 @@ def test_exception_closes_frames(c):
 
 
 @test
+def test_sigchld_ignored_exit_status(c):
+    """stint started with SIGCHLD ignored (a shell's `trap '' CHLD`): the program's exit status
+    is still stint's, in both modes, and the program still gets SIGCHLD ignored.  The kernel
+    reaped the program: stint exited 130 for /bin/false (instrumentation), 0 (sampling)."""
+    ignore = lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    for mode in ("instrument", "sample"):
+        out = os.path.join(c.tmp, mode + ".data")
+        for argv, want in ((["/bin/false"], 1), (["/bin/sh", "-c", "kill -SEGV $$"], 128 + signal.SIGSEGV)):
+            p = c.run([c.stint, "record", "-f", "-m", mode, "-o", out, "--"] + argv, expect=None, preexec_fn=ignore)
+            check(p.returncode == want, "-m %s, SIGCHLD ignored: %s exited %d, expected %d: %s" % (
+                mode, argv[-1], p.returncode, want, p.stderr.strip()))
+        p = c.run([c.stint, "record", "-f", "-m", mode, "-o", out, "--", "grep", "SigIgn", "/proc/self/status"],
+                  expect=0, preexec_fn=ignore)
+        m = re.search(r"SigIgn:\s*([0-9a-f]+)", p.stdout)
+        check(m and int(m.group(1), 16) & (1 << (signal.SIGCHLD - 1)),
+              "-m %s: the program does not get SIGCHLD ignored: %s" % (mode, p.stdout))
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
