@@ -68,6 +68,39 @@ static const char record_usage[] =
 	"                         sampler, CPU-time timers + libunwind) or auto (default:\n"
 	"                         perf, inproc where perf events are not permitted)\n";
 
+/*
+ * Threads whose recording stopped for a reason the recorder's passes do not
+ * see while the program runs (the flag comes with the thread's end): said
+ * once each, as the report's header says them.  A timeout by SIGALRM and
+ * siglongjmp lost every later call of the thread, and only the report said.
+ */
+static void warn_threads_stopped(const struct fmt_data *d)
+{
+	static const struct {
+		uint32_t flag;
+		const char *why;
+	} stops[] = {
+		{FMT_THR_LEFTPROBE, "a signal handler that interrupted one of stint's probes left it (siglongjmp): "
+				    "later calls were not recorded"},
+		{FMT_THR_NOCLOCK, "the time-stamp counter was turned off (PR_SET_TSC, seccomp's strict mode): "
+				  "recording stopped there"},
+		{FMT_THR_FILELIMIT, "the program's file size limit (RLIMIT_FSIZE) kept the buffer from growing: "
+				    "recording stopped there"},
+	};
+	for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]); k++) {
+		uint32_t n = 0, tid = 0;
+		for (uint32_t i = 0; i < d->nthreads; i++)
+			if (d->threads[i].flags & stops[k].flag) {
+				if (!n++)
+					tid = d->threads[i].tid;
+			}
+		if (n == 1)
+			warn("thread %u: %s; what was recorded before is kept", tid, stops[k].why);
+		else if (n)
+			warn("%u threads (the first %u): %s; what was recorded before is kept", n, tid, stops[k].why);
+	}
+}
+
 /* A library of stint's, beside the executable or where it is installed. */
 static char *find_runtime(const char *name)
 {
@@ -1144,6 +1177,7 @@ int cmd_record(int argc, char **argv)
 		if (WIFSIGNALED(child->status))
 			warn("'%s' died of signal %d (%s); what it recorded is kept", pargv[0],
 			     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
+		warn_threads_stopped(d);
 		warn("recorded %u process%s, %u thread%s, %.1f MB of events into '%s'", d->nprocs,
 		     d->nprocs == 1 ? "" : "es", d->nthreads, d->nthreads == 1 ? "" : "s",
 		     (double)bytes / 1e6, output);

@@ -3560,6 +3560,8 @@ def test_clock_turned_off(c):
                 text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
                 check("time-stamp counter" in text, "%s %s: the report does not say why the recording stopped" % (
                     prog, mode))
+                check("time-stamp counter" in rec.stderr, "%s %s: record does not say why the recording stopped: %s" % (
+                    prog, mode, rec.stderr.strip()))
 
 
 @test
@@ -3588,6 +3590,8 @@ def test_file_size_limit(c):
             check(0 < calls(rep, "limited_work") < n and "file size limit" in text,
                   "limit %d: limited_work %d calls (fewer than %d), and the report must name the limit:\n%s" % (
                       limit, calls(rep, "limited_work"), n, text[:1500]))
+            check("file size limit" in rec.stderr, "limit %d: record does not say the thread stopped: %s" % (
+                limit, rec.stderr.strip()))
 
     def low_limit():
         resource.setrlimit(resource.RLIMIT_FSIZE, (200 * 1024, 200 * 1024))
