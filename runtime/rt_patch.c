@@ -273,6 +273,46 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
 }
 
 /*
+ * A frame entered on another thread returns on this one: a coroutine (a
+ * fiber of a scheduler that moves work between threads) resumed elsewhere,
+ * its frames still on the shadow stack of the thread that ran it first,
+ * which has not left them (it waits in pthread_join, say).  That thread's
+ * entry for slot gives the way back; the entry stays, closed there when
+ * that thread returns below it.  Only threads with a return stub of their
+ * own are known (rt_patch_ret_pt: the first RT_PATCH_NRETS).  Under the
+ * lock a shadow stack's growth and unmapping take, so none moves while it
+ * is read; an entry is taken only if its slot is still slot after its
+ * return address was read (an entry reused meanwhile has another slot: one
+ * stack's slots are one thread's at a time).  Before, the program was
+ * aborted ("lost track of a patched function's return address").
+ */
+static int rt_patch_from_other_thread(const struct rt_patch_thread *self, uint64_t *slot, uint64_t *orig)
+{
+	int found = 0;
+	rt_patch_spin(&rt_patch_dropped_lock);
+	for (uint32_t k = 0; k < RT_PATCH_NRETS && !found; k++) {
+		const struct rt_patch_thread *o =
+			(const struct rt_patch_thread *)(uintptr_t)__atomic_load_n(&rt_patch_ret_pt[k], __ATOMIC_ACQUIRE);
+		if (!o || o == self)
+			continue;
+		uint32_t n = __atomic_load_n(&o->n, __ATOMIC_ACQUIRE);
+		if (n > o->cap)
+			n = o->cap;
+		for (uint32_t i = n; i-- > 0 && !found;) {
+			if (__atomic_load_n(&o->e[i].slot, __ATOMIC_ACQUIRE) != slot)
+				continue;
+			uint64_t v = __atomic_load_n(&o->e[i].orig, __ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&o->e[i].slot, __ATOMIC_ACQUIRE) == slot && !rt_patch_is_ret(v)) {
+				*orig = v;
+				found = 1;
+			}
+		}
+	}
+	__atomic_store_n(&rt_patch_dropped_lock, 0, __ATOMIC_RELEASE);
+	return found;
+}
+
+/*
  * A patched function was entered; slot holds its return address.  Frames
  * whose slot lies at or below it are gone (a longjmp or an exception went
  * past them): they are closed first.  A slot that already holds
@@ -422,6 +462,8 @@ __attribute__((noinline, cold)) static struct rt_patch_thread *rt_patch_grow(str
 		return NULL;
 	uint64_t all = ~0ull, old;
 	arch_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8, 0, 0);
+	/* (another thread may be reading it: rt_patch_from_other_thread) */
+	rt_patch_spin(&rt_patch_dropped_lock);
 	uint32_t cap = pt->cap * 2;
 	long m = arch_syscall6(SYS_mremap, (long)pt, (long)rt_patch_bytes(pt->cap), (long)rt_patch_bytes(cap),
 			       MREMAP_MAYMOVE, 0, 0);
@@ -433,6 +475,7 @@ __attribute__((noinline, cold)) static struct rt_patch_thread *rt_patch_grow(str
 			__atomic_store_n(&rt_patch_ret_pt[more->ret_k], (uint64_t)(uintptr_t)more, __ATOMIC_RELEASE);
 		rt_pt_p = more;
 	}
+	__atomic_store_n(&rt_patch_dropped_lock, 0, __ATOMIC_RELEASE);
 	arch_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 	return more;
 }
@@ -492,7 +535,7 @@ __attribute__((noinline)) static uint64_t rt_patch_leave_search(struct rt_patch_
 	/* a frame dropped as dead that was not (a coroutine's): its exit was
 	 * recorded when it was dropped */
 	uint64_t orig;
-	if (rt_patch_undrop(slot, &orig)) {
+	if (rt_patch_undrop(slot, &orig) || rt_patch_from_other_thread(pt, slot, &orig)) {
 		RT_GUARD(pt->busy, nested);
 		return orig;
 	}
@@ -1238,9 +1281,11 @@ void rt_patch_thread_unmap(void)
 	if (!pt || pt->n || pt->busy || rt_g.no_syscalls)
 		return; /* (frames still swapped: kept, a few pages) */
 	rt_pt_p = NULL;
+	rt_patch_spin(&rt_patch_dropped_lock); /* (rt_patch_from_other_thread) */
 	if (pt->ret_k != UINT32_MAX)
 		__atomic_store_n(&rt_patch_ret_pt[pt->ret_k], 0, __ATOMIC_RELEASE);
 	munmap(pt, rt_patch_bytes(pt->cap));
+	__atomic_store_n(&rt_patch_dropped_lock, 0, __ATOMIC_RELEASE);
 }
 
 void rt_patch_fork_child(void)

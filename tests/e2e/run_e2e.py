@@ -4324,6 +4324,24 @@ def test_sigchld_ignored_exit_status(c):
 
 
 @test
+def test_coroutine_resumed_elsewhere(c):
+    """Two coroutines left inside instrumented code (one in a qsort comparator) and finished on
+    another thread: the program runs as alone, in every build, and their calls are counted.
+    Patched at load and through -pg -mfentry sites, stint aborted the program ("lost track of a
+    patched function's return address"): the return addresses were on the first thread's
+    shadow stack."""
+    for suffix in ("", "_plain", "_fentry", "_patch"):
+        prog = c.prog("e2e_coroutine_migrate" + suffix)
+        if suffix == "_plain":
+            c.need_capstone()
+        alone = c.run([prog], expect=0).stdout
+        rec, data = c.record([prog], data=os.path.join(c.tmp, "co%s.data" % suffix))
+        check(rec.stdout == alone, "%s: printed %r, alone %r" % (prog, rec.stdout, alone))
+        rep = c.report_json(data)
+        expect_calls(rep, {"first_body": 1, "second_body": 1, "inner": 1, "yield_now": 2})
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
