@@ -4,6 +4,7 @@
  * signal N), after keeping everything the program recorded.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -102,6 +103,53 @@ static void warn_threads_stopped(const struct fmt_data *d)
 }
 
 /* A library of stint's, beside the executable or where it is installed. */
+static char *preload_link_dir;
+
+static void remove_preload_link(void)
+{
+	if (!preload_link_dir)
+		return;
+	DIR *dir = opendir(preload_link_dir);
+	for (struct dirent *e; dir && (e = readdir(dir));)
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(dir), e->d_name, 0);
+	if (dir)
+		closedir(dir);
+	rmdir(preload_link_dir);
+}
+
+/*
+ * A path LD_PRELOAD can name: the dynamic loader splits its value at
+ * spaces and colons, with no way to quote them, so stint installed (or
+ * built) under "/home/me/My Projects" preloaded '/home/me/My' (the program
+ * printed the loader's error, nothing was recorded).  Such a library is
+ * named through a link in a directory of the temporary directory, removed
+ * when stint ends; one die line if there is none to make.
+ */
+static char *preload_safe(char *lib)
+{
+	if (!strpbrk(lib, " :\t\n"))
+		return lib;
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/' || strpbrk(tmp, " :\t\n"))
+		tmp = "/tmp";
+	if (!preload_link_dir) {
+		char *dir = xasprintf("%s/stint-preload-XXXXXX", tmp);
+		if (!mkdtemp(dir))
+			die("stint's library '%s' has a space or colon in its path, which LD_PRELOAD cannot name, "
+			    "and no link to it can be made in '%s': %s", lib, tmp, strerror(errno));
+		preload_link_dir = dir;
+		atexit(remove_preload_link);
+	}
+	const char *base = strrchr(lib, '/') + 1;
+	char *link = xasprintf("%s/%s", preload_link_dir, base);
+	if (symlink(lib, link) < 0 && errno != EEXIST)
+		die("stint's library '%s' has a space or colon in its path, which LD_PRELOAD cannot name, and no "
+		    "link to it can be made in '%s': %s", lib, preload_link_dir, strerror(errno));
+	free(lib);
+	return link;
+}
+
 static char *find_runtime(const char *name)
 {
 	const char *dir = util_self_dir();
@@ -111,13 +159,12 @@ static char *find_runtime(const char *name)
 		char *real = realpath(p, NULL);
 		free(p);
 		if (real && access(real, R_OK) == 0)
-			return real;
+			return preload_safe(real);
 		free(real);
 	}
 	return NULL;
 }
 
-/* The one line for a PROGRAM that cannot be run: missing, a directory, no x. */
 /*
  * An existing data file is kept as FILE.old before a new recording replaces
  * it, as perf does; -f/--force overwrites.  A directory or anything but a

@@ -4342,6 +4342,32 @@ def test_coroutine_resumed_elsewhere(c):
 
 
 @test
+def test_installed_path_with_space(c):
+    """stint installed in a directory whose path has a space and a colon ("/home/me/My
+    Projects"): the dynamic loader splits LD_PRELOAD there, and the program printed its error,
+    with nothing recorded.  Now the program runs as alone and its calls are recorded; the link
+    stint made for the loader is gone afterwards."""
+    where = os.path.join(c.tmp, "my tools:v2")
+    os.makedirs(where)
+    here = os.path.dirname(os.path.abspath(c.stint))
+    for f in os.listdir(here):
+        if f == os.path.basename(c.stint) or (f.startswith("libstint") and f.endswith(".so")):
+            shutil.copy(os.path.join(here, f), where)
+    stint = os.path.join(where, os.path.basename(c.stint))
+    prog = c.prog("e2e_coroutine_migrate")
+    alone = c.run([prog], expect=0)
+    tmp = os.path.join(c.tmp, "tmpdir")
+    os.makedirs(tmp)
+    data = os.path.join(c.tmp, "space.data")
+    p = c.run([stint, "record", "-o", data, "--", prog], expect=0, env=dict(os.environ, TMPDIR=tmp))
+    check(p.stdout == alone.stdout and "ld.so" not in p.stderr and "cannot be preloaded" not in p.stderr,
+          "the program did not run as alone: %r\n%s" % (p.stdout[:300], p.stderr))
+    rep = c.report_json(data)
+    expect_calls(rep, {"first_body": 1, "second_body": 1})
+    check(os.listdir(tmp) == [], "the loader's link was left: %s" % os.listdir(tmp))
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
