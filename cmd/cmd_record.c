@@ -186,11 +186,14 @@ static void keep_old_output(const char *output)
 	free(old);
 }
 
+/* The exit status is a shell's (and env's, nohup's, timeout's): 127 for a
+ * program not found, 126 for one found that cannot be run. */
 static __attribute__((noreturn)) void die_no_program(const char *name)
 {
 	char why[4200];
-	rec_program_missing(name, why, sizeof(why));
-	die("%s", why);
+	int code = rec_program_missing(name, why, sizeof(why));
+	warn("%s", why);
+	exit(code);
 }
 
 /*

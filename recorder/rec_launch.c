@@ -52,20 +52,23 @@ char *rec_find_program(const char *name)
 	return NULL;
 }
 
-void rec_program_missing(const char *name, char *msg, size_t len)
+int rec_program_missing(const char *name, char *msg, size_t len)
 {
 	struct stat st;
 	/* a name with a slash is that file; a bare name is looked up in PATH,
 	 * where a directory or a file without x is skipped as execvp does */
-	if (!strchr(name, '/') || stat(name, &st) < 0)
+	if (!strchr(name, '/') || stat(name, &st) < 0) {
 		snprintf(msg, len, "cannot find program '%s'%s", name, strchr(name, '/') ? "" : " in PATH");
-	else if (S_ISDIR(st.st_mode))
+		return 127;
+	}
+	if (S_ISDIR(st.st_mode))
 		snprintf(msg, len, "'%s' is a directory, not a program", name);
 	else if (!S_ISREG(st.st_mode))
 		snprintf(msg, len, "'%s' is not a regular file, not a program", name);
 	else
 		snprintf(msg, len, "'%s' is not executable (chmod +x it, or name its interpreter: "
 			 "stint record -- sh %s)", name, name);
+	return 126;
 }
 
 int rec_elf_names(const char *path, const char *name, int imported)
@@ -448,6 +451,19 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		}
 		execv(path, argv);
 		int e = errno;
+		if (e == ENOEXEC) { /* a script without "#!": the shell runs it, as execvp does */
+			int n = 0;
+			while (argv[n])
+				n++;
+			char **sh = calloc((size_t)n + 2, sizeof(*sh));
+			if (sh) {
+				sh[0] = (char *)"sh";
+				sh[1] = (char *)path;
+				for (int i = 1; i <= n; i++)
+					sh[i + 1] = argv[i];
+				execv("/bin/sh", sh);
+			}
+		}
 		if (write(pfd[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);

@@ -17,7 +17,7 @@ struct sym_proc;
 char *rec_find_program(const char *name);
 /* Why rec_find_program found nothing for name, one sentence into msg: not
  * there, a directory, not executable. */
-void rec_program_missing(const char *name, char *msg, size_t len);
+int rec_program_missing(const char *name, char *msg, size_t len);
 
 /* Whether the ELF file at path names symbol name (imported: only as an
  * undefined symbol of its dynamic table; else in either symbol table):

@@ -3506,8 +3506,10 @@ def test_err_missing_program(c):
     name = "no_such_program_e2e_xyz"
     p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", name])
     one_line_error(p, [name], "record of a missing program")
+    check(p.returncode == 127, "record of a missing program exited %d, a shell's 127" % p.returncode)
     p = c.run([c.stint, "record", "-m", "instrument", "-o", os.path.join(c.tmp, "d"), "--", "/nonexistent/" + name])
     one_line_error(p, [name], "record of a missing path")
+    check(p.returncode == 127, "record of a missing path exited %d, a shell's 127" % p.returncode)
     check(not os.path.exists(os.path.join(c.tmp, "d")), "a data file was written anyway")
 
 

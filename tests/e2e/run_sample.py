@@ -632,6 +632,7 @@ def test_err_missing_program(c):
         data = os.path.join(c.tmp, "missing.data")
         p = c.run([c.stint, "record", "-m", "sample", "-o", data] + extra + ["--", missing])
         one_line_error(p, ["no-such-program"], "record -m sample %s of a missing program" % " ".join(extra))
+        check(p.returncode == 127, "record of a missing program exited %d, a shell's 127" % p.returncode)
         check(not os.path.exists(data), "a data file was written for a missing program")
     # a file that is there but cannot be run: say so, not that it cannot be found (both methods)
     plain = os.path.join(c.tmp, "not-executable.sh")
@@ -643,8 +644,20 @@ def test_err_missing_program(c):
         p = c.run([c.stint, "record", "-m", method, "-o", data, "--", plain])
         line = one_line_error(p, ["not-executable.sh", "not executable"], "record -m %s of a file without x" % method)
         check("cannot find" not in line, "record -m %s says it cannot find an existing file: %r" % (method, line))
+        check(p.returncode == 126, "record -m %s of a file without x exited %d, a shell's 126" % (method, p.returncode))
     p = c.run([c.stint, "record", "-m", "sample", "-o", os.path.join(c.tmp, "dir.data"), "--", c.tmp])
     one_line_error(p, ["is a directory"], "record -m sample of a directory")
+    check(p.returncode == 126, "record of a directory exited %d, a shell's 126" % p.returncode)
+    # a script without "#!" runs with /bin/sh, as a shell and execvp run it
+    script = os.path.join(c.tmp, "no-shebang")
+    with open(script, "w") as f:
+        f.write("echo script ran \"$1\"\n")
+    os.chmod(script, 0o755)
+    for method in ("sample", "instrument"):
+        p = c.run([c.stint, "record", "-m", method, "-o", os.path.join(c.tmp, "s.data"), "--", script, "x y"])
+        check(p.returncode == 0 and p.stdout == "script ran x y\n",
+              "record -m %s of a script without #!: exit %d, printed %r: %s" % (method, p.returncode, p.stdout,
+                                                                                 p.stderr.strip()))
 
 
 @test
