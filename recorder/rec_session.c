@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +201,14 @@ int rec_session_run(struct rec_session *s, const char *path, char *const argv[],
 		s->save_errno = errno ? errno : EIO;
 	fmt_data_free(&s->d);
 	if (rec_session_convert(s->spool.path, s->spool.shown, &s->d, NULL, err, errlen) < 0) {
+		struct stat st;
+		if (fstat(s->spool.dirfd, &st) == 0 && st.st_nlink == 0) {
+			/* (the program ran `git clean -fdx`, or rm -rf of its directory) */
+			snprintf(err, errlen, "the program removed stint's spool directory '%s' while it ran: what was "
+				 "recorded is lost (record with -o in a directory the program leaves alone)",
+				 s->spool.shown);
+			return -1;
+		}
 		size_t l = strlen(err);
 		snprintf(err + l, errlen - l, " (the raw recording is kept in '%s')", s->spool.shown);
 		return -1;

@@ -4370,6 +4370,19 @@ def test_installed_path_with_space(c):
 
 
 @test
+def test_spool_removed_by_program(c):
+    """A program that removes stint's spool directory while it runs (git clean -fdx, rm -rf in
+    the directory it was started in): one line saying so.  It said the raw recording was
+    kept, in the directory that no longer existed."""
+    work = os.path.join(c.tmp, "work")
+    os.makedirs(work)
+    p = c.run([c.stint, "record", "--", "/bin/sh", "-c", "rm -rf .stint-spool-*; %s" % c.prog("e2e_tiny_calls")],
+              cwd=work)
+    line = one_line_error(p, ["removed stint's spool directory"], "record of a program removing the spool")
+    check("kept" not in line, "the error says the recording is kept: %s" % line)
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
