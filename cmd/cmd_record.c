@@ -1053,6 +1053,7 @@ int cmd_record(int argc, char **argv)
 	if (duration != 0 && !attach)
 		die("record: --duration goes with -p PID; to stop a program you start, press Ctrl-C");
 	check_file_limit();
+	rec_raise_fd_limit();
 	record_force = force;
 	if (sampling)
 		return record_sample(argc - optind, argv + optind, output, &so, attach, duration, quiet,

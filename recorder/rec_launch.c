@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -50,6 +51,20 @@ char *rec_find_program(const char *name)
 		path = *colon ? colon + 1 : colon;
 	}
 	return NULL;
+}
+
+static struct rlimit rec_fd_limit_given;
+static int rec_fd_limit_raised;
+
+void rec_raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (rec_fd_limit_raised || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rec_fd_limit_given = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		rec_fd_limit_raised = 1;
 }
 
 int rec_program_missing(const char *name, char *msg, size_t len)
@@ -419,6 +434,8 @@ int rec_spawn(const char *path, char *const argv[], char *const env_add[], struc
 		close(pfd[0]);
 		if (chld_back)
 			sigaction(SIGCHLD, &chld, NULL);
+		if (rec_fd_limit_raised)
+			setrlimit(RLIMIT_NOFILE, &rec_fd_limit_given);
 		for (int i = 0; env_add && env_add[i]; i++) {
 			char *eq = strchr(env_add[i], '=');
 			if (!eq)

@@ -19,6 +19,11 @@ char *rec_find_program(const char *name);
  * there, a directory, not executable. */
 int rec_program_missing(const char *name, char *msg, size_t len);
 
+/* stint's own soft limit of open files raised to the hard one (a recording
+ * of many threads reads many buffers); the program started by rec_spawn
+ * gets the limit it was given. */
+void rec_raise_fd_limit(void);
+
 /* Whether the ELF file at path names symbol name (imported: only as an
  * undefined symbol of its dynamic table; else in either symbol table):
  * 1 yes, 0 no, -1 not an ELF file. */

@@ -4383,6 +4383,27 @@ def test_spool_removed_by_program(c):
 
 
 @test
+def test_low_descriptor_limit(c):
+    """stint started with a soft limit of 8 open files (ulimit -S -n 8) and a program of 41
+    threads: stint raises its own limit to the hard one and the program keeps the 8 it was
+    given.  Writing the data file failed (Too many open files), exit 2."""
+    import resource
+
+    def low():
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (8, hard))
+
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < 256:
+        raise TestSkip("the hard limit of open files is below 256 here")
+    data = os.path.join(c.tmp, "low.data")
+    p = c.run([c.stint, "record", "-o", data, "--", c.prog("e2e_many_threads")], expect=0, preexec_fn=low)
+    rep = c.report_json(data)
+    check(len(rep["threads"]) > 20, "%d threads recorded: %s" % (len(rep["threads"]), p.stderr.strip()))
+    p = c.run([c.stint, "record", "-o", data, "-f", "--", "/bin/sh", "-c", "ulimit -n"], expect=0, preexec_fn=low)
+    check(p.stdout.strip() == "8", "the program's limit of open files is %r, not the 8 it was given" % p.stdout)
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
