@@ -217,6 +217,21 @@ static struct ln_site *ln_place(struct ln_walk *w, uint32_t proc, uint64_t a, ui
 				line = l->inl[0].call_line;
 			}
 		}
+		/* a call site outside the holder's code is no line of it: an
+		 * instrumented function inlined into its caller passes its
+		 * caller's return address (GCC's and clang's
+		 * -finstrument-functions alike), a line of the caller's caller,
+		 * which annotate and callers --by line showed as the holder's */
+		const struct fmt_symbol *at = fmt_symbol_at(p, a - 1);
+		if (file && w->o->mode != AN_LINES_ALL && hf && at && strcmp(at->name, hf->name) != 0) {
+			int inlined_there = 0;
+			for (uint32_t k = 0; l && k < l->ninl && !inlined_there; k++)
+				inlined_there = l->inl[k].name && strcmp(l->inl[k].name, hf->name) == 0;
+			if (!inlined_there) {
+				file = "(an inlined function's call: line unknown)";
+				line = 0;
+			}
+		}
 	}
 	const struct fmt_module *m = ln_module_of(p, a);
 	struct an_line_row proto;
@@ -227,7 +242,10 @@ static struct ln_site *ln_place(struct ln_walk *w, uint32_t proc, uint64_t a, ui
 	proto.row.func = holder;
 	char key[4300], name[4200];
 	if (file) {
-		snprintf(name, sizeof(name), "%s:%u", file, line);
+		if (line)
+			snprintf(name, sizeof(name), "%s:%u", file, line);
+		else
+			snprintf(name, sizeof(name), "%s", file);
 		if (key_fn != ~0u)
 			snprintf(key, sizeof(key), "%u\x1f%s", key_fn, name);
 		else
@@ -236,7 +254,7 @@ static struct ln_site *ln_place(struct ln_walk *w, uint32_t proc, uint64_t a, ui
 		c->line = ln_get(&w->lines, w->out, key, name, &proto);
 		struct an_line_row *row = &w->lines.rows[c->line];
 		if (!row->file) {
-			char *fc = ln_own(w->out, file);
+			char *fc = ln_own(w->out, line ? file : ""); /* (no file for a line unknown) */
 			row = &w->lines.rows[c->line];
 			row->file = fc;
 			row->line = line;

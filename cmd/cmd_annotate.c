@@ -227,12 +227,23 @@ static int annotate_instr(const char *input, const char *want, int nocomp)
 			       ln, line_len(s, e), s);
 		}
 	}
-	for (uint32_t i = 0; !src && i < l.nlines; i++) { /* the rows, without their text */
+	/* the rows, without their text: all of them without the source,
+	 * else those of no line shown (another file; an inlined function's
+	 * calls, whose line is not known), so that the rows add up */
+	int first = 1;
+	for (uint32_t i = 0; i < l.nlines; i++) {
 		const struct an_line_row *x = &l.lines[i];
-		if (an_line_row_empty(x))
+		if (an_line_row_empty(x) ||
+		    (src && x->line >= lo_line && x->line <= hi_line && x->line && strcmp(x->file, file) == 0))
 			continue;
+		if (src && first)
+			printf("\n");
+		first = 0;
 		annotate_instr_values(&x->row, den);
-		printf("%8" PRIu64 " %6u  %s\n", x->row.calls, x->line, x->row.name);
+		if (x->line)
+			printf("%8" PRIu64 " %6u  %s\n", x->row.calls, x->line, x->row.name);
+		else
+			printf("%8" PRIu64 " %6s  %s\n", x->row.calls, "", x->row.name);
 	}
 	free(src);
 	an_lines_free(&l);

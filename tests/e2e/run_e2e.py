@@ -4404,6 +4404,25 @@ def test_low_descriptor_limit(c):
 
 
 @test
+def test_inlined_call_site_line(c):
+    """An instrumented function inlined into its caller (outer) passes outer's return address as
+    its call site, a line of main: callers --by line said "outer at inline_site.c:<main's
+    line>".  Such a call's line is unknown: one row of its calls, no line of another function,
+    and annotate lists it below the source."""
+    _, data = c.record([c.prog("e2e_inline_site")])
+    rep = c.report_json(data)
+    expect_calls(rep, {"helper": 3, "outer": 1})
+    p = c.run([c.stint, "callers", "-i", data, "helper", "--by", "line", "--format", "json"], expect=0)
+    rows = json.loads(p.stdout)["callers"]
+    src = open(os.path.join(PROG_SOURCES, "inline_site.c")).read().splitlines()
+    outer_call = [i + 1 for i, l in enumerate(src) if "OUTER CALL" in l][0]
+    check(all(r["line"] != outer_call for r in rows) and sum(r["calls"] for r in rows) == 3,
+          "callers --by line of helper: %s (main's line %d is no line of outer)" % (rows, outer_call))
+    p = c.run([c.stint, "annotate", "-i", data, "outer"], expect=0)
+    check("line unknown" in p.stdout, "annotate outer does not list the inlined calls:\n%s" % p.stdout[-1500:])
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
