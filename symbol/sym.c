@@ -1373,6 +1373,29 @@ static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr 
 }
 
 /*
+ * The unit holding the DIEs of cu's code: with -gsplit-dwarf the unit in
+ * the program is a skeleton (its lines, no functions), and its functions
+ * are in the split unit (.dwo) libdw found beside it; without the split
+ * unit, or for any other unit, cu itself.
+ */
+static Dwarf_Die *unit_code(Dwarf_Die *cu, Dwarf_Die *buf)
+{
+	uint8_t type = 0;
+	if (dwarf_cu_info(cu->cu, NULL, &type, NULL, buf, NULL, NULL, NULL) == 0 && type == DW_UT_skeleton &&
+	    buf->addr)
+		return buf;
+	return cu;
+}
+
+/* A unit's compilation directory, from the skeleton where the split unit has none. */
+static const char *unit_comp_dir(Dwarf_Die *code, Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *d = dwarf_formstring(dwarf_attr(code, DW_AT_comp_dir, &a));
+	return d ? d : dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+}
+
+/*
  * Where the function starting at addr (in m's terms) is defined, from its
  * DWARF declaration: the place its inlined copies give too (inl_name's
  * callers), so that two static functions of one name in two files stay
@@ -1382,15 +1405,14 @@ static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr 
 static int decl_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const char **file, uint32_t *line)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = unit_at(sp, m, addr, &bias);
-	Dwarf_Die *fn = cu ? cu_function_at(sp, cu, addr - bias) : NULL;
+	Dwarf_Die *cu = unit_at(sp, m, addr, &bias), split;
+	Dwarf_Die *code = cu ? unit_code(cu, &split) : NULL;
+	Dwarf_Die *fn = code ? cu_function_at(sp, code, addr - bias) : NULL;
 	int dl = 0;
 	const char *df = fn ? dwarf_decl_file(fn) : NULL;
 	if (!df || !*df || dwarf_decl_line(fn, &dl) != 0 || dl <= 0)
 		return -1;
-	Dwarf_Attribute cda;
-	*file = unit_path(dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &cda)), df, sp->path_buf,
-			  sizeof(sp->path_buf));
+	*file = unit_path(unit_comp_dir(code, cu), df, sp->path_buf, sizeof(sp->path_buf));
 	*line = (uint32_t)dl;
 	return 0;
 }
@@ -1402,9 +1424,10 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 	Dwfl_Module *m = at.dm;
 	addr = at.addr;
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = unit_at(sp, m, addr, &bias);
-	if (!cu)
+	Dwarf_Die *skel = unit_at(sp, m, addr, &bias), split;
+	if (!skel)
 		return 0;
+	Dwarf_Die *cu = unit_code(skel, &split);
 	Dwarf_Die path[SYM_INLINE_MAX + 1];
 	int n = 0;
 	Dwarf_Die *fn = cu_function_at(sp, cu, addr - bias);
@@ -1422,8 +1445,7 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 	size_t nfiles = 0;
 	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
 		files = NULL;
-	Dwarf_Attribute cda;
-	const char *comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &cda));
+	const char *comp_dir = unit_comp_dir(cu, skel);
 	char joined[8192];
 	struct sym_inline *v = calloc((size_t)(n - first), sizeof(*v));
 	if (!v)

@@ -1363,6 +1363,23 @@ def test_lines_without_aranges(c):
 
 
 @test
+def test_inline_functions_split_dwarf(c):
+    """The inlining program built with -gsplit-dwarf: its functions' DWARF is in a .dwo file
+    beside the object, the program holding a skeleton unit (lines, no functions).  The inlined
+    functions are on the stack, with their files, as without it: none was (the skeleton has no
+    function to walk), every inlined function's samples its caller's."""
+    _, data, rep = c.record_and_report([c.prog("s_inline_split")], min_samples=300)
+    missing = [n for n in INLINED if not function_rows(rep, n)]
+    check(not missing, "inlined functions missing with -gsplit-dwarf: %s\n  functions: %s" % (
+        missing, function_list(rep)))
+    for outer, inner in (("hash_values", "mix_round"), ("sort_values", "swap_down")):
+        check(incl(rep, outer) >= incl(rep, inner) > 0, "%s inclusive %d < %s's %d\n  functions: %s" % (
+            outer, incl(rep, outer), inner, incl(rep, inner), function_list(rep)))
+    files = {r.get("file", "") for n in INLINED for r in function_rows(rep, n)}
+    check(all(f.endswith("s_inline.c") for f in files), "inlined functions' files: %s" % files)
+
+
+@test
 def test_code_mapped_twice(c):
     """A program's code mapped a second time, away from its text, and run only there (what V8
     does with node's embedded builtins): its samples are named by the file's symbols, as perf
