@@ -539,6 +539,10 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		warn("recorded %llu samples with the in-process sampler (%s) of %u process%s, %u thread%s into '%s'",
 		     (unsigned long long)samples, why, d->nprocs, d->nprocs == 1 ? "" : "es", d->nthreads,
 		     d->nthreads == 1 ? "" : "s", output);
+		if (!samples && d->nprocs)
+			warn("no sample: '%s' ran less CPU time than one sampling period (%.3g ms at -F %u); a "
+			     "higher -F samples a shorter run", argv[0], so->freq ? 1e3 / (double)so->freq : 0.0,
+			     (unsigned)so->freq);
 		unsigned unsampled = (unsigned)notes_count(d->notes, "unsampled");
 		if (unsampled)
 			warn("%u thread%s could not be sampled (no CPU-time timer, or the sampler's signal was "
@@ -696,6 +700,10 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		     (unsigned long long)st.samples, (unsigned long long)st.lost,
 		     (unsigned long long)st.unwind_fail, d.nprocs, d.nprocs == 1 ? "" : "es",
 		     d.nthreads, d.nthreads == 1 ? "" : "s", output);
+		if (!st.samples && !st.lost && !attach && !child.stopped_early)
+			warn("no sample: '%s' ran less CPU time than one sampling period (%.3g ms at -F %u); a "
+			     "higher -F samples a shorter run", argv[0], d.rate ? 1e3 / (double)d.rate : 0.0,
+			     (unsigned)d.rate);
 		if (st.stack_out)
 			warn("%llu of the stacks were cut short because the %u-byte copy of the user stack ran "
 			     "out: raise --stack-size (at most 65000)",

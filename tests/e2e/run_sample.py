@@ -1380,6 +1380,18 @@ def test_inline_functions_split_dwarf(c):
 
 
 @test
+def test_no_sample_said(c):
+    """A program that runs less CPU time than one sampling period (/bin/true at -F 10): exit 0,
+    and record says why there is no sample, with both samplers.  It said "recorded 0 samples
+    of 0 processes", as if the program had not run."""
+    for extra in ([], ["--sampler", "inproc"]):
+        p = c.run([c.stint, "record", "-m", "sample", "-F", "10", "-o", os.path.join(c.tmp, "t.data")] + extra +
+                  ["--", "/bin/true"], expect=0)
+        check("no sample" in p.stderr and "-F 10" in p.stderr,
+              "record %s of /bin/true does not say why there is no sample: %s" % (" ".join(extra), p.stderr.strip()))
+
+
+@test
 def test_code_mapped_twice(c):
     """A program's code mapped a second time, away from its text, and run only there (what V8
     does with node's embedded builtins): its samples are named by the file's symbols, as perf
