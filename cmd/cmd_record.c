@@ -654,7 +654,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		if (rec_spawn_finish(&child, child.pid, child.err_fd, path, err, sizeof(err)) < 0)
 			die("%s", err);
 		rec_perf_run(perf, child.pid, &status, 0);
-		rec_perf_left_running(perf, &child.stopped_early, &child.detached);
+		rec_perf_left_running(perf, &child.stopped_early, &child.detached, &child.left_running);
 	}
 	uint64_t mono1 = util_mono_ns();
 	struct fmt_data d;
@@ -674,7 +674,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	d.clock = xstrdup(so->event ? so->event : "task-clock");
 	d.os = xstrdup(rec_perf_opts(perf)->callgraph == REC_CG_DWARF ? "dwarf" : "fp");
 	d.exit_status = attach ? 0 : (uint32_t)rec_exit_code(status);
-	d.flags = attach ? FMT_SESS_ATTACHED : WIFSIGNALED(status) ? FMT_SESS_KILLED : 0;
+	d.flags = attach ? FMT_SESS_ATTACHED : child.left_running ? FMT_SESS_LEFT_RUNNING : WIFSIGNALED(status) ? FMT_SESS_KILLED : 0;
 	d.rate = so->freq;
 	rec_sample_no_cfi_sort(&st);
 	char where[sizeof(st.no_cfi_at)];

@@ -108,6 +108,8 @@ enum fmt_tag {
 enum fmt_sess_flags {
 	FMT_SESS_KILLED = 1 << 0,   /* the program died of a signal */
 	FMT_SESS_ATTACHED = 1 << 1, /* recorded by attaching to a running process (-p): no exit status */
+	FMT_SESS_LEFT_RUNNING = 1 << 2, /* stint stopped waiting while the program ran: no exit status
+					 * (exit_status is stint's own, 128 + the signal that stopped it) */
 };
 enum fmt_thr_flags {
 	FMT_THR_NOSPACE = 1 << 0, /* recording stopped early: disk full */

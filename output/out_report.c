@@ -243,6 +243,8 @@ static void print_json(FILE *f, const struct fmt_data *d, const struct an_result
 	fprintf(f, "{\"method\":\"%s\",\n\"command\":", s->name);
 	out_json_str(f, d->command);
 	fprintf(f, ",\n\"exit_status\":%u,\n\"duration_ns\":%" PRIu64, d->exit_status, d->duration_ns);
+	if (d->flags & FMT_SESS_LEFT_RUNNING) /* (exit_status is then stint's own) */
+		fputs(",\n\"left_running\":true", f);
 	report_method(r)->json_head(f, d, r, o);
 	fputs(",\n\"session\":", f);
 	json_row(f, r, &r->session, -1);
@@ -530,6 +532,9 @@ static uint64_t instr_table_header(FILE *f, const struct fmt_data *d, const stru
 		char pids[128];
 		fprintf(f, "# recorded:    %s, wall time %s, attached to the running process%s %s\n", when, wall,
 			d->nprocs > 1 ? "es" : "", attached_pids(d, pids, sizeof(pids)));
+	} else if (d->flags & FMT_SESS_LEFT_RUNNING) {
+		fprintf(f, "# recorded:    %s, wall time %s, no exit status: the program ran on when stint stopped "
+			"waiting\n", when, wall);
 	} else {
 		fprintf(f, "# recorded:    %s, wall time %s, exit status %u\n", when, wall, d->exit_status);
 	}
@@ -782,6 +787,9 @@ static uint64_t sample_table_header(FILE *f, const struct fmt_data *d, const str
 	if (d->flags & FMT_SESS_ATTACHED)
 		fprintf(f, "# recorded:    %s, duration %s, attached to the running process%s %s\n", when, dur,
 			d->nprocs > 1 ? "es" : "", attached_pids(d, b2, sizeof(b2)));
+	else if (d->flags & FMT_SESS_LEFT_RUNNING)
+		fprintf(f, "# recorded:    %s, duration %s, no exit status: the program ran on when stint stopped "
+			"waiting\n", when, dur);
 	else
 		fprintf(f, "# recorded:    %s, duration %s, exit status %u\n", when, dur, d->exit_status);
 	const char *unw = strcmp(d->os, "dwarf") == 0 ? "DWARF CFI (libdwfl)" : strcmp(d->os, "fp") == 0 ? "frame pointers" : d->os;

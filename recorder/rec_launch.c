@@ -890,6 +890,7 @@ void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void
 	uint64_t last_tick = util_mono_ns();
 	c->stopped_early = 0;
 	c->detached = 0;
+	c->left_running = 0;
 	for (;;) {
 		/* reap whatever ended: the program, and orphans given to stint */
 		pid_t w;
@@ -918,6 +919,7 @@ void rec_wait(struct rec_child *c, const char *spool, void (*tick)(void *), void
 		/* stopped while the program ran: it is left running */
 		st = (128 + (c->stopped_early ? REC_STOP_SIGNAL(c->stopped_early) : SIGINT)) << 8;
 		c->mono_end = util_mono_ns();
+		c->left_running = 1;
 	}
 	c->status = st;
 	if (spool) /* a stop the program's end came before the loop saw */

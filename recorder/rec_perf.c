@@ -55,6 +55,7 @@ struct rec_perf {
 	size_t nwatch, capwatch;
 	struct rec_titles titles;
 	int stopped_early, detached; /* rec_stop_waiting's, for rec_perf_left_running */
+	int left_running;            /* stopped before the program ended */
 };
 
 /* Titles are set early (setproctitle after fork): each drain's tick for a
@@ -142,10 +143,11 @@ static void read_titles(struct rec_perf *p)
 	}
 }
 
-void rec_perf_left_running(const struct rec_perf *p, int *stopped_early, int *detached)
+void rec_perf_left_running(const struct rec_perf *p, int *stopped_early, int *detached, int *left_running)
 {
 	*stopped_early = p->stopped_early;
 	*detached = p->detached;
+	*left_running = p->left_running;
 }
 
 const struct rec_titles *rec_perf_titles(const struct rec_perf *p)
@@ -433,8 +435,10 @@ void rec_perf_run(struct rec_perf *p, pid_t child, int *status, double duration)
 		if (rec_stop_waiting(child, main_done, &stopped_early, &detached)) {
 			p->stopped_early = stopped_early;
 			p->detached = detached;
-			if (!main_done)
+			if (!main_done) {
 				*status = (128 + REC_STOP_SIGNAL(stopped_early)) << 8;
+				p->left_running = 1;
+			}
 			break;
 		}
 	}

@@ -41,8 +41,8 @@ void rec_perf_drain(struct rec_perf *p);
 /* Drain until the target is gone (or, attached, until Ctrl-C/duration). */
 void rec_perf_run(struct rec_perf *p, pid_t target, int *status, double duration);
 /* After rec_perf_run of a launched program: what stopped the wait early
- * (recorder.h, struct rec_child's stopped_early and detached). */
-void rec_perf_left_running(const struct rec_perf *p, int *stopped_early, int *detached);
+ * (recorder.h, struct rec_child's stopped_early, detached, left_running). */
+void rec_perf_left_running(const struct rec_perf *p, int *stopped_early, int *detached, int *left_running);
 struct rec_buf *rec_perf_records(struct rec_perf *p);
 uint64_t rec_perf_lost(const struct rec_perf *p);
 const struct rec_perf_opts *rec_perf_opts(const struct rec_perf *p);

@@ -196,7 +196,7 @@ int rec_session_run(struct rec_session *s, const char *path, char *const argv[],
 	if (s->use_tsc)
 		s->d.ns_per_tick = arch_cycles_ns_per_tick(s->tsc0, s->ns0, tsc1, ns1);
 	s->d.exit_status = (uint32_t)rec_exit_code(s->child.status);
-	s->d.flags = WIFSIGNALED(s->child.status) ? FMT_SESS_KILLED : 0;
+	s->d.flags = s->child.left_running ? FMT_SESS_LEFT_RUNNING : WIFSIGNALED(s->child.status) ? FMT_SESS_KILLED : 0;
 	if (rec_session_save(s->spool.path, &s->d, s->kind, s->os_wanted, 1) < 0)
 		s->save_errno = errno ? errno : EIO;
 	fmt_data_free(&s->d);

@@ -75,6 +75,8 @@ struct rec_child {
 				* terminal sent it (0: not stopped) */
 	int detached;          /* processes that left the program's session
 				* (daemons), still running, not waited for */
+	int left_running;      /* stopped waiting before the program ended:
+				* status is stint's 128+signal, not the program's */
 };
 
 #define REC_STOP_TERMINAL 0x100
