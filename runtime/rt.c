@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -890,6 +891,68 @@ static int rt_note_fn(struct rt_thread *t, uint64_t fn);
 
 /* (raw system calls: reached from a probe before the thread has the state
  * in which RT_VEC_KEEP keeps the vector registers around a call out) */
+/* name in the scope of the loaded object path (its own and its
+ * dependencies'), if it is not ours */
+static void *rt_fn_in_scope_of(const char *path, const char *name, const void *ours)
+{
+	if (!path || !path[0])
+		return NULL; /* (the main program's scope is the global one: ours again) */
+	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	void *f = dlsym(h, name);
+	dlclose(h);
+	return f && f != ours ? f : NULL;
+}
+
+struct rt_fn_search {
+	const char *name;
+	const void *ours;
+	uintptr_t self; /* our own load address */
+	void *found;
+};
+
+static int rt_fn_search_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct rt_fn_search *s = arg;
+	if (info->dlpi_addr != s->self)
+		s->found = rt_fn_in_scope_of(info->dlpi_name, s->name, s->ours);
+	return s->found != NULL;
+}
+
+void *rt_next_fn(const char *name, const void *ours, const void *caller)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	if (f && f != ours)
+		return f;
+	Dl_info di, self;
+	if (caller && dladdr(caller, &di) && (f = rt_fn_in_scope_of(di.dli_fname, name, ours)))
+		return f;
+	/* (the caller reached us through a probe's stub of ours: any loaded
+	 * object's scope that has it) */
+	struct rt_fn_search s = {name, ours, 0, NULL};
+	if (dladdr((void *)rt_next_fn, &self))
+		s.self = (uintptr_t)self.dli_fbase;
+	dl_iterate_phdr(rt_fn_search_object, &s);
+	return s.found;
+}
+
+void *rt_next_fn_or_die(const char *name, const void *ours, const void *caller)
+{
+	void *f = rt_next_fn(name, ours, caller);
+	if (!f) {
+		static const char m1[] = "stint: cannot find the function '";
+		static const char m2[] = "' that stint's runtime stands in for\n";
+		ssize_t w = write(2, m1, sizeof(m1) - 1);
+		w = write(2, name, strlen(name));
+		w = write(2, m2, sizeof(m2) - 1);
+		(void)w;
+		abort();
+	}
+	return f;
+}
+
 void *rt_thread_block(void **slot, size_t size)
 {
 	if (rt_g.no_syscalls)

@@ -283,6 +283,18 @@ extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec"
  * when none can be mapped or the program forbade system calls. */
 void *rt_thread_block(void **slot, size_t size);
 
+/*
+ * The function name that an interposer of ours (ours) stands in for: the
+ * next definition after this library (dlsym RTLD_NEXT), else the one in the
+ * scope of the library that called it (caller: an address in it).  A C++
+ * library (or a Rust one) that a program dlopen'ed with RTLD_LOCAL brings
+ * its libstdc++ and libgcc_s in that library's scope only: RTLD_NEXT found
+ * no __cxa_throw, and the interposer called address 0.  NULL if none.
+ */
+void *rt_next_fn(const char *name, const void *ours, const void *caller);
+/* rt_next_fn, or one line and abort: an interposer must not call 0 */
+void *rt_next_fn_or_die(const char *name, const void *ours, const void *caller);
+
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);
 /* Record an entry (is_exit 0) of fn, called from site (the call's return

@@ -688,7 +688,8 @@ RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))
 {
 	static void (*real)(void *, void *, void (*)(void *));
 	if (!real)
-		real = (void (*)(void *, void *, void (*)(void *)))dlsym(RTLD_NEXT, "__cxa_throw");
+		real = (void (*)(void *, void *, void (*)(void *)))rt_next_fn_or_die(
+			"__cxa_throw", (void *)__cxa_throw, __builtin_return_address(0));
 	/* (also done by _Unwind_RaiseException's interposer, rt_plt.c, which
 	 * libstdc++ may reach without going through here) */
 	rt_patch_restore_all();
@@ -700,7 +701,8 @@ RT_API void __cxa_rethrow(void)
 {
 	static void (*real)(void);
 	if (!real)
-		real = (void (*)(void))dlsym(RTLD_NEXT, "__cxa_rethrow");
+		real = (void (*)(void))rt_next_fn_or_die("__cxa_rethrow", (void *)__cxa_rethrow,
+							 __builtin_return_address(0));
 	rt_patch_restore_all();
 	real();
 	__builtin_unreachable();
@@ -711,8 +713,9 @@ RT_API void _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *p)
 {
 	static void (*real)(void *);
 	if (!real)
-		real = (void (*)(void *))dlsym(RTLD_NEXT,
-					       "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE");
+		real = (void (*)(void *))rt_next_fn_or_die(
+			"_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+			(void *)_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE, __builtin_return_address(0));
 	rt_patch_restore_all();
 	real(p);
 	__builtin_unreachable();
@@ -729,11 +732,12 @@ RT_API void __cxa_end_catch(void)
 	static void (*real)(void);
 	static struct rt_cxa_eh_globals *(*globals)(void);
 	if (!real) {
-		globals = (struct rt_cxa_eh_globals * (*)(void)) dlsym(RTLD_NEXT, "__cxa_get_globals");
-		real = (void (*)(void))dlsym(RTLD_NEXT, "__cxa_end_catch");
+		globals = (struct rt_cxa_eh_globals * (*)(void)) rt_next_fn("__cxa_get_globals", NULL,
+									      __builtin_return_address(0));
+		real = (void (*)(void))rt_next_fn_or_die("__cxa_end_catch", (void *)__cxa_end_catch,
+							 __builtin_return_address(0));
 	}
-	if (real)
-		real();
+	real();
 	/* A catch block left by a rethrow (its cleanup calls this), or a
 	 * handler inside a destructor run by the unwinder: an exception is
 	 * still in flight and needs the real return addresses.  Otherwise

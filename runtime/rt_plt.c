@@ -538,7 +538,8 @@ RT_API int _Unwind_RaiseException(void *exc)
 {
 	static rt_unwind_fn real;
 	if (!real)
-		real = (rt_unwind_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+		real = (rt_unwind_fn)rt_next_fn_or_die("_Unwind_RaiseException", (void *)_Unwind_RaiseException,
+						       __builtin_return_address(0));
 	/* both kinds of swapped return addresses: Rust's panics and code
 	 * that throws without __cxa_throw come only here */
 	rt_walk_begin();
@@ -552,7 +553,8 @@ RT_API int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 {
 	static int (*real)(void *, void *, void *);
 	if (!real)
-		real = (int (*)(void *, void *, void *))dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
+		real = (int (*)(void *, void *, void *))rt_next_fn_or_die(
+			"_Unwind_ForcedUnwind", (void *)_Unwind_ForcedUnwind, __builtin_return_address(0));
 	rt_walk_begin();
 	return real(exc, stop, arg);
 }
@@ -563,7 +565,8 @@ RT_API void _Unwind_Resume(void *exc)
 {
 	static void (*real)(void *);
 	if (!real)
-		real = (void (*)(void *))dlsym(RTLD_NEXT, "_Unwind_Resume");
+		real = (void (*)(void *))rt_next_fn_or_die("_Unwind_Resume", (void *)_Unwind_Resume,
+							   __builtin_return_address(0));
 	rt_walk_begin();
 	real(exc);
 	__builtin_unreachable();
@@ -573,7 +576,8 @@ RT_API int _Unwind_Resume_or_Rethrow(void *exc)
 {
 	static rt_unwind_fn real;
 	if (!real)
-		real = (rt_unwind_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
+		real = (rt_unwind_fn)rt_next_fn_or_die("_Unwind_Resume_or_Rethrow", (void *)_Unwind_Resume_or_Rethrow,
+						       __builtin_return_address(0));
 	rt_walk_begin();
 	int r = real(exc);
 	rt_walk_end();
@@ -597,8 +601,9 @@ RT_API void _Unwind_SetIP(void *ctx, uintptr_t ip)
 	static void (*real)(void *, uintptr_t);
 	static uintptr_t (*get_cfa)(void *);
 	if (!real) {
-		get_cfa = (uintptr_t(*)(void *))dlsym(RTLD_NEXT, "_Unwind_GetCFA");
-		real = (void (*)(void *, uintptr_t))dlsym(RTLD_NEXT, "_Unwind_SetIP");
+		get_cfa = (uintptr_t(*)(void *))rt_next_fn("_Unwind_GetCFA", NULL, __builtin_return_address(0));
+		real = (void (*)(void *, uintptr_t))rt_next_fn_or_die("_Unwind_SetIP", (void *)_Unwind_SetIP,
+								      __builtin_return_address(0));
 	}
 	real(ctx, ip);
 	uintptr_t cfa = get_cfa ? get_cfa(ctx) : 0;
@@ -621,7 +626,7 @@ static int rt_walk_frame(void *ctx, void *arg)
 	if (!w->skipped) {
 		w->skipped = 1;
 		if (!get_ip)
-			get_ip = (uint64_t(*)(void *))dlsym(RTLD_NEXT, "_Unwind_GetIP");
+			get_ip = (uint64_t(*)(void *))rt_next_fn("_Unwind_GetIP", NULL, (void *)w->fn);
 		if (get_ip && rt_walk_own_frame((const void *)(uintptr_t)get_ip(ctx)))
 			return 0; /* _URC_NO_REASON: go on */
 	}
@@ -632,7 +637,8 @@ RT_API int _Unwind_Backtrace(void *fn, void *arg)
 {
 	static int (*real)(void *, void *);
 	if (!real)
-		real = (int (*)(void *, void *))dlsym(RTLD_NEXT, "_Unwind_Backtrace");
+		real = (int (*)(void *, void *))rt_next_fn_or_die("_Unwind_Backtrace", (void *)_Unwind_Backtrace,
+								  __builtin_return_address(0));
 	struct rt_walk w = {(int (*)(void *, void *))fn, arg, 0};
 	rt_walk_begin();
 	int r = real(fn ? (void *)rt_walk_frame : fn, fn ? (void *)&w : arg);
@@ -644,8 +650,9 @@ RT_API void *__cxa_begin_catch(void *exc)
 {
 	static void *(*real)(void *);
 	if (!real)
-		real = (void *(*)(void *))dlsym(RTLD_NEXT, "__cxa_begin_catch");
+		real = (void *(*)(void *))rt_next_fn_or_die("__cxa_begin_catch", (void *)__cxa_begin_catch,
+							    __builtin_return_address(0));
 	/* everything below our caller's frame is gone */
 	rt_plt_rearm((char *)__builtin_frame_address(0) + 16);
-	return real ? real(exc) : NULL;
+	return real(exc);
 }

@@ -4429,6 +4429,24 @@ def test_inlined_call_site_line(c):
 
 
 @test
+def test_exception_in_local_library(c):
+    """A C program dlopen'ing (RTLD_LOCAL) a C++ library that throws and catches: it runs as
+    alone, instrumented and patched at load.  stint's stand-ins for __cxa_throw and the
+    unwinder looked the real functions up in the global scope only, where the C program has no
+    libstdc++, and called address 0: SIGSEGV before any call was recorded."""
+    plugin = os.path.join(c.progs, "libe2e_throw_plugin.so")
+    for prog in ("e2e_throw_host", "e2e_throw_host_plain"):
+        if prog.endswith("_plain"):
+            c.need_capstone()
+        alone = c.run([c.prog(prog), plugin], expect=0).stdout
+        check(alone == "caught 10\n", "%s alone printed %r" % (prog, alone))
+        rec, data = c.record([c.prog(prog), plugin], data=os.path.join(c.tmp, prog + ".data"))
+        check(rec.stdout == alone, "%s under stint printed %r" % (prog, rec.stdout))
+        rep = c.report_json(data)
+        check(calls(rep, "main") == 1 and calls(rep, "dlopen") == 1, "not recorded: %s" % function_list(rep))
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
