@@ -132,6 +132,13 @@ uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, 
 	uint32_t *s = util_index_probe(&r->fn_index, func_hash(name, module));
 	if (!file)
 		file = "";
+	/* (files recorded before stint tidied paths: "app/../include/v.h") */
+	char tidy[4096];
+	if ((strstr(file, "/.") || strstr(file, "//") || file[0] == '.') && strlen(file) < sizeof(tidy)) {
+		strcpy(tidy, file);
+		util_path_tidy(tidy);
+		file = tidy;
+	}
 	for (; *s != UTIL_INDEX_EMPTY; s = util_index_next(&r->fn_index, s)) {
 		struct an_func *f = &r->funcs[*s];
 		if (f->module != module || strcmp(f->name, name) != 0)

@@ -487,3 +487,39 @@ size_t util_utf8_len(const char *s)
 	return n;
 }
 
+
+void util_path_tidy(char *p)
+{
+	int abs = p[0] == '/';
+	char *w = p + abs, *base = w; /* base: where a ".." may no longer fold */
+	for (const char *r = p + abs; *r;) {
+		while (*r == '/')
+			r++;
+		const char *e = strchr(r, '/');
+		size_t len = e ? (size_t)(e - r) : strlen(r);
+		if (len == 0)
+			break;
+		if (len == 1 && r[0] == '.') {
+			/* dropped */
+		} else if (len == 2 && r[0] == '.' && r[1] == '.' && w > base) {
+			/* drop the last component written */
+			while (w > base && w[-1] != '/')
+				w--;
+			if (w > base)
+				w--; /* its slash */
+		} else if (len == 2 && r[0] == '.' && r[1] == '.' && abs) {
+			/* "/.." is "/" */
+		} else {
+			if (w > p + abs && w[-1] != '/')
+				*w++ = '/';
+			memmove(w, r, len);
+			w += len;
+			if (len == 2 && r[0] == '.' && r[1] == '.')
+				base = w; /* (relative: leading ".." stay) */
+		}
+		r += len;
+	}
+	if (w == p + abs && !abs)
+		*w++ = '.';
+	*w = 0;
+}

@@ -150,6 +150,13 @@ void util_tmp_remove_all(void);
 /* Sort n 64-bit numbers, ascending. */
 void util_sort_u64(uint64_t *v, size_t n);
 
+/* Path p tidied in place, lexically: "." components and doubled slashes
+ * dropped, "dir/.." folded ("/a/./b/../c" -> "/a/c"; a relative path keeps
+ * the ".." it cannot fold: "./x/../../y" -> "../y").  One source file
+ * reached as "../inc/x.h" and as "inc/x.h" from units of two directories is
+ * then one file, its functions one function. */
+void util_path_tidy(char *p);
+
 /* Directory that holds the running stint executable. */
 const char *util_self_dir(void);
 

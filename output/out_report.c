@@ -326,9 +326,17 @@ static int cmp_row_name(const void *x, const void *y)
 	return c ? c : strcmp(p->module ? p->module : "", q->module ? q->module : "");
 }
 
-/* Per row: whether another row has its name and module (two static
+static const char *file_base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path ? path : "";
+}
+
+/* Per row: 1 when another row has its name and module (two static
  * functions of one name in two source files), its label then saying its
- * file as "FILE:NAME", the way callers and annotate take it.  Malloc'd. */
+ * file as "FILE:NAME", the way callers and annotate take it; 2 when their
+ * files also share their name (a/util.c, b/util.c): the path then.
+ * Malloc'd. */
 static char *rows_sharing_name(const struct an_row *rows, uint32_t n)
 {
 	char *same = xcalloc(n ? n : 1, 1);
@@ -336,9 +344,17 @@ static char *rows_sharing_name(const struct an_row *rows, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		by[i] = &rows[i];
 	qsort(by, n, sizeof(*by), cmp_row_name);
-	for (uint32_t i = 1; i < n; i++)
-		if (cmp_row_name(&by[i - 1], &by[i]) == 0)
-			same[by[i - 1] - rows] = same[by[i] - rows] = 1;
+	for (uint32_t g = 0, e; g < n; g = e) {
+		for (e = g + 1; e < n && cmp_row_name(&by[g], &by[e]) == 0; e++)
+			;
+		char level = 1;
+		for (uint32_t i = g; i < e && level == 1; i++)
+			for (uint32_t j = i + 1; j < e && level == 1; j++)
+				if (strcmp(file_base(by[i]->file), file_base(by[j]->file)) == 0)
+					level = 2;
+		for (uint32_t i = g; e - g > 1 && i < e; i++)
+			same[by[i] - rows] = level;
+	}
 	free(by);
 	return same;
 }
@@ -346,8 +362,8 @@ static char *rows_sharing_name(const struct an_row *rows, uint32_t n)
 static void row_label(char *buf, size_t n, const struct out_opts *o, const struct an_row *row, int same_name)
 {
 	const char *src = row->file && *row->file ? row->file : NULL;
-	if (src && strrchr(src, '/'))
-		src = strrchr(src, '/') + 1;
+	if (src && same_name == 1)
+		src = file_base(src);
 	if (o->by == OUT_BY_FUNCTION && same_name && src)
 		snprintf(buf, n, "%s:%s " OUT_MOD_FMT, src, row->name, OUT_MOD_ARGS(row->module));
 	else if (o->by == OUT_BY_THREAD)

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/util.h"
 #include "symbol.h"
 #include "sym_fde.h"
 #include "sym_table.h"
@@ -592,35 +593,6 @@ int sym_proc_module_of(const struct sym_proc *sp, uint64_t addr)
 	return module_index(sp, addr);
 }
 
-/* Drop "." and "dir/.." components and doubled slashes of absolute path p,
- * in place: one header reached as "../inc/x.h" from one directory and as
- * "inc/x.h" from another is one file (and its functions one function). */
-static void path_tidy(char *p)
-{
-	char *w = p; /* p[0] is '/' */
-	for (const char *r = p; *r;) {
-		while (*r == '/')
-			r++;
-		const char *e = strchr(r, '/');
-		size_t len = e ? (size_t)(e - r) : strlen(r);
-		if (len == 0)
-			break;
-		if (len == 1 && r[0] == '.') {
-		} else if (len == 2 && r[0] == '.' && r[1] == '.') {
-			while (w > p && *--w != '/')
-				;
-		} else {
-			*w++ = '/';
-			memmove(w, r, len);
-			w += len;
-		}
-		r += len;
-	}
-	if (w == p)
-		*w++ = '/';
-	*w = 0;
-}
-
 /*
  * A source path as the unit names it, made absolute with the unit's
  * compilation directory where it is relative: make-based projects compile
@@ -630,19 +602,19 @@ static void path_tidy(char *p)
  */
 static const char *unit_path(const char *comp_dir, const char *f, char *buf, size_t n)
 {
-	int w;
-	if (f && f[0] == '/') {
-		if (!strstr(f, "/.") && !strstr(f, "//"))
-			return f;
-		w = snprintf(buf, n, "%s", f);
-	} else {
-		if (!f || !f[0] || !comp_dir || comp_dir[0] != '/')
-			return f;
-		w = snprintf(buf, n, "%s/%s", comp_dir, f);
-	}
+	if (!f || !f[0])
+		return f;
+	/* a relative compilation directory (Debian's -dbg builds: "./libio",
+	 * -fdebug-prefix-map) is joined too, the result tidied as relative;
+	 * libdw joined it already to a DWARF 5 unit's files of directory 0
+	 * ("./src/a.c"), not to those of its other relative directories
+	 * ("../include/util.h", from ./src) */
+	size_t cl = comp_dir ? strlen(comp_dir) : 0;
+	int joined = f[0] == '/' || !cl || (strncmp(f, comp_dir, cl) == 0 && f[cl] == '/');
+	int w = joined ? snprintf(buf, n, "%s", f) : snprintf(buf, n, "%s/%s", comp_dir, f);
 	if (w <= 0 || (size_t)w >= n)
 		return f;
-	path_tidy(buf);
+	util_path_tidy(buf);
 	return buf;
 }
 
@@ -1387,6 +1359,33 @@ static Dwarf_Die *unit_code(Dwarf_Die *cu, Dwarf_Die *buf)
 	return cu;
 }
 
+/*
+ * The file d is declared in (DW_AT_decl_file, through its abstract origin
+ * or specification), joined with the compilation directory of the unit
+ * that attribute is in: with LTO the unit holding the code is another one
+ * (of another directory), and the name was joined to the wrong directory,
+ * a file that does not exist, one function in two rows.  Index 0 too:
+ * DWARF 5's primary file, which clang names the unit's own functions by
+ * and libdw 0.188's dwarf_decl_file refuses.  Into buf; NULL if none.
+ */
+static const char *decl_file_of(Dwarf_Die *d, char *buf, size_t n)
+{
+	Dwarf_Attribute a, cda;
+	Dwarf_Word idx;
+	Dwarf_Die cu, other;
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (!dwarf_attr_integrate(d, DW_AT_decl_file, &a) || dwarf_formudata(&a, &idx) != 0 ||
+	    !dwarf_cu_die(a.cu, &cu, NULL, NULL, NULL, NULL, NULL, NULL) ||
+	    dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	const char *f = dwarf_filesrc(files, idx, NULL, NULL);
+	const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &cda));
+	if (!dir && dwarf_cu_info(a.cu, NULL, NULL, NULL, &other, NULL, NULL, NULL) == 0 && other.addr)
+		dir = dwarf_formstring(dwarf_attr(&other, DW_AT_comp_dir, &cda)); /* (a split unit's skeleton) */
+	return unit_path(dir, f, buf, n);
+}
+
 /* A unit's compilation directory, from the skeleton where the split unit has none. */
 static const char *unit_comp_dir(Dwarf_Die *code, Dwarf_Die *cu)
 {
@@ -1409,10 +1408,10 @@ static int decl_in(struct sym_proc *sp, Dwfl_Module *m, uint64_t addr, const cha
 	Dwarf_Die *code = cu ? unit_code(cu, &split) : NULL;
 	Dwarf_Die *fn = code ? cu_function_at(sp, code, addr - bias) : NULL;
 	int dl = 0;
-	const char *df = fn ? dwarf_decl_file(fn) : NULL;
+	const char *df = fn ? decl_file_of(fn, sp->path_buf, sizeof(sp->path_buf)) : NULL;
 	if (!df || !*df || dwarf_decl_line(fn, &dl) != 0 || dl <= 0)
 		return -1;
-	*file = unit_path(unit_comp_dir(code, cu), df, sp->path_buf, sizeof(sp->path_buf));
+	*file = df;
 	*line = (uint32_t)dl;
 	return 0;
 }
@@ -1463,7 +1462,7 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 				v[k].name = full;
 			}
 		}
-		const char *df = unit_path(comp_dir, dwarf_decl_file(d), joined, sizeof(joined));
+		const char *df = decl_file_of(d, joined, sizeof(joined));
 		v[k].file = strdup(df ? df : "");
 		int dl = 0;
 		if (dwarf_decl_line(d, &dl) == 0)

@@ -1391,6 +1391,49 @@ def test_no_sample_said(c):
               "record %s of /bin/true does not say why there is no sample: %s" % (" ".join(extra), p.stderr.strip()))
 
 
+HEADER_SRC = {
+    "include/util.h": "static inline unsigned mix(unsigned x)\n{\n\tfor (int i = 0; i < 400; i++)\n"
+                      "\t\tx = x * 2654435761u + (x >> 7);\n\treturn x;\n}\n",
+    "src/a.c": "#include \"util.h\"\n__attribute__((noinline)) unsigned fa(unsigned n)\n"
+               "{ unsigned s = 0; for (unsigned i = 0; i < n; i++) s += mix(i); return s; }\n",
+    "lib/b.c": "#include \"util.h\"\n__attribute__((noinline)) unsigned fb(unsigned n)\n"
+               "{ unsigned s = 0; for (unsigned i = 0; i < n; i++) s += mix(i * 3); return s; }\n",
+    "main.c": "#include <stdio.h>\nunsigned fa(unsigned), fb(unsigned);\n"
+              "int main(void) { unsigned s = 0; for (int k = 0; k < 30; k++) s += fa(20000 + k) + fb(20000 + k);\n"
+              "printf(\"%u\\n\", s); return 0; }\n",
+}
+
+
+@test
+def test_header_function_one_row(c):
+    """An inline function of a header that units of two directories include by two relative
+    paths ("../include/util.h" from src/, "include/util.h" from the top): one function, one row,
+    whether the units' compilation directory is relative (-fdebug-prefix-map, Debian's -dbg
+    packages: "./libio") or the build uses LTO (the declaration's name was joined to the
+    directory of the unit holding the code, a file that does not exist).  Each was two rows."""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        raise TestSkip("no gcc to build the program")
+    top = os.path.join(c.tmp, "proj")
+    for rel, text in HEADER_SRC.items():
+        os.makedirs(os.path.dirname(os.path.join(top, rel)), exist_ok=True)
+        with open(os.path.join(top, rel), "w") as f:
+            f.write(text)
+    for name, extra in (("prefix_map", ["-fdebug-prefix-map=%s=." % top]), ("lto", ["-flto"])):
+        flags = ["-g", "-O2"] + extra
+        c.run([gcc] + flags + ["-I../include", "-c", "a.c", "-o", "../a.o"], expect=0, cwd=os.path.join(top, "src"))
+        c.run([gcc] + flags + ["-Iinclude", "-c", "lib/b.c", "-o", "b.o"], expect=0, cwd=top)
+        c.run([gcc] + flags + ["-c", "main.c", "-o", "main.o"], expect=0, cwd=top)
+        prog = os.path.join(top, name)
+        c.run([gcc] + flags + ["-o", prog, "main.o", "a.o", "b.o"], expect=0, cwd=top)
+        _, data, rep = c.record_and_report([prog], min_samples=50)
+        rows = function_rows(rep, "mix")
+        files = [r.get("file", "") for r in rows]
+        check(len(rows) == 1, "%s: mix is %d rows, files %s" % (name, len(rows), files))
+        check(files[0].endswith("include/util.h") and (not files[0].startswith("/") or os.path.exists(files[0])),
+              "%s: mix's file is %r" % (name, files[0]))
+
+
 @test
 def test_code_mapped_twice(c):
     """A program's code mapped a second time, away from its text, and run only there (what V8
