@@ -4447,6 +4447,21 @@ def test_exception_in_local_library(c):
 
 
 @test
+def test_program_defines_mmap(c):
+    """A program whose library defines mmap and munmap (gperftools' tcmalloc does), patched at
+    load: it runs as alone and its calls are recorded.  The runtime called mmap by name while
+    patching, reached the library's half-patched mmap, and the program died of SIGSEGV before
+    main."""
+    c.need_capstone()
+    prog = c.prog("e2e_own_mmap")
+    alone = c.run([prog], expect=0).stdout
+    rec, data = c.record([prog])
+    check(rec.stdout == alone, "printed %r, alone %r" % (rec.stdout, alone))
+    rep = c.report_json(data)
+    expect_calls(rep, {"work": 100, "main": 1})
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
