@@ -948,6 +948,50 @@ int rt_patch_module_selected(const char *name)
 	return 1;
 }
 
+/*
+ * Whether a table's sites are functions' entries (or right after an
+ * endbr64 there), looking at its first few against the module's function
+ * symbols.  -fpatchable-function-entry=N,M with M > 0 lists NOPs M bytes
+ * before the entry: the call written there ran into the middle of the
+ * function (SIGSEGV), or, M >= 5, was never run (nothing recorded, nothing
+ * said).  Such a module is patched as one without sites.  A module with no
+ * function symbols (stripped of both tables) is believed.
+ */
+static int rt_patch_sites_at_entries(const struct dl_phdr_info *info, const uint8_t *f, size_t fsz,
+				     const uint64_t *sites, size_t n)
+{
+	const ElfW(Ehdr) *eh = (const void *)f;
+	const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+	uintptr_t bias = eh->e_type == ET_DYN ? info->dlpi_addr : 0;
+	size_t nfns = 0, checked = n < 16 ? n : 16;
+	static const unsigned tables[2] = {SHT_SYMTAB, SHT_DYNSYM};
+	for (int t = 0; t < 2 && !nfns; t++) {
+		unsigned want = tables[t];
+		for (unsigned s = 0; s < eh->e_shnum; s++) {
+			if (sh[s].sh_type != want || sh[s].sh_entsize != sizeof(ElfW(Sym)) ||
+			    sh[s].sh_offset + sh[s].sh_size > fsz)
+				continue;
+			const ElfW(Sym) *sym = (const void *)(f + sh[s].sh_offset);
+			for (size_t k = 0; k < sh[s].sh_size / sizeof(ElfW(Sym)); k++) {
+				if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || !sym[k].st_value ||
+				    sym[k].st_shndx == SHN_UNDEF)
+					continue;
+				nfns++;
+				uintptr_t entry = bias + sym[k].st_value;
+				for (size_t i = 0; i < checked; i++) {
+					uintptr_t site = (uintptr_t)sites[i];
+					uint32_t endbr = 0;
+					if (site == entry + 4)
+						memcpy(&endbr, (const void *)entry, 4);
+					if (site == entry || endbr == 0xfa1e0ff3u)
+						return 1;
+				}
+			}
+		}
+	}
+	return nfns == 0;
+}
+
 /* Whether section s is a table of NOP patch sites. */
 static int rt_patch_is_site_table(const uint8_t *f, size_t fsz, const ElfW(Shdr) *sh, unsigned s)
 {
@@ -1047,6 +1091,8 @@ static int rt_patch_module(const struct dl_phdr_info *info, int early)
 			continue; /* (out of memory since the check above) */
 		const uint64_t *sites = early ? early_sites : (const uint64_t *)(info->dlpi_addr + sh[s].sh_addr);
 		size_t n = sh[s].sh_size / 8;
+		if (!rt_patch_sites_at_entries(info, f, fsz, sites, n))
+			n = 0; /* (NOPs before the entries: patched as without sites) */
 		for (size_t i = 0; i < n; i++) {
 			uintptr_t site = (uintptr_t)sites[i];
 			uintptr_t lo, hi;

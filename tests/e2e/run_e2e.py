@@ -4462,6 +4462,22 @@ def test_program_defines_mmap(c):
 
 
 @test
+def test_nops_before_entries(c):
+    """-fpatchable-function-entry=N,M with M > 0 lists NOPs M bytes before each entry: a call
+    written there ran into the middle of the function (=7,2: SIGSEGV) or was never run (=10,5:
+    nothing recorded, nothing said).  Such a program is patched at load as one without sites:
+    it runs as alone, and its calls are those of the =5 build."""
+    c.need_capstone()
+    _, data = c.record([c.prog("e2e_patch_mix_patch")], options=["--no-libcalls"], data=os.path.join(c.tmp, "5.data"))
+    want = {n: calls(c.report_json(data), n) for n in ("fib", "tail_a", "jump_deep", "main")}
+    for prog in ("e2e_patch_mix_pfe72", "e2e_patch_mix_pfe105"):
+        alone = c.run([c.prog(prog)], expect=0)
+        rec, data = c.record([c.prog(prog)], options=["--no-libcalls"], data=os.path.join(c.tmp, prog + ".data"))
+        check(rec.stdout == alone.stdout, "%s printed %r, alone %r" % (prog, rec.stdout[:200], alone.stdout[:200]))
+        expect_calls(c.report_json(data), want)
+
+
+@test
 def test_clang_patch_sites(c):
     """clang's -fpatchable-function-entry=5 sites (nopl 0x8(%rax,%rax,1), where GCC's has a 0
     displacement) are the compiler's patch sites: the program is instrumented through them,
