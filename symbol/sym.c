@@ -1203,10 +1203,13 @@ static int inl_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, i
 }
 
 /*
- * A DIE's function name, as the symbol tables would give it: a C++
- * linkage name demangled (with its parameters, like the demangled symbols);
- * else the source name (a C linkage name is an asm label, such as glibc's
- * __GI_ aliases, which would split one function into two rows).
+ * A DIE's function name, as the symbol tables would give it: a C++ or Rust
+ * linkage name demangled (with its parameters, like the demangled symbols),
+ * any other language's linkage name as it is (Fortran's module procedures,
+ * __heavy_MOD_work_a); else the source name (a C linkage name is an asm
+ * label, such as glibc's __GI_ aliases, which would split one function
+ * into two rows).  Rust's v0 names (_R) and Fortran's were the bare source
+ * names: inlined copies one row, the out-of-line function another.
  */
 static char *inl_name(Dwarf_Die *d)
 {
@@ -1214,8 +1217,14 @@ static char *inl_name(Dwarf_Die *d)
 	const char *ln = NULL;
 	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
 		ln = dwarf_formstring(&a);
-	if (ln && ln[0] == '_' && ln[1] == 'Z')
+	if (ln && ln[0] == '_' && (ln[1] == 'Z' || ln[1] == 'R'))
 		return sym_demangle(ln);
+	Dwarf_Die cu;
+	int lang = ln && dwarf_diecu(d, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
+	if (ln && *ln && lang != DW_LANG_C && lang != DW_LANG_C89 && lang != DW_LANG_C99 && lang != DW_LANG_C11 &&
+	    lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 && lang != DW_LANG_C_plus_plus_11 &&
+	    lang != DW_LANG_C_plus_plus_14 && lang != -1)
+		return strdup(ln);
 	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
 	return strdup(n ? n : ln ? ln : "[inlined]");
 }

@@ -1434,6 +1434,87 @@ def test_header_function_one_row(c):
               "%s: mix's file is %r" % (name, files[0]))
 
 
+RUST_MIX = """mod geo {
+    pub fn mix(x: u64, i: u64) -> u64 {
+        let mut y = x;
+        for j in 0..50u64 { y = y.rotate_left(5) ^ (i.wrapping_mul(j)); }
+        y
+    }
+}
+#[inline(never)]
+fn hot_inlined(n: u64) -> u64 { let mut x = n; for i in 0..2000000u64 { x = geo::mix(x, i); } x }
+#[inline(never)]
+fn via_ptr(f: fn(u64, u64) -> u64, n: u64) -> u64 { let mut x = n; for i in 0..2000000u64 { x = f(x, i); } x }
+fn main() {
+    let a = std::env::args().count() as u64;
+    println!("{}", hot_inlined(a) ^ via_ptr(std::hint::black_box(geo::mix), a));
+}
+"""
+
+FORTRAN_MIX = """module heavy
+  implicit none
+contains
+  function work_a(x) result(r)
+    real(8), intent(in) :: x
+    real(8) :: r
+    integer :: i
+    r = x
+    do i = 1, 3000
+      r = sqrt(r*r + 1.0d0) * 0.999d0
+    end do
+  end function
+end module
+
+program main
+  use heavy
+  implicit none
+  real(8) :: x
+  integer :: k
+  x = 1.0d0
+  do k = 1, 40000
+    x = x * 1.0d-3 + work_a(x)
+  end do
+  print *, x
+end program
+"""
+
+
+@test
+def test_inlined_names_other_languages(c):
+    """Functions of Rust (v0 mangling) and Fortran (module procedures) inlined in one place and
+    called out of line in another: one row each, named as the symbol table names the
+    out-of-line copy (m::geo::mix, __heavy_MOD_work_a).  The inlined copies were rows of their
+    bare source names (mix, work_a).  Runs with the compilers there are."""
+    ran = []
+    rustc, gfortran = shutil.which("rustc"), shutil.which("gfortran")
+    if rustc:
+        src = os.path.join(c.tmp, "m.rs")
+        with open(src, "w") as f:
+            f.write(RUST_MIX)
+        prog = os.path.join(c.tmp, "m_v0")
+        c.run([rustc, "-C", "opt-level=3", "-g", "-C", "symbol-mangling-version=v0", "-o", prog, src], expect=0,
+              timeout=300)
+        _, _, rep = c.record_and_report([prog], min_samples=50)
+        names = [r["name"] for r in rep["functions"]]
+        check("m::geo::mix" in names and "mix" not in names,
+              "rust v0: functions %s" % function_list(rep))
+        check(pct(rep, incl(rep, "m::geo::mix")) >= 80, "m::geo::mix has %.1f%% inclusive: %s" % (
+            pct(rep, incl(rep, "m::geo::mix")), function_list(rep)))
+        ran.append("rustc")
+    if gfortran:
+        src = os.path.join(c.tmp, "p.f90")
+        with open(src, "w") as f:
+            f.write(FORTRAN_MIX)
+        prog = os.path.join(c.tmp, "p_f90")
+        c.run([gfortran, "-O2", "-g", "-o", prog, src], expect=0, cwd=c.tmp)
+        _, _, rep = c.record_and_report([prog], min_samples=50)
+        names = [r["name"] for r in rep["functions"]]
+        check("__heavy_MOD_work_a" in names and "work_a" not in names, "fortran: functions %s" % function_list(rep))
+        ran.append("gfortran")
+    if not ran:
+        raise TestSkip("neither rustc nor gfortran is installed")
+
+
 @test
 def test_code_mapped_twice(c):
     """A program's code mapped a second time, away from its text, and run only there (what V8
