@@ -1516,6 +1516,39 @@ def test_inlined_names_other_languages(c):
 
 
 @test
+def test_clang_functions_files(c):
+    """A clang build (DWARF 5, no .debug_aranges): each function has its file and its
+    declaration's line, and the static "work" of each of two files is its own row.  clang names
+    the unit's own file by index 0, which libdw's dwarf_decl_file refuses: the functions of the
+    main files had no file, both "work"s were one row."""
+    clang = shutil.which("clang")
+    if not clang:
+        raise TestSkip("no clang to build the program")
+    prog = os.path.join(c.tmp, "twofiles_clang")
+    c.run([clang, "-O2", "-g", "-I", PROG_SOURCES, "-o", prog, os.path.join(PROG_SOURCES, "s_twofiles_a.c"),
+           os.path.join(PROG_SOURCES, "s_twofiles_b.c")], expect=0)
+    _, data, rep = c.record_and_report([prog], min_samples=150)
+    files = sorted(os.path.basename(r.get("file", "")) for r in function_rows(rep, "work"))
+    check(files == ["s_twofiles_a.c", "s_twofiles_b.c"], "work's rows' files: %s" % files)
+    # a function whose first instruction is a header's inline function's: its row gives its own
+    # declaration (api at line 3), an inlined static one its file (helper)
+    with open(os.path.join(c.tmp, "h.h"), "w") as f:
+        f.write("static inline unsigned get(unsigned x)\n{\n\tfor (int i = 0; i < 40; i++)\n"
+                "\t\tx = x * 2654435761u + (x >> 9);\n\treturn x;\n}\n")
+    with open(os.path.join(c.tmp, "y.c"), "w") as f:
+        f.write("#include <stdio.h>\n#include \"h.h\"\n__attribute__((noinline)) unsigned api(unsigned i)\n{\n"
+                "\treturn get(i);\n}\nstatic unsigned helper(unsigned i) { return get(i + 1) ^ 7; }\n"
+                "int main(void)\n{\n\tunsigned s = 0;\n\tfor (unsigned i = 0; i < 3000000; i++)\n"
+                "\t\ts += api(i) + helper(i);\n\tprintf(\"%u\\n\", s);\n\treturn 0;\n}\n")
+    prog = os.path.join(c.tmp, "y_clang")
+    c.run([clang, "-O2", "-g", "-o", prog, "y.c"], expect=0, cwd=c.tmp)
+    _, data, rep = c.record_and_report([prog], min_samples=100)
+    places = {r["name"]: (os.path.basename(r.get("file", "")), r.get("line")) for r in rep["functions"]}
+    check(places.get("api") == ("y.c", 3) and places.get("helper", ("y.c",))[0] == "y.c",
+          "api's and helper's places: %s (api is declared at y.c:3)" % {k: places.get(k) for k in ("api", "helper")})
+
+
+@test
 def test_code_mapped_twice(c):
     """A program's code mapped a second time, away from its text, and run only there (what V8
     does with node's embedded builtins): its samples are named by the file's symbols, as perf
