@@ -143,7 +143,7 @@ static void event_segments(int fd, uint64_t flen, const struct fmt_spool_hdr *h,
 		/* the runtime allocates each chunk whole before writing it:
 		 * a file that ends inside one was cut short (copied in part,
 		 * truncated), and records are missing */
-		if ((have < size && !(h->flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_FILELIMIT))) ||
+		if ((have < size && !(h->flags & (FMT_SPOOL_NOSPACE | FMT_SPOOL_FILELIMIT | FMT_SPOOL_LEFTPROBE))) ||
 		    (chunk < nused && h->used[chunk] > have))
 			t->flags |= FMT_THR_DAMAGED;
 		if (chunk < nused) {
