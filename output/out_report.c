@@ -283,15 +283,22 @@ static void print_csv(FILE *f, const struct an_result *r, const struct out_opts 
 	const struct out_schema *s = out_schema_of(r->sampling);
 	fputs(csv_key_header(o), f);
 	out_csv_values_header(f, s, s->pct_beside);
-	if (o->by == OUT_BY_FUNCTION)
+	if (o->by == OUT_BY_FUNCTION) { /* (where it is defined: two static functions of one name) */
 		out_csv_per_call_header(f, s);
+		fputs(",file,line", f);
+	}
 	fputc('\n', f);
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
 		csv_key(f, o, row);
 		out_csv_values(f, s, row->calls, row->v, r->session.v, s->pct_beside);
-		if (o->by == OUT_BY_FUNCTION)
+		if (o->by == OUT_BY_FUNCTION) {
+			const struct an_func *fn = row->func < r->nfuncs ? &r->funcs[row->func] : NULL;
 			out_csv_per_call(f, s, row->calls, row->callsum, row->vmin, row->vmax);
+			fputc(',', f);
+			out_csv_str(f, fn && fn->file ? fn->file : "");
+			fprintf(f, ",%u", fn ? fn->line : 0);
+		}
 		fputc('\n', f);
 	}
 }
