@@ -59,6 +59,21 @@ static int name_match(const char *pattern, const char *name)
 	return fnmatch(pattern, name, 0) == 0 || strstr(name, pattern) != NULL;
 }
 
+/* "FILE:PATTERN", as the table labels one of two static functions of one
+ * name ("b/util.c:foo"): the function's file and name. */
+static int file_name_match(const char *pattern, const struct an_func *fn)
+{
+	const char *colon = strchr(pattern, ':');
+	char file[4096];
+	size_t len = colon ? (size_t)(colon - pattern) : 0;
+	if (!colon || !len || len >= sizeof(file) || colon[1] == ':' || !memchr(pattern, '.', len) ||
+	    strcspn(pattern, " ([<") < len || !fn->file)
+		return 0;
+	memcpy(file, pattern, len);
+	file[len] = 0;
+	return an_file_named(fn->file, file) && name_match(colon + 1, fn->name);
+}
+
 int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32_t fn)
 {
 	if (fn >= r->nfuncs)
@@ -68,7 +83,7 @@ int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32
 	const struct an_module *m = &r->mods[r->funcs[fn].module];
 	if (f->module && !name_match(f->module, m->base) && !name_match(f->module, m->path))
 		return 0;
-	if (f->function && !name_match(f->function, r->funcs[fn].name))
+	if (f->function && !name_match(f->function, r->funcs[fn].name) && !file_name_match(f->function, &r->funcs[fn]))
 		return 0;
 	return 1;
 }

@@ -1336,6 +1336,9 @@ def test_static_functions_two_files(c):
     fn = json.loads(p.stdout)["function"]
     check(fn["inclusive_samples"] == b["inclusive_samples"], "callers s_twofiles_b.c:work counts %d samples, the report %d" % (
         fn["inclusive_samples"], b["inclusive_samples"]))
+    sel = c.report_json(data, options=["--function", "s_twofiles_b.c:work"])
+    check(sel["samples"] == b["inclusive_samples"], "--function s_twofiles_b.c:work selects %d samples, the row has %d" % (
+        sel["samples"], b["inclusive_samples"]))
     p = c.run([c.stint, "diff", "--format", "json", data, data], expect=0)
     works = [r for r in json.loads(p.stdout)["functions"] if r["name"] == "work"]
     check(sorted(r.get("file") for r in works) == ["s_twofiles_a.c", "s_twofiles_b.c"] and
