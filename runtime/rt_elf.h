@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt_sys.h"
+
 /*
  * Map the file at path (never malloc: the program may define its own) and
  * check what every reader relies on: a 64-bit ELF file whose section

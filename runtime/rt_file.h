@@ -21,6 +21,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rt_sys.h"
+
 /*
  * The spool directory as an absolute path into buf: the program may chdir
  * at any time, and every spool file is opened by path.  The recorder

@@ -19,6 +19,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "rt_sys.h"
+
 #include "../arch/arch.h"
 
 /* The child's set-up runs on a stack of its own: a clone child's may be a

@@ -349,58 +349,6 @@ void *rt_kept_read(const char *kind, uint64_t hash, size_t *len);
 void rt_kept_free(void *data, size_t len);
 void rt_kept_write(const char *kind, uint64_t hash, const void *data, size_t len);
 
-/*
- * Memory mappings by system call, never through the C library's names: a
- * program's allocator may define its own mmap, munmap, mremap (gperftools'
- * tcmalloc does), which the runtime's calls then reached, one of them in
- * the middle of being patched (SIGSEGV before main).  The runtime calls
- * nothing of the program's.
- */
-#include <errno.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include "../arch/arch.h"
-
-static inline long rt_sys_result(long r)
-{
-	if ((unsigned long)r > -4096ul) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}
-
-static inline void *rt_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	long r = rt_sys_result(arch_syscall6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, (long)off));
-	return r == -1 ? MAP_FAILED : (void *)r;
-}
-
-static inline int rt_sys_munmap(void *addr, size_t len)
-{
-	return (int)rt_sys_result(arch_syscall6(SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0));
-}
-
-static inline int rt_sys_mprotect(void *addr, size_t len, int prot)
-{
-	return (int)rt_sys_result(arch_syscall6(SYS_mprotect, (long)addr, (long)len, prot, 0, 0, 0));
-}
-
-static inline void *rt_sys_mremap(void *old, size_t old_len, size_t len, int flags)
-{
-	long r = rt_sys_result(arch_syscall6(SYS_mremap, (long)old, (long)old_len, (long)len, flags, 0, 0));
-	return r == -1 ? MAP_FAILED : (void *)r;
-}
-
-static inline int rt_sys_madvise(void *addr, size_t len, int advice)
-{
-	return (int)rt_sys_result(arch_syscall6(SYS_madvise, (long)addr, (long)len, advice, 0, 0, 0));
-}
-
-#define mmap rt_sys_mmap
-#define munmap rt_sys_munmap
-#define mprotect rt_sys_mprotect
-#define mremap rt_sys_mremap
-#define madvise rt_sys_madvise
+#include "rt_sys.h"
 
 #endif

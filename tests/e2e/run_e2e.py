@@ -4449,9 +4449,9 @@ def test_exception_in_local_library(c):
 @test
 def test_program_defines_mmap(c):
     """A program whose library defines mmap and munmap (gperftools' tcmalloc does), patched at
-    load: it runs as alone and its calls are recorded.  The runtime called mmap by name while
-    patching, reached the library's half-patched mmap, and the program died of SIGSEGV before
-    main."""
+    load: it runs as alone (its count of mmap calls too) and its calls are recorded.  The
+    runtime called mmap by name while patching, reached the library's half-patched mmap, and
+    the program died of SIGSEGV before main; then its headers' calls still counted."""
     c.need_capstone()
     prog = c.prog("e2e_own_mmap")
     alone = c.run([prog], expect=0).stdout

@@ -35,6 +35,12 @@ INCLUDES = dict(ALLOWED)
 INCLUDES["cmd"] = set(ALLOWED)
 INCLUDES["runtime"] = {"arch", "format"}  # format: fmt_event.h, fmt_spool.h, fmt_sample.h only
 RUNTIME = ["libstint-rt.so", "libstint-sampler.so"]
+# what the instrumentation runtime, inside the program, never calls by name:
+# a program or its allocator may define them (gperftools' tcmalloc defines
+# mmap, munmap, mremap), and the runtime must not call into the program
+# (runtime/rt_sys.h: memory mappings by system call)
+RUNTIME_NEVER = {"mmap", "mmap64", "munmap", "mremap", "mprotect", "madvise", "malloc", "calloc", "realloc",
+                 "free", "posix_memalign", "aligned_alloc", "sbrk", "brk"}
 
 
 def nm(path, *flags):
@@ -128,6 +134,8 @@ def main():
             o = owner.get(f[-1].split("@")[0]) if f else None
             if o and o != "arch":
                 bad.append("%s uses %s of the tools' layer %s" % (so, f[-1], o))
+            if f and so != "libstint-sampler.so" and f[-1].split("@")[0] in RUNTIME_NEVER:
+                bad.append("%s calls %s by name, which the program may define" % (so, f[-1]))
     include_bad, edges = check_includes(src)
     bad += include_bad
     for b in bad:
