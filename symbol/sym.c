@@ -654,7 +654,8 @@ static const struct sym_units *units_of(struct sym_proc *sp, Dwfl_Module *m)
 			u->e[u->n++] = (struct sym_unit_range){lo, hi, *cu, bias};
 		}
 	}
-	qsort(u->e, u->n, sizeof(*u->e), cmp_unit_range);
+	if (u->n) /* (a module without DWARF: none) */
+		qsort(u->e, u->n, sizeof(*u->e), cmp_unit_range);
 	return u;
 }
 
