@@ -63,12 +63,16 @@ uint64_t rt_patch_leave(uint64_t *slot) __attribute__((visibility("hidden")));
 #define RT_PATCH_DEPTH 1024          /* swapped return addresses per thread, at first */
 #define RT_PATCH_DEPTH_MAX (1u << 22) /* and at most (doubled as the stack deepens) */
 #define RT_PATCH_STALE (16u << 20)   /* how far below a new frame a stale one may lie */
+#define RT_PATCH_GONE 2
 
 struct rt_patch_ent {
 	uint64_t *slot; /* where the return address lives on the stack */
 	uint64_t orig;  /* the caller's return address */
 	uint64_t fn;    /* the function entered */
-	int restored;   /* *slot holds orig again (an exception is unwinding) */
+	int restored;   /* 1: *slot holds orig again (an exception is unwinding);
+			 * RT_PATCH_GONE: returned on another thread (a coroutine
+			 * resumed there, rt_patch_from_other_thread): its slot
+			 * is not this thread's to write any more */
 };
 
 struct rt_patch_thread {
@@ -277,8 +281,11 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
  * fiber of a scheduler that moves work between threads) resumed elsewhere,
  * its frames still on the shadow stack of the thread that ran it first,
  * which has not left them (it waits in pthread_join, say).  That thread's
- * entry for slot gives the way back; the entry stays, closed there when
- * that thread returns below it.  Only threads with a return stub of their
+ * entry for slot gives the way back, and is marked gone there (never
+ * written through, never taken again).  Two threads holding an entry for
+ * slot are two frames, one stale: which is not known, and a wrong one
+ * returned the coroutine into another call site (the program's result
+ * changed); then, as with none, the program is stopped.  Only threads with a return stub of their
  * own are known (rt_patch_ret_pt: the first RT_PATCH_NRETS).  Under the
  * lock a shadow stack's growth and unmapping take, so none moves while it
  * is read; an entry is taken only if its slot is still slot after its
@@ -288,28 +295,41 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
  */
 static int rt_patch_from_other_thread(const struct rt_patch_thread *self, uint64_t *slot, uint64_t *orig)
 {
-	int found = 0;
+	struct rt_patch_ent *found = NULL;
+	uint64_t v = 0;
+	int several = 0;
 	rt_patch_spin(&rt_patch_dropped_lock);
-	for (uint32_t k = 0; k < RT_PATCH_NRETS && !found; k++) {
-		const struct rt_patch_thread *o =
-			(const struct rt_patch_thread *)(uintptr_t)__atomic_load_n(&rt_patch_ret_pt[k], __ATOMIC_ACQUIRE);
+	for (uint32_t k = 0; k < RT_PATCH_NRETS && !several; k++) {
+		struct rt_patch_thread *o =
+			(struct rt_patch_thread *)(uintptr_t)__atomic_load_n(&rt_patch_ret_pt[k], __ATOMIC_ACQUIRE);
 		if (!o || o == self)
 			continue;
 		uint32_t n = __atomic_load_n(&o->n, __ATOMIC_ACQUIRE);
 		if (n > o->cap)
 			n = o->cap;
-		for (uint32_t i = n; i-- > 0 && !found;) {
-			if (__atomic_load_n(&o->e[i].slot, __ATOMIC_ACQUIRE) != slot)
+		for (uint32_t i = n; i-- > 0 && !several;) {
+			struct rt_patch_ent *e = &o->e[i];
+			if (__atomic_load_n(&e->slot, __ATOMIC_ACQUIRE) != slot ||
+			    __atomic_load_n(&e->restored, __ATOMIC_ACQUIRE) != 0)
 				continue;
-			uint64_t v = __atomic_load_n(&o->e[i].orig, __ATOMIC_ACQUIRE);
-			if (__atomic_load_n(&o->e[i].slot, __ATOMIC_ACQUIRE) == slot && !rt_patch_is_ret(v)) {
-				*orig = v;
-				found = 1;
-			}
+			uint64_t r = __atomic_load_n(&e->orig, __ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&e->slot, __ATOMIC_ACQUIRE) != slot || rt_patch_is_ret(r))
+				continue;
+			several = found != NULL;
+			found = e;
+			v = r;
 		}
 	}
+	/* taken once: marked gone where it was, so that a later frame at this
+	 * slot (the coroutine calling from another site) never finds it */
+	int zero = 0;
+	int ok = found && !several &&
+		 __atomic_compare_exchange_n(&found->restored, &zero, RT_PATCH_GONE, 0, __ATOMIC_ACQ_REL,
+					     __ATOMIC_ACQUIRE);
 	__atomic_store_n(&rt_patch_dropped_lock, 0, __ATOMIC_RELEASE);
-	return found;
+	if (ok)
+		*orig = v;
+	return ok;
 }
 
 /*
@@ -417,7 +437,7 @@ __attribute__((noinline)) static void rt_patch_enter_general(uint64_t ret_into_f
 		} else {
 			rt_patch_drop(e);
 		}
-		if (e->restored)
+		if (e->restored == 1)
 			pt->nrestored--;
 		RT_COMPILER_BARRIER();
 		pt->n--;
@@ -517,7 +537,7 @@ __attribute__((noinline)) static uint64_t rt_patch_leave_search(struct rt_patch_
 		while (pt->n > i + 1) {
 			uint64_t fn = pt->e[pt->n - 1].fn;
 			rt_patch_drop(&pt->e[pt->n - 1]);
-			if (pt->e[pt->n - 1].restored)
+			if (pt->e[pt->n - 1].restored == 1)
 				pt->nrestored--;
 			RT_COMPILER_BARRIER();
 			pt->n--;
@@ -567,7 +587,7 @@ static void rt_patch_close_innermost(struct rt_patch_thread *pt)
 {
 	rt_patch_drop(&pt->e[pt->n - 1]);
 	pt->n--;
-	if (pt->e[pt->n].restored)
+	if (pt->e[pt->n].restored == 1)
 		pt->nrestored--;
 	rt_patch_exit_event(pt->e[pt->n].fn);
 }
@@ -583,7 +603,7 @@ static void rt_patch_after_catch(void *sp)
 	while (pt->n && (void *)pt->e[pt->n - 1].slot < sp)
 		rt_patch_close_innermost(pt);
 	for (uint32_t i = 0; i < pt->n; i++)
-		if (pt->e[i].restored) {
+		if (pt->e[i].restored == 1) {
 			*pt->e[i].slot = pt->ret;
 			pt->e[i].restored = 0;
 		}

@@ -4350,6 +4350,12 @@ def test_coroutine_resumed_elsewhere(c):
         check(rec.stdout == alone, "%s: printed %r, alone %r" % (prog, rec.stdout, alone))
         rep = c.report_json(data)
         expect_calls(rep, {"first_body": 1, "second_body": 1, "inner": 1, "yield_now": 2})
+    # one fiber run by three threads in turn, calling from two sites: each return where its call was
+    prog = c.prog("e2e_fiber_sites_patch")
+    alone = c.run([prog], expect=0).stdout
+    for k in range(3):
+        rec, _ = c.record([prog], data=os.path.join(c.tmp, "sites%d.data" % k))
+        check(rec.stdout == alone, "fiber_sites printed %r, alone %r" % (rec.stdout, alone))
 
 
 @test
