@@ -921,6 +921,8 @@ static int rt_fn_search_object(struct dl_phdr_info *info, size_t size, void *arg
 	return s->found != NULL;
 }
 
+uint32_t rt_scope_gen;
+
 void *rt_next_fn(const char *name, const void *ours, const void *caller)
 {
 	void *f = dlsym(RTLD_NEXT, name);
@@ -3207,6 +3209,8 @@ RT_API int dlclose(void *handle)
 	if (!real)
 		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	int r = real(handle);
+	if (r == 0) /* (the stand-ins' real functions may have gone with it) */
+		__atomic_add_fetch(&rt_scope_gen, 1, __ATOMIC_RELEASE);
 	/* its destructors ran inside dlclose: it is gone from after the call */
 	if (r == 0 && rt_g.enabled) {
 		rt_save_maps_epoch(rt_clock());

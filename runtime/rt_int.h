@@ -294,6 +294,16 @@ void *rt_thread_block(void **slot, size_t size);
 void *rt_next_fn(const char *name, const void *ours, const void *caller);
 /* rt_next_fn, or one line and abort: an interposer must not call 0 */
 void *rt_next_fn_or_die(const char *name, const void *ours, const void *caller);
+/* Counts the dlclose calls that unloaded something: a real function an
+ * interposer keeps may have been in it (a Rust cdylib's own libgcc_s,
+ * loaded and unloaded with it: the third cycle jumped into the unloaded
+ * one).  RT_NEXT_STALE(real, gen): whether the kept one must be looked up
+ * again, gen then taking the count. */
+extern uint32_t rt_scope_gen __attribute__((visibility("hidden")));
+#define RT_NEXT_STALE(real, gen)                                                                         \
+	(!(real) || (gen) != __atomic_load_n(&rt_scope_gen, __ATOMIC_ACQUIRE)                              \
+		 ? ((gen) = __atomic_load_n(&rt_scope_gen, __ATOMIC_ACQUIRE), 1)                           \
+		 : 0)
 
 uint64_t rt_now(void);
 int rt_thread_start(struct rt_thread *t);

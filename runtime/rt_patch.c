@@ -707,7 +707,8 @@ RT_API int backtrace(void **buf, int size)
 RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))
 {
 	static void (*real)(void *, void *, void (*)(void *));
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (void (*)(void *, void *, void (*)(void *)))rt_next_fn_or_die(
 			"__cxa_throw", (void *)__cxa_throw, __builtin_return_address(0));
 	/* (also done by _Unwind_RaiseException's interposer, rt_plt.c, which
@@ -720,7 +721,8 @@ RT_API void __cxa_throw(void *obj, void *type, void (*dtor)(void *))
 RT_API void __cxa_rethrow(void)
 {
 	static void (*real)(void);
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (void (*)(void))rt_next_fn_or_die("__cxa_rethrow", (void *)__cxa_rethrow,
 							 __builtin_return_address(0));
 	rt_patch_restore_all();
@@ -732,7 +734,8 @@ RT_API void __cxa_rethrow(void)
 RT_API void _ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE(void *p)
 {
 	static void (*real)(void *);
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (void (*)(void *))rt_next_fn_or_die(
 			"_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
 			(void *)_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE, __builtin_return_address(0));
@@ -751,7 +754,8 @@ RT_API void __cxa_end_catch(void)
 {
 	static void (*real)(void);
 	static struct rt_cxa_eh_globals *(*globals)(void);
-	if (!real) {
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen)) {
 		globals = (struct rt_cxa_eh_globals * (*)(void)) rt_next_fn("__cxa_get_globals", NULL,
 									      __builtin_return_address(0));
 		real = (void (*)(void))rt_next_fn_or_die("__cxa_end_catch", (void *)__cxa_end_catch,

@@ -537,7 +537,8 @@ typedef int (*rt_unwind_fn)(void *);
 RT_API int _Unwind_RaiseException(void *exc)
 {
 	static rt_unwind_fn real;
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (rt_unwind_fn)rt_next_fn_or_die("_Unwind_RaiseException", (void *)_Unwind_RaiseException,
 						       __builtin_return_address(0));
 	/* both kinds of swapped return addresses: Rust's panics and code
@@ -552,7 +553,8 @@ RT_API int _Unwind_RaiseException(void *exc)
 RT_API int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 {
 	static int (*real)(void *, void *, void *);
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (int (*)(void *, void *, void *))rt_next_fn_or_die(
 			"_Unwind_ForcedUnwind", (void *)_Unwind_ForcedUnwind, __builtin_return_address(0));
 	rt_walk_begin();
@@ -564,7 +566,8 @@ RT_API int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 RT_API void _Unwind_Resume(void *exc)
 {
 	static void (*real)(void *);
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (void (*)(void *))rt_next_fn_or_die("_Unwind_Resume", (void *)_Unwind_Resume,
 							   __builtin_return_address(0));
 	rt_walk_begin();
@@ -575,7 +578,8 @@ RT_API void _Unwind_Resume(void *exc)
 RT_API int _Unwind_Resume_or_Rethrow(void *exc)
 {
 	static rt_unwind_fn real;
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (rt_unwind_fn)rt_next_fn_or_die("_Unwind_Resume_or_Rethrow", (void *)_Unwind_Resume_or_Rethrow,
 						       __builtin_return_address(0));
 	rt_walk_begin();
@@ -600,7 +604,8 @@ RT_API void _Unwind_SetIP(void *ctx, uintptr_t ip)
 {
 	static void (*real)(void *, uintptr_t);
 	static uintptr_t (*get_cfa)(void *);
-	if (!real) {
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen)) {
 		get_cfa = (uintptr_t(*)(void *))rt_next_fn("_Unwind_GetCFA", NULL, __builtin_return_address(0));
 		real = (void (*)(void *, uintptr_t))rt_next_fn_or_die("_Unwind_SetIP", (void *)_Unwind_SetIP,
 								      __builtin_return_address(0));
@@ -625,7 +630,8 @@ static int rt_walk_frame(void *ctx, void *arg)
 	struct rt_walk *w = arg;
 	if (!w->skipped) {
 		w->skipped = 1;
-		if (!get_ip)
+		static uint32_t gen;
+		if (RT_NEXT_STALE(get_ip, gen))
 			get_ip = (uint64_t(*)(void *))rt_next_fn("_Unwind_GetIP", NULL, (void *)w->fn);
 		if (get_ip && rt_walk_own_frame((const void *)(uintptr_t)get_ip(ctx)))
 			return 0; /* _URC_NO_REASON: go on */
@@ -636,7 +642,8 @@ static int rt_walk_frame(void *ctx, void *arg)
 RT_API int _Unwind_Backtrace(void *fn, void *arg)
 {
 	static int (*real)(void *, void *);
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (int (*)(void *, void *))rt_next_fn_or_die("_Unwind_Backtrace", (void *)_Unwind_Backtrace,
 								  __builtin_return_address(0));
 	struct rt_walk w = {(int (*)(void *, void *))fn, arg, 0};
@@ -649,7 +656,8 @@ RT_API int _Unwind_Backtrace(void *fn, void *arg)
 RT_API void *__cxa_begin_catch(void *exc)
 {
 	static void *(*real)(void *);
-	if (!real)
+	static uint32_t gen;
+	if (RT_NEXT_STALE(real, gen))
 		real = (void *(*)(void *))rt_next_fn_or_die("__cxa_begin_catch", (void *)__cxa_begin_catch,
 							    __builtin_return_address(0));
 	/* everything below our caller's frame is gone */

@@ -4453,6 +4453,22 @@ def test_exception_in_local_library(c):
         check(rec.stdout == alone, "%s under stint printed %r" % (prog, rec.stdout))
         rep = c.report_json(data)
         check(calls(rep, "main") == 1 and calls(rep, "dlopen") == 1, "not recorded: %s" % function_list(rep))
+    # a Rust library that panics and catches, loaded and unloaded four times: its libgcc_s goes with
+    # it, and the stand-ins kept the first one's functions (the third cycle jumped into it)
+    rustc = shutil.which("rustc")
+    if rustc:
+        src = os.path.join(c.tmp, "plug.rs")
+        with open(src, "w") as f:
+            f.write("use std::panic;\n#[inline(never)] fn boom(n: i32) -> i32 { if n % 3 == 0 { panic!(\"boom\") } n }\n"
+                    "#[no_mangle] pub extern \"C\" fn plugin_catches(n: i32) -> i32 {\n"
+                    "    panic::set_hook(Box::new(|_| {}));\n    let mut c = 0;\n"
+                    "    for i in 0..n { if panic::catch_unwind(|| boom(i)).is_err() { c += 1 } }\n    c\n}\n")
+        lib = os.path.join(c.tmp, "libplug_rs.so")
+        c.run([rustc, "-O", "--crate-type", "cdylib", "-o", lib, src], expect=0, timeout=300)
+        for prog in ("e2e_throw_host", "e2e_throw_host_plain"):
+            alone = c.run([c.prog(prog), lib, "4"], expect=0).stdout
+            rec, _ = c.record([c.prog(prog), lib, "4"], data=os.path.join(c.tmp, prog + "-rs.data"))
+            check(rec.stdout == alone, "%s with the Rust library printed %r, alone %r" % (prog, rec.stdout, alone))
 
 
 @test

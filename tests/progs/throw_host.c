@@ -8,15 +8,24 @@
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+/* argv[2]: how many times to load, call and unload it (a Rust library's
+ * own libgcc_s goes with it each time) */
 int main(int argc, char **argv)
 {
-	void *h = dlopen(argc > 1 ? argv[1] : "./libe2e_throw_plugin.so", RTLD_NOW);
-	if (!h) {
-		fprintf(stderr, "%s\n", dlerror());
-		return 1;
+	int cycles = argc > 2 ? atoi(argv[2]) : 1;
+	for (int i = 0; i < cycles; i++) {
+		void *h = dlopen(argc > 1 ? argv[1] : "./libe2e_throw_plugin.so", RTLD_NOW);
+		if (!h) {
+			fprintf(stderr, "%s\n", dlerror());
+			return 1;
+		}
+		int (*catches)(int) = (int (*)(int))dlsym(h, "plugin_catches");
+		printf("caught %d\n", catches ? catches(30) : -1);
+		fflush(stdout);
+		if (cycles > 1)
+			dlclose(h);
 	}
-	int (*catches)(int) = (int (*)(int))dlsym(h, "plugin_catches");
-	printf("caught %d\n", catches ? catches(30) : -1);
 	return 0;
 }
