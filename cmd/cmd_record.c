@@ -186,6 +186,15 @@ static void keep_old_output(const char *output)
 	free(old);
 }
 
+/* A program that could not be run once started (exec failed: a script's
+ * interpreter missing, a binary of another machine): err said, and a
+ * shell's status, 127 for not found, 126 else; 2 for anything else. */
+static __attribute__((noreturn)) void die_not_run(const char *err, const struct rec_child *c)
+{
+	warn("%s", err);
+	exit(c->exec_errno == ENOENT ? 127 : c->exec_errno ? 126 : 2);
+}
+
 /* The exit status is a shell's (and env's, nohup's, timeout's): 127 for a
  * program not found, 126 for one found that cannot be run. */
 static __attribute__((noreturn)) void die_no_program(const char *name)
@@ -512,7 +521,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	d->notes = xasprintf("lost=0 stack=0 kernel=%d", so->kernel);
 	keep_old_output(output);
 	if (rec_session_run(&rs, path, argv, err, sizeof(err)) < 0)
-		die("%s", err);
+		die_not_run(err, &rs.child);
 	const struct rec_child *child = &rs.child;
 	if (rs.save_errno)
 		warn("cannot save the session in '%s': %s", rs.spool.shown, strerror(rs.save_errno));
@@ -612,7 +621,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		if (!path)
 			die_no_program(argv[0]);
 		if (rec_spawn(path, argv, NULL, &child, err, sizeof(err)) < 0)
-			die("%s", err);
+			die_not_run(err, &child);
 		tids = xmalloc(sizeof(*tids));
 		tids[0] = child.pid;
 		ntids = 1;
@@ -652,7 +661,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	} else {
 		rec_release(&child);
 		if (rec_spawn_finish(&child, child.pid, child.err_fd, path, err, sizeof(err)) < 0)
-			die("%s", err);
+			die_not_run(err, &child);
 		rec_perf_run(perf, child.pid, &status, 0);
 		rec_perf_left_running(perf, &child.stopped_early, &child.detached, &child.left_running);
 	}
@@ -1170,7 +1179,7 @@ int cmd_record(int argc, char **argv)
 	}
 	keep_old_output(output);
 	if (rec_session_run(&rs, path, pargv, err, sizeof(err)) < 0)
-		die("%s", err);
+		die_not_run(err, &rs.child);
 	const struct rec_child *child = &rs.child;
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < d->nthreads; i++)

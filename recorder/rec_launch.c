@@ -521,6 +521,7 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 	if (r == sizeof(e)) {
 		waitpid(pid, NULL, 0);
 		snprintf(err, errlen, "cannot run '%s': %s", path, strerror(e));
+		c->exec_errno = e ? e : EINVAL;
 		return -1;
 	}
 	c->pid = pid;

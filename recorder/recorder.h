@@ -77,6 +77,7 @@ struct rec_child {
 				* (daemons), still running, not waited for */
 	int left_running;      /* stopped waiting before the program ended:
 				* status is stint's 128+signal, not the program's */
+	int exec_errno;        /* why the program could not be run (rec_spawn_finish), 0 */
 };
 
 #define REC_STOP_TERMINAL 0x100

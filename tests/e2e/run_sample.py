@@ -648,6 +648,16 @@ def test_err_missing_program(c):
     p = c.run([c.stint, "record", "-m", "sample", "-o", os.path.join(c.tmp, "dir.data"), "--", c.tmp])
     one_line_error(p, ["is a directory"], "record -m sample of a directory")
     check(p.returncode == 126, "record of a directory exited %d, a shell's 126" % p.returncode)
+    # a script whose "#!" interpreter is missing: found, not run: 127 as a shell and env say
+    script = os.path.join(c.tmp, "bad-interpreter")
+    with open(script, "w") as f:
+        f.write("#!/nonexistent/interpreter\necho hi\n")
+    os.chmod(script, 0o755)
+    for method in ("sample", "instrument"):
+        p = c.run([c.stint, "record", "-m", method, "-o", os.path.join(c.tmp, "bi.data"), "--", script])
+        one_line_error(p, ["bad-interpreter"], "record -m %s of a script whose interpreter is missing" % method)
+        check(p.returncode == 127, "record -m %s of a script whose interpreter is missing exited %d, a shell's 127" % (
+            method, p.returncode))
     # a script without "#!" runs with /bin/sh, as a shell and execvp run it
     script = os.path.join(c.tmp, "no-shebang")
     with open(script, "w") as f:
