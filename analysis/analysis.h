@@ -341,6 +341,10 @@ void an_fn_samples_free(struct an_fn_samples *s);
 
 /* Interning helpers shared by the analyses. */
 uint32_t an_module_intern(struct an_result *r, const char *path);
+/* fn's name as the views print it: "FILE:NAME" (the file's name) when
+ * another function of r has its name and module (two static functions of
+ * one name in two files), else the name; into buf, or the name itself. */
+const char *an_func_label(const struct an_result *r, uint32_t fn, char *buf, size_t n);
 uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
 			uint32_t line);
 

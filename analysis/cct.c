@@ -125,6 +125,25 @@ static uint64_t func_key(const void *r, uint32_t i)
 	return func_hash(f->name, f->module);
 }
 
+const char *an_func_label(const struct an_result *r, uint32_t fn, char *buf, size_t n)
+{
+	if (fn >= r->nfuncs)
+		return "?";
+	const struct an_func *f = &r->funcs[fn];
+	if (!f->file || !*f->file || !r->fn_index.cap)
+		return f->name;
+	for (uint32_t *s = util_index_probe(&r->fn_index, func_hash(f->name, f->module)); *s != UTIL_INDEX_EMPTY;
+	     s = util_index_next(&r->fn_index, s)) {
+		const struct an_func *o = &r->funcs[*s];
+		if (*s != fn && o->module == f->module && strcmp(o->name, f->name) == 0) {
+			const char *base = strrchr(f->file, '/');
+			snprintf(buf, n, "%s:%s", base ? base + 1 : f->file, f->name);
+			return buf;
+		}
+	}
+	return f->name;
+}
+
 uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
 			uint32_t line)
 {

@@ -178,7 +178,8 @@ static void text_enter(struct tree_ctx *c, const struct tree_frame *fr, uint32_t
 		fputs("  ", c->f);
 	if (depth > TREE_MAX_INDENT) /* deeper: the indentation would grow with the square */
 		fprintf(c->f, "(depth %u) ", depth);
-	fprintf(c->f, "%s%s " OUT_MOD_FMT "\n", fr->hot ? "* " : "", v->r->funcs[n->fn].name,
+	char lb[4300];
+	fprintf(c->f, "%s%s " OUT_MOD_FMT "\n", fr->hot ? "* " : "", an_func_label(v->r, n->fn, lb, sizeof(lb)),
 		OUT_MOD_ARGS(v->r->mods[v->r->funcs[n->fn].module].base));
 }
 
@@ -370,7 +371,11 @@ static void butterfly_rows(FILE *f, const struct an_view *v, const char *title, 
 			fprintf(f, "%5.1f%% of it  ", out_pct(rows[i].v[AN_EI], self->v[AN_EI]));
 			used += 14;
 		}
-		char *label = xasprintf("%s " OUT_MOD_FMT, rows[i].name, OUT_MOD_ARGS(rows[i].module));
+		char lb[4300];
+		const char *nm = rows[i].func < v->r->nfuncs && strcmp(v->r->funcs[rows[i].func].name, rows[i].name) == 0
+					 ? an_func_label(v->r, rows[i].func, lb, sizeof(lb))
+					 : rows[i].name;
+		char *label = xasprintf("%s " OUT_MOD_FMT, nm, OUT_MOD_ARGS(rows[i].module));
 		out_put_label(f, width, used, label);
 		free(label);
 	}
@@ -417,7 +422,11 @@ void out_butterfly(FILE *f, const struct an_view *v, uint32_t fn, int callees_fi
 		json_values(f, v, &tmp);
 		fputs("},", f);
 	} else {
-		fprintf(f, "# %s " OUT_MOD_FMT "\n", self.name, OUT_MOD_ARGS(self.module));
+		char lb[4300];
+		const char *nm = self.func < v->r->nfuncs && strcmp(v->r->funcs[self.func].name, self.name) == 0
+					 ? an_func_label(v->r, self.func, lb, sizeof(lb))
+					 : self.name;
+		fprintf(f, "# %s " OUT_MOD_FMT "\n", nm, OUT_MOD_ARGS(self.module));
 		text_header(f, v, "Function");
 		struct cct_node tmp = {0};
 		tmp.calls = self.calls;

@@ -1346,6 +1346,11 @@ def test_static_functions_two_files(c):
     fn = json.loads(p.stdout)["function"]
     check(fn["inclusive_samples"] == b["inclusive_samples"], "callers s_twofiles_b.c:work counts %d samples, the report %d" % (
         fn["inclusive_samples"], b["inclusive_samples"]))
+    p = c.run([c.stint, "report", "-i", data, "--tree", "--no-pager", "--color=never"], expect=0)
+    check("s_twofiles_a.c:work" in p.stdout and "s_twofiles_b.c:work" in p.stdout,
+          "the tree does not tell the two apart:\n%s" % p.stdout[-1500:])
+    p = c.run([c.stint, "callers", "-i", data, "--no-pager", "s_twofiles_b.c:work"], expect=0)
+    check(p.stdout.startswith("# s_twofiles_b.c:work ["), "callers' header: %s" % p.stdout[:200])
     sel = c.report_json(data, options=["--function", "s_twofiles_b.c:work"])
     check(sel["samples"] == b["inclusive_samples"], "--function s_twofiles_b.c:work selects %d samples, the row has %d" % (
         sel["samples"], b["inclusive_samples"]))
