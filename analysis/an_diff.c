@@ -31,12 +31,6 @@ static int diff_is_exe(const struct fmt_data *d, const char *module)
 	return 0;
 }
 
-static const char *diff_file_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-	return slash ? slash + 1 : path ? path : "";
-}
-
 static int diff_key_cmp(const void *x, const void *y)
 {
 	const struct diff_key *p = x, *q = y;
@@ -66,10 +60,10 @@ int an_diff_match(const struct fmt_data *da, const struct an_row *ra, uint32_t n
 	/* (the file by its name: two builds in two directories) */
 	for (uint32_t i = 0; i < na; i++)
 		keys[nk++] = (struct diff_key){ra[i].name, diff_is_exe(da, ra[i].module) ? "" : ra[i].module,
-					      diff_file_name(ra[i].file), 0, i};
+					      util_file_name(ra[i].file), 0, i};
 	for (uint32_t i = 0; i < nb; i++)
 		keys[nk++] = (struct diff_key){rb[i].name, diff_is_exe(db, rb[i].module) ? "" : rb[i].module,
-					      diff_file_name(rb[i].file), 1, i};
+					      util_file_name(rb[i].file), 1, i};
 	qsort(keys, nk, sizeof(*keys), diff_key_cmp);
 	uint32_t m = 0;
 	for (size_t g = 0, e; g < nk; g = e) {

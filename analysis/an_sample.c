@@ -535,8 +535,7 @@ static void fn_place(struct an_fn_samples *out, const struct fmt_process *p, con
 /* Whether module file path is the one named want (its base name, or the path). */
 static int module_named(const char *path, const char *want)
 {
-	const char *b = strrchr(path, '/');
-	return strcmp(b ? b + 1 : path, want) == 0 || strcmp(path, want) == 0;
+	return strcmp(util_file_name(path), want) == 0 || strcmp(path, want) == 0;
 }
 
 int an_file_named(const char *path, const char *want)
@@ -545,6 +544,15 @@ int an_file_named(const char *path, const char *want)
 	if (!wl || wl > pl || strcmp(path + pl - wl, want) != 0)
 		return 0;
 	return wl == pl || path[pl - wl - 1] == '/' || want[0] == '/';
+}
+
+size_t an_file_prefix(const char *s)
+{
+	const char *colon = strchr(s, ':');
+	size_t len = colon ? (size_t)(colon - s) : 0;
+	if (!len || !colon[1] || colon[1] == ':' || strcspn(s, " ([<") < len || !memchr(s, '.', len))
+		return 0;
+	return len;
 }
 
 void an_sample_function(const struct fmt_data *d, const char *name, const char *module, const char *file,

@@ -63,15 +63,13 @@ static int name_match(const char *pattern, const char *name)
  * name ("b/util.c:foo"): the function's file and name. */
 static int file_name_match(const char *pattern, const struct an_func *fn)
 {
-	const char *colon = strchr(pattern, ':');
 	char file[4096];
-	size_t len = colon ? (size_t)(colon - pattern) : 0;
-	if (!colon || !len || len >= sizeof(file) || colon[1] == ':' || !memchr(pattern, '.', len) ||
-	    strcspn(pattern, " ([<") < len || !fn->file)
+	size_t len = an_file_prefix(pattern);
+	if (!len || len >= sizeof(file) || !fn->file)
 		return 0;
 	memcpy(file, pattern, len);
 	file[len] = 0;
-	return an_file_named(fn->file, file) && name_match(colon + 1, fn->name);
+	return an_file_named(fn->file, file) && name_match(pattern + len + 1, fn->name);
 }
 
 int an_filter_match(const struct an_result *r, const struct an_filter *f, uint32_t fn)

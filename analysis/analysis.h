@@ -337,13 +337,18 @@ void an_sample_function(const struct fmt_data *d, const char *name, const char *
 /* Whether source path is the one want names: the path, a final part of it
  * ("src/a.c"), or its file name. */
 int an_file_named(const char *path, const char *want);
+/* The length of s's "FILE:" part, as gdb names one of two static functions
+ * ("a.c:helper"): before a single colon, with a dot, no C++ "::", no
+ * spaces or brackets; 0 if none. */
+size_t an_file_prefix(const char *s);
 void an_fn_samples_free(struct an_fn_samples *s);
 
 /* Interning helpers shared by the analyses. */
 uint32_t an_module_intern(struct an_result *r, const char *path);
-/* fn's name as the views print it: "FILE:NAME" (the file's name) when
- * another function of r has its name and module (two static functions of
- * one name in two files), else the name; into buf, or the name itself. */
+/* fn's name as the views print it: "FILE:NAME" when another function of r
+ * has its name and module (two static functions of one name in two
+ * files; FILE the file's name, its path where the names are one too),
+ * else the name; into buf, or the name itself. */
 const char *an_func_label(const struct an_result *r, uint32_t fn, char *buf, size_t n);
 uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
 			uint32_t line);

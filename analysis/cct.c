@@ -88,12 +88,6 @@ static uint64_t mod_key(const void *r, uint32_t i)
 }
 
 /* A module's file name: what follows the path's last slash. */
-static const char *mod_file_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 uint32_t an_module_intern(struct an_result *r, const char *path)
 {
 	if (!path || !*path)
@@ -109,7 +103,7 @@ uint32_t an_module_intern(struct an_result *r, const char *path)
 	}
 	struct an_module *m = &r->mods[r->nmods];
 	m->path = xstrdup(path);
-	m->base = mod_file_name(m->path);
+	m->base = util_file_name(m->path);
 	*s = r->nmods;
 	return r->nmods++;
 }
@@ -132,16 +126,19 @@ const char *an_func_label(const struct an_result *r, uint32_t fn, char *buf, siz
 	const struct an_func *f = &r->funcs[fn];
 	if (!f->file || !*f->file || !r->fn_index.cap)
 		return f->name;
-	for (uint32_t *s = util_index_probe(&r->fn_index, func_hash(f->name, f->module)); *s != UTIL_INDEX_EMPTY;
-	     s = util_index_next(&r->fn_index, s)) {
+	/* 0: alone, 1: another of its name (its file's name tells it), 2: its
+	 * file's name too (a/util.c, b/util.c: the path) */
+	int shared = 0;
+	for (uint32_t *s = util_index_probe(&r->fn_index, func_hash(f->name, f->module));
+	     *s != UTIL_INDEX_EMPTY && shared < 2; s = util_index_next(&r->fn_index, s)) {
 		const struct an_func *o = &r->funcs[*s];
-		if (*s != fn && o->module == f->module && strcmp(o->name, f->name) == 0) {
-			const char *base = strrchr(f->file, '/');
-			snprintf(buf, n, "%s:%s", base ? base + 1 : f->file, f->name);
-			return buf;
-		}
+		if (*s != fn && o->module == f->module && strcmp(o->name, f->name) == 0)
+			shared = strcmp(util_file_name(o->file), util_file_name(f->file)) == 0 ? 2 : 1;
 	}
-	return f->name;
+	if (!shared)
+		return f->name;
+	snprintf(buf, n, "%s:%s", shared == 2 ? f->file : util_file_name(f->file), f->name);
+	return buf;
 }
 
 uint32_t an_func_intern(struct an_result *r, const char *name, uint32_t module, const char *file,
@@ -270,7 +267,7 @@ void an_module_labels(struct an_result *r)
 	uint32_t nm = r->nmods;
 	uint32_t *o = xmalloc((nm + 1) * sizeof(*o));
 	for (uint32_t i = 0; i < nm; i++) {
-		r->mods[i].base = mod_file_name(r->mods[i].path);
+		r->mods[i].base = util_file_name(r->mods[i].path);
 		o[i] = i;
 	}
 	qsort_r(o, nm, sizeof(*o), cmp_mod_base, r);

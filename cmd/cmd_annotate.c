@@ -379,6 +379,18 @@ static void annotate_disassembly(const struct an_fn_samples *fs)
 			       fs->addrs[k].addr);
 }
 
+/* Two files as told apart: their names, or their paths where the names are
+ * one (op and v2/op). */
+static void shown_apart(const char *x, const char *y, const char **a, const char **b)
+{
+	*a = util_file_name(x);
+	*b = util_file_name(y);
+	if (strcmp(*a, *b) == 0) {
+		*a = x;
+		*b = y;
+	}
+}
+
 /* Sampling: the function's samples per source line, or per instruction. */
 static int annotate_sampling(const struct fmt_data *d, const char *want, const char *input)
 {
@@ -395,25 +407,14 @@ static int annotate_sampling(const struct fmt_data *d, const char *want, const c
 		die("annotate: no function '%s' in module '%s' in the samples of '%s'", chosen, module, input);
 	if (!fs.module && file_wanted)
 		die("annotate: no function '%s' of source file '%s' in the samples of '%s'", chosen, file_wanted, input);
+	const char *a, *b;
 	if (fs.other_file) { /* (two static functions of one name in one module) */
-		const char *a = strrchr(fs.decl_file, '/'), *b = strrchr(fs.other_file, '/');
-		a = a ? a + 1 : fs.decl_file;
-		b = b ? b + 1 : fs.other_file;
-		if (strcmp(a, b) == 0) {
-			a = fs.decl_file;
-			b = fs.other_file;
-		}
+		shown_apart(fs.decl_file, fs.other_file, &a, &b);
 		die("annotate: '%s' is a function of several source files (%s, %s): name one, as '%s:%s'", chosen, a,
 		    b, b, chosen);
 	}
 	if (fs.other) { /* (one name, two functions: a static function in a program and its library) */
-		const char *a = strrchr(fs.module, '/'), *b = strrchr(fs.other, '/');
-		a = a ? a + 1 : fs.module;
-		b = b ? b + 1 : fs.other;
-		if (strcmp(a, b) == 0) { /* two files of one name: their paths */
-			a = fs.module;
-			b = fs.other;
-		}
+		shown_apart(fs.module, fs.other, &a, &b);
 		die("annotate: '%s' is a function of several modules (%s, %s): name one, as '%s [%s]'", chosen, a, b,
 		    chosen, b);
 	}

@@ -128,14 +128,10 @@ char *cmd_split_function(const char *want, char **module, char **file)
 		*module = xstrdup(br + 1);
 		br[-1] = 0;
 	}
-	/* "a.c:helper": a prefix that looks like a file (a dot or a slash, no
-	 * C++ "::", no spaces or brackets) before a single colon */
-	char *colon = strchr(name, ':');
-	if (colon && colon > name && colon[1] && colon[1] != ':' && strcspn(name, " ([<[") > (size_t)(colon - name) &&
-	    memchr(name, '.', (size_t)(colon - name)) != NULL) {
-		*colon = 0;
-		*file = xstrdup(name);
-		memmove(name, colon + 1, strlen(colon + 1) + 1);
+	size_t len = an_file_prefix(name); /* ("a.c:helper") */
+	if (len) {
+		*file = xstrndup(name, len);
+		memmove(name, name + len + 1, strlen(name + len + 1) + 1);
 	}
 	return name;
 }
@@ -151,9 +147,8 @@ uint32_t cmd_pick_function(const struct an_result *r, const char *want, const ch
 	 * --module prefers its matches */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_module *m = &r->mods[r->funcs[found[i]].module];
-		const char *mfile = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
 		if ((!module || strcmp(m->base, module) == 0 || strcmp(m->path, module) == 0 ||
-		     strcmp(mfile, module) == 0) &&
+		     strcmp(util_file_name(m->path), module) == 0) &&
 		    (!file || an_file_named(r->funcs[found[i]].file, file)))
 			found[k++] = found[i];
 	}
@@ -188,7 +183,7 @@ uint32_t cmd_pick_function(const struct an_result *r, const char *want, const ch
 		for (uint32_t i = 0; i < n; i++) {
 			const struct an_func *f = &r->funcs[found[i]];
 			const struct an_module *m = &r->mods[f->module];
-			const char *src = strrchr(f->file, '/') ? strrchr(f->file, '/') + 1 : f->file;
+			const char *src = util_file_name(f->file);
 			for (uint32_t j = 0; j < n && src != f->file; j++) /* (a.c of two directories) */
 				if (j != i && strcmp(r->funcs[found[j]].file, f->file) != 0 &&
 				    an_file_named(r->funcs[found[j]].file, src))

@@ -523,3 +523,9 @@ void util_path_tidy(char *p)
 		*w++ = '.';
 	*w = 0;
 }
+
+const char *util_file_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path ? path : "";
+}

@@ -150,6 +150,9 @@ void util_tmp_remove_all(void);
 /* Sort n 64-bit numbers, ascending. */
 void util_sort_u64(uint64_t *v, size_t n);
 
+/* The last component of path ("/a/b.c" -> "b.c"); "" for NULL. */
+const char *util_file_name(const char *path);
+
 /* Path p tidied in place, lexically: "." components and doubled slashes
  * dropped, "dir/.." folded ("/a/./b/../c" -> "/a/c"; a relative path keeps
  * the ".." it cannot fold: "./x/../../y" -> "../y").  One source file

@@ -326,53 +326,13 @@ void out_put_label(FILE *f, int width, int used, const char *label)
 }
 
 
-static int cmp_row_name(const void *x, const void *y)
+static void row_label(char *buf, size_t n, const struct an_result *r, const struct out_opts *o,
+		      const struct an_row *row)
 {
-	const struct an_row *p = *(const struct an_row *const *)x, *q = *(const struct an_row *const *)y;
-	int c = strcmp(p->name, q->name);
-	return c ? c : strcmp(p->module ? p->module : "", q->module ? q->module : "");
-}
-
-static const char *file_base(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-	return s ? s + 1 : path ? path : "";
-}
-
-/* Per row: 1 when another row has its name and module (two static
- * functions of one name in two source files), its label then saying its
- * file as "FILE:NAME", the way callers and annotate take it; 2 when their
- * files also share their name (a/util.c, b/util.c): the path then.
- * Malloc'd. */
-static char *rows_sharing_name(const struct an_row *rows, uint32_t n)
-{
-	char *same = xcalloc(n ? n : 1, 1);
-	const struct an_row **by = xmalloc((n ? n : 1) * sizeof(*by));
-	for (uint32_t i = 0; i < n; i++)
-		by[i] = &rows[i];
-	qsort(by, n, sizeof(*by), cmp_row_name);
-	for (uint32_t g = 0, e; g < n; g = e) {
-		for (e = g + 1; e < n && cmp_row_name(&by[g], &by[e]) == 0; e++)
-			;
-		char level = 1;
-		for (uint32_t i = g; i < e && level == 1; i++)
-			for (uint32_t j = i + 1; j < e && level == 1; j++)
-				if (strcmp(file_base(by[i]->file), file_base(by[j]->file)) == 0)
-					level = 2;
-		for (uint32_t i = g; e - g > 1 && i < e; i++)
-			same[by[i] - rows] = level;
-	}
-	free(by);
-	return same;
-}
-
-static void row_label(char *buf, size_t n, const struct out_opts *o, const struct an_row *row, int same_name)
-{
-	const char *src = row->file && *row->file ? row->file : NULL;
-	if (src && same_name == 1)
-		src = file_base(src);
-	if (o->by == OUT_BY_FUNCTION && same_name && src)
-		snprintf(buf, n, "%s:%s " OUT_MOD_FMT, src, row->name, OUT_MOD_ARGS(row->module));
+	char name[4300];
+	if (o->by == OUT_BY_FUNCTION && row->func < r->nfuncs)
+		snprintf(buf, n, "%s " OUT_MOD_FMT, an_func_label(r, row->func, name, sizeof(name)),
+			 OUT_MOD_ARGS(row->module));
 	else if (o->by == OUT_BY_THREAD)
 		snprintf(buf, n, "%u %s (pid %u)", row->tid, row->name, row->pid);
 	else if (o->by == OUT_BY_PROCESS)
@@ -415,7 +375,6 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 	else
 		fprintf(f, "%s\n", m->heading[o->by]);
 	char label[4096];
-	char *same_name = o->by == OUT_BY_FUNCTION ? rows_sharing_name(rows, n) : NULL;
 	for (uint32_t i = 0; i < n && (!o->limit || i < (uint32_t)o->limit); i++) {
 		const struct an_row *row = &rows[i];
 		char t[32];
@@ -441,10 +400,9 @@ static void print_table(FILE *f, const struct fmt_data *d, const struct an_resul
 			fprintf(f, "%10s %10s %10s ", a, mn, mx);
 		}
 		fputc(' ', f);
-		row_label(label, sizeof(label), o, row, same_name && same_name[i]);
+		row_label(label, sizeof(label), r, o, row);
 		out_put_label(f, o->width, used, label);
 	}
-	free(same_name);
 }
 
 /* ------------------------------------------------------------------------

@@ -285,8 +285,9 @@ static int rt_patch_undrop(uint64_t *slot, uint64_t *orig)
  * written through, never taken again).  Two threads holding an entry for
  * slot are two frames, one stale: which is not known, and a wrong one
  * returned the coroutine into another call site (the program's result
- * changed); then, as with none, the program is stopped.  Only threads with a return stub of their
- * own are known (rt_patch_ret_pt: the first RT_PATCH_NRETS).  Under the
+ * changed); then, as with none, the program is stopped.  Only threads
+ * with a return stub of their own are known (rt_patch_ret_pt: the first
+ * RT_PATCH_NRETS).  Under the
  * lock a shadow stack's growth and unmapping take, so none moves while it
  * is read; an entry is taken only if its slot is still slot after its
  * return address was read (an entry reused meanwhile has another slot: one

@@ -1203,6 +1203,17 @@ static int inl_walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, i
 	return 0;
 }
 
+static int lang_cxx(int lang)
+{
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 || lang == DW_LANG_C_plus_plus_11 ||
+	       lang == DW_LANG_C_plus_plus_14;
+}
+
+static int lang_c(int lang)
+{
+	return lang == DW_LANG_C || lang == DW_LANG_C89 || lang == DW_LANG_C99 || lang == DW_LANG_C11;
+}
+
 /*
  * A DIE's function name, as the symbol tables would give it: a C++ or Rust
  * linkage name demangled (with its parameters, like the demangled symbols),
@@ -1222,9 +1233,7 @@ static char *inl_name(Dwarf_Die *d)
 		return sym_demangle(ln);
 	Dwarf_Die cu;
 	int lang = ln && dwarf_diecu(d, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
-	if (ln && *ln && lang != DW_LANG_C && lang != DW_LANG_C89 && lang != DW_LANG_C99 && lang != DW_LANG_C11 &&
-	    lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 && lang != DW_LANG_C_plus_plus_11 &&
-	    lang != DW_LANG_C_plus_plus_14 && lang != -1)
+	if (ln && *ln && lang != -1 && !lang_c(lang) && !lang_cxx(lang))
 		return strdup(ln);
 	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
 	return strdup(n ? n : ln ? ln : "[inlined]");
@@ -1245,10 +1254,9 @@ static char *out_of_line_name(struct sym_proc *sp, Dwfl_Module *m, Dwarf_Addr bi
 {
 	Dwarf_Attribute a;
 	Dwarf_Die origin;
-	int lang = dwarf_srclang(cu); /* (C names have no parameters to add) */
-	if ((lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 && lang != DW_LANG_C_plus_plus_11 &&
-	     lang != DW_LANG_C_plus_plus_14) ||
-	    !dwarf_attr(d, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &origin))
+	/* (C names have no parameters to add) */
+	if (!lang_cxx(dwarf_srclang(cu)) || !dwarf_attr(d, DW_AT_abstract_origin, &a) ||
+	    !dwarf_formref_die(&a, &origin))
 		return NULL;
 	Dwarf_Off want = dwarf_dieoffset(&origin);
 	const struct sym_cu_index *x = cu_index(sp, cu);
@@ -1315,7 +1323,6 @@ static void cu_index_add(struct sym_cu_index *x, Dwarf_Die *parent, int level)
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
-/* The subprogram of cu whose code holds pc, from the unit's index; NULL if none. */
 /* The index of cu's functions by code range, made on first use; NULL
  * when out of memory. */
 static struct sym_cu_index *cu_index(struct sym_proc *sp, Dwarf_Die *cu)
@@ -1338,6 +1345,7 @@ static struct sym_cu_index *cu_index(struct sym_proc *sp, Dwarf_Die *cu)
 	return x;
 }
 
+/* The subprogram of cu whose code holds pc, from the unit's index; NULL if none. */
 static Dwarf_Die *cu_function_at(struct sym_proc *sp, Dwarf_Die *cu, Dwarf_Addr pc)
 {
 	struct sym_cu_index *x = cu_index(sp, cu);
@@ -1369,6 +1377,14 @@ static Dwarf_Die *unit_code(Dwarf_Die *cu, Dwarf_Die *buf)
 	return cu;
 }
 
+/* A unit's compilation directory, from the skeleton where the split unit has none. */
+static const char *unit_comp_dir(Dwarf_Die *code, Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *d = dwarf_formstring(dwarf_attr(code, DW_AT_comp_dir, &a));
+	return d ? d : dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+}
+
 /*
  * The file d is declared in (DW_AT_decl_file, through its abstract origin
  * or specification), joined with the compilation directory of the unit
@@ -1380,7 +1396,7 @@ static Dwarf_Die *unit_code(Dwarf_Die *cu, Dwarf_Die *buf)
  */
 static const char *decl_file_of(Dwarf_Die *d, char *buf, size_t n)
 {
-	Dwarf_Attribute a, cda;
+	Dwarf_Attribute a;
 	Dwarf_Word idx;
 	Dwarf_Die cu, other;
 	Dwarf_Files *files;
@@ -1389,19 +1405,9 @@ static const char *decl_file_of(Dwarf_Die *d, char *buf, size_t n)
 	    !dwarf_cu_die(a.cu, &cu, NULL, NULL, NULL, NULL, NULL, NULL) ||
 	    dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 || idx >= nfiles)
 		return NULL;
-	const char *f = dwarf_filesrc(files, idx, NULL, NULL);
-	const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &cda));
-	if (!dir && dwarf_cu_info(a.cu, NULL, NULL, NULL, &other, NULL, NULL, NULL) == 0 && other.addr)
-		dir = dwarf_formstring(dwarf_attr(&other, DW_AT_comp_dir, &cda)); /* (a split unit's skeleton) */
-	return unit_path(dir, f, buf, n);
-}
-
-/* A unit's compilation directory, from the skeleton where the split unit has none. */
-static const char *unit_comp_dir(Dwarf_Die *code, Dwarf_Die *cu)
-{
-	Dwarf_Attribute a;
-	const char *d = dwarf_formstring(dwarf_attr(code, DW_AT_comp_dir, &a));
-	return d ? d : dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	/* (a split unit's directory is its skeleton's) */
+	int skel = dwarf_cu_info(a.cu, NULL, NULL, NULL, &other, NULL, NULL, NULL) == 0 && other.addr;
+	return unit_path(unit_comp_dir(&cu, skel ? &other : &cu), dwarf_filesrc(files, idx, NULL, NULL), buf, n);
 }
 
 /*
