@@ -234,9 +234,11 @@ void an_canonical_order(struct an_result *r)
 	free(r->funcs);
 	r->mods = mods;
 	r->funcs = funcs;
-	/* the indexes are made again at the next interning */
+	/* the indexes are made again at the next interning, the functions'
+	 * now (an_func_label looks a name up in it) */
 	util_index_free(&r->mod_index);
 	util_index_free(&r->fn_index);
+	util_index_reserve(&r->fn_index, r->nfuncs, func_key, r);
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		struct cct *t = &r->threads[i].tree;
 		for (uint32_t j = 1; j < t->len; j++)

@@ -1431,6 +1431,9 @@ def test_static_functions_two_files(c):
     p = c.run([c.stint, "report", "-i", data, "--no-pager", "--color=never"], expect=0)
     check("s_twofiles_a.c:work [e2e_twofiles]" in p.stdout and "s_twofiles_b.c:work [e2e_twofiles]" in p.stdout,
           "the table does not tell the two apart:\n%s" % p.stdout[:2000])
+    p = c.run([c.stint, "report", "-i", data, "--tree", "--threshold", "0", "--no-pager", "--color=never"], expect=0)
+    check("s_twofiles_a.c:work [e2e_twofiles]" in p.stdout and "s_twofiles_b.c:work [e2e_twofiles]" in p.stdout,
+          "the tree does not tell the two apart:\n%s" % p.stdout[-1500:])
     p = c.run([c.stint, "callers", "-i", data, "work"], expect=None)
     check(p.returncode == 2 and "s_twofiles_a.c:work" in p.stderr and "s_twofiles_b.c:work" in p.stderr,
           "callers work: exit %d, expected a refusal naming both: %s" % (p.returncode, p.stderr))
