@@ -75,7 +75,7 @@ static const struct cmd_struct *find_command(const char *name)
 
 static int unknown_command(const char *name)
 {
-	fprintf(stderr, "stint: '%s' is not a stint command. See 'stint --help'.\n", name);
+	warn("'%s' is not a stint command. See 'stint --help'.", name);
 	int shown = 0;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		const char *cand = commands[i].name;

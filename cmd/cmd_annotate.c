@@ -266,8 +266,10 @@ static char *annotate_pick(const struct fmt_data *d, const char *want, const cha
 		for (size_t i = 1; i < n; i++) {
 			if (strcmp(names[i], names[0]) == 0)
 				continue;
-			if (found == 1)
-				fprintf(stderr, "stint: '%s' matches several functions:\n  %s\n", want, names[0]);
+			if (found == 1) {
+				warn("'%s' matches several functions:", want);
+				fprintf(stderr, "  %s\n", names[0]);
+			}
 			fprintf(stderr, "  %s\n", names[i]);
 			found++;
 		}

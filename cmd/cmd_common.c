@@ -179,7 +179,7 @@ uint32_t cmd_pick_function(const struct an_result *r, const char *want, const ch
 		other_file |= !other_path && strcmp(fa->name, fb->name) == 0 && strcmp(fa->file, fb->file) != 0;
 	}
 	if (several || other_file) {
-		fprintf(stderr, "stint: '%s' matches several functions:\n", want);
+		warn("'%s' matches several functions:", want);
 		for (uint32_t i = 0; i < n; i++) {
 			const struct an_func *f = &r->funcs[found[i]];
 			const struct an_module *m = &r->mods[f->module];

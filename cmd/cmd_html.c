@@ -121,11 +121,12 @@ int cmd_html(int argc, char **argv)
 			util_out_abort(&uo);
 			die("cannot write '%s': %s", output, strerror(errno));
 		}
-		fprintf(stderr, "stint: wrote '%s'", output);
 		if (st.folded_nodes)
-			fprintf(stderr, "; flame graph: %u of %u call paths shown, %u folded into %u \"(other)\" nodes",
-				st.shown_nodes - st.other_nodes, st.source_nodes, st.folded_nodes, st.other_nodes);
-		fputc('\n', stderr);
+			warn("wrote '%s'; flame graph: %u of %u call paths shown, %u folded into %u \"(other)\" nodes",
+			     output, st.shown_nodes - st.other_nodes, st.source_nodes, st.folded_nodes,
+			     st.other_nodes);
+		else
+			warn("wrote '%s'", output);
 	}
 	free(filter);
 	an_view_release(&v);

@@ -17,6 +17,39 @@
 
 #include "util.h"
 
+/*
+ * One line on stderr.  Messages quote what the user typed and what files
+ * hold (paths, names): control characters in them (C0, DEL, C1 as UTF-8)
+ * are written as \xNN, so that a file name cannot move the cursor, retitle
+ * the terminal or hide the message, and the line stays one line.
+ */
+static void say(const char *fmt, va_list ap)
+{
+	char small[512], *msg = small;
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(msg, (size_t)n + 1, fmt, again);
+	else if (n >= (int)sizeof(small))
+		msg = small; /* out of memory: the message cut short */
+	va_end(again);
+	if (n < 0)
+		small[0] = 0;
+	fputs("stint: ", stderr);
+	for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			fprintf(stderr, "\\x%02x", *c);
+		else if (*c == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0)
+			fprintf(stderr, "\\x%02x", *++c);
+		else
+			fputc(*c, stderr);
+	}
+	fputc('\n', stderr);
+	if (msg != small)
+		free(msg);
+}
+
 void die(const char *fmt, ...)
 {
 	/* one line and one exit, also when threads of the analysis (an_instr.c)
@@ -27,9 +60,7 @@ void die(const char *fmt, ...)
 			pause();
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("stint: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say(fmt, ap);
 	va_end(ap);
 	exit(2);
 }
@@ -38,9 +69,7 @@ void warn(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("stint: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say(fmt, ap);
 	va_end(ap);
 }
 

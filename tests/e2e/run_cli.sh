@@ -26,6 +26,20 @@ out=$("$stint" reprot 2>&1); rc=$?
 grep -q "'reprot' is not a stint command" <<<"$out" || fail "typo message: $out"
 grep -q "report" <<<"$(tail -n 1 <<<"$out")" || fail "no 'did you mean report': $out"
 
+# a path or a word given with escape codes: echoed as \xNN, one line (it moved the
+# cursor, retitled the terminal, cleared the screen)
+check_escaped() {
+	out=$("$stint" "$@" 2>&1); rc=$?
+	[ $rc -eq 2 ] || fail "stint $* exited $rc, not 2"
+	[ "$(wc -l <<<"$out")" -eq 1 ] || fail "stint $*: not one line: $out"
+	LC_ALL=C grep -q $'[\001-\037\177]\|\302[\200-\237]' <<<"$out" && fail "a control character echoed: $(od -c <<<"$out")"
+	grep -q '\\x1b\|\\x0a\|\\x9b' <<<"$out" || fail "the escape code not shown: $out"
+}
+check_escaped report -i "$tmp/a"$'\033]0;PWNED\007\033[2J'
+check_escaped html -i "$tmp/b"$'\n'"x" -o "$tmp/x.html"
+check_escaped reprot$'\033[2J'
+check_escaped callers -i "$tmp/c"$'\302\233'"31m" f
+
 out=$("$stint" help nosuchthing 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "help of an unknown command exited $rc"
 
