@@ -1064,6 +1064,16 @@ static int fmt_parse(const uint8_t *map, size_t len, const char *path, struct fm
 					   off);
 			break;
 		}
+		if (tag == FMT_SKIP) {
+			/* filler is only ever the room before an EVTC chunk: a
+			 * thread's events renamed SKIP must not vanish unsaid */
+			uint32_t ntag = 0;
+			if (end - (pl + n) >= 4)
+				memcpy(&ntag, pl + n, 4);
+			if (ntag != FMT_EVTC)
+				set_damage(&rd, "corrupt chunk SKIP at byte %zu: filler that is not before a "
+						"thread's events (skipped)", off);
+		}
 		const char *why = read_chunk(&rd, tag, pl, (size_t)n, (size_t)n);
 		if (why) {
 			set_damage(&rd, "corrupt chunk %s at byte %zu: it %s", tag_name(tag, tn), off, why);
@@ -1075,6 +1085,12 @@ static int fmt_parse(const uint8_t *map, size_t len, const char *path, struct fm
 	}
 	if (!ended && !d->damage)
 		set_damage(&rd, "truncated at byte %zu: the end marker is missing", len);
+	/* every thread has one events chunk, an empty one too */
+	for (uint32_t i = 0; i < d->nthreads && ended; i++)
+		if (!d->threads[i].ev && !(d->threads[i].flags & FMT_THR_DAMAGED)) {
+			set_damage(&rd, "thread %u has no events chunk: its events are missing", d->threads[i].tid);
+			d->threads[i].flags |= FMT_THR_DAMAGED;
+		}
 	if (!d->method || !(d->ns_per_tick > 0 && d->ns_per_tick <= FMT_MAX_NS_PER_TICK)) {
 		snprintf(err, errlen, "'%s' is damaged before any data: %s", path,
 			 d->damage ? d->damage : "no session");

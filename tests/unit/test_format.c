@@ -405,6 +405,49 @@ static void test_repeated_chunks(void **state)
 		repeat_chunk(tags[i]);
 }
 
+/* A thread's events chunk renamed SKIP (filler), its checksum made valid
+ * for the whole payload as SKIP's is: the events vanished, the file read as
+ * whole.  Now it is damaged, the thread named. */
+static void test_events_renamed_filler(void **state)
+{
+	(void)state;
+	write_sample();
+	size_t n;
+	uint8_t *b = load(&n);
+	struct chunk c[64];
+	int nc = chunks(b, n, c, 64);
+	const struct chunk *x = find_chunk(c, nc, FMT_EVTS);
+	uint32_t tag = FMT_SKIP;
+	memcpy(b + x->off, &tag, 4);
+	fix_crc(b, x);
+	store(b, n);
+	struct fmt_data d;
+	char err[256];
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_non_null(d.damage);
+	assert_non_null(strstr(d.damage, "SKIP"));
+	assert_true(d.threads[0].flags & FMT_THR_DAMAGED);
+	fmt_data_free(&d);
+	/* the chunk cut out, the end marker's count made to agree */
+	memcpy(b + x->off, &(uint32_t){FMT_EVTS}, 4);
+	size_t clen = FMT_CHUNK_HDR + x->len;
+	memmove(b + x->off, b + x->off + clen, n - x->off - clen);
+	n -= clen;
+	nc = chunks(b, n, c, 64);
+	const struct chunk *e = find_chunk(c, nc, FMT_ENDF);
+	uint32_t count;
+	memcpy(&count, b + e->off + FMT_CHUNK_HDR, 4);
+	count--;
+	memcpy(b + e->off + FMT_CHUNK_HDR, &count, 4);
+	fix_crc(b, e);
+	store(b, n);
+	assert_int_equal(fmt_read(path, &d, err, sizeof(err)), 0);
+	assert_non_null(d.damage);
+	assert_non_null(strstr(d.damage, "thread 100 has no events chunk"));
+	fmt_data_free(&d);
+	free(b);
+}
+
 /* Each index field (the first u32 of the payload) set to values that name
  * nothing, with the checksum made valid again. */
 static void test_bad_indices(void **state)
@@ -608,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_chunked_layout),
 		cmocka_unit_test(test_repeated_chunks),
 		cmocka_unit_test(test_bad_indices),
+		cmocka_unit_test(test_events_renamed_filler),
 		cmocka_unit_test(test_short_symbols),
 		cmocka_unit_test(test_flipped_symbols),
 		cmocka_unit_test(test_inline_round_trip),
