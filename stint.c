@@ -124,6 +124,8 @@ int main(int argc, char **argv)
 	if (!c)
 		return unknown_command(argv[1]);
 	int rc = written(c->fn(argc - 1, argv + 1));
+	if (cmd_exit_signal)
+		cmd_exit(rc);
 	/* a damaged data file: what could be read was reported */
 	return rc == 0 && cmd_damaged ? CMD_EXIT_DAMAGED : rc;
 }

@@ -30,6 +30,18 @@ int cmd_callees(int argc, char **argv);
 #define CMD_EXIT_DAMAGED 3
 extern int cmd_damaged;
 
+/* The program record ran died of SIGINT (Ctrl-C): stint ends by the same
+ * signal once its output is written, so that a shell's loop, make or xargs
+ * around it stops as it would around the program (an exit status of 130
+ * tells them the program handled the signal and went on). */
+extern int cmd_exit_signal;
+
+/* status as record exits with it (128 + N for a signal), cmd_exit_signal set */
+int cmd_program_exit_code(int status);
+
+/* End by cmd_exit_signal if set, else exit(code). */
+void cmd_exit(int code) __attribute__((noreturn));
+
 /*
  * Read input into d, or die with one line (exit 2).  The file stays mapped
  * until fmt_data_free: if it is truncated meanwhile (a program writing it, a

@@ -13,11 +13,36 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "cmd.h"
 #include "../lib/util.h"
+#include "../recorder/recorder.h"
 
 int cmd_damaged;
+int cmd_exit_signal;
+
+int cmd_program_exit_code(int status)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
+		cmd_exit_signal = SIGINT;
+	return rec_exit_code(status);
+}
+
+void cmd_exit(int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+	if (cmd_exit_signal) {
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, cmd_exit_signal);
+		signal(cmd_exit_signal, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(cmd_exit_signal);
+	}
+	exit(code);
+}
 
 static void cmd_write_all(const char *s)
 {

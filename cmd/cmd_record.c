@@ -186,6 +186,15 @@ static void keep_old_output(const char *output)
 	free(old);
 }
 
+/* The exit status, and Ctrl-C passed on as Ctrl-C: the program died of it,
+ * or a second one stopped the recording while the program ran on. */
+static int program_exit(const struct rec_child *c)
+{
+	if (c->left_running && (c->stopped_early ? REC_STOP_SIGNAL(c->stopped_early) : SIGINT) == SIGINT)
+		cmd_exit_signal = SIGINT;
+	return cmd_program_exit_code(c->status);
+}
+
 /* A program that could not be run once started (exec failed: a script's
  * interpreter missing, a binary of another machine): err said, and a
  * shell's status, 127 for not found, 126 else; 2 for anything else. */
@@ -266,6 +275,12 @@ static void check_output(const char *output)
 		die("cannot write '': the output file name is empty (give one with -o FILE)");
 	if (output[len - 1] == '/')
 		die("cannot write '%s': a file name cannot end with '/' (give one with -o FILE)", output);
+	/* the recording is a file, built beside its name and renamed there:
+	 * "-" made a file named '-', /dev/stdout replaced the system's link
+	 * (as root) with the data file */
+	if (!strcmp(output, "-") || util_names_descriptor(output))
+		die("cannot write '%s': record writes a file, not to a descriptor (give a file name with -o; "
+		    "stint report -i FILE reads it)", output);
 	const char *base = strrchr(output, '/');
 	base = base ? base + 1 : output;
 	struct stat st;
@@ -536,7 +551,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		}
 	if (rec_session_write(&rs, output) < 0)
 		die_kept(output, errno, rs.spool.shown);
-	int code = rec_exit_code(child->status);
+	int code = program_exit(child);
 	if (!quiet) {
 		if (child->stopped_early || child->detached)
 			warn_left_running(argv[0], child);
@@ -697,7 +712,8 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	rec_perf_close(perf);
 	if (fmt_write(&d, output) < 0)
 		die("cannot write '%s': %s", output, strerror(errno));
-	int code = attach ? 0 : rec_exit_code(status);
+	child.status = status;
+	int code = attach ? 0 : program_exit(&child);
 	if (!quiet) {
 		if (!attach && (child.stopped_early || child.detached))
 			warn_left_running(argv[0], &child);
@@ -1193,7 +1209,7 @@ int cmd_record(int argc, char **argv)
 		rec_session_end(&rs);
 		warn("'%s' died of signal %d (%s) before any call of it was recorded", pargv[0],
 		     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
-		exit(rec_exit_code(child->status));
+		cmd_exit(cmd_program_exit_code(child->status));
 	}
 	if (launcher && d->nprocs && !recorded_functions(d) && sel_word) {
 		/* patched at load, with the selection's functions only: none */
@@ -1230,7 +1246,7 @@ int cmd_record(int argc, char **argv)
 		util_add_word(&d->notes, "unprobed=%u", nunprobed);
 	if (rec_session_write(&rs, output) < 0)
 		die_kept(output, errno, rs.spool.shown);
-	int code = rec_exit_code(child->status);
+	int code = program_exit(child);
 	if (unprobed && !quiet)
 		warn("%s", unprobed);
 	free(unprobed);

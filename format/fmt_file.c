@@ -348,6 +348,7 @@ int fmt_write(const struct fmt_data *d, const char *path)
 	struct util_out uo;
 	if (util_out_open(&uo, path) < 0)
 		return -1;
+	uo.mode = FMT_FILE_MODE;
 	struct fmt_out o = {.fd = uo.fd};
 	struct fmt_buf b = {0};
 	out_prefix(&o, d, &b);
@@ -457,7 +458,7 @@ int fmt_write_inplace(const struct fmt_data *d, const char *path, uint32_t t, co
 	free(b.p);
 	mode_t mask = umask(0);
 	umask(mask);
-	if (!err && fchmod(fd, 0644 & ~mask) < 0)
+	if (!err && fchmod(fd, FMT_FILE_MODE & ~mask) < 0)
 		err = errno;
 	if (close(fd) < 0 && !err)
 		err = errno;

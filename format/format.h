@@ -86,6 +86,9 @@
 #define FMT_VERSION 2
 #define FMT_MIN_READER 2 /* a version 1 reader would misread the entries */
 #define FMT_HDR_SIZE 32
+/* A data file's mode (less the umask): its owner's only, as perf.data is; it
+ * holds the command line, the environment's paths, the program's names */
+#define FMT_FILE_MODE 0600
 #define FMT_CHUNK_HDR 16
 #define FMT_EVTS_CRC_SPAN 65536
 

@@ -353,12 +353,67 @@ void util_tmp_forget(int slot)
 		util_tmp_used[slot] = 0;
 }
 
+static int proc_fd_path(const char *p)
+{
+	if (strncmp(p, "/dev/fd/", 8) == 0 || strncmp(p, "/proc/self/fd/", 14) == 0 ||
+	    strncmp(p, "/proc/thread-self/fd/", 21) == 0 || !strcmp(p, "/dev/stdout") ||
+	    !strcmp(p, "/dev/stderr") || !strcmp(p, "/dev/stdin"))
+		return 1;
+	if (strncmp(p, "/proc/", 6) != 0)
+		return 0;
+	p += 6;
+	size_t digits = strspn(p, "0123456789");
+	return digits > 0 && strncmp(p + digits, "/fd/", 4) == 0;
+}
+
+int util_names_descriptor(const char *path)
+{
+	char target[PATH_MAX];
+	if (proc_fd_path(path))
+		return 1;
+	/* a link of the user's own to one (out -> /dev/stdout), a few deep */
+	char cur[PATH_MAX];
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int depth = 0; depth < 8; depth++) {
+		ssize_t n = readlink(cur, target, sizeof(target) - 1);
+		if (n <= 0)
+			return 0;
+		target[n] = 0;
+		if (proc_fd_path(target))
+			return 1;
+		if (target[0] != '/') { /* relative to the link's directory */
+			char *slash = strrchr(cur, '/');
+			size_t keep = slash ? (size_t)(slash - cur) + 1 : 0;
+			if (keep + (size_t)n + 1 > sizeof(cur))
+				return 0;
+			memmove(cur + keep, target, (size_t)n + 1);
+		} else {
+			memcpy(cur, target, (size_t)n + 1);
+		}
+	}
+	return 0;
+}
+
 int util_out_open(struct util_out *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->slot = -1;
-	struct stat st;
+	o->mode = 0644;
+	struct stat st, sd;
+	if (util_names_descriptor(path) && stat(path, &st) == 0) {
+		/* /dev/stdout: the file the descriptor holds, at its offset and
+		 * in its mode (a shell's >>); a file renamed over the name
+		 * replaced the system's /dev/stdout link, as root, and left the
+		 * user's redirection empty */
+		for (int fd = 1; fd <= 2; fd++)
+			if (fstat(fd, &sd) == 0 && sd.st_dev == st.st_dev && sd.st_ino == st.st_ino) {
+				o->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+				return o->fd < 0 ? -1 : 0;
+			}
+		o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		return o->fd < 0 ? -1 : 0;
+	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		/* a device, a pipe (/dev/null, /dev/stdout): written to as it
 		 * is; a file renamed over it would replace it (as root, the
@@ -417,7 +472,7 @@ int util_out_commit(struct util_out *o)
 	mode_t mask = umask(0);
 	umask(mask);
 	int e = 0;
-	if (fchmod(o->fd, 0644 & ~mask) < 0)
+	if (fchmod(o->fd, o->mode & ~mask) < 0)
 		e = errno;
 	if (close(o->fd) < 0 && !e)
 		e = errno;

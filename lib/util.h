@@ -122,16 +122,23 @@ char *util_read_regular(const char *path, size_t max, int nofollow, size_t *len)
  * stint exits meanwhile (die()), and when SIGINT, SIGTERM or SIGHUP end it.
  */
 struct util_out {
-	int fd;     /* write here */
-	char *tmp;  /* the temporary file's path */
-	char *path; /* the target */
-	int slot;   /* its entry in the cleanup list, -1 if none */
+	int fd;      /* write here */
+	char *tmp;   /* the temporary file's path */
+	char *path;  /* the target */
+	int slot;    /* its entry in the cleanup list, -1 if none */
+	mode_t mode; /* the file's mode, less the umask: 0644 unless set before commit */
 };
 
-/* Start writing path; 0, or -1 with errno set. */
+/* Start writing path; 0, or -1 with errno set.  A device, a pipe or a name
+ * of one of stint's descriptors (/dev/stdout, /dev/fd/2) is written as it
+ * is, never replaced. */
 int util_out_open(struct util_out *o, const char *path);
 
-/* Close, give the file mode 0644 less the umask, rename it over the target;
+/* 1 if path names an open descriptor rather than a file (/dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one of them). */
+int util_names_descriptor(const char *path);
+
+/* Close, give the file its mode less the umask, rename it over the target;
  * 0, or -1 with errno set and the temporary file removed. */
 int util_out_commit(struct util_out *o);
 

@@ -717,6 +717,23 @@ def test_ctrl_c_twice_ends_recording(c):
 
 
 @test
+def test_program_sigint_passed_on(c):
+    """A program that dies of SIGINT (Ctrl-C): stint exited 130, which tells a shell, make or xargs
+    that the program handled the signal, so `for f in *; do stint record -- ./t $f; done` went on
+    to the next file after Ctrl-C.  stint now writes the data file, then dies of SIGINT itself,
+    as the program did (perf record does the same); the recording is kept."""
+    for mode in ("instrument", "sample"):
+        data = os.path.join(c.tmp, mode + ".data")
+        p = c.run([c.stint, "record", "-q", "-m", mode, "-o", data, "--", "/bin/sh", "-c",
+                   "%s 2; kill -INT $$" % c.prog("e2e_threads")])
+        check(p.returncode == -signal.SIGINT, "-m %s: record exited %d, expected to die of SIGINT: %s" % (
+            mode, p.returncode, p.stderr))
+        c.run([c.stint, "report", "-i", data, "--format", "json"], expect=0)
+    p = c.run([c.stint, "record", "-q", "-o", os.path.join(c.tmp, "t.data"), "--", "/bin/sh", "-c", "kill -TERM $$"])
+    check(p.returncode == 143, "a program killed by SIGTERM: record exited %d, expected 143" % p.returncode)
+
+
+@test
 def test_setuid_target_explained(c):
     """A set-user-ID program run by another user loads no LD_PRELOAD: record
     says so in one line instead of "recorded 0 processes"."""
@@ -812,6 +829,38 @@ def test_data_file_truncated_while_read(c):
             argv[0], p.returncode, p.stderr.strip()))
         one_line_error(p, [data, "truncated while being read"], "stint " + " ".join(argv))
     check(not [f for f in os.listdir(c.tmp) if "folded" in f], "export left a file behind: %s" % os.listdir(c.tmp))
+
+
+@test
+def test_output_names_descriptor(c):
+    """-o /dev/stdout with standard output a regular file (stint html -o /dev/stdout > page.html):
+    the writers made a file beside the name and renamed it over the link, so as root the system's
+    /dev/stdout became a regular file and the user's redirection stayed empty.  Here a link of
+    the user's to /proc/self/fd/1 stands for it: the output goes to the descriptor (at its
+    offset: >> appends), the link stays; record refuses such a name and '-' in one line (it made
+    a file named '-'); the data file is its owner's only, as perf.data is."""
+    _, data = c.record([c.prog("e2e_threads")])
+    check(stat.S_IMODE(os.stat(data).st_mode) == 0o600, "the data file's mode is %o, not 600" % (
+        stat.S_IMODE(os.stat(data).st_mode)))
+    link = os.path.join(c.tmp, "to-stdout")
+    os.symlink("/proc/self/fd/1", link)
+    for argv in (["export", "--format", "folded"], ["html"]):
+        out = os.path.join(c.tmp, "redirected")
+        with open(out, "w") as f:
+            f.write("KEPT\n")
+        with open(out, "a") as f:
+            p = subprocess.run([c.stint] + argv + ["-i", data, "-o", link], stdout=f, stderr=subprocess.PIPE,
+                               text=True, timeout=RECORD_TIMEOUT)
+        check(p.returncode == 0, "%s -o LINK exited %d: %s" % (argv[0], p.returncode, p.stderr))
+        check(os.path.islink(link), "%s -o LINK replaced the link with a file" % argv[0])
+        text = open(out, errors="replace").read()
+        check(text.startswith("KEPT\n") and len(text) > 100,
+              "%s -o LINK: the redirected file holds %d bytes: %r" % (argv[0], len(text), text[:80]))
+    for name in (link, "-"):
+        p = c.run([c.stint, "record", "-o", name, "--", c.prog("e2e_threads")], cwd=c.tmp)
+        one_line_error(p, ["not to a descriptor"], "record -o %s" % name)
+        check(os.path.islink(link) and not os.path.exists(os.path.join(c.tmp, "-")),
+              "record -o %s made a file" % name)
 
 # ---------------------------------------------------------------------------
 
