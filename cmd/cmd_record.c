@@ -166,24 +166,66 @@ static char *find_runtime(const char *name)
 }
 
 /*
- * An existing data file is kept as FILE.old before a new recording replaces
- * it, as perf does; -f/--force overwrites.  A directory or anything but a
- * regular file at that name is left for the writer to refuse.  Done only
- * once the recording starts (everything checked, the program found, perf
- * events open): a recording that fails before leaves FILE and FILE.old as
- * they were.
+ * An existing data file is kept as FILE.old when the new recording is
+ * written, as perf does; -f/--force overwrites.  A directory or anything but
+ * a regular file at that name is left for the writer to refuse.  Done at
+ * the end, not at the start: a program that could not be run after all (a
+ * script's interpreter missing) took FILE to FILE.old and left nothing, each
+ * try pushing out the last good recording; two recordings to one name at
+ * once lost the first to end.  Whether it can be done is checked before the
+ * program runs (stale_rename_refused).
  */
 static int record_force; /* -f */
 
-static void keep_old_output(const char *output)
+/* Where the recording goes: output, its predecessor renamed FILE.old; if
+ * that rename fails now (the directory changed meanwhile), FILE.new. */
+static const char *keep_old_output(const char *output)
 {
 	struct stat st;
 	if (record_force || lstat(output, &st) < 0 || !S_ISREG(st.st_mode))
-		return;
+		return output;
 	char *old = xasprintf("%s.old", output);
-	if (rename(output, old) < 0)
-		die("cannot keep the previous '%s' as '%s': %s (-f overwrites it)", output, old, strerror(errno));
+	if (rename(output, old) < 0) {
+		char *alt = xasprintf("%s.new", output);
+		warn("cannot keep the previous '%s' as '%s': %s; this recording goes to '%s'", output, old,
+		     strerror(errno), alt);
+		free(old);
+		return alt;
+	}
 	free(old);
+	return output;
+}
+
+/* A rename a sticky directory (/tmp) refuses: a file of another user
+ * there is neither replaced nor moved by us (unless we own the directory,
+ * or are root). */
+static int sticky_refuses(const char *path, const struct stat *dir)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && (dir->st_mode & S_ISVTX) && geteuid() != 0 && st.st_uid != geteuid() &&
+	       dir->st_uid != geteuid();
+}
+
+/* Said before the program runs: the end's renames would be refused. */
+static void check_old_output(const char *output)
+{
+	char *copy = xstrdup(output);
+	struct stat dir;
+	if (stat(dirname(copy), &dir) == 0) {
+		char *old = xasprintf("%s.old", output);
+		struct stat st;
+		int regular = lstat(output, &st) == 0 && S_ISREG(st.st_mode);
+		if (sticky_refuses(output, &dir))
+			die("cannot %s '%s': it belongs to another user, in a directory where only a file's owner "
+			    "may rename it (give another file with -o)",
+			    record_force || !regular ? "replace" : "keep the previous", output);
+		if (!record_force && regular && sticky_refuses(old, &dir))
+			die("cannot keep the previous '%s' as '%s': '%s' belongs to another user, in a directory "
+			    "where only a file's owner may replace it (-f overwrites '%s'; or give another file "
+			    "with -o)", output, old, old, output);
+		free(old);
+	}
+	free(copy);
 }
 
 /* The exit status, and Ctrl-C passed on as Ctrl-C: the program died of it,
@@ -303,6 +345,7 @@ static void check_output(const char *output)
 	if (strlen(base) > (size_t)name_max)
 		die("cannot write '%s': its file name is %zu bytes long, and the file system of '%s' allows %ld",
 		    output, strlen(base), dir, name_max);
+	check_old_output(output);
 	struct util_out probe;
 	if (util_out_open(&probe, output) < 0)
 		die("cannot write '%s': %s", output, strerror(errno));
@@ -492,8 +535,14 @@ static void die_no_room(struct rec_session *rs)
 	    "or record with -o on another disk", dir);
 }
 
-static void explain_nothing(const char *prog)
+static void explain_nothing(const char *prog, int status)
 {
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		/* ld.so's own status: a library it could not find or load */
+		warn("nothing was recorded: '%s' exited with status 127 before stint's runtime started (the "
+		     "dynamic loader could not start it: its message is above)", prog);
+		return;
+	}
 	warn("nothing was recorded: '%s' never started stint's runtime (a set-user-ID or statically "
 	     "linked program run by it, or one that removed LD_PRELOAD from the environment of what it runs)",
 	     prog);
@@ -534,7 +583,6 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 	d->os = xasprintf("libunwind, in-process sampler (%s)", why);
 	d->rate = so->freq;
 	d->notes = xasprintf("lost=0 stack=0 kernel=%d", so->kernel);
-	keep_old_output(output);
 	if (rec_session_run(&rs, path, argv, err, sizeof(err)) < 0)
 		die_not_run(err, &rs.child);
 	const struct rec_child *child = &rs.child;
@@ -549,6 +597,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 			d->procs[i].command = join_args(argv, 0);
 			break;
 		}
+	output = keep_old_output(output);
 	if (rec_session_write(&rs, output) < 0)
 		die_kept(output, errno, rs.spool.shown);
 	int code = program_exit(child);
@@ -556,7 +605,7 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		if (child->stopped_early || child->detached)
 			warn_left_running(argv[0], child);
 		if (!d->nprocs)
-			explain_nothing(argv[0]);
+			explain_nothing(argv[0], child->status);
 		if (WIFSIGNALED(child->status))
 			warn("'%s' died of signal %d (%s); its samples are kept", argv[0],
 			     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
@@ -659,7 +708,6 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		}
 		die("%s", err);
 	}
-	keep_old_output(output);
 	uint64_t wall0 = util_wall_ns(), mono0 = util_mono_ns();
 	int status = 0;
 	struct rec_attach at = {0};
@@ -710,6 +758,7 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 			    (unsigned long long)st.compat32);
 	unsigned stack_size = rec_perf_opts(perf)->stack_size;
 	rec_perf_close(perf);
+	output = keep_old_output(output);
 	if (fmt_write(&d, output) < 0)
 		die("cannot write '%s': %s", output, strerror(errno));
 	child.status = status;
@@ -790,7 +839,6 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 	struct rec_spool sp;
 	if (rec_spool_create(&sp, dirname(outcopy), err, sizeof(err)) < 0)
 		die("%s", err);
-	keep_old_output(output);
 	struct fmt_data d;
 	memset(&d, 0, sizeof(d));
 	char *cmdpath = xasprintf("/proc/%d/cmdline", (int)pid);
@@ -878,6 +926,7 @@ static int record_attach(pid_t pid, double duration, const char *output, const c
 		die("%s (the raw recording is kept in '%s')", err, sp.shown);
 	d.flags |= FMT_SESS_ATTACHED;
 	/* (never in place: a thread of the process may still hold its buffer) */
+	output = keep_old_output(output);
 	if (fmt_write(&d, output) < 0)
 		die_kept(output, errno, sp.shown);
 	rec_spool_remove(&sp);
@@ -1193,7 +1242,6 @@ int cmd_record(int argc, char **argv)
 		rec_session_setenv(&rs, FMT_ENV_SELECT, "%sd%u\nt%llu\n", sel.env ? sel.env : "", sel.depth,
 				   (unsigned long long)(sel.min_ns ? (ticks ? ticks : 1) : 0));
 	}
-	keep_old_output(output);
 	if (rec_session_run(&rs, path, pargv, err, sizeof(err)) < 0)
 		die_not_run(err, &rs.child);
 	const struct rec_child *child = &rs.child;
@@ -1244,6 +1292,7 @@ int cmd_record(int argc, char **argv)
 	char *unprobed = rec_unprobed_calls(rs.spool.dirfd, &nunprobed);
 	if (nunprobed)
 		util_add_word(&d->notes, "unprobed=%u", nunprobed);
+	output = keep_old_output(output);
 	if (rec_session_write(&rs, output) < 0)
 		die_kept(output, errno, rs.spool.shown);
 	int code = program_exit(child);
@@ -1257,7 +1306,7 @@ int cmd_record(int argc, char **argv)
 		if (child->stopped_early || child->detached)
 			warn_left_running(pargv[0], child);
 		if (!d->nprocs)
-			explain_nothing(pargv[0]);
+			explain_nothing(pargv[0], child->status);
 		if (WIFSIGNALED(child->status))
 			warn("'%s' died of signal %d (%s); what it recorded is kept", pargv[0],
 			     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));

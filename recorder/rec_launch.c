@@ -508,6 +508,26 @@ void rec_release(struct rec_child *c)
 	}
 }
 
+/* The program a script's #! line names (without its arguments), or 0. */
+static int script_interpreter(const char *path, char *buf, size_t n)
+{
+	char head[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (r < 3 || head[0] != '#' || head[1] != '!')
+		return 0;
+	head[r] = 0;
+	char *p = head + 2 + strspn(head + 2, " \t");
+	size_t len = strcspn(p, " \t\r\n");
+	if (!len || len >= n)
+		return 0;
+	memcpy(buf, p, len);
+	buf[len] = 0;
+	return 1;
+}
+
 int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path, char *err,
 		     size_t errlen)
 {
@@ -520,7 +540,13 @@ int rec_spawn_finish(struct rec_child *c, pid_t pid, int errfd, const char *path
 	close(pfd[0]);
 	if (r == sizeof(e)) {
 		waitpid(pid, NULL, 0);
-		snprintf(err, errlen, "cannot run '%s': %s", path, strerror(e));
+		char interp[256];
+		if (e == ENOENT && script_interpreter(path, interp, sizeof(interp)))
+			/* the file is there: what is missing is its #! line's */
+			snprintf(err, errlen, "cannot run '%s': its interpreter '%s' (its #! line) was not found",
+				 path, interp);
+		else
+			snprintf(err, errlen, "cannot run '%s': %s", path, strerror(e));
 		c->exec_errno = e ? e : EINVAL;
 		return -1;
 	}

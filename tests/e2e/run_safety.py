@@ -20,6 +20,7 @@ it as skipped: e.g. a test that needs root to act as another user), 1 with
 a message on stderr when it fails.  Python 3 standard library only.
 """
 import glob
+import json
 import os
 import pty
 import resource
@@ -535,8 +536,36 @@ def test_failed_record_keeps_files(c):
         check(read_text(out) == "newer\n" and read_text(out + ".old") == "older\n",
               "record %s, failing, moved or replaced the existing files: FILE %r, FILE.old %r" % (
                   " ".join(argv), read_text(out), read_text(out + ".old")))
+    # a script whose #! interpreter is missing fails only at exec, once started: it moved FILE to
+    # FILE.old and wrote nothing, each try pushing out the last good recording
+    script = os.path.join(c.tmp, "bad-interp.sh")
+    with open(script, "w") as f:
+        f.write("#!/nonexistent/interp\necho hi\n")
+    os.chmod(script, 0o755)
+    for mode in ("instrument", "sample"):
+        with open(out, "w") as f:
+            f.write("newer\n")
+        with open(out + ".old", "w") as f:
+            f.write("older\n")
+        p = c.run([c.stint, "record", "-m", mode, "-o", out, "--", script])
+        check(p.returncode == 127, "-m %s, a missing interpreter: exit %d, expected 127" % (mode, p.returncode))
+        one_line_error(p, ["/nonexistent/interp", "not found"], "a missing interpreter")
+        check(read_text(out) == "newer\n" and read_text(out + ".old") == "older\n",
+              "-m %s, a missing interpreter moved or replaced the files: FILE %r, FILE.old %r" % (
+                  mode, read_text(out), read_text(out + ".old")))
     c.run([c.stint, "record", "-o", out, "--", "/bin/true"], expect=0)
     check(open(out + ".old").read() == "newer\n", "a recording that ran did not keep the previous file as .old")
+    # two recordings to one name at once: both kept (the first to end as FILE.old); the one to
+    # end last replaced the other's without keeping it
+    os.unlink(out + ".old")
+    procs = [subprocess.Popen([c.stint, "record", "-q", "-o", out, "--", c.prog("e2e_threads"), str(n)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for n in (3, 4)]
+    for p in procs:
+        p.wait(timeout=RECORD_TIMEOUT)
+    commands = set()
+    for f in (out, out + ".old"):
+        commands.add(json.loads(c.run([c.stint, "report", "-i", f, "--format", "json"], expect=0).stdout)["command"])
+    check(len(commands) == 2, "two recordings at once: one was lost (%s)" % commands)
 
 
 @test
