@@ -1288,7 +1288,8 @@ static int cmp_cu_range(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Add the code ranges of the functions below parent (namespaces and classes included). */
+/* Add the code ranges of the functions below parent (namespaces, classes and
+ * the functions nested in functions included). */
 static void cu_index_add(struct sym_cu_index *x, Dwarf_Die *parent, int level)
 {
 	Dwarf_Die c;
@@ -1308,8 +1309,16 @@ static void cu_index_add(struct sym_cu_index *x, Dwarf_Die *parent, int level)
 				}
 				x->e[x->n++] = (struct sym_cu_range){lo, hi, c};
 			}
+			/* functions GCC nests in the one they come from: an OpenMP
+			 * region's outlined body (main._omp_fn.0), a lambda's
+			 * operator() (in its class, in the function), a nested C
+			 * function; their own code, unfound, had no inlined frames */
+			cu_index_add(x, &c, level + 1);
 			break;
 		}
+		case DW_TAG_lexical_block:
+			cu_index_add(x, &c, level + 1);
+			break;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
 		case DW_TAG_class_type:

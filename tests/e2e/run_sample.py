@@ -1533,6 +1533,73 @@ def test_inlined_names_other_languages(c):
         raise TestSkip("neither rustc nor gfortran is installed")
 
 
+NESTED_HOT = r"""
+#include <stdio.h>
+static inline __attribute__((always_inline)) double hot(double x)
+{ double s = 0; for (int k = 0; k < 400; k++) s += x * k / (k + 1.5); return s; }
+__attribute__((noinline)) double run_nested(int n)
+{
+    double acc = 0;
+    __attribute__((noinline)) void step(int i) { acc += hot(i); }
+    for (int i = 0; i < n; i++) step(i);
+    return acc;
+}
+__attribute__((noinline)) double run_plain(int n)
+{ double acc = 0; for (int i = 0; i < n; i++) acc += hot(i); return acc; }
+int main(void) { printf("%f %f\n", run_nested(400000), run_plain(200000)); return 0; }
+"""
+
+LAMBDA_HOT = r"""
+#include <cstdio>
+static inline __attribute__((always_inline)) double hot(double x)
+{ double s = 0; for (int k = 0; k < 400; k++) s += x * k / (k + 1.5); return s; }
+__attribute__((noinline)) double run_lambda(int n)
+{
+    double acc = 0;
+    auto f = [&](int i) __attribute__((noinline)) { acc += hot(i); };
+    for (int i = 0; i < n; i++) f(i);
+    return acc;
+}
+int main() { std::printf("%f\n", run_lambda(400000)); }
+"""
+
+OMP_HOT = r"""
+#include <stdio.h>
+static inline __attribute__((always_inline)) double hot(double x)
+{ double s = 0; for (int k = 0; k < 400; k++) s += x * k / (k + 1.5); return s; }
+__attribute__((noinline)) double region(int n)
+{
+    double t = 0;
+#pragma omp parallel for reduction(+:t) num_threads(2)
+    for (int i = 0; i < n; i++) t += hot(i);
+    return t;
+}
+int main(void) { printf("%f\n", region(600000)); return 0; }
+"""
+
+
+@test
+def test_inline_in_nested_functions(c):
+    """Functions GCC nests in the function they come from: a nested C function, a C++ lambda's
+    operator(), an OpenMP region's outlined body (region._omp_fn.0).  What was inlined into them
+    was not found (their code was in no indexed function): hot() had only its run_plain copy's
+    share, was missing from the lambda's program altogether, and the region's time was its
+    outlined body's own.  Now hot() holds ~all the samples in each."""
+    builds = [("nested", "gcc", NESTED_HOT, ".c", []), ("lambda", "g++", LAMBDA_HOT, ".cpp", []),
+              ("omp", "gcc", OMP_HOT, ".c", ["-fopenmp"])]
+    for name, cc, text, ext, flags in builds:
+        src = os.path.join(c.tmp, name + ext)
+        with open(src, "w") as f:
+            f.write(text)
+        prog = os.path.join(c.tmp, name)
+        c.run([cc, "-O2", "-g", "-o", prog, src] + flags, expect=0)
+        _, _, rep = c.record_and_report([prog], min_samples=100)
+        hot = [r for r in rep["functions"] if r["name"].split("(")[0] == "hot"]
+        check(len(hot) == 1, "%s: hot() is %d rows: %s" % (name, len(hot), function_list(rep)))
+        share = pct(rep, hot[0]["exclusive_samples"])
+        check(share >= 85, "%s: hot() has %.1f%% exclusive: %s" % (name, share, function_list(rep)))
+
+
 @test
 def test_clang_functions_files(c):
     """A clang build (DWARF 5, no .debug_aranges): each function has its file and its
