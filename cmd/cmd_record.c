@@ -782,6 +782,12 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 			warn("%llu of the stacks were cut short because the %u-byte copy of the user stack ran "
 			     "out: raise --stack-size (at most 65000)",
 			     (unsigned long long)st.stack_out, stack_size);
+		if (st.too_deep)
+			warn("%llu of the stacks were deeper than the %s frames kept: their outermost frames are "
+			     "cut%s", (unsigned long long)st.too_deep,
+			     so->callgraph == REC_CG_FP ? "kernel's" : "4096",
+			     so->callgraph == REC_CG_FP ? " (sysctl kernel.perf_event_max_stack raises the limit; "
+							  "--call-graph dwarf keeps up to 4096)" : "");
 		if (st.compat32)
 			warn("%llu of the stacks are of 32-bit programs, which stint does not unwind: only the "
 			     "function on top of each is known", (unsigned long long)st.compat32);

@@ -17,7 +17,10 @@
 #include <stdint.h>
 #include "fmt_event.h"
 
-#define FMT_SAMPLE_MAX_FRAMES 1024
+/* frames kept of a stack: the deepest a 65000-byte copy of the user stack
+ * (--stack-size's most) holds, 16 bytes a frame; deeper stacks are cut,
+ * and counted so (1024 cut 1500-deep recursions without a word) */
+#define FMT_SAMPLE_MAX_FRAMES 4096
 
 static inline uint64_t fmt_zigzag(int64_t v)
 {

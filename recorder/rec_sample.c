@@ -18,10 +18,12 @@
  * unchanged, and a process that never reuses an address has no tag.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rec_perf.h"
 #include "recorder.h"
@@ -561,6 +563,23 @@ void rec_sample_no_cfi_sort(struct rec_sample_stats *st)
 	qsort(st->no_cfi_at, n, sizeof(st->no_cfi_at[0]), cmp_no_cfi);
 }
 
+/* The kernel's frame limit of a callchain (kernel.perf_event_max_stack). */
+static uint64_t kernel_max_stack(void)
+{
+	static uint64_t max;
+	if (!max) {
+		char buf[32] = "";
+		int fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
+		ssize_t r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		max = r > 0 ? strtoull(buf, NULL, 10) : 0;
+		if (!max)
+			max = 127;
+	}
+	return max;
+}
+
 static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t time)
 {
 	const uint8_t *q = p + sizeof(struct perf_event_header), *end = p + size;
@@ -632,6 +651,7 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 			}
 			n += sym_proc_unwind(im->sp, (int)tid, regs, stack, dyn, pcs + n,
 					     FMT_SAMPLE_MAX_FRAMES - n, &cut);
+			s->st->too_deep += (uint64_t)((cut & 1) && n == FMT_SAMPLE_MAX_FRAMES);
 			/* the copy ran out: only if the kernel copied all that was
 			 * asked (a shorter copy reached the top of the stack, and
 			 * the unwinder's read past it is the end of the stack) */
@@ -648,16 +668,24 @@ static void on_sample(struct sstate *s, const uint8_t *p, size_t size, uint64_t 
 		}
 	} else {
 		int user = !s->o->kernel;
+		uint64_t ips = 0;
 		for (uint64_t i = 0; i < nr && n < FMT_SAMPLE_MAX_FRAMES; i++) {
 			if (chain[i] >= (uint64_t)-4095) {
 				user = chain[i] == (uint64_t)PERF_CONTEXT_USER;
 				continue;
 			}
+			ips++;
 			if (user)
 				pcs[n++] = chain[i];
 		}
 		if (!n)
 			pcs[n++] = ip;
+		/* the kernel keeps perf_event_max_stack frames of a chain (127
+		 * unless raised) and drops the rest without a mark */
+		if (ips >= kernel_max_stack() || n == FMT_SAMPLE_MAX_FRAMES) {
+			cut = 1;
+			s->st->too_deep++;
+		}
 	}
 	if (cut)
 		s->st->unwind_fail++;

@@ -42,6 +42,7 @@ struct sym_unwind_ctx {
 	int n, max;
 	int ran_out; /* the unwinder wanted memory past the end of the copy */
 	int bogus;   /* it gave a return address no code can have */
+	int full;    /* frames were left when pcs was full */
 	const struct sym_exec_ranges *exec; /* where a return address can point */
 };
 
@@ -1611,10 +1612,12 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 	bool activation;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (u->n >= u->max)
-		return DWARF_CB_ABORT;
 	if (u->n > 0 && pc == 0)
 		return DWARF_CB_ABORT;
+	if (u->n >= u->max) {
+		u->full = 1;
+		return DWARF_CB_ABORT;
+	}
 	/* the first page is never mapped: a return address there is the
 	 * unwinder reading what is not one (through _Unwind_RaiseException's
 	 * frames: 0x3e7 [unknown] as the outermost frame) */
@@ -1684,6 +1687,7 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_
 	u->max = max;
 	u->ran_out = 0;
 	u->bogus = 0;
+	u->full = 0;
 	u->exec = &sp->exec;
 	*truncated = 0;
 	if (!sp->dwfl || max <= 0)
@@ -1705,8 +1709,8 @@ int sym_proc_unwind(struct sym_proc *sp, int tid, const uint64_t regs[ARCH_PERF_
 	}
 	if (u->ran_out && u->n < max)
 		*truncated |= 2;
-	if (u->bogus)
-		*truncated |= 1;
+	if (u->bogus || u->full)
+		*truncated |= 1; /* (a stack deeper than pcs holds: its outer frames are cut) */
 	if ((*truncated & 1) && u->n > 0 && !has_cfi(sp, u->pcs[u->n - 1] - (u->n > 1)))
 		*truncated |= 4;
 	if (u->n > 0)

@@ -1600,6 +1600,53 @@ def test_inline_in_nested_functions(c):
         check(share >= 85, "%s: hot() has %.1f%% exclusive: %s" % (name, share, function_list(rep)))
 
 
+DEEP_REC = r"""
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) long leaf(long x) { long s = 0; for (int i = 0; i < 300; i++) s += (x * i) ^ (s >> 3); return s; }
+__attribute__((noipa)) long deep(int d, long x)
+{
+    volatile long pad[2];
+    pad[0] = x;
+    if (d == 0) return leaf(pad[0]);
+    long r = deep(d - 1, x + 1);
+    pad[1] = r;
+    return pad[1] + (d & 1);
+}
+int main(int argc, char **argv)
+{
+    int depth = atoi(argv[1]), n = atoi(argv[2]);
+    long t = 0;
+    for (int i = 0; i < n; i++) t += deep(depth, i);
+    printf("%ld\n", t);
+    return 0;
+}
+"""
+
+
+@test
+def test_deep_stacks_counted(c):
+    """Stacks deeper than the frames kept: DWARF unwinding stopped at 1024 frames, with a copy
+    of the stack holding all 1500 (main at 64-77 %% inclusive, "0 stacks cut short"); with
+    frame pointers the kernel keeps perf_event_max_stack frames (127) and drops the rest
+    unmarked, also counted as whole.  Now 4096 frames are kept, and a stack cut by either limit
+    is counted, and said."""
+    src = os.path.join(c.tmp, "rec.c")
+    with open(src, "w") as f:
+        f.write(DEEP_REC)
+    nofp, fp = os.path.join(c.tmp, "rec_nofp"), os.path.join(c.tmp, "rec_fp")
+    c.run(["gcc", "-O2", "-g", "-o", nofp, src], expect=0)
+    c.run(["gcc", "-O2", "-g", "-fno-omit-frame-pointer", "-o", fp, src], expect=0)
+    _, _, rep = c.record_and_report([nofp, "1500", "150000"], options=["--stack-size", "65000"])
+    check(pct(rep, incl(rep, "main")) >= 99, "1500 frames deep: main has %.1f%% inclusive, %d cut: %s" % (
+        pct(rep, incl(rep, "main")), rep["cut_stacks"], function_list(rep)))
+    rec, _, rep = c.record_and_report([fp, "300", "150000"], options=["--call-graph", "fp"])
+    under = rep["samples"] - incl(rep, "main")
+    check(rep["cut_stacks"] >= under and under > 0,
+          "frame pointers, 300 deep: %d stacks without main, %d counted cut short" % (under, rep["cut_stacks"]))
+    check("perf_event_max_stack" in rec.stderr, "record does not say where the frames were cut: %s" % rec.stderr)
+
+
 @test
 def test_clang_functions_files(c):
     """A clang build (DWARF 5, no .debug_aranges): each function has its file and its
