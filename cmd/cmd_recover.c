@@ -8,11 +8,13 @@
  * be read keeps the spool.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -79,6 +81,44 @@ static int recover_inplace(struct rec_spool *sp, const char *spool, const char *
 	return 1;
 }
 
+/*
+ * A process still writing the spool (its buffers are mapped from the spool's
+ * files): stint record was killed, the program runs on.  Recovering then
+ * saved what was written so far and removed the spool under the program,
+ * whose later events were lost, exit 0.  The pid, or 0.
+ */
+static pid_t spool_writer(const char *spool)
+{
+	char *real = realpath(spool, NULL);
+	if (!real)
+		return 0;
+	size_t len = strlen(real);
+	pid_t found = 0, self = getpid();
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	while (proc && !found && (e = readdir(proc)) != NULL) {
+		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+		if (pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		FILE *f = fopen(path, "re");
+		while (f && !found && getline(&line, &cap, f) > 0) {
+			char *name = strchr(line, '/');
+			if (name && strncmp(name, real, len) == 0 && name[len] == '/')
+				found = pid;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (proc)
+		closedir(proc);
+	free(line);
+	free(real);
+	return found;
+}
+
 int cmd_recover(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
@@ -116,6 +156,10 @@ int cmd_recover(int argc, char **argv)
 	int finished = 0;
 	if (rec_spool_open(&sp, spool, err, sizeof(err)) < 0)
 		die("%s", err);
+	pid_t writer = spool_writer(spool);
+	if (writer)
+		die("recover: process %d still records into '%s' (stint record was stopped, the program runs "
+		    "on): recover it once the program has ended; the spool is kept", (int)writer, spool);
 	if (recover_inplace(&sp, spool, output))
 		return 0;
 	if (rec_session_convert(sp.path, spool, &d, &finished, err, sizeof(err)) < 0)
@@ -127,6 +171,8 @@ int cmd_recover(int argc, char **argv)
 		    unread ? xasprintf("none of its %u thread buffer%s could be read ('%s' is no buffer of this "
 				       "stint's)", unread, unread == 1 ? "" : "s", first)
 			   : "it holds no thread's recording");
+	if (!finished) /* no exit status: the header and JSON said 0, a success */
+		d.flags |= FMT_SESS_LEFT_RUNNING;
 	if (fmt_write(&d, output) < 0)
 		die("cannot write '%s': %s; '%s' is kept", output, strerror(errno), spool);
 	if (!finished) /* (after the write: an error is then the one line) */

@@ -90,9 +90,9 @@ def read_pid(path):
         return int(f.read().split()[0])
 
 
-def killed_recorder_spool(c, outdir):
-    """Record e2e_wait_file, SIGKILL stint while the program runs, let the
-    program end; returns (spool directory, program pid)."""
+def killed_recorder_spool(c, outdir, while_running=None):
+    """Record e2e_wait_file, SIGKILL stint while the program runs, (call while_running(spool
+    directory) then,) let the program end; returns (spool directory, program pid)."""
     release = os.path.join(c.tmp, "release-%d" % len(c.log))
     pidfile = os.path.join(c.tmp, "pid-%d" % len(c.log))
     data = os.path.join(outdir, "killed.data")
@@ -106,6 +106,10 @@ def killed_recorder_spool(c, outdir):
         time.sleep(0.3)
         rec.kill()  # SIGKILL to stint only: the program runs on
         rec.wait()
+        if while_running:
+            sp = spools_in(outdir)
+            check(len(sp) == 1, "expected one spool in %s, found %s" % (outdir, os.listdir(outdir)))
+            while_running(sp[0])
     finally:
         open(release, "w").close()
         if rec.poll() is None:
@@ -608,11 +612,32 @@ def test_recorder_killed_then_recover(c):
     check("did not finish" in p.stderr, "recover does not say the recording did not finish: %s" % p.stderr)
     rep = c.report_json(out)
     check(calls(rep, "main") == 1 and calls(rep, "tick") > 50, "recovered: %s" % function_list(rep))
+    check(rep.get("left_running"), "the recovered file gives an exit status (%d) stint never saw" % rep["exit_status"])
     ei = rep["session"]["elapsed_inclusive"]
     # the program ran >= 0.3 s before stint was killed, and ended within the
     # test's 15 s; a wrong clock factor (ticks taken for ns) is off by ~1e9x
     check(0.25e9 <= ei <= 60e9, "recovered session time %.3f s: wrong clock factor" % (ei / 1e9))
     check(not os.path.exists(spool), "recover left the spool behind")
+
+
+@test
+def test_recover_refuses_live_spool(c):
+    """recover run at once after stint record was killed, the program still running: it saved
+    what was written so far (22 of 100 iterations), removed the spool under the program and
+    exited 0.  Now it refuses in one line, naming the process, and the spool is kept; once the
+    program has ended the recovery is whole."""
+    outdir = os.path.join(c.tmp, "out")
+    os.mkdir(outdir)
+    out = os.path.join(c.tmp, "early.data")
+
+    def early(spool):
+        p = c.run([c.stint, "recover", spool, "-o", out])
+        one_line_error(p, ["still records", "once the program has ended"], "recover of a live spool")
+        check(os.path.isdir(spool) and not os.path.exists(out), "recover of a live spool removed it or wrote")
+
+    spool, _ = killed_recorder_spool(c, outdir, early)
+    c.run([c.stint, "recover", spool, "-o", out], expect=0)
+    check(calls(c.report_json(out), "main") == 1, "the recovery after the program's end is not whole")
 
 
 @test
