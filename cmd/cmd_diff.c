@@ -25,7 +25,8 @@ static const char diff_usage[] =
 	"  -s, --sort KEY     the change to order by: ei, ee (default), ai, ae, calls\n"
 	"                     (sampling: inclusive, exclusive (default))\n"
 	"  -n, --limit N      show the N largest changes only\n"
-	"      --no-pager     on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n" CMD_FILTER_HELP;
+	"      --no-pager     on a terminal, print instead of paging ($STINT_PAGER, $PAGER, less)\n"
+	"      --width N      shorten names to N columns (default: the terminal's; 0: never)\n" CMD_FILTER_HELP;
 
 int cmd_diff(int argc, char **argv)
 {
@@ -33,6 +34,7 @@ int cmd_diff(int argc, char **argv)
 						  {"limit", required_argument, NULL, 'n'},
 						  {"format", required_argument, NULL, 2},
 						  {"no-pager", no_argument, NULL, 3},
+						  {"width", required_argument, NULL, 4},
 						  {"help", no_argument, NULL, 'h'},
 						  CMD_FILTER_OPTIONS,
 						  {NULL, 0, NULL, 0}};
@@ -40,7 +42,7 @@ int cmd_diff(int argc, char **argv)
 	const char *sort = NULL;
 	int format = OUT_TABLE;
 	long limit = 0;
-	int c, pager = 1;
+	int c, pager = 1, width = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:n:h", longopts, NULL)) != -1) {
 		if (cmd_filter_option(c, optarg, &flt))
@@ -55,6 +57,14 @@ int cmd_diff(int argc, char **argv)
 				die("diff: unknown format '%s' (table, csv, json)", optarg);
 			break;
 		case 3: pager = 0; break;
+		case 4: {
+			char *end;
+			long w = strtol(optarg, &end, 10);
+			if (end == optarg || *end || w < 0 || w > 100000)
+				die("diff: --width wants a number of columns (0: no limit), not '%s'", optarg);
+			width = (int)w;
+			break;
+		}
 		case 'h': fputs(diff_usage, stdout); return 0;
 		default: cmd_bad_option("diff", argv, "s:n:h", longopts);
 		}
@@ -91,7 +101,7 @@ int cmd_diff(int argc, char **argv)
 	if (limit > 0 && (uint32_t)limit < n)
 		n = (uint32_t)limit;
 	struct out_diff_run a = {argv[optind], da.method, da.command}, b = {argv[optind + 1], db.method, db.command};
-	out_diff(stdout, ra.sampling, &a, &b, rows, n, format);
+	out_diff(stdout, ra.sampling, &a, &b, rows, n, format, width >= 0 ? width : out_term_width());
 	free(rows);
 	free(rowa);
 	free(rowb);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "out_diff.h"
+#include "output.h"
+#include "../lib/util.h"
 #include "out_schema.h"
 
 /* The schema's key of the value a diff compares in column c. */
@@ -94,10 +96,10 @@ static void diff_csv(FILE *f, const struct out_schema *s, const struct an_diff_r
 
 /* The table's columns, per method: instrumentation's exclusive times and
  * every change; sampling's exclusive and inclusive shares and changes. */
-static void diff_instr_header(FILE *f)
+static void diff_instr_header(FILE *f, int width)
 {
-	fprintf(f, "\n%11s %11s %11s %11s %11s %11s %11s  %s\n", "EE A", "EE B", "dEE", "dEI", "dAI", "dAE", "dCalls",
-		"Function [module]");
+	fprintf(f, "\n%11s %11s %11s %11s %11s %11s %11s  ", "EE A", "EE B", "dEE", "dEI", "dAI", "dAE", "dCalls");
+	out_put_label(f, width, 85, "Function [module]");
 }
 
 static void diff_instr_row(FILE *f, const struct out_schema *s, const struct an_diff_row *r)
@@ -111,10 +113,11 @@ static void diff_instr_row(FILE *f, const struct out_schema *s, const struct an_
 		r->b[AN_NVALUES] - r->a[AN_NVALUES]);
 }
 
-static void diff_sample_header(FILE *f)
+static void diff_sample_header(FILE *f, int width)
 {
-	fprintf(f, "# changes in percentage points of each run's samples\n\n%10s %10s %10s %10s %10s  %s\n",
-		"Excl% A", "Excl% B", "dExcl%", "Incl% B", "dIncl%", "Function [module]");
+	fprintf(f, "# changes in percentage points of each run's samples\n\n%10s %10s %10s %10s %10s  ", "Excl% A",
+		"Excl% B", "dExcl%", "Incl% B", "dIncl%");
+	out_put_label(f, width, 56, "Function [module]");
 }
 
 static void diff_sample_row(FILE *f, const struct out_schema *s, const struct an_diff_row *r)
@@ -126,7 +129,7 @@ static void diff_sample_row(FILE *f, const struct out_schema *s, const struct an
 }
 
 static const struct {
-	void (*header)(FILE *f);
+	void (*header)(FILE *f, int width);
 	void (*row)(FILE *f, const struct out_schema *s, const struct an_diff_row *r);
 } diff_table[OUT_NMETHODS] = {
 	[OUT_METHOD_INSTRUMENTATION] = {diff_instr_header, diff_instr_row},
@@ -134,7 +137,7 @@ static const struct {
 };
 
 void out_diff(FILE *f, int sampling, const struct out_diff_run *a, const struct out_diff_run *b,
-	      const struct an_diff_row *rows, uint32_t n, int format)
+	      const struct an_diff_row *rows, uint32_t n, int format, int width)
 {
 	const struct out_schema *s = out_schema_of(sampling);
 	if (format == OUT_JSON) {
@@ -147,13 +150,16 @@ void out_diff(FILE *f, int sampling, const struct out_diff_run *a, const struct 
 	}
 	fprintf(f, "# stint diff (%s): A = %s (%s), B = %s (%s)\n", a->method, a->path, a->command, b->path,
 		b->command);
-	diff_table[s->method].header(f);
+	diff_table[s->method].header(f, width);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct an_diff_row *r = &rows[i];
 		diff_table[s->method].row(f, s, r);
-		if (r->same_name && r->file && *r->file) /* (as report labels them) */
-			fprintf(f, "%s:", r->file);
-		fprintf(f, "%s " OUT_MOD_FMT "%s\n", r->name, OUT_MOD_ARGS(r->module),
-			!r->in_a ? " (new in B)" : !r->in_b ? " (only in A)" : "");
+		int used = s->method == OUT_METHOD_SAMPLING ? 56 : 85; /* (the row's columns) */
+		char *label = xasprintf("%s%s%s " OUT_MOD_FMT "%s",
+					r->same_name && r->file && *r->file ? r->file : "", /* (as report labels them) */
+					r->same_name && r->file && *r->file ? ":" : "", r->name, OUT_MOD_ARGS(r->module),
+					!r->in_a ? " (new in B)" : !r->in_b ? " (only in A)" : "");
+		out_put_label(f, width, used, label);
+		free(label);
 	}
 }

@@ -23,6 +23,6 @@ int out_diff_sort_key(int sampling, const char *key);
 
 /* The rows (n of them, in their order) as a table, CSV or JSON (enum out_format). */
 void out_diff(FILE *f, int sampling, const struct out_diff_run *a, const struct out_diff_run *b,
-	      const struct an_diff_row *rows, uint32_t n, int format);
+	      const struct an_diff_row *rows, uint32_t n, int format, int width);
 
 #endif

@@ -30,8 +30,9 @@ int out_color_wanted(int mode)
 {
 	if (mode != OUT_COLOR_AUTO)
 		return mode == OUT_COLOR_ALWAYS;
-	const char *term = getenv("TERM");
-	return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
+	const char *term = getenv("TERM"), *no = getenv("NO_COLOR");
+	/* (no-color.org: NO_COLOR set to anything but the empty string) */
+	return isatty(STDOUT_FILENO) && !(no && *no) && term && strcmp(term, "dumb") != 0;
 }
 
 static void out_pager_wait(void)

@@ -60,6 +60,8 @@ grep -q $'\033' <<<"$out" && fail "colour escapes in a pipe"
 awk 'length > 100 && !/^#/' <<<"$out" | grep -q '\[libc.so.6\]$' || fail "names were shortened in a pipe"
 out=$("$stint" report -i "$tmp/t.data" --width 100)
 awk 'length > 100 && !/^#/' <<<"$out" | grep -q . && fail "--width 100 left longer lines"
+out=$("$stint" diff "$tmp/t.data" "$tmp/t.data" --width 100) || fail "diff --width was refused"
+awk 'length > 100 && /\[/ && !/^#/' <<<"$out" | grep -q . && fail "diff --width 100 left longer rows"
 out=$("$stint" report -i "$tmp/t.data" --color=always)
 grep -q $'\033\\[3[12]m' <<<"$out" || fail "--color=always: no colour"
 out=$("$stint" report -i "$tmp/t.data" --color=never)
