@@ -550,7 +550,9 @@ size_t an_file_prefix(const char *s)
 {
 	const char *colon = strchr(s, ':');
 	size_t len = colon ? (size_t)(colon - s) : 0;
-	if (!len || !colon[1] || colon[1] == ':' || strcspn(s, " ([<") < len || !memchr(s, '.', len))
+	/* (a file's name may have spaces, "main prog.c:leaf"; a C++ name's
+	 * brackets before a colon are not a file's) */
+	if (!len || !colon[1] || colon[1] == ':' || strcspn(s, "([<") < len || !memchr(s, '.', len))
 		return 0;
 	return len;
 }

@@ -339,7 +339,7 @@ void an_sample_function(const struct fmt_data *d, const char *name, const char *
 int an_file_named(const char *path, const char *want);
 /* The length of s's "FILE:" part, as gdb names one of two static functions
  * ("a.c:helper"): before a single colon, with a dot, no C++ "::", no
- * spaces or brackets; 0 if none. */
+ * brackets; 0 if none. */
 size_t an_file_prefix(const char *s);
 void an_fn_samples_free(struct an_fn_samples *s);
 

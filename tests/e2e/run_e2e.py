@@ -1447,6 +1447,23 @@ def test_static_functions_two_files(c):
 
 
 @test
+def test_file_name_with_space_selects(c):
+    """--function "FILE:NAME" with a space in the file's name ("main prog.c:leaf") matched
+    nothing: the FILE: part was taken for no file when it had a space."""
+    src = os.path.join(c.tmp, "main prog.c")
+    with open(src, "w") as f:
+        f.write("volatile double s;\n__attribute__((noinline)) void leaf(void) { for (int i = 0; i < 1000; i++) s += i; }\n"
+                "int main(void) { for (int i = 0; i < 100; i++) leaf(); return 0; }\n")
+    prog = os.path.join(c.tmp, "spaced")
+    c.run(["gcc", "-O2", "-g", "-finstrument-functions", "-o", prog, src], expect=0)
+    _, data = c.record([prog])
+    p = c.run([c.stint, "report", "-i", data, "--format", "json", "--function", "main prog.c:leaf"], expect=0)
+    rows = json.loads(p.stdout)["functions"]
+    check([r["calls"] for r in rows if r["name"] == "leaf"] == [100], "--function 'main prog.c:leaf': %s" % rows)
+    c.run([c.stint, "callers", "-i", data, "main prog.c:leaf"], expect=0)
+
+
+@test
 def test_selection_matching_nothing(c):
     """A record-time selection that matches no function the program calls: said, not taken
     for a build problem.  Instrumented: a warning, the recording kept (exit 0).  Patched at
