@@ -285,13 +285,13 @@ uint32_t an_view_preorder(const struct an_view *v, uint32_t **order, uint32_t **
 	return cct_preorder(&v->tree, v->r, 0, order, same);
 }
 
-/* Per node: how many ancestors share its function (0: not recursive there). */
-static uint32_t *same_above(const struct an_view *v)
+uint32_t *an_view_outermost(const struct an_view *v)
 {
-	uint32_t *order, *same;
-	an_view_preorder(v, &order, &same);
+	uint32_t *order, *same, *outer;
+	cct_preorder_outer(&v->tree, v->r, 0, &order, &same, &outer);
 	free(order);
-	return same;
+	free(same);
+	return outer;
 }
 
 /* The row of key (a function, ~0u for the root), found through slot[]
@@ -328,15 +328,16 @@ static uint32_t *row_slots(const struct an_view *v)
 	return slot;
 }
 
-static void add_values(struct an_row *r, const struct cct_node *n, int inclusive_too)
+static void add_inclusive(struct an_row *r, const struct cct_node *n)
 {
-	r->calls += n->calls;
+	r->v[AN_EI] += n->v[AN_EI];
+	r->v[AN_AI] += n->v[AN_AI];
+}
+
+static void add_exclusive(struct an_row *r, const struct cct_node *n)
+{
 	r->v[AN_EE] += n->v[AN_EE];
 	r->v[AN_AE] += n->v[AN_AE];
-	if (inclusive_too) {
-		r->v[AN_EI] += n->v[AN_EI];
-		r->v[AN_AI] += n->v[AN_AI];
-	}
 }
 
 void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows, uint32_t *n,
@@ -350,17 +351,26 @@ void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows,
 	self->name = v->r->funcs[fn].name;
 	self->module = v->r->mods[v->r->funcs[fn].module].base;
 	uint32_t *slot = row_slots(v);
-	uint32_t *same = same_above(v);
+	uint32_t *outer = an_view_outermost(v);
 	for (uint32_t i = 1; i < v->len; i++) {
 		if (v->n[i].fn != fn)
 			continue;
-		int outer = !same[i];
-		uint32_t p = v->n[i].parent;
-		uint32_t key = p == 0 ? ~0u : v->n[p].fn;
-		add_values(row_for(rows, n, &cap, slot, key, v), &v->n[i], outer);
-		add_values(self, &v->n[i], outer);
+		/* the calls under the caller that made them; the time of a
+		 * recursive call under the caller of the outermost one, whose
+		 * inclusive time holds it (its exclusive time under its own
+		 * caller row gave that row exclusive time and no inclusive) */
+		uint32_t p = v->n[i].parent, op = v->n[outer[i]].parent;
+		row_for(rows, n, &cap, slot, p == 0 ? ~0u : v->n[p].fn, v)->calls += v->n[i].calls;
+		struct an_row *owner = row_for(rows, n, &cap, slot, op == 0 ? ~0u : v->n[op].fn, v);
+		add_exclusive(owner, &v->n[i]);
+		self->calls += v->n[i].calls;
+		add_exclusive(self, &v->n[i]);
+		if (outer[i] == i) {
+			add_inclusive(owner, &v->n[i]);
+			add_inclusive(self, &v->n[i]);
+		}
 	}
-	free(same);
+	free(outer);
 	free(slot);
 }
 
@@ -370,17 +380,24 @@ void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows,
 	*rows = NULL;
 	*n = 0;
 	uint32_t *slot = row_slots(v);
-	uint32_t *same = same_above(v);
+	uint32_t *outer = an_view_outermost(v);
 	for (uint32_t i = 1; i < v->len; i++) {
 		if (v->n[i].fn != fn)
 			continue;
 		for (uint32_t c = v->n[i].child; c; c = v->n[c].next) {
-			uint32_t cf = v->n[c].fn;
-			int outer = !same[c] && cf != fn;
-			add_values(row_for(rows, n, &cap, slot, cf, v), &v->n[c], outer);
+			uint32_t cf = v->n[c].fn, o = outer[c];
+			struct an_row *row = row_for(rows, n, &cap, slot, cf, v);
+			row->calls += v->n[c].calls;
+			/* time as callers counts it: a recursive call's under the
+			 * row of its outermost call, when fn made that one */
+			if (cf == fn || v->n[v->n[o].parent].fn != fn)
+				continue;
+			add_exclusive(row, &v->n[c]);
+			if (o == c)
+				add_inclusive(row, &v->n[c]);
 		}
 	}
-	free(same);
+	free(outer);
 	free(slot);
 }
 

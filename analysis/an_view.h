@@ -68,6 +68,10 @@ void an_view_callers(const struct an_view *v, uint32_t fn, struct an_row **rows,
 		     struct an_row *self);
 void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows, uint32_t *n);
 
+/* Per node of v, the outermost call of its function on its path
+ * (cct_preorder_outer); malloc'd, v->len long. */
+uint32_t *an_view_outermost(const struct an_view *v);
+
 /* cct_preorder() of v's tree by function. */
 uint32_t an_view_preorder(const struct an_view *v, uint32_t **order, uint32_t **same);
 

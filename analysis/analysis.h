@@ -98,6 +98,11 @@ void cct_add_uncounted(struct cct *t, uint32_t node, const double *v);
  */
 uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_module, uint32_t **order,
 		      uint32_t **same);
+/* The same, and per node in *outermost the outermost node of its key on its
+ * path (itself where same is 0): the call under whose caller a recursive
+ * call's time is counted (callers, callees, the HTML page's edges). */
+uint32_t cct_preorder_outer(const struct cct *t, const struct an_result *r, int by_module, uint32_t **order,
+			    uint32_t **same, uint32_t **outermost);
 
 /* A report row, in nanoseconds (instrumentation) or samples (sampling). */
 struct an_row {

@@ -459,6 +459,12 @@ void an_select_ancestors(struct cct *t)
 uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_module, uint32_t **order,
 		      uint32_t **same)
 {
+	return cct_preorder_outer(t, r, by_module, order, same, NULL);
+}
+
+uint32_t cct_preorder_outer(const struct cct *t, const struct an_result *r, int by_module, uint32_t **order,
+			    uint32_t **same, uint32_t **outermost)
+{
 	/* one walk with an explicit stack and how often each key is on the
 	 * current path: asking each node's ancestors instead would take depth
 	 * x nodes steps, and a recursion 200,000 deep has that many of both */
@@ -468,6 +474,9 @@ uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_mod
 	uint32_t *st = xmalloc((t->len + 1) * sizeof(*st));
 	uint32_t *kid = xmalloc((t->len + 1) * sizeof(*kid));
 	uint32_t *onpath = xcalloc(nkeys + 1, sizeof(*onpath));
+	/* the outermost node of each key on the path (valid while onpath > 0) */
+	uint32_t *first = outermost ? xmalloc((nkeys + 1) * sizeof(*first)) : NULL;
+	uint32_t *outer = outermost ? xmalloc((t->len + 1) * sizeof(*outer)) : NULL;
 	uint32_t n = 0, sp = 0;
 	st[sp] = 0;
 	kid[sp++] = t->n[0].child;
@@ -482,8 +491,17 @@ uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_mod
 		}
 		kid[sp - 1] = t->n[c].next;
 		uint32_t fn = t->n[c].fn;
-		if (fn < r->nfuncs)
-			sm[c] = onpath[by_module ? r->funcs[fn].module : fn]++;
+		if (fn < r->nfuncs) {
+			uint32_t key = by_module ? r->funcs[fn].module : fn;
+			sm[c] = onpath[key]++;
+			if (first) {
+				if (!sm[c])
+					first[key] = c;
+				outer[c] = first[key];
+			}
+		} else if (outer) {
+			outer[c] = c;
+		}
 		ord[n++] = c;
 		st[sp] = c;
 		kid[sp++] = t->n[c].child;
@@ -491,8 +509,13 @@ uint32_t cct_preorder(const struct cct *t, const struct an_result *r, int by_mod
 	free(st);
 	free(kid);
 	free(onpath);
+	free(first);
 	*order = ord;
 	*same = sm;
+	if (outermost) {
+		outer[0] = 0;
+		*outermost = outer;
+	}
 	return n;
 }
 

@@ -610,9 +610,10 @@ static int hj_cmp_edge(const void *a, const void *b)
 }
 
 /*
- * The edge caller->callee of view node i gets i's values; its inclusive
- * values only when i's function is not on the path above i (as
- * an_view_callers() and an_view_callees() count them).
+ * The edge caller->callee of view node i gets i's calls; its time goes to
+ * the edge of the outermost call of i's function on i's path, its
+ * inclusive time only when that is i itself (as an_view_callers() and
+ * an_view_callees() count them).
  */
 static int hj_edges_build(const struct an_view *v, struct hj_edges *s)
 {
@@ -620,20 +621,22 @@ static int hj_edges_build(const struct an_view *v, struct hj_edges *s)
 	s->len = 0;
 	memset(&s->index, 0, sizeof(s->index));
 	s->e = malloc((size_t)s->cap * sizeof(*s->e));
-	uint32_t *order = NULL, *same = NULL;
+	uint32_t *order = NULL, *same = NULL, *outer = NULL;
 	int rc = -1;
 	if (!s->e)
 		goto out;
 	uint32_t nord = an_view_preorder(v, &order, &same);
+	outer = an_view_outermost(v);
 	for (uint32_t k = 0; k < nord; k++) {
 		uint32_t i = order[k];
 		const struct cct_node *n = &v->n[i];
 		uint32_t caller = n->parent == 0 ? ~0u : v->n[n->parent].fn;
-		struct hj_edge *e = hj_edge_get(s, caller, n->fn);
-		e->calls += n->calls;
+		uint32_t op = v->n[outer[i]].parent, owner = op == 0 ? ~0u : v->n[op].fn;
+		hj_edge_get(s, caller, n->fn)->calls += n->calls;
+		struct hj_edge *e = hj_edge_get(s, owner, n->fn);
 		e->v[AN_EE] += n->v[AN_EE];
 		e->v[AN_AE] += n->v[AN_AE];
-		if (!same[i]) {
+		if (outer[i] == i) {
 			e->v[AN_EI] += n->v[AN_EI];
 			e->v[AN_AI] += n->v[AN_AI];
 		}
@@ -644,6 +647,7 @@ out:
 	util_index_free(&s->index);
 	free(order);
 	free(same);
+	free(outer);
 	return rc;
 }
 

@@ -594,6 +594,32 @@ def test_deep_recursion(c):
 
 
 @test
+def test_recursive_callers_rows(c):
+    """callers/callees of a recursive function: the row of the function as its own caller had
+    exclusive time and no inclusive time (recurse: EI 0, EE all of the inner calls'), a row with
+    EE > EI.  The calls stay under the caller that made them, the time goes under the caller of
+    the outermost call; the rows still add up to the function's values, and EE <= EI in every
+    row.  The HTML page's edges count the same."""
+    _, data = c.record([c.prog("e2e_recursion")])
+    for cmd in ("callers", "callees"):
+        p = c.run([c.stint, cmd, "-i", data, "--format", "json", "recurse"], expect=0)
+        j = json.loads(p.stdout)
+        fn = j["function"]
+        rows = {r["name"]: r for r in j["callers"] + j["callees"]}
+        check(rows["recurse"]["calls"] == 14997 and rows["recurse"]["elapsed_exclusive"] == 0,
+              "%s: recurse as its own caller/callee: %s" % (cmd, rows["recurse"]))
+        for r in rows.values():
+            for i, e in (("elapsed_inclusive", "elapsed_exclusive"), ("application_inclusive", "application_exclusive")):
+                check(r[e] <= r[i] + 1, "%s: the row %s has %s %d > %s %d" % (cmd, r["name"], e, r[e], i, r[i]))
+        if cmd == "callers":
+            for k in ("elapsed_inclusive", "elapsed_exclusive", "calls"):
+                got = sum(r[k] for r in j["callers"])
+                check(abs(got - fn[k]) <= 1, "callers' %s add up to %d, the function's is %d" % (k, got, fn[k]))
+            check(rows["main"]["elapsed_exclusive"] == fn["elapsed_exclusive"],
+                  "main's row does not hold recurse's exclusive time: %s" % rows["main"])
+
+
+@test
 def test_out_of_memory_one_line(c):
     """Short of memory, every command of the analysis says so in one line and exits with an
     error status: no silent abort() (doc: lib/util.h, the error policy)."""
