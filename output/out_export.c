@@ -731,18 +731,126 @@ static void ch_us(FILE *f, double ns)
 	fprintf(f, "%.3f", ns / 1000.0);
 }
 
+/* A time in picoseconds as microseconds: three decimals (the ns) unless a
+ * slice was moved by picoseconds to nest unambiguously (ch_put). */
+static void ch_ps(FILE *f, int64_t ps)
+{
+	if (ps < 0) {
+		fputc('-', f);
+		ps = -ps;
+	}
+	int64_t frac = ps % 1000000;
+	if (frac % 1000 == 0)
+		fprintf(f, "%" PRId64 ".%03" PRId64, ps / 1000000, frac / 1000);
+	else
+		fprintf(f, "%" PRId64 ".%06" PRId64, ps / 1000000, frac);
+}
+
+/*
+ * Instrumentation: slices in the order calls are entered, each parent
+ * before its children, so a reader that sorts by start time (stably, in
+ * file order) sees the caller first.  A call's end is not known when it
+ * is entered, so each thread is replayed twice: the first replay notes
+ * every call's end and whether the filter keeps it, by the order of entry
+ * (9 bytes a call of one thread), the second writes.  (The counting
+ * passes of --max-events need neither: they count the calls as they end.)
+ *
+ * Compensation often leaves a caller no time of its own around its only
+ * call: both slices then start and end at the same nanosecond, and
+ * readers nest them in whichever order their sort leaves them (speedscope
+ * and Perfetto sort by start, then longer first; a stable sort keeps the
+ * file order, others do not).  And speedscope, at one instant, begins a
+ * slice before it ends another of the same name, so a call that starts
+ * as its same-named sibling ends (a loop of calls, compensated to no gap)
+ * is drawn inside it.  So a slice starts at least a picosecond after its
+ * parent starts and after its previous sibling ends, and ends no later
+ * than its parent: a nesting no sort can misread.  The picoseconds are
+ * below the clock's resolution and the ns printed otherwise: a call moves
+ * by a picosecond for each caller with which it shared its start, a
+ * function's total by picoseconds a call.
+ */
+struct ch_span {
+	int64_t start, end; /* ps since t0, as written */
+	int64_t last;       /* the end of its latest child (its start before one) */
+};
+
 struct ch_frame {
 	uint32_t fn;
+	uint32_t ord;   /* the order of its entry in its thread */
 	double start;   /* ns */
 	int match;      /* the function passes the filter */
 	int inside;     /* entered below a matching frame */
 	int below;      /* a matching frame was entered below it */
 	int system;     /* a system library's (hidden by just-my-code) */
+	int pushed;     /* its span is on ch_thread.spans (writing replay) */
 };
 
-static void ch_slice(struct ch_ctx *c, const char *name, const char *cat, uint32_t pid, uint32_t tid,
-		     double start, double end)
+/* The replay of one thread's events (an_walk_events) as slices. */
+enum ch_mode { CH_COUNT, CH_NOTE, CH_WRITE };
+
+struct ch_thread {
+	struct ch_ctx *c;
+	enum ch_mode mode;
+	uint32_t pid, tid;
+	struct ch_frame *st; /* the open frames, by depth */
+	uint32_t cap, inside;
+	uint32_t calls;      /* calls entered so far */
+	double *end;         /* per call by entry: its end (CH_NOTE) */
+	uint8_t *keep;       /* per call by entry: the filter keeps it */
+	uint32_t capcalls;
+	struct ch_span *spans; /* the written frames open (CH_WRITE) */
+	uint32_t nspans, capspans;
+	int64_t root_last;   /* the end of the latest slice of no parent */
+};
+
+static int ch_keep(const struct ch_ctx *c, const struct ch_frame *fr)
 {
+	if (fr->system)
+		return 0;
+	return !c->filtering || fr->match || fr->inside || fr->below;
+}
+
+/* The ns (since t0) a slice starts or ends at: both ends rounded, the
+ * duration their difference (each rounded apart, a slice could end 1 ns
+ * past its caller's, or the next start 1 ns before the previous ended) */
+static int64_t ch_ns(const struct ch_ctx *c, double t)
+{
+	return (int64_t)llround(t - c->t0);
+}
+
+/* An off-CPU interval is written if it has a length: zero-length ones
+ * (at a thread's start, where nothing has been subtracted from yet) say
+ * nothing and would open the thread in a viewer. */
+static int ch_off_cpu(const struct ch_thread *t, const struct an_walk_ev *e)
+{
+	return e->os && (!t->c->filtering || t->inside) && ch_ns(t->c, e->end) > ch_ns(t->c, e->start);
+}
+
+/* One slice in the writing replay: placed inside its parent (the
+ * innermost written frame open) after its previous sibling, written if
+ * under the cap; push: it is a call, whose children follow. */
+static void ch_put(struct ch_thread *t, const char *name, const char *cat, double start, double end, int push)
+{
+	struct ch_ctx *c = t->c;
+	struct ch_span *par = t->nspans ? &t->spans[t->nspans - 1] : NULL;
+	int64_t *last = par ? &par->last : &t->root_last;
+	int64_t s = ch_ns(c, start) * 1000, e = ch_ns(c, end) * 1000;
+	if (s <= *last)
+		s = *last + 1;
+	if (par && s > par->end)
+		s = par->end;
+	if (e < s)
+		e = s;
+	if (par && e > par->end)
+		e = par->end;
+	*last = e;
+	if (push) {
+		if (t->nspans == t->capspans) {
+			t->capspans = t->capspans ? t->capspans * 2 : 256;
+			t->spans = xrealloc(t->spans, t->capspans * sizeof(*t->spans));
+		}
+		t->spans[t->nspans++] = (struct ch_span){s, e, s};
+	}
 	if (!ch_event(c, start))
 		return;
 	ch_sep(c);
@@ -750,34 +858,12 @@ static void ch_slice(struct ch_ctx *c, const char *name, const char *cat, uint32
 	out_json_str(c->f, name);
 	fputs(",\"cat\":", c->f);
 	out_json_str(c->f, cat);
-	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
-	/* both ends rounded to the ns, the duration their difference: each
-	 * rounded apart, a slice could end 1 ns past its caller's, or the next
-	 * slice start 1 ns before the previous ended (a trace viewer nests it) */
-	double s = round(start - c->t0), e = round(end - c->t0);
-	ch_us(c->f, s);
+	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", t->pid, t->tid);
+	ch_ps(c->f, s);
 	fputs(",\"dur\":", c->f);
-	ch_us(c->f, e > s ? e - s : 0);
+	ch_ps(c->f, e - s);
 	fputc('}', c->f);
 }
-
-static void ch_close(struct ch_ctx *c, const struct ch_frame *fr, uint32_t pid, uint32_t tid, double end)
-{
-	if (fr->system)
-		return;
-	if (c->filtering && !fr->match && !fr->inside && !fr->below)
-		return;
-	const struct an_module *m = fn_module(c->r, fr->fn);
-	ch_slice(c, fn_name(c->r, fr->fn), m ? m->base : "?", pid, tid, fr->start, end);
-}
-
-/* The replay of one thread's events (an_walk_events) as slices. */
-struct ch_thread {
-	struct ch_ctx *c;
-	uint32_t pid, tid;
-	struct ch_frame *st; /* the open frames, by depth */
-	uint32_t cap, inside;
-};
 
 static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 {
@@ -785,14 +871,24 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 	struct ch_ctx *c = t->c;
 	const struct an_filter *flt = c->o->filter;
 	if (e->what == AN_WALK_INTERVAL) {
-		if (e->os && (!c->filtering || t->inside))
-			ch_slice(c, "off-CPU", "os", t->pid, t->tid, e->start, e->end);
+		if (t->mode == CH_NOTE || !ch_off_cpu(t, e))
+			return;
+		if (t->mode == CH_COUNT)
+			ch_event(c, e->start);
+		else /* inside the frame current in it: after the call in the file */
+			ch_put(t, "off-CPU", "os", e->start, e->end, 0);
 		return;
 	}
 	if (e->what == AN_WALK_EXIT) {
 		struct ch_frame *fr = &t->st[e->depth];
 		t->inside -= fr->match ? 1 : 0;
-		ch_close(c, fr, t->pid, t->tid, e->end);
+		if (t->mode == CH_COUNT && ch_keep(c, fr))
+			ch_event(c, fr->start);
+		else if (t->mode == CH_NOTE) {
+			t->end[fr->ord] = e->end;
+			t->keep[fr->ord] = (uint8_t)ch_keep(c, fr);
+		} else if (t->mode == CH_WRITE && fr->pushed)
+			t->nspans--;
 		return;
 	}
 	if (e->depth >= t->cap) {
@@ -804,6 +900,8 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 	const struct an_module *m = fn_module(c->r, e->fn);
 	fr->fn = e->fn;
 	fr->start = e->start;
+	fr->ord = t->calls++;
+	fr->pushed = 0;
 	fr->system = flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL);
 	fr->match = c->filtering && an_filter_match(c->r, flt, e->fn);
 	fr->inside = t->inside > 0;
@@ -815,19 +913,42 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 		for (uint32_t i = e->depth; i-- > 0 && !t->st[i].below;)
 			t->st[i].below = 1;
 	}
+	if (t->mode == CH_NOTE && fr->ord >= t->capcalls) {
+		t->capcalls = t->capcalls ? t->capcalls * 2 : 4096;
+		t->end = xrealloc(t->end, t->capcalls * sizeof(*t->end));
+		t->keep = xrealloc(t->keep, t->capcalls * sizeof(*t->keep));
+	}
+	if (t->mode == CH_NOTE) { /* (every frame is closed by an exit, at the end at the latest) */
+		t->end[fr->ord] = fr->start;
+		t->keep[fr->ord] = 0;
+	}
+	if (t->mode == CH_WRITE && fr->ord < t->capcalls && t->keep[fr->ord]) {
+		ch_put(t, fn_name(c->r, fr->fn), m ? m->base : "?", fr->start, t->end[fr->ord], 1);
+		fr->pushed = 1;
+	}
 }
 
 /* One thread's calls and off-CPU intervals (instrumentation), times
- * compensated as in every view (an_walk_events). */
+ * compensated as in every view (an_walk_events): counted, or noted and
+ * written (above). */
 static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 {
 	const struct fmt_thread *th = &c->d->threads[ti];
-	struct ch_thread t = {.c = c, .pid = c->d->procs[th->proc].pid, .tid = th->tid, .cap = 256};
+	struct ch_thread t = {.c = c, .pid = c->d->procs[th->proc].pid, .tid = th->tid, .cap = 256,
+			      .mode = c->printing ? CH_NOTE : CH_COUNT, .root_last = INT64_MIN / 2};
 	t.st = xmalloc(t.cap * sizeof(*t.st));
 	double end = an_walk_events(c->d, c->r, &c->maps[th->proc], ti, c->o->no_compensation, ch_instr_event, &t);
+	if (t.mode == CH_NOTE) {
+		t.mode = CH_WRITE;
+		t.calls = t.inside = 0;
+		an_walk_events(c->d, c->r, &c->maps[th->proc], ti, c->o->no_compensation, ch_instr_event, &t);
+	}
 	if (end > c->tmax)
 		c->tmax = end;
 	free(t.st);
+	free(t.end);
+	free(t.keep);
+	free(t.spans);
 }
 
 /* One sample (an_walk_samples: filtered, inlined functions expanded): an

@@ -67,6 +67,7 @@ class Ctx(harness.Ctx):
         "sample_recurse": ("sample", "s_recurse"),
         "sample_inline": ("sample", "s_inline"),
         "instr_lines": ("instrument", "e2e_line_costs"),
+        "instr_nest": ("instrument", "e2e_chrome_nest"),
     }
 
     def data(self, name):
@@ -766,6 +767,127 @@ def test_chrome_compensated(c):
     check(raw - cmpd > func_rows(c.report(data))["cmp"]["calls"] * 0.6 + 2,
           "compensation too small to tell apart: %s vs %s" % (raw, cmpd))
     print("chrome (compensation): %d function totals agree with the report, compensated and not" % checked)
+
+
+def ps(us):
+    """A trace time (µs) in whole picoseconds."""
+    return int(round(us * 1e6))
+
+
+def read_sorted(slices, key):
+    """Nest one thread's slices as trace viewers do from times: sorted by key, each slice inside
+    the innermost open one that ends after it starts.  slices: (name, ts, dur, index) in ps.
+    Returns (name, start, end, parent name or None, children's total) per slice, and overlaps."""
+    out, stack, bad = [], [], 0
+    for name, ts, dur, _ in sorted(slices, key=key):
+        while stack and stack[-1][2] <= ts and not (dur == 0 and stack[-1][1] == ts == stack[-1][2]):
+            stack.pop()
+        if stack and ts + dur > stack[-1][2]:
+            bad += 1
+        fr = [name, ts, ts + dur, stack[-1][0] if stack else None, 0]
+        if stack:
+            stack[-1][4] += dur
+        stack.append(fr)
+        out.append(fr)
+    return out, bad
+
+
+def read_speedscope(slices):
+    """Nest one thread's slices as speedscope 1.25's trace-event importer does: complete events
+    sorted by start then longer first (stably), split into begin and end queues sorted by time
+    (stably); at one instant a begin goes first if it has the name of the next end, else the
+    end; an end is matched to the open frame of its name among the ends of that instant."""
+    order = sorted(slices, key=lambda s: (s[1], -s[2]))
+    begins = sorted(((ts, name) for name, ts, dur, _ in order), key=lambda b: b[0])
+    ends = sorted(((ts + dur, name) for name, ts, dur, _ in order), key=lambda e: e[0])
+    out, stack, bad, bi = [], [], 0, 0
+    ends = collections.deque(ends)
+    while bi < len(begins) or ends:
+        take_b = bool(ends) is False or (bi < len(begins) and (
+            begins[bi][0] < ends[0][0] or (begins[bi][0] == ends[0][0] and begins[bi][1] == ends[0][1])))
+        if take_b:
+            ts, name = begins[bi]
+            bi += 1
+            fr = [name, ts, None, stack[-1][0] if stack else None, 0]
+            stack.append(fr)
+            continue
+        if stack:
+            top = stack[-1][0]
+            for j in range(1, len(ends)):
+                if ends[j][0] > ends[0][0]:
+                    break
+                if ends[j][1] == top:
+                    ends[0], ends[j] = ends[j], ends[0]
+                    break
+        ts, name = ends.popleft()
+        if not stack or stack[-1][0] != name:
+            bad += 1
+            continue
+        fr = stack.pop()
+        fr[2] = ts
+        if stack:
+            stack[-1][4] += ts - fr[1]
+        out.append(fr)
+    return out, bad + len(stack)
+
+
+def test_chrome_nesting(c):
+    """Trace viewers rebuild the call tree from the slices' times alone (a stable sort by start,
+    longer first; speedscope's importer; a reader that breaks ties the other way): each must get
+    the report's tree.  Compensation leaves fact(n) the start and end of its only call, and leaf
+    called in a loop starts as the previous call ends: written at their ends, children before
+    parents, a viewer drew leaf as the caller of fact, and off-CPU as the caller of the call it
+    was in; two zero-length off-CPU slices opened each thread."""
+    data = c.data("instr_nest")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    tree = json.loads(c.run([c.stint, "report", "-i", data, "--tree", "--threshold", "0", "--format", "json"]).stdout)
+    edges = set()
+
+    def walk(node, parent):
+        edges.add((parent, node["name"]))
+        for ch in node.get("children", []):
+            walk(ch, node["name"])
+    for root in tree["roots"]:
+        walk(root, None)
+    t = load_trace(c.export(data, "chrome")[0])
+    per, every = collections.defaultdict(list), collections.defaultdict(list)
+    for i, e in enumerate(t["traceEvents"]):
+        if e["ph"] == "X":
+            s = (e["name"], ps(e["ts"]), ps(e["dur"]), i)
+            every[(e["pid"], e["tid"])].append(s)
+            if e.get("cat") != "os":
+                per[(e["pid"], e["tid"])].append(s)
+            else:
+                check(e["dur"] > 0, "a zero-length off-CPU slice: %s" % e)
+    readers = (("sorted by start, longer first, then file order",
+                lambda sl: read_sorted(sl, lambda s: (s[1], -s[2], s[3]))),
+               ("sorted by start, longer first, then reverse file order",
+                lambda sl: read_sorted(sl, lambda s: (s[1], -s[2], -s[3]))),
+               ("speedscope", read_speedscope))
+    for what, reader in readers:
+        ee, kids_of = collections.Counter(), collections.Counter()
+        for key, sl in per.items():
+            frames, bad = reader(sl)
+            check(bad == 0, "%s: %d slices of thread %s do not nest" % (what, bad, key))
+            for name, start, end, parent, kids in frames:
+                ee[name] += (end - start - kids) / 1000.0
+                kids_of[parent] += 1
+                check(end == start or (parent, name) in edges,
+                      "%s: %s drawn as called by %s, which the report's tree does not have" % (what, name, parent))
+        for name, r in rows.items():
+            # each slice's ends are rounded to the ns (and moved by a picosecond to nest)
+            near(ee[name], r["elapsed_exclusive"], r["calls"] + kids_of[name] + 2,
+                 "%s: exclusive ns of %s" % (what, name))
+        # off-CPU is drawn inside the call it was in, never around one
+        for key, sl in every.items():
+            frames, bad = reader(sl)
+            check(bad == 0, "%s: slices of thread %s with off-CPU do not nest" % (what, key))
+            for name, start, end, parent, kids in frames:
+                check(parent != "off-CPU", "%s: %s drawn inside off-CPU" % (what, name))
+    naps = [e for e in t["traceEvents"] if e["ph"] == "X" and e["name"] == "nap"]
+    check(len(naps) == 3, "%d nap slices" % len(naps))
+    print("chrome (nesting): three readers rebuild the report's tree and exclusive times")
 
 
 def test_chrome_sampling(c):
