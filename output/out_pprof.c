@@ -336,6 +336,28 @@ static void pp_samp_free(struct pp_samp *ps)
 	free(ps->cur);
 }
 
+/* The program's executable: the first process's (the one started). */
+static int pp_is_main(const struct fmt_data *d, const char *path)
+{
+	return d->nprocs && d->procs[0].exe && path && strcmp(path, d->procs[0].exe) == 0;
+}
+
+/* A sampling mapping: module fm of a process, id its mapping id. */
+static void pp_samp_mapping(StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_module *fm,
+			    uint32_t id, StintPprof__Mapping *maps, StintPprof__Mapping **map_ptrs)
+{
+	StintPprof__Mapping *mp = &maps[prof->n_mapping];
+	stint_pprof__mapping__init(mp);
+	mp->id = id;
+	mp->filename = pp_str(st, fm->path);
+	mp->build_id = pp_str(st, fm->build_id);
+	mp->memory_start = fm->start;
+	mp->memory_limit = fm->end;
+	mp->file_offset = fm->offset;
+	mp->has_functions = mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = 1;
+	map_ptrs[prof->n_mapping++] = mp;
+}
+
 /*
  * Fill prof's mappings, functions, locations and samples from the samples
  * of d that filter f keeps, and write it.  Returns 0, -1 on error.
@@ -365,22 +387,19 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 	StintPprof__Sample *smp = xcalloc(ps.nstk + 1, sizeof(*smp));
 	StintPprof__Sample **smp_ptrs = xcalloc(ps.nstk + 1, sizeof(*smp_ptrs));
 	int64_t *vals = xcalloc((size_t)(ps.nstk + 1) * 2, sizeof(*vals));
+	/* the first process's executable first (pp_add_mappings), then the
+	 * modules of each process in order */
+	uint32_t main_id = 0;
+	for (uint32_t i = 0; d->nprocs && i < d->procs[0].nmods && !main_id; i++)
+		if (ps.map_used[i + 1] && pp_is_main(d, d->procs[0].mods[i].path))
+			main_id = i + 1;
+	if (main_id)
+		pp_samp_mapping(prof, st, &d->procs[0].mods[main_id - 1], main_id, maps, map_ptrs);
 	for (uint32_t p = 0; p < d->nprocs; p++)
 		for (uint32_t i = 0; i < d->procs[p].nmods; i++) {
 			uint32_t id = ps.map_base[p] + i + 1;
-			if (!ps.map_used[id])
-				continue;
-			const struct fmt_module *fm = &d->procs[p].mods[i];
-			StintPprof__Mapping *mp = &maps[prof->n_mapping];
-			stint_pprof__mapping__init(mp);
-			mp->id = id;
-			mp->filename = pp_str(st, fm->path);
-			mp->build_id = pp_str(st, fm->build_id);
-			mp->memory_start = fm->start;
-			mp->memory_limit = fm->end;
-			mp->file_offset = fm->offset;
-			mp->has_functions = mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = 1;
-			map_ptrs[prof->n_mapping++] = mp;
+			if (ps.map_used[id] && id != main_id)
+				pp_samp_mapping(prof, st, &d->procs[p].mods[i], id, maps, map_ptrs);
 		}
 	for (uint32_t fi = 0; fi < nf; fi++) {
 		if (!ps.fn_used[fi])
@@ -494,13 +513,22 @@ static void pp_use(struct pp_tables *t, const struct an_result *r, uint32_t fn)
 	}
 }
 
-/* One mapping per module of r that used[] marks (id: the module's index + 1). */
+/* One mapping per module of r that used[] marks (id: the module's index +
+ * 1), the executable's first: pprof takes the first mapping for the
+ * program ("File:", "Build ID:"); r's modules are in the order functions
+ * were met, a library's often first. */
 static void pp_add_mappings(StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_data *d,
 			    const struct an_result *r, const uint8_t *used, StintPprof__Mapping *maps,
 			    StintPprof__Mapping **ptrs)
 {
-	for (uint32_t m = 0; m < r->nmods; m++) {
-		if (!used[m])
+	uint32_t main_mod = r->nmods;
+	for (uint32_t m = 0; m < r->nmods && main_mod == r->nmods; m++)
+		if (used[m] && pp_is_main(d, r->mods[m].path))
+			main_mod = m;
+	for (uint32_t k = 0; k <= r->nmods; k++) {
+		/* k == 0: the executable, then the others in order */
+		uint32_t m = k == 0 ? main_mod : k - 1;
+		if (m >= r->nmods || !used[m] || (k > 0 && m == main_mod))
 			continue;
 		StintPprof__Mapping *mp = &maps[prof->n_mapping];
 		stint_pprof__mapping__init(mp);

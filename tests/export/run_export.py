@@ -276,6 +276,7 @@ def decode_profile(gz):
         f = pb_fields(sb)
         samples.append(([fn for x in pb_ints(f[1]) for fn in locs[x]], pb_ints(f[2])))
     default = strings[p[14][0]] if p[14] else ""
+    decode_profile.maps = list(maps.values())  # in the file's order: pprof takes the first for the program
     decode_profile.where = where  # per location: (address, mapping, lines), for the line test
     decode_profile.locs = locs    # per location: its functions
     decode_profile.sample_locs = [pb_ints(pb_fields(sb)[1]) for sb in p[2]]
@@ -303,6 +304,18 @@ def pprof_top(c, tool, path, index):
     return out
 
 
+def first_mapping_is(c, exe, path):
+    """pprof takes the first mapping for the program ("File:", "Build ID:"): the executable's, not
+    libc's (a library's came first in instrumentation recordings, where modules are numbered in
+    the order their functions were met)."""
+    first = decode_profile.maps[0][0]
+    check(os.path.realpath(first) == os.path.realpath(exe), "mapping 0 is %s, not the program %s" % (first, exe))
+    tool = c.pprof_tool()
+    if tool:
+        p = c.run([tool, "-top", "-nodecount=1", path])
+        check(("File: %s\n" % os.path.basename(exe)) in p.stdout, "pprof -top names another file:\n%s" % p.stdout[:300])
+
+
 def test_pprof_instrumentation(c):
     data = c.data("instr_demo")
     rep = c.report(data)
@@ -322,6 +335,7 @@ def test_pprof_instrumentation(c):
             if k == 2:
                 near(cum.get(name, 0), r["application_inclusive"], tol, "decoded cum (AI) of %s" % name)
     print("pprof (instrumentation): decoded profile agrees with the report")
+    first_mapping_is(c, c.demo, path)
     tool = c.pprof_tool()
     if not tool:
         raise Skip("no Go pprof (setup builds it from golang-github-google-pprof-dev); "
@@ -358,6 +372,7 @@ def test_pprof_sampling(c):
         if hz:
             near(vals[1], vals[0] * 1e9 / hz, 1, "cpu ns of a sample")
     print("pprof (sampling): decoded profile agrees with the report")
+    first_mapping_is(c, c.prog("s_recurse"), path)
     tool = c.pprof_tool()
     if not tool:
         raise Skip("no Go pprof; the decoded profile was checked")
