@@ -120,6 +120,7 @@ static int cg_edge_cmp(const void *a, const void *b)
 struct cg_names {
 	uint8_t *fn_done, *fl_done, *ob_done;
 	uint32_t *file_id; /* per function: its source file's number */
+	uint32_t cur_ob, cur_fl; /* the ob= and fl= in force (+ 1; 0: none yet) */
 };
 
 static const char *cg_file(const struct an_result *r, uint32_t fn)
@@ -172,15 +173,27 @@ static void cg_fn_ref(FILE *f, const struct an_view *v, struct cg_names *nm, con
 	fprintf(f, "%s=(%u) %s%s\n", key, id + 1, fn_name(v->r, fn), id & 1 ? "'2" : "");
 }
 
-/* ob= and fl= (or cob= and cfi=) of a callgrind function. */
+/*
+ * ob= and fl= of a callgrind function, or cob= and cfi= of a callee where
+ * they differ from those in force, as valgrind writes them: a reader takes
+ * a callee without cfi= to be in the current file, and callgrind_annotate
+ * strips its working directory from fl= but not from cfi=, so a cfi= for
+ * every call listed each function twice when run from a directory above
+ * the sources.
+ */
 static void cg_place(FILE *f, const struct an_view *v, struct cg_names *nm, uint32_t id, int callee)
 {
 	uint32_t fn = id / 2;
 	const struct an_module *m = fn_module(v->r, fn);
-	if (m)
+	uint32_t fl = fn < v->r->nfuncs ? nm->file_id[fn] : v->r->nfuncs;
+	if (m && !(callee && nm->cur_ob == v->r->funcs[fn].module + 1))
 		cg_ref(f, callee ? "cob" : "ob", nm->ob_done, v->r->funcs[fn].module, m->path);
-	cg_ref(f, callee ? "cfi" : "fl", nm->fl_done, fn < v->r->nfuncs ? nm->file_id[fn] : v->r->nfuncs,
-	       cg_file(v->r, fn));
+	if (!(callee && nm->cur_fl == fl + 1))
+		cg_ref(f, callee ? "cfi" : "fl", nm->fl_done, fl, cg_file(v->r, fn));
+	if (!callee) {
+		nm->cur_ob = m ? v->r->funcs[fn].module + 1 : 0;
+		nm->cur_fl = fl + 1;
+	}
 }
 
 static uint32_t cg_line(const struct an_view *v, uint32_t id)
@@ -387,17 +400,20 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 		if (m)
 			cg_name_ref(f, "ob", ob_done, r->funcs[fn].module, m->path, "");
 		cg_name_ref(f, "fl", fl_done, cs.fn_file[fn], cs.files[cs.fn_file[fn]], "");
+		/* a callee's cob= and cfi= only where they differ (cg_place) */
+		uint32_t cur_ob = m ? r->funcs[fn].module : ~0u, cur_fl = cs.fn_file[fn];
 		cg_name_ref(f, "fn", fn_done, id, fn_name(r, fn), id & 1 ? "'2" : "");
 		for (; i < cs.n && cs.c[i].from == id; i++) {
 			const struct cg_cost *c = &cs.c[i];
 			if (c->to != ~0u) {
 				uint32_t cfn = c->to / 2;
 				const struct an_module *cm = fn_module(r, cfn);
-				if (cm)
+				if (cm && r->funcs[cfn].module != cur_ob)
 					cg_name_ref(f, "cob", ob_done, r->funcs[cfn].module, cm->path, "");
 				/* the callee's one file (it has one: it is a frame of this sample) */
 				uint32_t cfile = cfn < cs.nfn && cs.fn_file[cfn] != ~0u ? cs.fn_file[cfn] : cg_file_num(&cs, "???");
-				cg_name_ref(f, "cfi", fl_done, cfile, cs.files[cfile], "");
+				if (cfile != cur_fl)
+					cg_name_ref(f, "cfi", fl_done, cfile, cs.files[cfile], "");
 				cg_name_ref(f, "cfn", fn_done, c->to, fn_name(r, cfn), c->to & 1 ? "'2" : "");
 				/* sampling cannot count calls: one per call site and callee */
 				fprintf(f, "calls=1 %u\n", cfn < r->nfuncs && r->funcs[cfn].file[0] ? r->funcs[cfn].line : 0);
@@ -457,6 +473,8 @@ struct cgl {
 	uint32_t n, cap;
 	uint32_t *hash, hcap;
 	double total[2];
+	struct cgl_cost *inh; /* calls of frames inherited across fork, placed last */
+	uint32_t ninh, capinh;
 };
 
 static uint32_t cgl_slot(const struct cgl *g, uint32_t from, uint32_t line, uint32_t to)
@@ -472,17 +490,9 @@ static uint32_t cgl_slot(const struct cgl *g, uint32_t from, uint32_t line, uint
 	return k;
 }
 
-static void cgl_event(void *ctx, const struct an_line_ev *e)
+/* The cost of (from, line, to), made if new. */
+static struct cgl_cost *cgl_cost_at(struct cgl *g, uint32_t from, uint32_t line, uint32_t to)
 {
-	struct cgl *g = ctx;
-	const struct an_result *r = g->r;
-	if (!e->call && e->e == 0)
-		return; /* nothing to charge */
-	uint32_t from = e->fn * 2 + (e->fn_again ? 1 : 0), to = e->call ? e->callee * 2 + (e->callee_again ? 1 : 0) : ~0u;
-	const struct an_func *af = e->fn < r->nfuncs ? &r->funcs[e->fn] : NULL;
-	uint32_t line = af ? af->line : 0;
-	if (e->file && e->line && af && (!af->file[0] || strcmp(af->file, e->file) == 0))
-		line = e->line;
 	if ((g->n + 1) * 2 > g->hcap) {
 		uint32_t ncap = g->hcap ? g->hcap * 2 : 1024;
 		free(g->hash);
@@ -505,13 +515,62 @@ static void cgl_event(void *ctx, const struct an_line_ev *e)
 		g->c[g->n] = (struct cgl_cost){from, line, to, 0, {0, 0}};
 		g->hash[k] = g->n++;
 	}
-	struct cgl_cost *c = &g->c[g->hash[k]];
+	return &g->c[g->hash[k]];
+}
+
+static void cgl_event(void *ctx, const struct an_line_ev *e)
+{
+	struct cgl *g = ctx;
+	const struct an_result *r = g->r;
+	if (!e->call && e->e == 0)
+		return; /* nothing to charge */
+	uint32_t from = e->fn * 2 + (e->fn_again ? 1 : 0), to = e->call ? e->callee * 2 + (e->callee_again ? 1 : 0) : ~0u;
+	if (e->inherited) { /* placed at the end (cgl_place_inherited) */
+		if (g->ninh == g->capinh) {
+			g->capinh = g->capinh ? g->capinh * 2 : 16;
+			g->inh = xrealloc(g->inh, g->capinh * sizeof(*g->inh));
+		}
+		g->inh[g->ninh++] = (struct cgl_cost){from, 0, to, 0, {e->e, e->a}};
+		return;
+	}
+	const struct an_func *af = e->fn < r->nfuncs ? &r->funcs[e->fn] : NULL;
+	uint32_t line = af ? af->line : 0;
+	if (e->file && e->line && af && (!af->file[0] || strcmp(af->file, e->file) == 0))
+		line = e->line;
+	struct cgl_cost *c = cgl_cost_at(g, from, line, to);
 	c->calls += e->call ? 1 : 0;
 	c->c[0] += e->e;
 	c->c[1] += e->a;
 	if (!e->call) {
 		g->total[0] += e->e;
 		g->total[1] += e->a;
+	}
+}
+
+/*
+ * A frame a forked child inherited (its copy of fork) was not called in
+ * the child, but its time there is its caller's inclusive time as well:
+ * without a call, callgrind_annotate's inclusive cost of fork was less
+ * than its self cost, and main's less than the report's.  Its cost joins
+ * the parent process's call of the same function from the same caller (so
+ * the count of calls stays the report's), or, with none, is a call of its
+ * own at the caller's first line (written as one call: a cost after
+ * calls=0 would be read as self cost).
+ */
+static void cgl_place_inherited(struct cgl *g)
+{
+	for (uint32_t i = 0; i < g->ninh; i++) {
+		const struct cgl_cost *in = &g->inh[i];
+		struct cgl_cost *c = NULL;
+		for (uint32_t j = 0; j < g->n && !c; j++)
+			if (g->c[j].from == in->from && g->c[j].to == in->to && g->c[j].calls)
+				c = &g->c[j];
+		if (!c) {
+			uint32_t fn = in->from / 2;
+			c = cgl_cost_at(g, in->from, fn < g->r->nfuncs ? g->r->funcs[fn].line : 0, in->to);
+		}
+		c->c[0] += in->c[0];
+		c->c[1] += in->c[1];
 	}
 }
 
@@ -531,11 +590,13 @@ static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct f
 	if (an_lines_run(d, rw, &lo, &l) < 0)
 		return -1;
 	an_lines_free(&l);
+	cgl_place_inherited(&g);
+	free(g.inh);
 	if (g.n)
 		qsort(g.c, g.n, sizeof(*g.c), cgl_cmp);
 	uint32_t nids = rw->nfuncs * 2 + 2;
 	struct cg_names nm = {calloc(nids, 1), calloc(rw->nfuncs + 1, 1), calloc(rw->nmods + 1, 1),
-			      cg_number_files(rw)};
+			      cg_number_files(rw), 0, 0};
 	if (!nm.fn_done || !nm.fl_done || !nm.ob_done)
 		abort();
 	cg_header(f, d, cg_instr_events, g.total, 2);
@@ -548,7 +609,9 @@ static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct f
 			if (c->to != ~0u) {
 				cg_place(f, v, &nm, c->to, 1);
 				cg_fn_ref(f, v, &nm, "cfn", c->to);
-				fprintf(f, "calls=%" PRIu64 " %u\n", c->calls, cg_line(v, c->to));
+				/* readers take a cost line after calls=0 for self cost:
+				 * a call path only a forked child inherited is one call */
+				fprintf(f, "calls=%" PRIu64 " %u\n", c->calls ? c->calls : 1, cg_line(v, c->to));
 			}
 			fprintf(f, "%u %.0f %.0f\n", c->line, c->c[0], c->c[1]);
 		}
@@ -592,7 +655,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 	uint8_t *used = xcalloc(nids, 1);
 	struct cg_edge *edges = xmalloc((n + 1) * sizeof(*edges));
 	struct cg_names nm = {xcalloc(nids, 1), xcalloc(r->nfuncs + 1, 1), xcalloc(r->nmods + 1, 1),
-			      cg_number_files(r)};
+			      cg_number_files(r), 0, 0};
 	uint32_t ne = 0;
 	double total[2] = {0, 0};
 	for (uint32_t i = 0; i < n; i++) {

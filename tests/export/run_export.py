@@ -68,6 +68,7 @@ class Ctx(harness.Ctx):
         "sample_inline": ("sample", "s_inline"),
         "instr_lines": ("instrument", "e2e_line_costs"),
         "instr_nest": ("instrument", "e2e_chrome_nest"),
+        "instr_fork": ("instrument", "e2e_forker"),
     }
 
     def data(self, name):
@@ -508,6 +509,71 @@ def test_callgrind_instrumentation(c):
     # recursion levels are split as callgrind does: fib + fib'2 is fib's self time
     near(self_rows.get("fib", 0) + self_rows.get("fib'2", 0), rows["fib"]["elapsed_exclusive"], tol, "self of fib")
     print("callgrind (instrumentation): callgrind_annotate reads it; totals, self and inclusive agree")
+
+
+def callgrind_listing(c, path, cwd):
+    """callgrind_annotate --inclusive=yes run in cwd: [(file:function, inclusive Elapsed)] of its
+    function list, one entry per row."""
+    tool = shutil.which("callgrind_annotate")
+    if not tool:
+        raise Skip("no callgrind_annotate (Debian's valgrind)")
+    p = c.run([tool, "--inclusive=yes", "--threshold=100", path], cwd=cwd)
+    check("WARNING" not in p.stderr, "callgrind_annotate warned: %s" % p.stderr)
+    rows = []
+    for line in p.stdout.split("Auto-annotated")[0].splitlines():
+        m = re.match(r"^\s*([\d,]+)\s.*?\s(\S.*?):(\S+) \[", line)
+        if m:
+            rows.append(("%s:%s" % (m.group(2).strip(), m.group(3)), int(m.group(1).replace(",", ""))))
+    check(rows, "callgrind_annotate listed no function:\n%s" % p.stdout[:2000])
+    return rows
+
+
+def test_callgrind_fork_and_paths(c):
+    """A forked child's copy of the fork frame is a call of its caller there too (it had no calls=
+    line: fork's inclusive cost was less than its self cost, main's less than the report's);
+    cfi=/cob= only where they differ from fl=/ob=, as valgrind writes them (callgrind_annotate
+    strips its working directory from fl= but not cfi=: run from a directory above the sources,
+    it listed every function twice)."""
+    data = c.data("instr_fork")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    text, path = c.export(data, "callgrind")
+    tol = text.count("\nfn=") * 2 + 2
+    for cwd in ("/", os.path.dirname(os.path.dirname(rows["main"]["file"]))):
+        listing = callgrind_listing(c, path, cwd)
+        dup = [n for n, k in collections.Counter(n.rsplit(":", 1)[1] for n, _ in listing).items() if k > 1]
+        check(not dup, "run in %s, callgrind_annotate lists twice: %s" % (cwd, dup))
+        incl = {n.rsplit(":", 1)[1]: v for n, v in listing}
+        for name in ("fork", "main", "child_main"):
+            near(incl.get(name, 0), rows[name]["elapsed_inclusive"], tol, "inclusive of %s (run in %s)" % (name, cwd))
+    # no cfi=/cob= naming the file/object in force
+    names, cur = {"fl": {}, "ob": {}}, {"fl": None, "ob": None}
+    calls = collections.Counter()
+    cfn = None
+    for line in text.splitlines():
+        m = re.match(r"^(fl|fi|fe|ob|cfi|cfl|cob|cfn)=\((\d+)\)(?: (.*))?$", line)
+        if m:
+            key, ident, name = m.groups()
+            kind = {"fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl", "cob": "ob"}.get(key, key)
+            if kind in names and name is not None:
+                names[kind][ident] = name
+            if key in ("fl", "ob"):
+                cur[key] = ident
+            elif key in ("cfi", "cfl", "cob"):
+                check(ident != cur[kind], "%s=(%s) %s repeats the %s= in force" % (
+                    key, ident, names[kind].get(ident), kind))
+            elif key == "cfn":
+                cfn = name if name is not None else names.setdefault("fn", {}).get(ident)
+            if key == "cfn" and name is not None:
+                names.setdefault("fn", {})[ident] = name
+        m = re.match(r"^fn=\((\d+)\) (.*)$", line)
+        if m:
+            names.setdefault("fn", {})[m.group(1)] = m.group(2)
+        m = re.match(r"^calls=(\d+)", line)
+        if m:
+            calls[cfn] += int(m.group(1))
+    check(calls["fork"] == rows["fork"]["calls"], "calls of fork: %d, report %d" % (calls["fork"], rows["fork"]["calls"]))
+    print("callgrind (fork, paths): fork's and main's inclusive as the report's, each function listed once")
 
 
 def test_callgrind_sampling(c):
