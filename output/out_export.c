@@ -21,6 +21,14 @@ static const char *fn_name(const struct an_result *r, uint32_t fn)
 	return fn < r->nfuncs ? r->funcs[fn].name : "[unknown]";
 }
 
+/* A function's name as the report prints it: "FILE:NAME" for one of two
+ * static functions of one name in one module (an_func_label), so the
+ * formats whose readers merge frames by name keep them apart. */
+static const char *fn_label(const struct an_result *r, uint32_t fn, char *buf, size_t n)
+{
+	return fn < r->nfuncs ? an_func_label(r, fn, buf, n) : "[unknown]";
+}
+
 static const struct an_module *fn_module(const struct an_result *r, uint32_t fn)
 {
 	return fn < r->nfuncs && r->funcs[fn].module < r->nmods ? &r->mods[r->funcs[fn].module] : NULL;
@@ -72,7 +80,19 @@ int out_folded(FILE *f, const struct an_view *v, int value)
 	struct out_paths fp;
 	out_fold_paths(v, &fp);
 	uint32_t *path = xmalloc((fp.t.len + 1) * sizeof(*path));
-	for (uint32_t i = 1; i < fp.t.len; i++) {
+	uint32_t *todo = xmalloc((fp.t.len + 1) * sizeof(*todo));
+	char buf[1024];
+	/* the paths depth first, each node's children in the order they were
+	 * met: a path's extensions follow it, so a viewer that draws the lines
+	 * in file order (speedscope's time order) draws each frame once, not
+	 * main once per thread and process that reached it */
+	uint32_t ntodo = 0;
+	for (uint32_t ch = fp.t.n[0].child; ch; ch = fp.t.n[ch].next) /* (newest first: popped last) */
+		todo[ntodo++] = ch;
+	while (ntodo) {
+		uint32_t i = todo[--ntodo];
+		for (uint32_t ch = fp.t.n[i].child; ch; ch = fp.t.n[ch].next)
+			todo[ntodo++] = ch;
 		double x = floor(fp.x[i][k] + 0.5);
 		if (x < 1)
 			continue;
@@ -80,11 +100,12 @@ int out_folded(FILE *f, const struct an_view *v, int value)
 		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
 			path[depth++] = j;
 		while (depth--) {
-			folded_name(f, fn_name(v->r, fp.t.n[path[depth]].fn));
+			folded_name(f, fn_label(v->r, fp.t.n[path[depth]].fn, buf, sizeof(buf)));
 			fputc(depth ? ';' : ' ', f);
 		}
 		fprintf(f, "%.0f\n", x);
 	}
+	free(todo);
 	free(path);
 	out_paths_release(&fp);
 	return ferror(f) ? -1 : 0;
@@ -986,7 +1007,8 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 		t->keep[fr->ord] = 0;
 	}
 	if (t->mode == CH_WRITE && fr->ord < t->capcalls && t->keep[fr->ord]) {
-		ch_put(t, fn_name(c->r, fr->fn), m ? m->base : "?", fr->start, t->end[fr->ord], 1);
+		char buf[1024];
+		ch_put(t, fn_label(c->r, fr->fn, buf, sizeof(buf)), m ? m->base : "?", fr->start, t->end[fr->ord], 1);
 		fr->pushed = 1;
 	}
 }
@@ -1027,8 +1049,9 @@ static void ch_sample(void *ctx, const struct an_walk_sample *s)
 	for (size_t i = s->nframes; i-- > 0;) /* outermost first */
 		node = cct_child(&c->frames, node, s->fn[i]);
 	ch_sep(c);
+	char buf[1024];
 	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", c->f);
-	out_json_str(c->f, fn_name(c->r, s->fn[0]));
+	out_json_str(c->f, fn_label(c->r, s->fn[0], buf, sizeof(buf)));
 	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", c->d->procs[s->proc].pid, c->d->threads[s->thread].tid);
 	ch_us(c->f, s->time - c->t0);
 	fprintf(c->f, ",\"sf\":%u}", node);
@@ -1152,8 +1175,9 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct ou
 		for (uint32_t i = 1; i < c.frames.len; i++) {
 			const struct cct_node *fr = &c.frames.n[i];
 			const struct an_module *m = fn_module(r, fr->fn);
+			char buf[1024];
 			fprintf(f, "%s\n\"%u\":{\"name\":", i > 1 ? "," : "", i);
-			out_json_str(f, fn_name(r, fr->fn));
+			out_json_str(f, fn_label(r, fr->fn, buf, sizeof(buf)));
 			fputs(",\"category\":", f);
 			out_json_str(f, m ? m->base : "?");
 			if (fr->parent)

@@ -73,6 +73,8 @@ struct pp_strings {
 	char **s;
 	size_t n, cap;
 	struct util_index index;
+	char **owned;   /* strings made for the table (labels), freed with it */
+	size_t nowned;
 };
 
 static uint64_t pp_str_key(const void *t, uint32_t i)
@@ -97,6 +99,29 @@ static int64_t pp_str(struct pp_strings *t, const char *s)
 	t->s[t->n] = (char *)s; /* protobuf-c wants char *; never written */
 	*k = (uint32_t)t->n;
 	return (int64_t)t->n++;
+}
+
+/* The index of function fn's name as the report prints it: "FILE:NAME"
+ * for one of two static functions of one name (an_func_label), which
+ * pprof, merging functions by name, would add up as one. */
+static int64_t pp_fn_label(struct pp_strings *t, const struct an_result *r, uint32_t fn)
+{
+	char buf[1024];
+	const char *l = an_func_label(r, fn, buf, sizeof(buf));
+	if (l != buf)
+		return pp_str(t, l);
+	t->owned = xrealloc(t->owned, (t->nowned + 1) * sizeof(*t->owned));
+	t->owned[t->nowned] = xstrdup(buf);
+	return pp_str(t, t->owned[t->nowned++]);
+}
+
+static void pp_strings_free(struct pp_strings *t)
+{
+	free(t->s);
+	util_index_free(&t->index);
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
 }
 
 static void pp_type(StintPprof__ValueType *vt, struct pp_strings *t, const char *type, const char *unit)
@@ -408,7 +433,8 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 		StintPprof__Function *fp = &fns[prof->n_function];
 		stint_pprof__function__init(fp);
 		fp->id = fi + 1;
-		fp->name = fp->system_name = pp_str(st, af->name);
+		fp->name = pp_fn_label(st, r, fi);
+		fp->system_name = pp_str(st, af->name);
 		fp->filename = pp_str(st, af->file);
 		fp->start_line = af->line;
 		fn_ptrs[prof->n_function++] = fp;
@@ -558,7 +584,8 @@ static void pp_add_functions(StintPprof__Profile *prof, struct pp_strings *st, c
 		StintPprof__Function *fp = &fns[prof->n_function];
 		stint_pprof__function__init(fp);
 		fp->id = f + 1;
-		fp->name = fp->system_name = pp_str(st, af->name);
+		fp->name = pp_fn_label(st, r, f);
+		fp->system_name = pp_str(st, af->name);
 		fp->filename = pp_str(st, af->file);
 		fp->start_line = af->line;
 		ptrs[prof->n_function++] = fp;
@@ -738,8 +765,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	if (v->sampling || out_instr_has_lines(d, flt)) {
 		int src = v->sampling ? pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns)
 				      : pp_write_instr_lines(fd, &prof, &st, d, rw);
-		free(st.s);
-		util_index_free(&st.index);
+		pp_strings_free(&st);
 		free(note);
 		return src;
 	}
@@ -774,8 +800,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	int rc = pp_pack_write(fd, &prof);
 	pp_paths_free(&pp);
 	pp_tables_free(&t);
-	free(st.s);
-	util_index_free(&st.index);
+	pp_strings_free(&st);
 	free(note);
 	return rc;
 }

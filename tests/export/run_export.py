@@ -69,6 +69,7 @@ class Ctx(harness.Ctx):
         "instr_lines": ("instrument", "e2e_line_costs"),
         "instr_nest": ("instrument", "e2e_chrome_nest"),
         "instr_fork": ("instrument", "e2e_forker"),
+        "instr_twofiles": ("instrument", "e2e_twofiles"),
     }
 
     def data(self, name):
@@ -1001,6 +1002,58 @@ def test_chrome_sampling(c):
     ts = [s["ts"] for s in samples]
     check(ts == sorted(ts), "samples of one thread out of time order")
     print("chrome (sampling): one event per sample, stacks agree with the report")
+
+
+# ---------------------------------------------------------------------------
+# Names and order
+# ---------------------------------------------------------------------------
+
+def test_static_functions_two_files(c):
+    """Two static functions "work" in two source files, which the report labels
+    s_twofiles_a.c:work and s_twofiles_b.c:work: folded and chrome gave both the name "work"
+    and pprof (which merges functions by name) added them up as one."""
+    data = c.data("instr_twofiles")
+    rep = c.report(data)
+    want = {"%s:work" % os.path.basename(r["file"]): r for r in rep["functions"] if r["name"] == "work"}
+    check(sorted(want) == ["s_twofiles_a.c:work", "s_twofiles_b.c:work"], "report rows of work: %s" % sorted(want))
+    paths = parse_folded(c.export(data, "folded")[0])
+    excl, _ = folded_sums(paths)
+    check("work" not in excl, "folded has a frame named plain 'work'")
+    for label, r in want.items():
+        near(excl.get(label, 0), r["elapsed_exclusive"], len(paths) + 2, "folded exclusive of %s" % label)
+    t = load_trace(c.export(data, "chrome")[0])
+    calls = collections.Counter(e["name"] for e in t["traceEvents"] if e["ph"] == "X")
+    for label, r in want.items():
+        check(calls[label] == r["calls"], "chrome: %d slices of %s, report %d calls" % (calls[label], label, r["calls"]))
+    check(calls["work"] == 0, "chrome has %d slices named plain 'work'" % calls["work"])
+    gz, path = c.export(data, "pprof", binary=True)
+    _, samples, _ = decode_profile(gz)
+    flat, _ = pprof_sums(samples, 1)
+    for label, r in want.items():
+        near(flat.get(label, 0), r["elapsed_exclusive"], len(samples) + 2, "pprof flat of %s" % label)
+    tool = c.pprof_tool()
+    if tool:
+        top = pprof_top(c, tool, path, "elapsed")
+        for label, r in want.items():
+            check(label in top, "pprof -top has no %s: %s" % (label, sorted(top)))
+    print("static functions: folded, chrome and pprof name them FILE:NAME as the report")
+
+
+def test_folded_grouped(c):
+    """Folded lines come depth first, each path's extensions after it, so a viewer that draws
+    lines in file order (speedscope's time order) draws each frame once: main's paths were
+    split by the threads' and the forked child's (main;... thr;... main;child_work...)."""
+    for rec in ("instr_fork", "instr_threads", "sample_split"):
+        paths = parse_folded(c.export(c.data(rec), "folded")[0])
+        for depth in range(1, 1 + max(len(f) for f, _ in paths)):
+            seen, prev = set(), None
+            for frames, _ in paths:
+                key = tuple(frames[:depth]) if len(frames) >= depth else None
+                if key is not None and key != prev:
+                    check(key not in seen, "%s: the lines of %s are not together" % (rec, ";".join(key)))
+                    seen.add(key)
+                prev = key if key is not None else prev
+    print("folded: every call path's lines together")
 
 
 # ---------------------------------------------------------------------------
