@@ -127,6 +127,8 @@ struct ln_frame {
 	int again;          /* its function is open below it too */
 	int callee;         /* CALLERS: an activation of fn with a caller line */
 	int counted;        /* CALLERS: of them, the outermost open one */
+	int inherited;      /* a frame inherited across fork (no call opened it) */
+	uint32_t proc;
 };
 
 struct ln_walk {
@@ -441,6 +443,8 @@ static void ln_event(void *ctx, const struct an_walk_ev *e)
 		memset(f, 0, sizeof(*f));
 		f->fn = e->fn;
 		f->addr = e->addr;
+		f->inherited = e->inherited;
+		f->proc = e->proc;
 		f->line = f->at = ~0u;
 		f->matched = w->by_fn && an_filter_match_cached(w->r, o->filter, &w->mc, e->fn);
 		f->again = e->fn < w->fn_oncap && w->fn_on[e->fn] > 0;
@@ -514,10 +518,11 @@ static void ln_event(void *ctx, const struct an_walk_ev *e)
 		w->fn_on[f->fn]--;
 	if (f->pushed != ~0u && w->place_open[f->pushed])
 		w->place_open[f->pushed]--;
-	if (o->mode == AN_LINES_EVENTS && f->at != ~0u && w->depth) {
+	/* (an inherited frame: its time in this process is its caller's too) */
+	if (o->mode == AN_LINES_EVENTS && w->depth && (f->at != ~0u || f->inherited)) {
 		const struct ln_frame *parent = &w->st[w->depth - 1];
 		struct an_line_ev le = {.call = 1, .fn = parent->fn, .callee = f->fn, .fn_again = parent->again,
-					.callee_again = f->again, .proc = w->addrs.rows[f->at].proc,
+					.callee_again = f->again, .proc = f->proc, .inherited = f->inherited,
 					.e = w->tot_e - f->e0, .a = w->tot_a - f->a0};
 		ln_place_of(w, f->line, f->at, &le);
 		o->cb(o->ctx, &le);

@@ -32,7 +32,10 @@ enum an_lines_mode {
  * AN_LINES_EVENTS: one piece of cost at a place in a function's code.
  * call 0: an interval of fn's own code (its length in e, in a too when
  * it had no OS event); call 1: a call fn made there, when it returned, with
- * the callee's activation's inclusive values in e and a.
+ * the callee's activation's inclusive values in e and a.  A frame a forked
+ * child inherited (its copy of fork, say) is a call of its caller too, with
+ * inherited set and no place (it was not called in this process), so that
+ * its time is in its caller's inclusive values there as well.
  */
 struct an_line_ev {
 	int call;
@@ -42,6 +45,7 @@ struct an_line_ev {
 	uint32_t line;
 	uint64_t addr;              /* its address: a call site, or the function's entry */
 	uint32_t proc;
+	int inherited;              /* a call: the callee is a frame inherited across fork */
 	double e, a;                /* ns */
 };
 typedef void (*an_line_event_fn)(void *ctx, const struct an_line_ev *e);

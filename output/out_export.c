@@ -21,6 +21,14 @@ static const char *fn_name(const struct an_result *r, uint32_t fn)
 	return fn < r->nfuncs ? r->funcs[fn].name : "[unknown]";
 }
 
+/* A function's name as the report prints it: "FILE:NAME" for one of two
+ * static functions of one name in one module (an_func_label), so the
+ * formats whose readers merge frames by name keep them apart. */
+static const char *fn_label(const struct an_result *r, uint32_t fn, char *buf, size_t n)
+{
+	return fn < r->nfuncs ? an_func_label(r, fn, buf, n) : "[unknown]";
+}
+
 static const struct an_module *fn_module(const struct an_result *r, uint32_t fn)
 {
 	return fn < r->nfuncs && r->funcs[fn].module < r->nmods ? &r->mods[r->funcs[fn].module] : NULL;
@@ -72,7 +80,19 @@ int out_folded(FILE *f, const struct an_view *v, int value)
 	struct out_paths fp;
 	out_fold_paths(v, &fp);
 	uint32_t *path = xmalloc((fp.t.len + 1) * sizeof(*path));
-	for (uint32_t i = 1; i < fp.t.len; i++) {
+	uint32_t *todo = xmalloc((fp.t.len + 1) * sizeof(*todo));
+	char buf[1024];
+	/* the paths depth first, each node's children in the order they were
+	 * met: a path's extensions follow it, so a viewer that draws the lines
+	 * in file order (speedscope's time order) draws each frame once, not
+	 * main once per thread and process that reached it */
+	uint32_t ntodo = 0;
+	for (uint32_t ch = fp.t.n[0].child; ch; ch = fp.t.n[ch].next) /* (newest first: popped last) */
+		todo[ntodo++] = ch;
+	while (ntodo) {
+		uint32_t i = todo[--ntodo];
+		for (uint32_t ch = fp.t.n[i].child; ch; ch = fp.t.n[ch].next)
+			todo[ntodo++] = ch;
 		double x = floor(fp.x[i][k] + 0.5);
 		if (x < 1)
 			continue;
@@ -80,11 +100,12 @@ int out_folded(FILE *f, const struct an_view *v, int value)
 		for (uint32_t j = i; j && j != ~0u; j = fp.t.n[j].parent)
 			path[depth++] = j;
 		while (depth--) {
-			folded_name(f, fn_name(v->r, fp.t.n[path[depth]].fn));
+			folded_name(f, fn_label(v->r, fp.t.n[path[depth]].fn, buf, sizeof(buf)));
 			fputc(depth ? ';' : ' ', f);
 		}
 		fprintf(f, "%.0f\n", x);
 	}
+	free(todo);
 	free(path);
 	out_paths_release(&fp);
 	return ferror(f) ? -1 : 0;
@@ -120,6 +141,7 @@ static int cg_edge_cmp(const void *a, const void *b)
 struct cg_names {
 	uint8_t *fn_done, *fl_done, *ob_done;
 	uint32_t *file_id; /* per function: its source file's number */
+	uint32_t cur_ob, cur_fl; /* the ob= and fl= in force (+ 1; 0: none yet) */
 };
 
 static const char *cg_file(const struct an_result *r, uint32_t fn)
@@ -172,15 +194,27 @@ static void cg_fn_ref(FILE *f, const struct an_view *v, struct cg_names *nm, con
 	fprintf(f, "%s=(%u) %s%s\n", key, id + 1, fn_name(v->r, fn), id & 1 ? "'2" : "");
 }
 
-/* ob= and fl= (or cob= and cfi=) of a callgrind function. */
+/*
+ * ob= and fl= of a callgrind function, or cob= and cfi= of a callee where
+ * they differ from those in force, as valgrind writes them: a reader takes
+ * a callee without cfi= to be in the current file, and callgrind_annotate
+ * strips its working directory from fl= but not from cfi=, so a cfi= for
+ * every call listed each function twice when run from a directory above
+ * the sources.
+ */
 static void cg_place(FILE *f, const struct an_view *v, struct cg_names *nm, uint32_t id, int callee)
 {
 	uint32_t fn = id / 2;
 	const struct an_module *m = fn_module(v->r, fn);
-	if (m)
+	uint32_t fl = fn < v->r->nfuncs ? nm->file_id[fn] : v->r->nfuncs;
+	if (m && !(callee && nm->cur_ob == v->r->funcs[fn].module + 1))
 		cg_ref(f, callee ? "cob" : "ob", nm->ob_done, v->r->funcs[fn].module, m->path);
-	cg_ref(f, callee ? "cfi" : "fl", nm->fl_done, fn < v->r->nfuncs ? nm->file_id[fn] : v->r->nfuncs,
-	       cg_file(v->r, fn));
+	if (!(callee && nm->cur_fl == fl + 1))
+		cg_ref(f, callee ? "cfi" : "fl", nm->fl_done, fl, cg_file(v->r, fn));
+	if (!callee) {
+		nm->cur_ob = m ? v->r->funcs[fn].module + 1 : 0;
+		nm->cur_fl = fl + 1;
+	}
 }
 
 static uint32_t cg_line(const struct an_view *v, uint32_t id)
@@ -387,17 +421,20 @@ static int cg_write_sampling(FILE *f, struct an_result *r, const struct fmt_data
 		if (m)
 			cg_name_ref(f, "ob", ob_done, r->funcs[fn].module, m->path, "");
 		cg_name_ref(f, "fl", fl_done, cs.fn_file[fn], cs.files[cs.fn_file[fn]], "");
+		/* a callee's cob= and cfi= only where they differ (cg_place) */
+		uint32_t cur_ob = m ? r->funcs[fn].module : ~0u, cur_fl = cs.fn_file[fn];
 		cg_name_ref(f, "fn", fn_done, id, fn_name(r, fn), id & 1 ? "'2" : "");
 		for (; i < cs.n && cs.c[i].from == id; i++) {
 			const struct cg_cost *c = &cs.c[i];
 			if (c->to != ~0u) {
 				uint32_t cfn = c->to / 2;
 				const struct an_module *cm = fn_module(r, cfn);
-				if (cm)
+				if (cm && r->funcs[cfn].module != cur_ob)
 					cg_name_ref(f, "cob", ob_done, r->funcs[cfn].module, cm->path, "");
 				/* the callee's one file (it has one: it is a frame of this sample) */
 				uint32_t cfile = cfn < cs.nfn && cs.fn_file[cfn] != ~0u ? cs.fn_file[cfn] : cg_file_num(&cs, "???");
-				cg_name_ref(f, "cfi", fl_done, cfile, cs.files[cfile], "");
+				if (cfile != cur_fl)
+					cg_name_ref(f, "cfi", fl_done, cfile, cs.files[cfile], "");
 				cg_name_ref(f, "cfn", fn_done, c->to, fn_name(r, cfn), c->to & 1 ? "'2" : "");
 				/* sampling cannot count calls: one per call site and callee */
 				fprintf(f, "calls=1 %u\n", cfn < r->nfuncs && r->funcs[cfn].file[0] ? r->funcs[cfn].line : 0);
@@ -457,6 +494,8 @@ struct cgl {
 	uint32_t n, cap;
 	uint32_t *hash, hcap;
 	double total[2];
+	struct cgl_cost *inh; /* calls of frames inherited across fork, placed last */
+	uint32_t ninh, capinh;
 };
 
 static uint32_t cgl_slot(const struct cgl *g, uint32_t from, uint32_t line, uint32_t to)
@@ -472,17 +511,9 @@ static uint32_t cgl_slot(const struct cgl *g, uint32_t from, uint32_t line, uint
 	return k;
 }
 
-static void cgl_event(void *ctx, const struct an_line_ev *e)
+/* The cost of (from, line, to), made if new. */
+static struct cgl_cost *cgl_cost_at(struct cgl *g, uint32_t from, uint32_t line, uint32_t to)
 {
-	struct cgl *g = ctx;
-	const struct an_result *r = g->r;
-	if (!e->call && e->e == 0)
-		return; /* nothing to charge */
-	uint32_t from = e->fn * 2 + (e->fn_again ? 1 : 0), to = e->call ? e->callee * 2 + (e->callee_again ? 1 : 0) : ~0u;
-	const struct an_func *af = e->fn < r->nfuncs ? &r->funcs[e->fn] : NULL;
-	uint32_t line = af ? af->line : 0;
-	if (e->file && e->line && af && (!af->file[0] || strcmp(af->file, e->file) == 0))
-		line = e->line;
 	if ((g->n + 1) * 2 > g->hcap) {
 		uint32_t ncap = g->hcap ? g->hcap * 2 : 1024;
 		free(g->hash);
@@ -505,13 +536,62 @@ static void cgl_event(void *ctx, const struct an_line_ev *e)
 		g->c[g->n] = (struct cgl_cost){from, line, to, 0, {0, 0}};
 		g->hash[k] = g->n++;
 	}
-	struct cgl_cost *c = &g->c[g->hash[k]];
+	return &g->c[g->hash[k]];
+}
+
+static void cgl_event(void *ctx, const struct an_line_ev *e)
+{
+	struct cgl *g = ctx;
+	const struct an_result *r = g->r;
+	if (!e->call && e->e == 0)
+		return; /* nothing to charge */
+	uint32_t from = e->fn * 2 + (e->fn_again ? 1 : 0), to = e->call ? e->callee * 2 + (e->callee_again ? 1 : 0) : ~0u;
+	if (e->inherited) { /* placed at the end (cgl_place_inherited) */
+		if (g->ninh == g->capinh) {
+			g->capinh = g->capinh ? g->capinh * 2 : 16;
+			g->inh = xrealloc(g->inh, g->capinh * sizeof(*g->inh));
+		}
+		g->inh[g->ninh++] = (struct cgl_cost){from, 0, to, 0, {e->e, e->a}};
+		return;
+	}
+	const struct an_func *af = e->fn < r->nfuncs ? &r->funcs[e->fn] : NULL;
+	uint32_t line = af ? af->line : 0;
+	if (e->file && e->line && af && (!af->file[0] || strcmp(af->file, e->file) == 0))
+		line = e->line;
+	struct cgl_cost *c = cgl_cost_at(g, from, line, to);
 	c->calls += e->call ? 1 : 0;
 	c->c[0] += e->e;
 	c->c[1] += e->a;
 	if (!e->call) {
 		g->total[0] += e->e;
 		g->total[1] += e->a;
+	}
+}
+
+/*
+ * A frame a forked child inherited (its copy of fork) was not called in
+ * the child, but its time there is its caller's inclusive time as well:
+ * without a call, callgrind_annotate's inclusive cost of fork was less
+ * than its self cost, and main's less than the report's.  Its cost joins
+ * the parent process's call of the same function from the same caller (so
+ * the count of calls stays the report's), or, with none, is a call of its
+ * own at the caller's first line (written as one call: a cost after
+ * calls=0 would be read as self cost).
+ */
+static void cgl_place_inherited(struct cgl *g)
+{
+	for (uint32_t i = 0; i < g->ninh; i++) {
+		const struct cgl_cost *in = &g->inh[i];
+		struct cgl_cost *c = NULL;
+		for (uint32_t j = 0; j < g->n && !c; j++)
+			if (g->c[j].from == in->from && g->c[j].to == in->to && g->c[j].calls)
+				c = &g->c[j];
+		if (!c) {
+			uint32_t fn = in->from / 2;
+			c = cgl_cost_at(g, in->from, fn < g->r->nfuncs ? g->r->funcs[fn].line : 0, in->to);
+		}
+		c->c[0] += in->c[0];
+		c->c[1] += in->c[1];
 	}
 }
 
@@ -531,11 +611,13 @@ static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct f
 	if (an_lines_run(d, rw, &lo, &l) < 0)
 		return -1;
 	an_lines_free(&l);
+	cgl_place_inherited(&g);
+	free(g.inh);
 	if (g.n)
 		qsort(g.c, g.n, sizeof(*g.c), cgl_cmp);
 	uint32_t nids = rw->nfuncs * 2 + 2;
 	struct cg_names nm = {calloc(nids, 1), calloc(rw->nfuncs + 1, 1), calloc(rw->nmods + 1, 1),
-			      cg_number_files(rw)};
+			      cg_number_files(rw), 0, 0};
 	if (!nm.fn_done || !nm.fl_done || !nm.ob_done)
 		abort();
 	cg_header(f, d, cg_instr_events, g.total, 2);
@@ -548,7 +630,9 @@ static int cg_write_instr_lines(FILE *f, const struct an_view *v, const struct f
 			if (c->to != ~0u) {
 				cg_place(f, v, &nm, c->to, 1);
 				cg_fn_ref(f, v, &nm, "cfn", c->to);
-				fprintf(f, "calls=%" PRIu64 " %u\n", c->calls, cg_line(v, c->to));
+				/* readers take a cost line after calls=0 for self cost:
+				 * a call path only a forked child inherited is one call */
+				fprintf(f, "calls=%" PRIu64 " %u\n", c->calls ? c->calls : 1, cg_line(v, c->to));
 			}
 			fprintf(f, "%u %.0f %.0f\n", c->line, c->c[0], c->c[1]);
 		}
@@ -592,7 +676,7 @@ int out_callgrind(FILE *f, const struct an_view *v, const struct fmt_data *d, st
 	uint8_t *used = xcalloc(nids, 1);
 	struct cg_edge *edges = xmalloc((n + 1) * sizeof(*edges));
 	struct cg_names nm = {xcalloc(nids, 1), xcalloc(r->nfuncs + 1, 1), xcalloc(r->nmods + 1, 1),
-			      cg_number_files(r)};
+			      cg_number_files(r), 0, 0};
 	uint32_t ne = 0;
 	double total[2] = {0, 0};
 	for (uint32_t i = 0; i < n; i++) {
@@ -731,18 +815,126 @@ static void ch_us(FILE *f, double ns)
 	fprintf(f, "%.3f", ns / 1000.0);
 }
 
+/* A time in picoseconds as microseconds: three decimals (the ns) unless a
+ * slice was moved by picoseconds to nest unambiguously (ch_put). */
+static void ch_ps(FILE *f, int64_t ps)
+{
+	if (ps < 0) {
+		fputc('-', f);
+		ps = -ps;
+	}
+	int64_t frac = ps % 1000000;
+	if (frac % 1000 == 0)
+		fprintf(f, "%" PRId64 ".%03" PRId64, ps / 1000000, frac / 1000);
+	else
+		fprintf(f, "%" PRId64 ".%06" PRId64, ps / 1000000, frac);
+}
+
+/*
+ * Instrumentation: slices in the order calls are entered, each parent
+ * before its children, so a reader that sorts by start time (stably, in
+ * file order) sees the caller first.  A call's end is not known when it
+ * is entered, so each thread is replayed twice: the first replay notes
+ * every call's end and whether the filter keeps it, by the order of entry
+ * (9 bytes a call of one thread), the second writes.  (The counting
+ * passes of --max-events need neither: they count the calls as they end.)
+ *
+ * Compensation often leaves a caller no time of its own around its only
+ * call: both slices then start and end at the same nanosecond, and
+ * readers nest them in whichever order their sort leaves them (speedscope
+ * and Perfetto sort by start, then longer first; a stable sort keeps the
+ * file order, others do not).  And speedscope, at one instant, begins a
+ * slice before it ends another of the same name, so a call that starts
+ * as its same-named sibling ends (a loop of calls, compensated to no gap)
+ * is drawn inside it.  So a slice starts at least a picosecond after its
+ * parent starts and after its previous sibling ends, and ends no later
+ * than its parent: a nesting no sort can misread.  The picoseconds are
+ * below the clock's resolution and the ns printed otherwise: a call moves
+ * by a picosecond for each caller with which it shared its start, a
+ * function's total by picoseconds a call.
+ */
+struct ch_span {
+	int64_t start, end; /* ps since t0, as written */
+	int64_t last;       /* the end of its latest child (its start before one) */
+};
+
 struct ch_frame {
 	uint32_t fn;
+	uint32_t ord;   /* the order of its entry in its thread */
 	double start;   /* ns */
 	int match;      /* the function passes the filter */
 	int inside;     /* entered below a matching frame */
 	int below;      /* a matching frame was entered below it */
 	int system;     /* a system library's (hidden by just-my-code) */
+	int pushed;     /* its span is on ch_thread.spans (writing replay) */
 };
 
-static void ch_slice(struct ch_ctx *c, const char *name, const char *cat, uint32_t pid, uint32_t tid,
-		     double start, double end)
+/* The replay of one thread's events (an_walk_events) as slices. */
+enum ch_mode { CH_COUNT, CH_NOTE, CH_WRITE };
+
+struct ch_thread {
+	struct ch_ctx *c;
+	enum ch_mode mode;
+	uint32_t pid, tid;
+	struct ch_frame *st; /* the open frames, by depth */
+	uint32_t cap, inside;
+	uint32_t calls;      /* calls entered so far */
+	double *end;         /* per call by entry: its end (CH_NOTE) */
+	uint8_t *keep;       /* per call by entry: the filter keeps it */
+	uint32_t capcalls;
+	struct ch_span *spans; /* the written frames open (CH_WRITE) */
+	uint32_t nspans, capspans;
+	int64_t root_last;   /* the end of the latest slice of no parent */
+};
+
+static int ch_keep(const struct ch_ctx *c, const struct ch_frame *fr)
 {
+	if (fr->system)
+		return 0;
+	return !c->filtering || fr->match || fr->inside || fr->below;
+}
+
+/* The ns (since t0) a slice starts or ends at: both ends rounded, the
+ * duration their difference (each rounded apart, a slice could end 1 ns
+ * past its caller's, or the next start 1 ns before the previous ended) */
+static int64_t ch_ns(const struct ch_ctx *c, double t)
+{
+	return (int64_t)llround(t - c->t0);
+}
+
+/* An off-CPU interval is written if it has a length: zero-length ones
+ * (at a thread's start, where nothing has been subtracted from yet) say
+ * nothing and would open the thread in a viewer. */
+static int ch_off_cpu(const struct ch_thread *t, const struct an_walk_ev *e)
+{
+	return e->os && (!t->c->filtering || t->inside) && ch_ns(t->c, e->end) > ch_ns(t->c, e->start);
+}
+
+/* One slice in the writing replay: placed inside its parent (the
+ * innermost written frame open) after its previous sibling, written if
+ * under the cap; push: it is a call, whose children follow. */
+static void ch_put(struct ch_thread *t, const char *name, const char *cat, double start, double end, int push)
+{
+	struct ch_ctx *c = t->c;
+	struct ch_span *par = t->nspans ? &t->spans[t->nspans - 1] : NULL;
+	int64_t *last = par ? &par->last : &t->root_last;
+	int64_t s = ch_ns(c, start) * 1000, e = ch_ns(c, end) * 1000;
+	if (s <= *last)
+		s = *last + 1;
+	if (par && s > par->end)
+		s = par->end;
+	if (e < s)
+		e = s;
+	if (par && e > par->end)
+		e = par->end;
+	*last = e;
+	if (push) {
+		if (t->nspans == t->capspans) {
+			t->capspans = t->capspans ? t->capspans * 2 : 256;
+			t->spans = xrealloc(t->spans, t->capspans * sizeof(*t->spans));
+		}
+		t->spans[t->nspans++] = (struct ch_span){s, e, s};
+	}
 	if (!ch_event(c, start))
 		return;
 	ch_sep(c);
@@ -750,34 +942,12 @@ static void ch_slice(struct ch_ctx *c, const char *name, const char *cat, uint32
 	out_json_str(c->f, name);
 	fputs(",\"cat\":", c->f);
 	out_json_str(c->f, cat);
-	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
-	/* both ends rounded to the ns, the duration their difference: each
-	 * rounded apart, a slice could end 1 ns past its caller's, or the next
-	 * slice start 1 ns before the previous ended (a trace viewer nests it) */
-	double s = round(start - c->t0), e = round(end - c->t0);
-	ch_us(c->f, s);
+	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", t->pid, t->tid);
+	ch_ps(c->f, s);
 	fputs(",\"dur\":", c->f);
-	ch_us(c->f, e > s ? e - s : 0);
+	ch_ps(c->f, e - s);
 	fputc('}', c->f);
 }
-
-static void ch_close(struct ch_ctx *c, const struct ch_frame *fr, uint32_t pid, uint32_t tid, double end)
-{
-	if (fr->system)
-		return;
-	if (c->filtering && !fr->match && !fr->inside && !fr->below)
-		return;
-	const struct an_module *m = fn_module(c->r, fr->fn);
-	ch_slice(c, fn_name(c->r, fr->fn), m ? m->base : "?", pid, tid, fr->start, end);
-}
-
-/* The replay of one thread's events (an_walk_events) as slices. */
-struct ch_thread {
-	struct ch_ctx *c;
-	uint32_t pid, tid;
-	struct ch_frame *st; /* the open frames, by depth */
-	uint32_t cap, inside;
-};
 
 static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 {
@@ -785,14 +955,24 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 	struct ch_ctx *c = t->c;
 	const struct an_filter *flt = c->o->filter;
 	if (e->what == AN_WALK_INTERVAL) {
-		if (e->os && (!c->filtering || t->inside))
-			ch_slice(c, "off-CPU", "os", t->pid, t->tid, e->start, e->end);
+		if (t->mode == CH_NOTE || !ch_off_cpu(t, e))
+			return;
+		if (t->mode == CH_COUNT)
+			ch_event(c, e->start);
+		else /* inside the frame current in it: after the call in the file */
+			ch_put(t, "off-CPU", "os", e->start, e->end, 0);
 		return;
 	}
 	if (e->what == AN_WALK_EXIT) {
 		struct ch_frame *fr = &t->st[e->depth];
 		t->inside -= fr->match ? 1 : 0;
-		ch_close(c, fr, t->pid, t->tid, e->end);
+		if (t->mode == CH_COUNT && ch_keep(c, fr))
+			ch_event(c, fr->start);
+		else if (t->mode == CH_NOTE) {
+			t->end[fr->ord] = e->end;
+			t->keep[fr->ord] = (uint8_t)ch_keep(c, fr);
+		} else if (t->mode == CH_WRITE && fr->pushed)
+			t->nspans--;
 		return;
 	}
 	if (e->depth >= t->cap) {
@@ -804,6 +984,8 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 	const struct an_module *m = fn_module(c->r, e->fn);
 	fr->fn = e->fn;
 	fr->start = e->start;
+	fr->ord = t->calls++;
+	fr->pushed = 0;
 	fr->system = flt && flt->just_my_code && an_is_system_module(m ? m->path : NULL);
 	fr->match = c->filtering && an_filter_match(c->r, flt, e->fn);
 	fr->inside = t->inside > 0;
@@ -815,19 +997,43 @@ static void ch_instr_event(void *ctx, const struct an_walk_ev *e)
 		for (uint32_t i = e->depth; i-- > 0 && !t->st[i].below;)
 			t->st[i].below = 1;
 	}
+	if (t->mode == CH_NOTE && fr->ord >= t->capcalls) {
+		t->capcalls = t->capcalls ? t->capcalls * 2 : 4096;
+		t->end = xrealloc(t->end, t->capcalls * sizeof(*t->end));
+		t->keep = xrealloc(t->keep, t->capcalls * sizeof(*t->keep));
+	}
+	if (t->mode == CH_NOTE) { /* (every frame is closed by an exit, at the end at the latest) */
+		t->end[fr->ord] = fr->start;
+		t->keep[fr->ord] = 0;
+	}
+	if (t->mode == CH_WRITE && fr->ord < t->capcalls && t->keep[fr->ord]) {
+		char buf[1024];
+		ch_put(t, fn_label(c->r, fr->fn, buf, sizeof(buf)), m ? m->base : "?", fr->start, t->end[fr->ord], 1);
+		fr->pushed = 1;
+	}
 }
 
 /* One thread's calls and off-CPU intervals (instrumentation), times
- * compensated as in every view (an_walk_events). */
+ * compensated as in every view (an_walk_events): counted, or noted and
+ * written (above). */
 static void ch_instr_thread(struct ch_ctx *c, uint32_t ti)
 {
 	const struct fmt_thread *th = &c->d->threads[ti];
-	struct ch_thread t = {.c = c, .pid = c->d->procs[th->proc].pid, .tid = th->tid, .cap = 256};
+	struct ch_thread t = {.c = c, .pid = c->d->procs[th->proc].pid, .tid = th->tid, .cap = 256,
+			      .mode = c->printing ? CH_NOTE : CH_COUNT, .root_last = INT64_MIN / 2};
 	t.st = xmalloc(t.cap * sizeof(*t.st));
 	double end = an_walk_events(c->d, c->r, &c->maps[th->proc], ti, c->o->no_compensation, ch_instr_event, &t);
+	if (t.mode == CH_NOTE) {
+		t.mode = CH_WRITE;
+		t.calls = t.inside = 0;
+		an_walk_events(c->d, c->r, &c->maps[th->proc], ti, c->o->no_compensation, ch_instr_event, &t);
+	}
 	if (end > c->tmax)
 		c->tmax = end;
 	free(t.st);
+	free(t.end);
+	free(t.keep);
+	free(t.spans);
 }
 
 /* One sample (an_walk_samples: filtered, inlined functions expanded): an
@@ -843,8 +1049,9 @@ static void ch_sample(void *ctx, const struct an_walk_sample *s)
 	for (size_t i = s->nframes; i-- > 0;) /* outermost first */
 		node = cct_child(&c->frames, node, s->fn[i]);
 	ch_sep(c);
+	char buf[1024];
 	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":", c->f);
-	out_json_str(c->f, fn_name(c->r, s->fn[0]));
+	out_json_str(c->f, fn_label(c->r, s->fn[0], buf, sizeof(buf)));
 	fprintf(c->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", c->d->procs[s->proc].pid, c->d->threads[s->thread].tid);
 	ch_us(c->f, s->time - c->t0);
 	fprintf(c->f, ",\"sf\":%u}", node);
@@ -968,8 +1175,9 @@ int out_chrome(FILE *f, const struct fmt_data *d, struct an_result *r, struct ou
 		for (uint32_t i = 1; i < c.frames.len; i++) {
 			const struct cct_node *fr = &c.frames.n[i];
 			const struct an_module *m = fn_module(r, fr->fn);
+			char buf[1024];
 			fprintf(f, "%s\n\"%u\":{\"name\":", i > 1 ? "," : "", i);
-			out_json_str(f, fn_name(r, fr->fn));
+			out_json_str(f, fn_label(r, fr->fn, buf, sizeof(buf)));
 			fputs(",\"category\":", f);
 			out_json_str(f, m ? m->base : "?");
 			if (fr->parent)

@@ -89,13 +89,15 @@ struct out_chrome_opts {
 
 /*
  * Chrome trace-event JSON.  Instrumentation: one complete ("X") event per
- * call and per interval in which the thread left the CPU ("off-CPU"), on a
+ * call, in the order of entry (callers first), and per interval in which
+ * the thread left the CPU ("off-CPU", inside the call current in it), on a
  * timeline whose intervals are compensated for the probe cost as in every
  * view (an_walk_events; each thread starts at its recorded start), unless
  * no_compensation.  Sampling: one instant event per sample whose "sf"
  * names its stack in "stackFrames".  Without max_events the whole run is
- * written in one streaming pass.  With it, when there are more, the
- * earliest are written (a time cut-off), a global instant event plus
+ * written as it is read (each thread replayed twice, out_export.c).  With
+ * it, when there are more, the earliest are written (a time cut-off), a
+ * global instant event plus
  * "otherData" say how many were left out, and o->left_out tells the
  * caller.  r is extended with any function it lacks.  Returns 0, -1 on a
  * write error.

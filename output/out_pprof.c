@@ -73,6 +73,8 @@ struct pp_strings {
 	char **s;
 	size_t n, cap;
 	struct util_index index;
+	char **owned;   /* strings made for the table (labels), freed with it */
+	size_t nowned;
 };
 
 static uint64_t pp_str_key(const void *t, uint32_t i)
@@ -97,6 +99,29 @@ static int64_t pp_str(struct pp_strings *t, const char *s)
 	t->s[t->n] = (char *)s; /* protobuf-c wants char *; never written */
 	*k = (uint32_t)t->n;
 	return (int64_t)t->n++;
+}
+
+/* The index of function fn's name as the report prints it: "FILE:NAME"
+ * for one of two static functions of one name (an_func_label), which
+ * pprof, merging functions by name, would add up as one. */
+static int64_t pp_fn_label(struct pp_strings *t, const struct an_result *r, uint32_t fn)
+{
+	char buf[1024];
+	const char *l = an_func_label(r, fn, buf, sizeof(buf));
+	if (l != buf)
+		return pp_str(t, l);
+	t->owned = xrealloc(t->owned, (t->nowned + 1) * sizeof(*t->owned));
+	t->owned[t->nowned] = xstrdup(buf);
+	return pp_str(t, t->owned[t->nowned++]);
+}
+
+static void pp_strings_free(struct pp_strings *t)
+{
+	free(t->s);
+	util_index_free(&t->index);
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
 }
 
 static void pp_type(StintPprof__ValueType *vt, struct pp_strings *t, const char *type, const char *unit)
@@ -336,6 +361,28 @@ static void pp_samp_free(struct pp_samp *ps)
 	free(ps->cur);
 }
 
+/* The program's executable: the first process's (the one started). */
+static int pp_is_main(const struct fmt_data *d, const char *path)
+{
+	return d->nprocs && d->procs[0].exe && path && strcmp(path, d->procs[0].exe) == 0;
+}
+
+/* A sampling mapping: module fm of a process, id its mapping id. */
+static void pp_samp_mapping(StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_module *fm,
+			    uint32_t id, StintPprof__Mapping *maps, StintPprof__Mapping **map_ptrs)
+{
+	StintPprof__Mapping *mp = &maps[prof->n_mapping];
+	stint_pprof__mapping__init(mp);
+	mp->id = id;
+	mp->filename = pp_str(st, fm->path);
+	mp->build_id = pp_str(st, fm->build_id);
+	mp->memory_start = fm->start;
+	mp->memory_limit = fm->end;
+	mp->file_offset = fm->offset;
+	mp->has_functions = mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = 1;
+	map_ptrs[prof->n_mapping++] = mp;
+}
+
 /*
  * Fill prof's mappings, functions, locations and samples from the samples
  * of d that filter f keeps, and write it.  Returns 0, -1 on error.
@@ -365,22 +412,19 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 	StintPprof__Sample *smp = xcalloc(ps.nstk + 1, sizeof(*smp));
 	StintPprof__Sample **smp_ptrs = xcalloc(ps.nstk + 1, sizeof(*smp_ptrs));
 	int64_t *vals = xcalloc((size_t)(ps.nstk + 1) * 2, sizeof(*vals));
+	/* the first process's executable first (pp_add_mappings), then the
+	 * modules of each process in order */
+	uint32_t main_id = 0;
+	for (uint32_t i = 0; d->nprocs && i < d->procs[0].nmods && !main_id; i++)
+		if (ps.map_used[i + 1] && pp_is_main(d, d->procs[0].mods[i].path))
+			main_id = i + 1;
+	if (main_id)
+		pp_samp_mapping(prof, st, &d->procs[0].mods[main_id - 1], main_id, maps, map_ptrs);
 	for (uint32_t p = 0; p < d->nprocs; p++)
 		for (uint32_t i = 0; i < d->procs[p].nmods; i++) {
 			uint32_t id = ps.map_base[p] + i + 1;
-			if (!ps.map_used[id])
-				continue;
-			const struct fmt_module *fm = &d->procs[p].mods[i];
-			StintPprof__Mapping *mp = &maps[prof->n_mapping];
-			stint_pprof__mapping__init(mp);
-			mp->id = id;
-			mp->filename = pp_str(st, fm->path);
-			mp->build_id = pp_str(st, fm->build_id);
-			mp->memory_start = fm->start;
-			mp->memory_limit = fm->end;
-			mp->file_offset = fm->offset;
-			mp->has_functions = mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = 1;
-			map_ptrs[prof->n_mapping++] = mp;
+			if (ps.map_used[id] && id != main_id)
+				pp_samp_mapping(prof, st, &d->procs[p].mods[i], id, maps, map_ptrs);
 		}
 	for (uint32_t fi = 0; fi < nf; fi++) {
 		if (!ps.fn_used[fi])
@@ -389,7 +433,8 @@ static int pp_write_sampling(int fd, StintPprof__Profile *prof, struct pp_string
 		StintPprof__Function *fp = &fns[prof->n_function];
 		stint_pprof__function__init(fp);
 		fp->id = fi + 1;
-		fp->name = fp->system_name = pp_str(st, af->name);
+		fp->name = pp_fn_label(st, r, fi);
+		fp->system_name = pp_str(st, af->name);
 		fp->filename = pp_str(st, af->file);
 		fp->start_line = af->line;
 		fn_ptrs[prof->n_function++] = fp;
@@ -494,13 +539,22 @@ static void pp_use(struct pp_tables *t, const struct an_result *r, uint32_t fn)
 	}
 }
 
-/* One mapping per module of r that used[] marks (id: the module's index + 1). */
+/* One mapping per module of r that used[] marks (id: the module's index +
+ * 1), the executable's first: pprof takes the first mapping for the
+ * program ("File:", "Build ID:"); r's modules are in the order functions
+ * were met, a library's often first. */
 static void pp_add_mappings(StintPprof__Profile *prof, struct pp_strings *st, const struct fmt_data *d,
 			    const struct an_result *r, const uint8_t *used, StintPprof__Mapping *maps,
 			    StintPprof__Mapping **ptrs)
 {
-	for (uint32_t m = 0; m < r->nmods; m++) {
-		if (!used[m])
+	uint32_t main_mod = r->nmods;
+	for (uint32_t m = 0; m < r->nmods && main_mod == r->nmods; m++)
+		if (used[m] && pp_is_main(d, r->mods[m].path))
+			main_mod = m;
+	for (uint32_t k = 0; k <= r->nmods; k++) {
+		/* k == 0: the executable, then the others in order */
+		uint32_t m = k == 0 ? main_mod : k - 1;
+		if (m >= r->nmods || !used[m] || (k > 0 && m == main_mod))
 			continue;
 		StintPprof__Mapping *mp = &maps[prof->n_mapping];
 		stint_pprof__mapping__init(mp);
@@ -530,7 +584,8 @@ static void pp_add_functions(StintPprof__Profile *prof, struct pp_strings *st, c
 		StintPprof__Function *fp = &fns[prof->n_function];
 		stint_pprof__function__init(fp);
 		fp->id = f + 1;
-		fp->name = fp->system_name = pp_str(st, af->name);
+		fp->name = pp_fn_label(st, r, f);
+		fp->system_name = pp_str(st, af->name);
 		fp->filename = pp_str(st, af->file);
 		fp->start_line = af->line;
 		ptrs[prof->n_function++] = fp;
@@ -710,8 +765,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	if (v->sampling || out_instr_has_lines(d, flt)) {
 		int src = v->sampling ? pp_write_sampling(fd, &prof, &st, d, rw, flt, period_ns)
 				      : pp_write_instr_lines(fd, &prof, &st, d, rw);
-		free(st.s);
-		util_index_free(&st.index);
+		pp_strings_free(&st);
 		free(note);
 		return src;
 	}
@@ -746,8 +800,7 @@ int out_pprof(int fd, const struct an_view *v, const struct fmt_data *d, struct 
 	int rc = pp_pack_write(fd, &prof);
 	pp_paths_free(&pp);
 	pp_tables_free(&t);
-	free(st.s);
-	util_index_free(&st.index);
+	pp_strings_free(&st);
 	free(note);
 	return rc;
 }

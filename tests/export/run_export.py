@@ -67,6 +67,9 @@ class Ctx(harness.Ctx):
         "sample_recurse": ("sample", "s_recurse"),
         "sample_inline": ("sample", "s_inline"),
         "instr_lines": ("instrument", "e2e_line_costs"),
+        "instr_nest": ("instrument", "e2e_chrome_nest"),
+        "instr_fork": ("instrument", "e2e_forker"),
+        "instr_twofiles": ("instrument", "e2e_twofiles"),
     }
 
     def data(self, name):
@@ -275,6 +278,7 @@ def decode_profile(gz):
         f = pb_fields(sb)
         samples.append(([fn for x in pb_ints(f[1]) for fn in locs[x]], pb_ints(f[2])))
     default = strings[p[14][0]] if p[14] else ""
+    decode_profile.maps = list(maps.values())  # in the file's order: pprof takes the first for the program
     decode_profile.where = where  # per location: (address, mapping, lines), for the line test
     decode_profile.locs = locs    # per location: its functions
     decode_profile.sample_locs = [pb_ints(pb_fields(sb)[1]) for sb in p[2]]
@@ -302,6 +306,18 @@ def pprof_top(c, tool, path, index):
     return out
 
 
+def first_mapping_is(c, exe, path):
+    """pprof takes the first mapping for the program ("File:", "Build ID:"): the executable's, not
+    libc's (a library's came first in instrumentation recordings, where modules are numbered in
+    the order their functions were met)."""
+    first = decode_profile.maps[0][0]
+    check(os.path.realpath(first) == os.path.realpath(exe), "mapping 0 is %s, not the program %s" % (first, exe))
+    tool = c.pprof_tool()
+    if tool:
+        p = c.run([tool, "-top", "-nodecount=1", path])
+        check(("File: %s\n" % os.path.basename(exe)) in p.stdout, "pprof -top names another file:\n%s" % p.stdout[:300])
+
+
 def test_pprof_instrumentation(c):
     data = c.data("instr_demo")
     rep = c.report(data)
@@ -321,6 +337,7 @@ def test_pprof_instrumentation(c):
             if k == 2:
                 near(cum.get(name, 0), r["application_inclusive"], tol, "decoded cum (AI) of %s" % name)
     print("pprof (instrumentation): decoded profile agrees with the report")
+    first_mapping_is(c, c.demo, path)
     tool = c.pprof_tool()
     if not tool:
         raise Skip("no Go pprof (setup builds it from golang-github-google-pprof-dev); "
@@ -357,6 +374,7 @@ def test_pprof_sampling(c):
         if hz:
             near(vals[1], vals[0] * 1e9 / hz, 1, "cpu ns of a sample")
     print("pprof (sampling): decoded profile agrees with the report")
+    first_mapping_is(c, c.prog("s_recurse"), path)
     tool = c.pprof_tool()
     if not tool:
         raise Skip("no Go pprof; the decoded profile was checked")
@@ -492,6 +510,71 @@ def test_callgrind_instrumentation(c):
     # recursion levels are split as callgrind does: fib + fib'2 is fib's self time
     near(self_rows.get("fib", 0) + self_rows.get("fib'2", 0), rows["fib"]["elapsed_exclusive"], tol, "self of fib")
     print("callgrind (instrumentation): callgrind_annotate reads it; totals, self and inclusive agree")
+
+
+def callgrind_listing(c, path, cwd):
+    """callgrind_annotate --inclusive=yes run in cwd: [(file:function, inclusive Elapsed)] of its
+    function list, one entry per row."""
+    tool = shutil.which("callgrind_annotate")
+    if not tool:
+        raise Skip("no callgrind_annotate (Debian's valgrind)")
+    p = c.run([tool, "--inclusive=yes", "--threshold=100", path], cwd=cwd)
+    check("WARNING" not in p.stderr, "callgrind_annotate warned: %s" % p.stderr)
+    rows = []
+    for line in p.stdout.split("Auto-annotated")[0].splitlines():
+        m = re.match(r"^\s*([\d,]+)\s.*?\s(\S.*?):(\S+) \[", line)
+        if m:
+            rows.append(("%s:%s" % (m.group(2).strip(), m.group(3)), int(m.group(1).replace(",", ""))))
+    check(rows, "callgrind_annotate listed no function:\n%s" % p.stdout[:2000])
+    return rows
+
+
+def test_callgrind_fork_and_paths(c):
+    """A forked child's copy of the fork frame is a call of its caller there too (it had no calls=
+    line: fork's inclusive cost was less than its self cost, main's less than the report's);
+    cfi=/cob= only where they differ from fl=/ob=, as valgrind writes them (callgrind_annotate
+    strips its working directory from fl= but not cfi=: run from a directory above the sources,
+    it listed every function twice)."""
+    data = c.data("instr_fork")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    text, path = c.export(data, "callgrind")
+    tol = text.count("\nfn=") * 2 + 2
+    for cwd in ("/", os.path.dirname(os.path.dirname(rows["main"]["file"]))):
+        listing = callgrind_listing(c, path, cwd)
+        dup = [n for n, k in collections.Counter(n.rsplit(":", 1)[1] for n, _ in listing).items() if k > 1]
+        check(not dup, "run in %s, callgrind_annotate lists twice: %s" % (cwd, dup))
+        incl = {n.rsplit(":", 1)[1]: v for n, v in listing}
+        for name in ("fork", "main", "child_main"):
+            near(incl.get(name, 0), rows[name]["elapsed_inclusive"], tol, "inclusive of %s (run in %s)" % (name, cwd))
+    # no cfi=/cob= naming the file/object in force
+    names, cur = {"fl": {}, "ob": {}}, {"fl": None, "ob": None}
+    calls = collections.Counter()
+    cfn = None
+    for line in text.splitlines():
+        m = re.match(r"^(fl|fi|fe|ob|cfi|cfl|cob|cfn)=\((\d+)\)(?: (.*))?$", line)
+        if m:
+            key, ident, name = m.groups()
+            kind = {"fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl", "cob": "ob"}.get(key, key)
+            if kind in names and name is not None:
+                names[kind][ident] = name
+            if key in ("fl", "ob"):
+                cur[key] = ident
+            elif key in ("cfi", "cfl", "cob"):
+                check(ident != cur[kind], "%s=(%s) %s repeats the %s= in force" % (
+                    key, ident, names[kind].get(ident), kind))
+            elif key == "cfn":
+                cfn = name if name is not None else names.setdefault("fn", {}).get(ident)
+            if key == "cfn" and name is not None:
+                names.setdefault("fn", {})[ident] = name
+        m = re.match(r"^fn=\((\d+)\) (.*)$", line)
+        if m:
+            names.setdefault("fn", {})[m.group(1)] = m.group(2)
+        m = re.match(r"^calls=(\d+)", line)
+        if m:
+            calls[cfn] += int(m.group(1))
+    check(calls["fork"] == rows["fork"]["calls"], "calls of fork: %d, report %d" % (calls["fork"], rows["fork"]["calls"]))
+    print("callgrind (fork, paths): fork's and main's inclusive as the report's, each function listed once")
 
 
 def test_callgrind_sampling(c):
@@ -768,6 +851,127 @@ def test_chrome_compensated(c):
     print("chrome (compensation): %d function totals agree with the report, compensated and not" % checked)
 
 
+def ps(us):
+    """A trace time (µs) in whole picoseconds."""
+    return int(round(us * 1e6))
+
+
+def read_sorted(slices, key):
+    """Nest one thread's slices as trace viewers do from times: sorted by key, each slice inside
+    the innermost open one that ends after it starts.  slices: (name, ts, dur, index) in ps.
+    Returns (name, start, end, parent name or None, children's total) per slice, and overlaps."""
+    out, stack, bad = [], [], 0
+    for name, ts, dur, _ in sorted(slices, key=key):
+        while stack and stack[-1][2] <= ts and not (dur == 0 and stack[-1][1] == ts == stack[-1][2]):
+            stack.pop()
+        if stack and ts + dur > stack[-1][2]:
+            bad += 1
+        fr = [name, ts, ts + dur, stack[-1][0] if stack else None, 0]
+        if stack:
+            stack[-1][4] += dur
+        stack.append(fr)
+        out.append(fr)
+    return out, bad
+
+
+def read_speedscope(slices):
+    """Nest one thread's slices as speedscope 1.25's trace-event importer does: complete events
+    sorted by start then longer first (stably), split into begin and end queues sorted by time
+    (stably); at one instant a begin goes first if it has the name of the next end, else the
+    end; an end is matched to the open frame of its name among the ends of that instant."""
+    order = sorted(slices, key=lambda s: (s[1], -s[2]))
+    begins = sorted(((ts, name) for name, ts, dur, _ in order), key=lambda b: b[0])
+    ends = sorted(((ts + dur, name) for name, ts, dur, _ in order), key=lambda e: e[0])
+    out, stack, bad, bi = [], [], 0, 0
+    ends = collections.deque(ends)
+    while bi < len(begins) or ends:
+        take_b = bool(ends) is False or (bi < len(begins) and (
+            begins[bi][0] < ends[0][0] or (begins[bi][0] == ends[0][0] and begins[bi][1] == ends[0][1])))
+        if take_b:
+            ts, name = begins[bi]
+            bi += 1
+            fr = [name, ts, None, stack[-1][0] if stack else None, 0]
+            stack.append(fr)
+            continue
+        if stack:
+            top = stack[-1][0]
+            for j in range(1, len(ends)):
+                if ends[j][0] > ends[0][0]:
+                    break
+                if ends[j][1] == top:
+                    ends[0], ends[j] = ends[j], ends[0]
+                    break
+        ts, name = ends.popleft()
+        if not stack or stack[-1][0] != name:
+            bad += 1
+            continue
+        fr = stack.pop()
+        fr[2] = ts
+        if stack:
+            stack[-1][4] += ts - fr[1]
+        out.append(fr)
+    return out, bad + len(stack)
+
+
+def test_chrome_nesting(c):
+    """Trace viewers rebuild the call tree from the slices' times alone (a stable sort by start,
+    longer first; speedscope's importer; a reader that breaks ties the other way): each must get
+    the report's tree.  Compensation leaves fact(n) the start and end of its only call, and leaf
+    called in a loop starts as the previous call ends: written at their ends, children before
+    parents, a viewer drew leaf as the caller of fact, and off-CPU as the caller of the call it
+    was in; two zero-length off-CPU slices opened each thread."""
+    data = c.data("instr_nest")
+    rep = c.report(data)
+    rows = func_rows(rep)
+    tree = json.loads(c.run([c.stint, "report", "-i", data, "--tree", "--threshold", "0", "--format", "json"]).stdout)
+    edges = set()
+
+    def walk(node, parent):
+        edges.add((parent, node["name"]))
+        for ch in node.get("children", []):
+            walk(ch, node["name"])
+    for root in tree["roots"]:
+        walk(root, None)
+    t = load_trace(c.export(data, "chrome")[0])
+    per, every = collections.defaultdict(list), collections.defaultdict(list)
+    for i, e in enumerate(t["traceEvents"]):
+        if e["ph"] == "X":
+            s = (e["name"], ps(e["ts"]), ps(e["dur"]), i)
+            every[(e["pid"], e["tid"])].append(s)
+            if e.get("cat") != "os":
+                per[(e["pid"], e["tid"])].append(s)
+            else:
+                check(e["dur"] > 0, "a zero-length off-CPU slice: %s" % e)
+    readers = (("sorted by start, longer first, then file order",
+                lambda sl: read_sorted(sl, lambda s: (s[1], -s[2], s[3]))),
+               ("sorted by start, longer first, then reverse file order",
+                lambda sl: read_sorted(sl, lambda s: (s[1], -s[2], -s[3]))),
+               ("speedscope", read_speedscope))
+    for what, reader in readers:
+        ee, kids_of = collections.Counter(), collections.Counter()
+        for key, sl in per.items():
+            frames, bad = reader(sl)
+            check(bad == 0, "%s: %d slices of thread %s do not nest" % (what, bad, key))
+            for name, start, end, parent, kids in frames:
+                ee[name] += (end - start - kids) / 1000.0
+                kids_of[parent] += 1
+                check(end == start or (parent, name) in edges,
+                      "%s: %s drawn as called by %s, which the report's tree does not have" % (what, name, parent))
+        for name, r in rows.items():
+            # each slice's ends are rounded to the ns (and moved by a picosecond to nest)
+            near(ee[name], r["elapsed_exclusive"], r["calls"] + kids_of[name] + 2,
+                 "%s: exclusive ns of %s" % (what, name))
+        # off-CPU is drawn inside the call it was in, never around one
+        for key, sl in every.items():
+            frames, bad = reader(sl)
+            check(bad == 0, "%s: slices of thread %s with off-CPU do not nest" % (what, key))
+            for name, start, end, parent, kids in frames:
+                check(parent != "off-CPU", "%s: %s drawn inside off-CPU" % (what, name))
+    naps = [e for e in t["traceEvents"] if e["ph"] == "X" and e["name"] == "nap"]
+    check(len(naps) == 3, "%d nap slices" % len(naps))
+    print("chrome (nesting): three readers rebuild the report's tree and exclusive times")
+
+
 def test_chrome_sampling(c):
     data = c.data("sample_split")
     rep = c.report(data)
@@ -798,6 +1002,58 @@ def test_chrome_sampling(c):
     ts = [s["ts"] for s in samples]
     check(ts == sorted(ts), "samples of one thread out of time order")
     print("chrome (sampling): one event per sample, stacks agree with the report")
+
+
+# ---------------------------------------------------------------------------
+# Names and order
+# ---------------------------------------------------------------------------
+
+def test_static_functions_two_files(c):
+    """Two static functions "work" in two source files, which the report labels
+    s_twofiles_a.c:work and s_twofiles_b.c:work: folded and chrome gave both the name "work"
+    and pprof (which merges functions by name) added them up as one."""
+    data = c.data("instr_twofiles")
+    rep = c.report(data)
+    want = {"%s:work" % os.path.basename(r["file"]): r for r in rep["functions"] if r["name"] == "work"}
+    check(sorted(want) == ["s_twofiles_a.c:work", "s_twofiles_b.c:work"], "report rows of work: %s" % sorted(want))
+    paths = parse_folded(c.export(data, "folded")[0])
+    excl, _ = folded_sums(paths)
+    check("work" not in excl, "folded has a frame named plain 'work'")
+    for label, r in want.items():
+        near(excl.get(label, 0), r["elapsed_exclusive"], len(paths) + 2, "folded exclusive of %s" % label)
+    t = load_trace(c.export(data, "chrome")[0])
+    calls = collections.Counter(e["name"] for e in t["traceEvents"] if e["ph"] == "X")
+    for label, r in want.items():
+        check(calls[label] == r["calls"], "chrome: %d slices of %s, report %d calls" % (calls[label], label, r["calls"]))
+    check(calls["work"] == 0, "chrome has %d slices named plain 'work'" % calls["work"])
+    gz, path = c.export(data, "pprof", binary=True)
+    _, samples, _ = decode_profile(gz)
+    flat, _ = pprof_sums(samples, 1)
+    for label, r in want.items():
+        near(flat.get(label, 0), r["elapsed_exclusive"], len(samples) + 2, "pprof flat of %s" % label)
+    tool = c.pprof_tool()
+    if tool:
+        top = pprof_top(c, tool, path, "elapsed")
+        for label, r in want.items():
+            check(label in top, "pprof -top has no %s: %s" % (label, sorted(top)))
+    print("static functions: folded, chrome and pprof name them FILE:NAME as the report")
+
+
+def test_folded_grouped(c):
+    """Folded lines come depth first, each path's extensions after it, so a viewer that draws
+    lines in file order (speedscope's time order) draws each frame once: main's paths were
+    split by the threads' and the forked child's (main;... thr;... main;child_work...)."""
+    for rec in ("instr_fork", "instr_threads", "sample_split"):
+        paths = parse_folded(c.export(c.data(rec), "folded")[0])
+        for depth in range(1, 1 + max(len(f) for f, _ in paths)):
+            seen, prev = set(), None
+            for frames, _ in paths:
+                key = tuple(frames[:depth]) if len(frames) >= depth else None
+                if key is not None and key != prev:
+                    check(key not in seen, "%s: the lines of %s are not together" % (rec, ";".join(key)))
+                    seen.add(key)
+                prev = key if key is not None else prev
+    print("folded: every call path's lines together")
 
 
 # ---------------------------------------------------------------------------
