@@ -290,6 +290,46 @@ static void test_compensation(void **state)
 	fmt_data_free(&d);
 }
 
+/* Two processes with their own probe costs: the cost said is the one that
+ * was subtracted, events x cost (the plain mean over processes was not). */
+static void test_compensation_two_processes(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"main", "a"};
+	struct fmt_data d, d2;
+	struct evb b;
+	evb_data(&d, names, 2);
+	evb_data(&d2, names, 2);
+	d.procs = realloc(d.procs, 2 * sizeof(*d.procs));
+	d.procs[1] = d2.procs[0];
+	d.procs[1].pid = 200;
+	d2.nprocs = 0;
+	d.nprocs = 2;
+	d.procs[0].cost = 3 << 10; /* 3 ticks per event */
+	d.procs[1].cost = 1 << 10; /* 1 */
+	for (uint32_t proc = 0; proc < 2; proc++) {
+		evb_init(&b);
+		evb_enter(&b, 0, 0x1000, 0);
+		for (int i = 0; i < (proc ? 9 : 1); i++) { /* 2 events, or 18 */
+			evb_enter(&b, 100 + 100 * (uint64_t)i, 0x2000, 0);
+			evb_exit(&b, 150 + 100 * (uint64_t)i, 0);
+		}
+		evb_exit(&b, 2000, 0);
+		evb_add_thread(&d, &b, 100 + proc);
+		d.threads[d.nthreads - 1].proc = proc;
+	}
+	struct an_result r;
+	run(&d, &r);
+	assert_int_equal(r.probe_events, 24);
+	/* (4 x 3 + 20 x 1) / 24 ticks of 1 us */
+	assert_true(r.cost_ns > 32000.0 / 24 - 1e-6 && r.cost_ns < 32000.0 / 24 + 1e-6);
+	double said = r.cost_ns * (double)r.probe_events + r.overhead_ns - r.unsubtracted_ns;
+	assert_true(said - r.compensated_ns < 1e-3 && r.compensated_ns - said < 1e-3);
+	an_result_free(&r);
+	fmt_data_free(&d);
+	fmt_data_free(&d2);
+}
+
 /* A fork child starts with the parent's frames open, not counted as calls. */
 static void test_inherited_frames(void **state)
 {
@@ -725,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_exit_skipping_frames),
 		cmocka_unit_test(test_modules_and_percentages),
 		cmocka_unit_test(test_compensation),
+		cmocka_unit_test(test_compensation_two_processes),
 		cmocka_unit_test(test_inherited_frames),
 		cmocka_unit_test(test_sampling_inlined),
 		cmocka_unit_test(test_filter_instr_function),
