@@ -1242,6 +1242,67 @@ static char *inl_name(Dwarf_Die *d)
 
 static struct sym_cu_index *cu_index(struct sym_proc *sp, Dwarf_Die *cu);
 
+/* Whether a C++ function name carries its parameters ("f(int)", not "f"
+ * nor a lambda's bare "operator()"). */
+static int has_params(const char *name)
+{
+	const char *op = strstr(name, "operator()");
+	return strchr(op ? op + 10 : name, '(') != NULL;
+}
+
+/*
+ * d's name within the scopes that declare it, for a C++ function with no
+ * linkage name and no out-of-line copy: a lambda's operator() inlined into
+ * the function that made it was "operator()", one row for every such
+ * lambda of the program; now "run_lambda::{lambda}::operator()".
+ * NULL if d has no enclosing scope with a name.
+ */
+static char *scoped_name(Dwarf_Die *d, const char *name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die decl = *d, next, *scopes = NULL;
+	for (int hop = 0; hop < 4; hop++) { /* origin, then specification: the declaration */
+		if ((dwarf_attr(&decl, DW_AT_abstract_origin, &a) || dwarf_attr(&decl, DW_AT_specification, &a)) &&
+		    dwarf_formref_die(&a, &next))
+			decl = next;
+		else
+			break;
+	}
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	char buf[1024];
+	size_t len = 0;
+	for (int i = n - 1; i >= 1 && len < sizeof(buf); i--) {
+		const char *part = NULL;
+		switch (dwarf_tag(&scopes[i])) {
+		case DW_TAG_namespace:
+			part = dwarf_diename(&scopes[i]);
+			if (!part)
+				part = "(anonymous namespace)";
+			break;
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+			/* (GCC's lambda closure types have no name) */
+			part = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
+			if (!part)
+				part = "{lambda}";
+			break;
+		case DW_TAG_union_type:
+		case DW_TAG_subprogram:
+			part = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
+			break;
+		default:
+			break;
+		}
+		if (part)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s::", part);
+	}
+	free(scopes);
+	if (!len || len >= sizeof(buf))
+		return NULL;
+	char *full = NULL;
+	return asprintf(&full, "%s%s", buf, name) < 0 ? NULL : full;
+}
+
 /*
  * The name of the out-of-line copy of the function inlined at d, as its
  * symbol demangles ("mix(unsigned long, unsigned long)"), or NULL.  GCC
@@ -1481,8 +1542,10 @@ uint32_t sym_proc_inlines(struct sym_proc *sp, uint64_t addr, struct sym_inline 
 		Dwarf_Attribute a;
 		Dwarf_Word w = 0;
 		v[k].name = inl_name(d);
-		if (!strchr(v[k].name, '(')) { /* a C++ name without its parameters? */
+		if (!has_params(v[k].name) && lang_cxx(dwarf_srclang(cu))) { /* a C++ name without its parameters */
 			char *full = out_of_line_name(sp, m, bias, cu, d);
+			if (!full && strstr(v[k].name, "operator()"))
+				full = scoped_name(d, v[k].name);
 			if (full) {
 				free(v[k].name);
 				v[k].name = full;

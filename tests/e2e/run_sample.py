@@ -1600,6 +1600,35 @@ def test_inline_in_nested_functions(c):
         check(share >= 85, "%s: hot() has %.1f%% exclusive: %s" % (name, share, function_list(rep)))
 
 
+TWO_LAMBDAS = r"""
+#include <cstdio>
+__attribute__((noinline)) double run_a(int n)
+{ double acc = 0; auto f = [&](int i) { for (int k = 0; k < 300; k++) acc += i * k / (k + 1.5); };
+  for (int i = 0; i < n; i++) f(i); return acc; }
+__attribute__((noinline)) double run_b(int n)
+{ double acc = 0; auto g = [&](int i) { for (int k = 0; k < 300; k++) acc += i * k / (k + 2.5); };
+  for (int i = 0; i < n; i++) g(i); return acc; }
+int main() { std::printf("%f %f\n", run_a(400000), run_b(200000)); }
+"""
+
+
+@test
+def test_inlined_lambdas_named(c):
+    """Two lambdas, each inlined into the function that made it (GCC gives their operator() no
+    linkage name): both were one row named "operator()", no file.  Each is now named within
+    its scope (run_a::{lambda}::operator()), two rows with their own shares."""
+    src = os.path.join(c.tmp, "lam.cpp")
+    with open(src, "w") as f:
+        f.write(TWO_LAMBDAS)
+    prog = os.path.join(c.tmp, "lam")
+    c.run(["g++", "-O2", "-g", "-o", prog, src], expect=0)
+    _, _, rep = c.record_and_report([prog], min_samples=100)
+    names = [r["name"] for r in rep["functions"]]
+    check("operator()" not in names, "a bare operator() row: %s" % function_list(rep))
+    a, b = excl(rep, "run_a::{lambda}::operator()"), excl(rep, "run_b::{lambda}::operator()")
+    check(pct(rep, a) > 45 and pct(rep, b) > 20, "the lambdas' rows: %s" % function_list(rep))
+
+
 DEEP_REC = r"""
 #include <stdio.h>
 #include <stdlib.h>
