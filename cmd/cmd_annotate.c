@@ -104,7 +104,7 @@ static size_t disassemble(const char *module, uint64_t lo, uint64_t hi, char ***
  */
 static char *annotate_read_source(const char *file, size_t *flen)
 {
-	char *src = file ? util_read_regular(file, ANNOTATE_SOURCE_MAX, 0, flen) : NULL;
+	char *src = file ? util_read_source(file, ANNOTATE_SOURCE_MAX, flen) : NULL;
 	for (size_t i = 0; src && i < *flen; i++) {
 		unsigned char c = (unsigned char)src[i];
 		if (c == '\r' && i + 1 < *flen && src[i + 1] == '\n')
@@ -117,6 +117,9 @@ static char *annotate_read_source(const char *file, size_t *flen)
 	}
 	return src;
 }
+
+/* Why a source is not shown that the data file's owner could not read. */
+static const char not_readable[] = "not shown (the data file is another user's, who cannot read it)";
 
 /* One source line of text at s (up to e or the end), for printing. */
 static int line_len(const char *s, const char *e)
@@ -199,13 +202,15 @@ static int annotate_instr(const char *input, const char *want, int nocomp)
 		if (!an_line_row_empty(&l.lines[i]))
 			file = l.lines[i].file;
 	size_t flen = 0;
+	errno = 0;
 	char *src = annotate_read_source(file, &flen);
+	int refused = !src && errno == EACCES;
 	uint32_t lo_line, hi_line;
 	annotate_instr_range(f, &l, file, &lo_line, &hi_line);
 	if (src)
 		printf("# %s, lines %u-%u\n", file, lo_line, hi_line);
 	else if (file)
-		printf("# source '%s' not found: the values per line\n", file);
+		printf("# source '%s' %s: the values per line\n", file, refused ? not_readable : "not found");
 	else
 		printf("# no source lines known\n");
 	printf("\n%10s %6s %10s %6s %10s %6s %10s %6s %8s %6s\n", "Elap.incl", "%", "Elap.excl", "%", "Appl.incl",
@@ -429,12 +434,14 @@ static int annotate_sampling(const struct fmt_data *d, const char *want, const c
 	size_t flen = 0;
 	/* a name from the data file: a regular file only, of a sane size
 	 * (not /dev/zero, not a FIFO that never ends) */
+	errno = 0;
 	char *src = annotate_read_source(file, &flen);
 	if (src) {
 		annotate_source(&fs, file, src, flen);
 	} else {
 		if (file)
-			printf("# source '%s' not found: samples per address, with the disassembly\n\n", file);
+			printf("# source '%s' %s: samples per address, with the disassembly\n\n", file,
+			       errno == EACCES ? not_readable : "not found");
 		else
 			printf("# no source lines known: samples per address, with the disassembly\n\n");
 		annotate_disassembly(&fs);

@@ -124,6 +124,10 @@ void cmd_read(const char *input, struct fmt_data *d)
 	char err[1024];
 	if (fmt_read(input, d, err, sizeof(err)) < 0)
 		die("%s", err);
+	/* the sources it names are read as its owner could (util_read_source) */
+	struct stat st;
+	if (stat(input, &st) == 0)
+		util_source_reader(st.st_uid);
 }
 
 /*

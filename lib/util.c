@@ -240,6 +240,31 @@ char *util_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+static uid_t source_reader = (uid_t)-1;
+
+void util_source_reader(uid_t owner)
+{
+	source_reader = owner;
+}
+
+char *util_read_source(const char *path, size_t max, size_t *len)
+{
+	if (source_reader != (uid_t)-1 && source_reader != geteuid()) {
+		/* the owner's own file readable by them, or anyone's readable by
+		 * all (a group's files are left out: the owner's groups are not
+		 * known here) */
+		struct stat st;
+		if (stat(path, &st) < 0)
+			return NULL;
+		int readable = st.st_uid == source_reader ? (st.st_mode & S_IRUSR) != 0 : (st.st_mode & S_IROTH) != 0;
+		if (!readable) {
+			errno = EACCES;
+			return NULL;
+		}
+	}
+	return util_read_regular(path, max, 0, len);
+}
+
 char *util_read_regular(const char *path, size_t max, int nofollow, size_t *len)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */

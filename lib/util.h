@@ -115,6 +115,16 @@ size_t util_args_joined(char *s, size_t n);
 char *util_read_regular(const char *path, size_t max, int nofollow, size_t *len);
 
 /*
+ * A source file a data file names, read for annotate and the HTML page as
+ * util_read_regular does, but only if the data file's owner could read it
+ * too (util_source_reader): a data file of another user, run through
+ * stint html by root, put lines of a root-only file into a page made to be
+ * shared.  NULL with errno EACCES when it could not.
+ */
+char *util_read_source(const char *path, size_t max, size_t *len);
+void util_source_reader(uid_t owner); /* the data file's owner (default: us) */
+
+/*
  * Creating an output file (a data file, an export, a page) safely: the
  * bytes go to a new file made by mkstemp() in the target's directory (never
  * an existing file, never through a link), which is renamed over the target

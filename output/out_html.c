@@ -126,7 +126,7 @@ static struct hj_src *hj_source(struct hj_src **v, uint32_t *n, const char *path
 	s->path = path;
 	size_t len = 0;
 	/* a name from the data file: a regular file of a sane size only */
-	s->text = util_read_regular(path, HJ_SOURCE_MAX, 0, &len);
+	s->text = util_read_source(path, HJ_SOURCE_MAX, &len);
 	if (!s->text)
 		return s;
 	for (size_t i = 0; i < len; i++)

@@ -492,6 +492,39 @@ def test_annotate_source_escapes(c):
 
 
 @test
+def test_source_read_as_data_owner(c):
+    """A data file of another user names the source files annotate and html read: one naming a
+    root-only file (#line "/root/secret", or the data file edited) put its lines into root's
+    terminal and into a page made to be shared.  A source is now read only if the data file's
+    owner could read it; annotate says why it is not shown.  The owner's own files and files
+    anyone may read are shown as before."""
+    need_root("a data file owned by another user")
+    secret_dir = os.path.join(c.tmp, "src")
+    os.mkdir(secret_dir)
+    source = os.path.join(secret_dir, "secret.c")
+    prog = os.path.join(c.tmp, "spinprog")
+    build_c(c, SPIN_SRC % source, prog, ["-O1", "-g", "-finstrument-functions"])
+    with open(os.path.join(c.tmp, "spinprog.c")) as f:
+        text = f.read().split("\n", 1)[1].replace("struct timespec a, b;", "struct timespec a, b; /* TOP-SECRET-LINE */")
+    with open(source, "w") as f:
+        f.write(text)
+    data = os.path.join(c.tmp, "i.data")
+    c.run([c.stint, "record", "-o", data, "--", prog], expect=0)
+    page = os.path.join(c.tmp, "page.html")
+    for mode, owner, shown in ((0o600, 0, True), (0o600, NOBODY, False), (0o644, NOBODY, True)):
+        os.chmod(source, mode)
+        os.chown(data, owner, owner)
+        p = c.run([c.stint, "annotate", "-i", data, "spin"], expect=0)
+        check(("TOP-SECRET-LINE" in p.stdout) == shown,
+              "annotate, source %o, data file of uid %d: the source %s" % (mode, owner, "hidden" if shown else "shown"))
+        if not shown:
+            check("another user's" in p.stdout, "annotate does not say why the source is not shown:\n%s" % p.stdout[:500])
+        c.run([c.stint, "html", "-i", data, "-o", page], expect=0)
+        check(("TOP-SECRET-LINE" in open(page).read()) == shown,
+              "html, source %o, data file of uid %d: the source %s" % (mode, owner, "hidden" if shown else "shown"))
+
+
+@test
 def test_output_never_the_input(c):
     """export -o and html -o naming the data file being read (or the file a link given as input
     leads to) replaced the recording with its export, exit 0: refused in one line, the recording
