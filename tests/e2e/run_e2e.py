@@ -1332,7 +1332,8 @@ def test_patched_tail_jumps(c):
     return for the chain) patched at load, through -pg -mfentry and NOP sites, and -pg alone: every
     function has the callers and calls of the -finstrument-functions build (main -> is_even 3010,
     is_even -> is_odd and is_odd -> is_even 30,030), a chain left by longjmp is closed (landed's
-    caller is main).  The function a tail jump entered was its jumper's caller's callee, the jumper
+    caller is main), and a C++ exception thrown out of a chain is caught as without stint and
+    closes it (after_catch's caller is main; before, main -> ping 100 calls for 20).  The function a tail jump entered was its jumper's caller's callee, the jumper
     closed at the jump: main -> is_even 33,040 calls, main -> is_odd 30,030."""
     ref = c.prog("e2e_tail_chain")
     want = callers_of_all(c, ref, ("is_even", "is_odd", "leaf", "bail", "landed"))
@@ -1349,12 +1350,22 @@ def test_patched_tail_jumps(c):
                 prog, body))
         got = callers_of_all(c, prog, want)
         check(got == want, "%s: callers %s\n  the -finstrument-functions build's: %s" % (prog, got, want))
+    # a C++ exception thrown out of a chain: caught in main, the chain closed there
+    ref = c.prog("e2e_tail_throw")
+    want = callers_of_all(c, ref, ("ping", "pong", "thrower", "after_catch"))
+    check(want["ping"] == {"main": 20, "pong": 80} and want["after_catch"] == {"main": 20},
+          "the -finstrument-functions build's callers: %s" % want)
+    for v in c.load_variants():
+        prog = c.prog("e2e_tail_throw_" + v)
+        got = callers_of_all(c, prog, want, "caught 10\n")
+        check(got == want, "%s: callers %s\n  the -finstrument-functions build's: %s" % (prog, got, want))
 
 
-def callers_of_all(c, prog, names):
-    """{function: {caller: calls}} of a recording of prog."""
+def callers_of_all(c, prog, names, output=None):
+    """{function: {caller: calls}} of a recording of prog (which prints output, if given)."""
     data = os.path.join(c.tmp, os.path.basename(prog) + ".data")
-    c.record([prog], data=data)
+    rec, _ = c.record([prog], data=data)
+    check(output is None or rec.stdout == output, "%s printed %r, not %r" % (prog, rec.stdout, output))
     out = {}
     for name in names:
         p = c.run([c.stint, "callers", "-i", data, "--format", "json", name], expect=0)
