@@ -2709,10 +2709,12 @@ RT_API int prctl(int option, ...)
  * the signal stamps its own time only: the others' last intervals end at
  * their last probes.
  *
- * The signal is always sent again with the default action and unblocked
- * here, never left to a returning instruction: a trap (int3: SIGTRAP after
- * the instruction) or a seccomp SIGSYS would otherwise let the program run
- * on, and a program that blocks the signal would keep it pending.
+ * The signal is sent again with the default action and unblocked here, not
+ * left to a returning instruction: a trap (int3: SIGTRAP after the
+ * instruction) or a seccomp SIGSYS would otherwise let the program run on,
+ * and a program that blocks the signal would keep it pending.  Except a
+ * fault (rt_fault_again): the handler returns and the instruction faults
+ * again, so that the core's first frame is the program's.
  */
 static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT,   SIGTRAP, SIGSYS,
 				       SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGALRM,   SIGTERM, SIGUSR1,
@@ -2720,10 +2722,30 @@ static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGAB
 
 static void rt_note_process_end(uint64_t end);
 
+/*
+ * A fault the faulting instruction raised (si_code > 0: the kernel's, not
+ * kill's or raise's, which are <= 0): SIGSEGV, SIGBUS, SIGILL, SIGFPE run
+ * the instruction again when the handler returns, and it faults again, now
+ * with the default action.  Sent again from the handler, the signal killed
+ * the process inside it: a core's stack began with pthread_sigmask, rt_fatal
+ * and "<signal handler called>" before the program's faulting function, and
+ * gdb's "bt" and "frame 0" showed stint's code.  Not a machine check that
+ * is only reported (BUS_MCEERR_AO: nothing faults again).
+ */
+static int rt_fault_again(int sig, const siginfo_t *si)
+{
+	if (!si || si->si_code <= 0)
+		return 0;
+#ifdef BUS_MCEERR_AO
+	if (sig == SIGBUS && si->si_code == BUS_MCEERR_AO)
+		return 0;
+#endif
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+}
+
 static void rt_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	(void)si;
 	struct rt_thread *t = &rt_self;
 	if (t->state == RT_ACTIVE && !rt_busy(t)) {
 		rt_sel_thread_end(t);
@@ -2745,6 +2767,8 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigaction(sig, &dfl, NULL);
+	if (rt_fault_again(sig, si))
+		return;
 	/* to this thread, as the fault was: blocked while the handler runs,
 	 * it is delivered (and kills) when unblocked just below */
 	syscall(SYS_tgkill, (int)getpid(), (int)syscall(SYS_gettid), sig);
