@@ -139,13 +139,22 @@ double out_per_call_avg(uint64_t calls, double callsum)
 	return calls ? callsum / (double)calls : 0.0;
 }
 
+/* The average as printed beside the minimum and maximum, which are printed
+ * whole: within them (one call of 1991903.08 ns was avg 1991903.1 against
+ * min and max 1991903) */
+static double avg_shown(uint64_t calls, double callsum, double vmin, double vmax)
+{
+	double a = out_per_call_avg(calls, callsum), lo = (double)(int64_t)(vmin + 0.5), hi = (double)(int64_t)(vmax + 0.5);
+	return a < lo ? lo : a > hi ? hi : a;
+}
+
 void out_json_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const double *callsum,
 		       const double *vmin, const double *vmax)
 {
 	for (int c = 0; c < s->ncols && s->calls; c++) {
 		const struct out_column *k = &s->cols[c];
-		fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", k->key, out_per_call_avg(calls, callsum[k->v]), k->key,
-			vmin[k->v], k->key, vmax[k->v]);
+		fprintf(f, ",\"%s_avg\":%.1f,\"%s_min\":%.0f,\"%s_max\":%.0f", k->key,
+			avg_shown(calls, callsum[k->v], vmin[k->v], vmax[k->v]), k->key, vmin[k->v], k->key, vmax[k->v]);
 	}
 }
 
@@ -160,6 +169,7 @@ void out_csv_per_call(FILE *f, const struct out_schema *s, uint64_t calls, const
 {
 	for (int c = 0; c < s->ncols && s->calls; c++) {
 		const struct out_column *k = &s->cols[c];
-		fprintf(f, ",%.1f,%.0f,%.0f", out_per_call_avg(calls, callsum[k->v]), vmin[k->v], vmax[k->v]);
+		fprintf(f, ",%.1f,%.0f,%.0f", avg_shown(calls, callsum[k->v], vmin[k->v], vmax[k->v]), vmin[k->v],
+			vmax[k->v]);
 	}
 }
