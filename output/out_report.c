@@ -297,7 +297,11 @@ static void print_csv(FILE *f, const struct an_result *r, const struct out_opts 
 			out_csv_per_call(f, s, row->calls, row->callsum, row->vmin, row->vmax);
 			fputc(',', f);
 			out_csv_str(f, fn && fn->file ? fn->file : "");
-			fprintf(f, ",%u", fn ? fn->line : 0);
+			/* (no line known: empty, as JSON leaves the key out; a 0 read as one) */
+			if (fn && fn->line)
+				fprintf(f, ",%u", fn->line);
+			else
+				fputc(',', f);
 		}
 		fputc('\n', f);
 	}
