@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rec_perf.h"
@@ -223,6 +224,16 @@ static unsigned so_pages(const struct rec_perf_opts *o)
 	return o->callgraph == REC_CG_DWARF ? REC_PERF_PAGES_DWARF : REC_PERF_PAGES_FP;
 }
 
+/* Whether task tid (a thread given to attach to) is another user's, and we
+ * are not root: perf events are refused for it whatever the paranoia. */
+static int others_task(pid_t tid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	return tid > 0 && geteuid() != 0 && stat(path, &st) == 0 && st.st_uid != geteuid();
+}
+
 struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opts *o, int *denied,
 			       char *err, size_t errlen)
 {
@@ -256,13 +267,20 @@ struct rec_perf *rec_perf_open(pid_t *tids, int ntids, const struct rec_perf_opt
 					snprintf(err, errlen,
 						 "this machine has no hardware 'cycles' event (no PMU): "
 						 "leave out -e for the CPU-time clock");
-				else if (e == EACCES || e == EPERM || e == ENOSYS)
+				else if ((e == EACCES || e == EPERM) && others_task(tids[t]))
+					snprintf(err, errlen,
+						 "cannot sample process %d: it belongs to another user (perf events "
+						 "follow one's own processes; root may follow any)", (int)tids[t]);
+				else if (e == EACCES || e == EPERM || e == ENOSYS) {
+					char *level = util_read_file("/proc/sys/kernel/perf_event_paranoid", &(size_t){0});
+					if (level)
+						level[strcspn(level, "\n")] = 0;
 					*denied = 1, snprintf(err, errlen,
 						 "perf events are not permitted here "
 						 "(/proc/sys/kernel/perf_event_paranoid is %s): %s",
-						 util_read_file("/proc/sys/kernel/perf_event_paranoid", &(size_t){0})
-							 ?: "?",
-						 strerror(e));
+						 level ? level : "?", strerror(e));
+					free(level);
+				}
 				else
 					snprintf(err, errlen, "perf_event_open failed: %s", strerror(e));
 				rec_perf_close(p);
