@@ -751,11 +751,13 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 	rec_sample_no_cfi_sort(&st);
 	char where[sizeof(st.no_cfi_at)];
 	no_cfi_where(&st, where, sizeof(where), 1);
-	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu nocfi=%llu%s%s compat32=%llu",
+	d.notes = xasprintf("lost=%llu cut=%llu stack=%u kernel=%d stackout=%llu nocfi=%llu%s%s compat32=%llu "
+			    "nofile=%llu toodeep=%llu",
 			    (unsigned long long)st.lost, (unsigned long long)st.unwind_fail,
 			    rec_perf_opts(perf)->stack_size, so->kernel, (unsigned long long)st.stack_out,
 			    (unsigned long long)st.no_cfi, *where ? " nocfiat=" : "", where,
-			    (unsigned long long)st.compat32);
+			    (unsigned long long)st.compat32, (unsigned long long)st.no_file,
+			    (unsigned long long)st.too_deep);
 	unsigned stack_size = rec_perf_opts(perf)->stack_size;
 	rec_perf_close(perf);
 	output = keep_old_output(output);
@@ -788,6 +790,10 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 			     so->callgraph == REC_CG_FP ? "kernel's" : "4096",
 			     so->callgraph == REC_CG_FP ? " (sysctl kernel.perf_event_max_stack raises the limit; "
 							  "--call-graph dwarf keeps up to 4096)" : "");
+		if (st.no_file)
+			warn("%llu of the stacks stop in programs or libraries whose file was removed before stint "
+			     "read it (a program deleted once it ran): not unwound further, and their addresses "
+			     "not named", (unsigned long long)st.no_file);
 		if (st.compat32)
 			warn("%llu of the stacks are of 32-bit programs, which stint does not unwind: only the "
 			     "function on top of each is known", (unsigned long long)st.compat32);

@@ -790,6 +790,11 @@ static uint64_t sample_table_header(FILE *f, const struct fmt_data *d, const str
 	if (strcmp(note_get(d->notes, "stackout", b2, sizeof(b2)), "0") != 0)
 		fprintf(f, "# cut short:   %s stacks because the %s-byte copy of the user stack ran out: "
 			"record with a larger --stack-size (at most 65000)\n", b2, b1);
+	if (strcmp(note_get(d->notes, "nofile", b2, sizeof(b2)), "0") != 0)
+		fprintf(f, "# cut short:   %s stacks in programs or libraries whose file was removed before stint read "
+			   "it (a program deleted once it ran): not unwound further, not named\n", b2);
+	if (strcmp(note_get(d->notes, "toodeep", b2, sizeof(b2)), "0") != 0)
+		fprintf(f, "# cut short:   %s stacks deeper than the frames kept: their outermost frames\n", b2);
 	if (strcmp(note_get(d->notes, "compat32", b2, sizeof(b2)), "0") != 0)
 		fprintf(f, "# cut short:   %s stacks of 32-bit programs, which stint does not unwind: the function on "
 			   "top only\n", b2);
@@ -844,6 +849,8 @@ static void sample_json_head(FILE *f, const struct fmt_data *d, const struct an_
 	fprintf(f, ",\n\"cut_stacks\":%" PRIu64, r->cut_stacks);
 	fprintf(f, ",\n\"cut_stack_copy\":%s", note_get(d->notes, "stackout", b, sizeof(b)));
 	fprintf(f, ",\n\"cut_no_unwind_info\":%s", note_get(d->notes, "nocfi", b, sizeof(b)));
+	fprintf(f, ",\n\"cut_file_removed\":%s", note_get(d->notes, "nofile", b, sizeof(b)));
+	fprintf(f, ",\n\"cut_too_deep\":%s", note_get(d->notes, "toodeep", b, sizeof(b)));
 	fprintf(f, ",\n\"cut_32bit\":%s", note_get(d->notes, "compat32", b, sizeof(b)));
 	fprintf(f, ",\n\"attached\":%s", d->flags & FMT_SESS_ATTACHED ? "true" : "false");
 	if (strcmp(note_get(d->notes, "inproc", b, sizeof(b)), "1") == 0) {

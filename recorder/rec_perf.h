@@ -56,6 +56,7 @@ struct rec_sample_stats {
 	uint64_t stack_out;   /* of them: the copy of the user stack (--stack-size) ran out */
 	uint64_t no_cfi;      /* of them: stopped at code without call-frame information */
 	uint64_t compat32;    /* of them: of 32-bit programs, not unwound */
+	uint64_t no_file;     /* of them: stopped in a module whose file was gone (deleted once run) */
 	uint64_t too_deep;    /* of them: deeper than the frames kept (FMT_SAMPLE_MAX_FRAMES, or
 			       * with frame pointers the kernel's perf_event_max_stack) */
 	struct rec_no_cfi_at {

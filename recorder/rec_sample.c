@@ -18,11 +18,13 @@
  * unchanged, and a process that never reuses an address has no tag.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rec_perf.h"
@@ -531,10 +533,18 @@ static void add_addr(struct simage *im, uint64_t a)
  * under its module, so that record and report can say where. */
 static void count_no_cfi(struct rec_sample_stats *st, struct sym_proc *sp, uint64_t pc)
 {
-	st->no_cfi++;
 	uint32_t nmods;
 	const struct fmt_module *mods = sym_proc_modules(sp, &nmods);
 	int m = sym_proc_module_of(sp, pc);
+	struct stat fst;
+	if (m >= 0 && mods[m].path[0] == '/' && stat(mods[m].path, &fst) < 0 && errno == ENOENT) {
+		/* a program removed once it ran (a configure test, a test
+		 * harness's binary): its code was not without unwind
+		 * information, its file was gone when the samples were read */
+		st->no_file++;
+		return;
+	}
+	st->no_cfi++;
 	/* no file: code made at run time (a JIT's), as the report's [anon] */
 	const char *slash = m < 0 ? NULL : strrchr(mods[m].path, '/');
 	const char *name = m < 0 ? "[anon]" : slash ? slash + 1 : mods[m].path;

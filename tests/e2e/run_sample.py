@@ -1678,6 +1678,30 @@ def test_deep_stacks_counted(c):
 
 
 @test
+def test_deleted_program_said(c):
+    """A program removed once it ran (a configure test, a test harness's binary) while the
+    recording goes on: its stacks were said to stop "at code without unwind information
+    (hand-written assembly, or code generated at run time)".  Now record and report say its
+    file was removed before stint could read it."""
+    src = os.path.join(c.tmp, "rec.c")
+    with open(src, "w") as f:
+        f.write(DEEP_REC)
+    prog = os.path.join(c.tmp, "rec_built")
+    c.run(["gcc", "-O2", "-g", "-o", prog, src], expect=0)
+    script = os.path.join(c.tmp, "run.sh")
+    tmp_prog = os.path.join(c.tmp, "tmp-rec")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\ncp %s %s && %s 50 400000 >/dev/null; rm -f %s\n" % (prog, tmp_prog, tmp_prog, tmp_prog))
+    os.chmod(script, 0o755)
+    rec, data, rep = c.record_and_report([script], min_samples=50)
+    check("file was removed" in rec.stderr and "without unwind information" not in rec.stderr,
+          "record's words for a deleted program: %s" % rec.stderr)
+    text = c.run([c.stint, "report", "-i", data, "--no-pager"], expect=0).stdout
+    check("whose file was removed" in text and "without unwind information" not in text,
+          "the report's header for a deleted program:\n%s" % text[:1200])
+
+
+@test
 def test_clang_functions_files(c):
     """A clang build (DWARF 5, no .debug_aranges): each function has its file and its
     declaration's line, and the static "work" of each of two files is its own row.  clang names
