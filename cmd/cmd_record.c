@@ -609,8 +609,8 @@ static int record_inproc(char **argv, const char *output, const struct rec_perf_
 		if (WIFSIGNALED(child->status))
 			warn("'%s' died of signal %d (%s); its samples are kept", argv[0],
 			     WTERMSIG(child->status), strsignal(WTERMSIG(child->status)));
-		warn("recorded %llu samples with the in-process sampler (%s) of %u process%s, %u thread%s into '%s'",
-		     (unsigned long long)samples, why, d->nprocs, d->nprocs == 1 ? "" : "es", d->nthreads,
+		warn("recorded %llu sample%s with the in-process sampler (%s) of %u process%s, %u thread%s into '%s'",
+		     (unsigned long long)samples, samples == 1 ? "" : "s", why, d->nprocs, d->nprocs == 1 ? "" : "es", d->nthreads,
 		     d->nthreads == 1 ? "" : "s", output);
 		if (!samples && d->nprocs)
 			warn("no sample: '%s' ran less CPU time than one sampling period (%.3g ms at -F %u); a "
@@ -771,9 +771,9 @@ static int record_sample(int argc, char **argv, const char *output, struct rec_p
 		if (!attach && WIFSIGNALED(status))
 			warn("'%s' died of signal %d (%s); its samples are kept", argv[0], WTERMSIG(status),
 			     strsignal(WTERMSIG(status)));
-		warn("recorded %llu samples (%llu lost, %llu stacks cut short) of %u process%s, "
+		warn("recorded %llu sample%s (%llu lost, %llu stacks cut short) of %u process%s, "
 		     "%u thread%s into '%s'",
-		     (unsigned long long)st.samples, (unsigned long long)st.lost,
+		     (unsigned long long)st.samples, st.samples == 1 ? "" : "s", (unsigned long long)st.lost,
 		     (unsigned long long)st.unwind_fail, d.nprocs, d.nprocs == 1 ? "" : "es",
 		     d.nthreads, d.nthreads == 1 ? "" : "s", output);
 		if (!st.samples && !st.lost && !attach && !child.stopped_early)

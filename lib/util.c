@@ -426,6 +426,10 @@ int util_out_open(struct util_out *o, const char *path)
 	o->slot = -1;
 	o->mode = 0644;
 	struct stat st, sd;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR; /* ("." gave EBUSY, the rename's) */
+		return -1;
+	}
 	if (util_names_descriptor(path) && stat(path, &st) == 0) {
 		/* /dev/stdout: the file the descriptor holds, at its offset and
 		 * in its mode (a shell's >>); a file renamed over the name
