@@ -378,45 +378,69 @@ void util_tmp_forget(int slot)
 		util_tmp_used[slot] = 0;
 }
 
-static int proc_fd_path(const char *p)
+/* The descriptor a path names directly: N of /dev/fd/N, /proc/self/fd/N,
+ * /proc/<our pid>/fd/N, 0-2 of /dev/stdin, stdout, stderr; -2 for another
+ * process's (/proc/PID/fd/N); -1 if it names none. */
+static int fd_path(const char *p)
 {
-	if (strncmp(p, "/dev/fd/", 8) == 0 || strncmp(p, "/proc/self/fd/", 14) == 0 ||
-	    strncmp(p, "/proc/thread-self/fd/", 21) == 0 || !strcmp(p, "/dev/stdout") ||
-	    !strcmp(p, "/dev/stderr") || !strcmp(p, "/dev/stdin"))
-		return 1;
-	if (strncmp(p, "/proc/", 6) != 0)
+	static const char *const prefix[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
+	if (!strcmp(p, "/dev/stdin"))
 		return 0;
-	p += 6;
-	size_t digits = strspn(p, "0123456789");
-	return digits > 0 && strncmp(p + digits, "/fd/", 4) == 0;
+	if (!strcmp(p, "/dev/stdout"))
+		return 1;
+	if (!strcmp(p, "/dev/stderr"))
+		return 2;
+	const char *num = NULL;
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]) && !num; i++)
+		if (strncmp(p, prefix[i], strlen(prefix[i])) == 0)
+			num = p + strlen(prefix[i]);
+	if (!num && strncmp(p, "/proc/", 6) == 0) {
+		char *end;
+		long pid = strtol(p + 6, &end, 10);
+		if (end == p + 6 || strncmp(end, "/fd/", 4) != 0)
+			return -1;
+		if (pid != (long)getpid())
+			return -2;
+		num = end + 4;
+	}
+	if (!num)
+		return -1;
+	char *end;
+	long n = strtol(num, &end, 10);
+	return end != num && !*end && n >= 0 && n < INT_MAX ? (int)n : -2;
 }
 
-int util_names_descriptor(const char *path)
+/* fd_path of path, or of where its links lead (out -> /dev/stdout), a few deep. */
+static int descriptor_named(const char *path)
 {
-	char target[PATH_MAX];
-	if (proc_fd_path(path))
-		return 1;
-	/* a link of the user's own to one (out -> /dev/stdout), a few deep */
-	char cur[PATH_MAX];
+	char target[PATH_MAX], cur[PATH_MAX];
+	int fd = fd_path(path);
+	if (fd != -1)
+		return fd;
 	snprintf(cur, sizeof(cur), "%s", path);
 	for (int depth = 0; depth < 8; depth++) {
 		ssize_t n = readlink(cur, target, sizeof(target) - 1);
 		if (n <= 0)
-			return 0;
+			return -1;
 		target[n] = 0;
-		if (proc_fd_path(target))
-			return 1;
+		if ((fd = fd_path(target)) != -1)
+			return fd;
 		if (target[0] != '/') { /* relative to the link's directory */
 			char *slash = strrchr(cur, '/');
 			size_t keep = slash ? (size_t)(slash - cur) + 1 : 0;
 			if (keep + (size_t)n + 1 > sizeof(cur))
-				return 0;
+				return -1;
 			memmove(cur + keep, target, (size_t)n + 1);
 		} else {
 			memcpy(cur, target, (size_t)n + 1);
 		}
 	}
-	return 0;
+	return -1;
+}
+
+int util_names_descriptor(const char *path)
+{
+	return descriptor_named(path) != -1;
 }
 
 int util_out_open(struct util_out *o, const char *path)
@@ -425,23 +449,26 @@ int util_out_open(struct util_out *o, const char *path)
 	o->fd = -1;
 	o->slot = -1;
 	o->mode = 0644;
-	struct stat st, sd;
+	struct stat st;
+	int named = descriptor_named(path);
+	if (named != -1) {
+		/* /dev/stdout, /dev/fd/3: the file the descriptor holds, at its
+		 * offset and in its mode (a shell's >>), never opened again with
+		 * O_TRUNC (3>>log.txt was emptied) nor replaced (a file renamed
+		 * over the name replaced, as root, the system's /dev/stdout link,
+		 * and left the user's redirection empty); a descriptor that is
+		 * not open, or open for reading only, is refused */
+		int fl = named >= 0 ? fcntl(named, F_GETFL) : -1;
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+			errno = named == -2 ? EINVAL : EBADF;
+			return -1;
+		}
+		o->fd = fcntl(named, F_DUPFD_CLOEXEC, 3);
+		return o->fd < 0 ? -1 : 0;
+	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		errno = EISDIR; /* ("." gave EBUSY, the rename's) */
 		return -1;
-	}
-	if (util_names_descriptor(path) && stat(path, &st) == 0) {
-		/* /dev/stdout: the file the descriptor holds, at its offset and
-		 * in its mode (a shell's >>); a file renamed over the name
-		 * replaced the system's /dev/stdout link, as root, and left the
-		 * user's redirection empty */
-		for (int fd = 1; fd <= 2; fd++)
-			if (fstat(fd, &sd) == 0 && sd.st_dev == st.st_dev && sd.st_ino == st.st_ino) {
-				o->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-				return o->fd < 0 ? -1 : 0;
-			}
-		o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		return o->fd < 0 ? -1 : 0;
 	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		/* a device, a pipe (/dev/null, /dev/stdout): written to as it

@@ -139,9 +139,10 @@ struct util_out {
 	mode_t mode; /* the file's mode, less the umask: 0644 unless set before commit */
 };
 
-/* Start writing path; 0, or -1 with errno set.  A device, a pipe or a name
- * of one of stint's descriptors (/dev/stdout, /dev/fd/2) is written as it
- * is, never replaced. */
+/* Start writing path; 0, or -1 with errno set.  A device or a pipe is
+ * written as it is, never replaced; a name of one of stint's descriptors
+ * (/dev/stdout, /dev/fd/3) is written through that descriptor, at its
+ * offset (EBADF if it is not open for writing). */
 int util_out_open(struct util_out *o, const char *path);
 
 /* 1 if path names an open descriptor rather than a file (/dev/stdout,

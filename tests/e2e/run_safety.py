@@ -943,6 +943,24 @@ def test_output_names_descriptor(c):
         text = open(out, errors="replace").read()
         check(text.startswith("KEPT\n") and len(text) > 100,
               "%s -o LINK: the redirected file holds %d bytes: %r" % (argv[0], len(text), text[:80]))
+    # another descriptor: written at its offset, never opened again with O_TRUNC (3>>log.txt
+    # was emptied); one open for reading only, or not open, is refused and left as it was
+    log = os.path.join(c.tmp, "log.txt")
+    with open(log, "w") as f:
+        f.write("KEPT\n")
+    for mode, ok in (("a", True), ("r", False)):
+        with open(log, "w") as f:
+            f.write("KEPT\n")
+        with open(log, mode) as f:
+            fd = f.fileno()
+            p = subprocess.run([c.stint, "export", "--format", "folded", "-i", data, "-o", "/dev/fd/%d" % fd],
+                               pass_fds=(fd,), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=RECORD_TIMEOUT)
+        text = open(log).read()
+        check((p.returncode == 0) == ok and text.startswith("KEPT\n") and (len(text) > 20) == ok,
+              "export -o /dev/fd/N open %r: exit %d, the file holds %r" % (mode, p.returncode, text[:60]))
+    p = c.run([c.stint, "export", "--format", "folded", "-i", data, "-o", "/dev/fd/9"])
+    one_line_error(p, ["/dev/fd/9"], "export -o a descriptor not open")
     for name in (link, "-"):
         p = c.run([c.stint, "record", "-o", name, "--", c.prog("e2e_threads")], cwd=c.tmp)
         one_line_error(p, ["not to a descriptor"], "record -o %s" % name)
