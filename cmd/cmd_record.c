@@ -186,9 +186,15 @@ static const char *keep_old_output(const char *output)
 		return output;
 	char *old = xasprintf("%s.old", output);
 	if (rename(output, old) < 0) {
+		/* a name nothing holds: FILE.new was overwritten */
+		int e = errno;
 		char *alt = xasprintf("%s.new", output);
-		warn("cannot keep the previous '%s' as '%s': %s; this recording goes to '%s'", output, old,
-		     strerror(errno), alt);
+		for (unsigned k = 1; lstat(alt, &st) == 0 && k < 1000; k++) {
+			free(alt);
+			alt = xasprintf("%s.new.%u", output, k);
+		}
+		warn("cannot keep the previous '%s' as '%s': %s; this recording goes to '%s', and '%s' is the "
+		     "previous one", output, old, strerror(e), alt, output);
 		free(old);
 		return alt;
 	}
@@ -219,6 +225,10 @@ static void check_old_output(const char *output)
 			die("cannot %s '%s': it belongs to another user, in a directory where only a file's owner "
 			    "may rename it (give another file with -o)",
 			    record_force || !regular ? "replace" : "keep the previous", output);
+		struct stat ost;
+		if (!record_force && regular && lstat(old, &ost) == 0 && S_ISDIR(ost.st_mode))
+			die("cannot keep the previous '%s' as '%s': '%s' is a directory (-f overwrites '%s'; or give "
+			    "another file with -o)", output, old, old, output);
 		if (!record_force && regular && sticky_refuses(old, &dir))
 			die("cannot keep the previous '%s' as '%s': '%s' belongs to another user, in a directory "
 			    "where only a file's owner may replace it (-f overwrites '%s'; or give another file "

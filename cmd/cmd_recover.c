@@ -23,7 +23,12 @@
 #include "../lib/util.h"
 #include "../recorder/recorder.h"
 
-static const char recover_usage[] = "usage: stint recover SPOOL-DIRECTORY [-o FILE]\n";
+static const char recover_usage[] =
+	"usage: stint recover SPOOL-DIRECTORY [-o FILE] [-f]\n"
+	"\n"
+	"  -o, --output FILE  the data file to write (default stint.data)\n"
+	"  -f, --force        recover what a program still running has recorded so far (the spool\n"
+	"                     is then kept)\n";
 
 /*
  * A spool whose largest buffer `stint record` had already made the whole
@@ -53,6 +58,7 @@ static int recover_inplace(struct rec_spool *sp, const char *spool, const char *
 	struct util_out o;
 	if (in < 0 || util_out_open(&o, output) < 0)
 		die("cannot write '%s': %s; '%s' is kept", output, strerror(errno), spool);
+	o.mode = FMT_FILE_MODE;
 	char buf[1 << 16];
 	ssize_t r;
 	while ((r = read(in, buf, sizeof(buf))) > 0)
@@ -122,19 +128,23 @@ static pid_t spool_writer(const char *spool)
 int cmd_recover(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+						  {"force", no_argument, NULL, 'f'},
 						  {"help", no_argument, NULL, 'h'},
 						  {NULL, 0, NULL, 0}};
 	const char *output = "stint.data";
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	int force = 0;
+	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
 		if (c == 'o')
 			output = optarg;
+		else if (c == 'f')
+			force = 1;
 		else if (c == 'h') {
 			fputs(recover_usage, stdout);
 			return 0;
 		} else {
-			cmd_bad_option("recover", argv, "o:h", longopts);
+			cmd_bad_option("recover", argv, "o:fh", longopts);
 		}
 	}
 	if (optind != argc - 1) {
@@ -157,9 +167,10 @@ int cmd_recover(int argc, char **argv)
 	if (rec_spool_open(&sp, spool, err, sizeof(err)) < 0)
 		die("%s", err);
 	pid_t writer = spool_writer(spool);
-	if (writer)
+	if (writer && !force)
 		die("recover: process %d still records into '%s' (stint record was stopped, the program runs "
-		    "on): recover it once the program has ended; the spool is kept", (int)writer, spool);
+		    "on): recover it once the program has ended (or -f: what it recorded so far); the spool is "
+		    "kept", (int)writer, spool);
 	if (recover_inplace(&sp, spool, output))
 		return 0;
 	if (rec_session_convert(sp.path, spool, &d, &finished, err, sizeof(err)) < 0)
@@ -199,6 +210,14 @@ int cmd_recover(int argc, char **argv)
 		fmt_data_free(&d);
 		rec_spool_close(&sp);
 		return CMD_EXIT_DAMAGED;
+	}
+	if (writer) { /* (-f) what it records from now on stays in the spool */
+		warn("recovered %u process%s, %u thread%s from '%s' into '%s', so far: the spool is kept, as "
+		     "process %d still records into it", d.nprocs, d.nprocs == 1 ? "" : "es", d.nthreads,
+		     d.nthreads == 1 ? "" : "s", spool, output, (int)writer);
+		fmt_data_free(&d);
+		rec_spool_close(&sp);
+		return 0;
 	}
 	warn("recovered %u process%s, %u thread%s from '%s' into '%s'", d.nprocs,
 	     d.nprocs == 1 ? "" : "es", d.nthreads, d.nthreads == 1 ? "" : "s", spool, output);

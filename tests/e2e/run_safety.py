@@ -667,6 +667,10 @@ def test_recover_refuses_live_spool(c):
         p = c.run([c.stint, "recover", spool, "-o", out])
         one_line_error(p, ["still records", "once the program has ended"], "recover of a live spool")
         check(os.path.isdir(spool) and not os.path.exists(out), "recover of a live spool removed it or wrote")
+        # -f: what it recorded so far, the spool kept for the rest
+        c.run([c.stint, "recover", "-f", spool, "-o", out], expect=0)
+        check(os.path.isdir(spool) and os.path.exists(out), "recover -f of a live spool: spool or output missing")
+        os.unlink(out)
 
     spool, _ = killed_recorder_spool(c, outdir, early)
     c.run([c.stint, "recover", spool, "-o", out], expect=0)
