@@ -1462,6 +1462,69 @@ __attribute__((noinline, cold)) static void rt_enter_miss(struct rt_thread *t, u
 	t->pos = fmt_put_common(t->pos, kind, os, delta, b, n);
 }
 
+/*
+ * The frame at depth k, if it is known: its slot, unless a deeper frame
+ * (k + RT_STACK, ...) took it since, then the copy rt_stack_push_deep kept;
+ * NULL when neither holds it.  A longjmp or a catch after an excursion
+ * more than RT_STACK deeper found the excursion's frames in the slots of
+ * main and the catching function, and closed them.
+ */
+static const struct rt_frame *rt_frame_at(const struct rt_thread *t, uint32_t k)
+{
+	const struct rt_frame *s = &t->stack[k & (RT_STACK - 1)];
+	if (!t->deep || s->sp == RT_SP_NONE || (s->sp & RT_SP_LAP_MASK) == RT_SP_LAP(k))
+		return s;
+	if (k < t->nspill && t->spill[k].sp != RT_SP_NONE && (t->spill[k].sp & RT_SP_LAP_MASK) == RT_SP_LAP(k))
+		return &t->spill[k];
+	return NULL;
+}
+
+/* Room for spill[k]; 0 when none could be mapped (then frames past it are
+ * not known: rt_close_left stops there). */
+__attribute__((noinline, cold)) static int rt_spill_room(struct rt_thread *t, uint32_t k)
+{
+	if (k < t->spill_cap)
+		return 1;
+	uint32_t cap = t->spill_cap ? t->spill_cap : 4096;
+	while (cap <= k && cap < (1u << 26))
+		cap *= 2;
+	if (cap <= k)
+		return 0;
+	void *m = mmap(NULL, (size_t)cap * sizeof(struct rt_frame), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	if (t->spill) {
+		memcpy(m, t->spill, (size_t)t->nspill * sizeof(struct rt_frame));
+		munmap(t->spill, (size_t)t->spill_cap * sizeof(struct rt_frame));
+	}
+	t->spill = m;
+	t->spill_cap = cap;
+	return 1;
+}
+
+/* A frame entered at depth d >= RT_STACK: the frame of the slot's previous
+ * lap (depth d - RT_STACK), still open, is kept in spill first. */
+static void rt_stack_push_deep(struct rt_thread *t, uint32_t d, uint64_t fn, uint64_t sp)
+{
+	struct rt_frame *s = &t->stack[d & (RT_STACK - 1)];
+	uint32_t k = d - RT_STACK;
+	t->deep = 1;
+	if (s->sp != RT_SP_NONE && (s->sp & RT_SP_LAP_MASK) == RT_SP_LAP(k) && rt_spill_room(t, k)) {
+		t->spill[k] = *s;
+		if (k >= t->nspill)
+			t->nspill = k + 1;
+	}
+	*s = (struct rt_frame){fn, sp == RT_SP_NONE ? sp : (sp & ~(uint64_t)RT_SP_LAP_MASK) | RT_SP_LAP(d)};
+}
+
+/* The stack pointer of the frame at depth k, just pushed. */
+static void rt_stack_set_sp(struct rt_thread *t, uint32_t k, uint64_t sp)
+{
+	struct rt_frame *s = &t->stack[k & (RT_STACK - 1)];
+	s->sp = k < RT_STACK || sp == RT_SP_NONE ? sp : (sp & ~(uint64_t)RT_SP_LAP_MASK) | RT_SP_LAP(k);
+}
+
 static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, int is_exit, uint64_t fn,
 							 uint64_t site, uint64_t delta, int os)
 {
@@ -1475,7 +1538,10 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 		}
 		/* past RT_STACK the slots wrap: an exit then finds another
 		 * function there and names its own (EXIT_FN), which is exact */
-		t->stack[t->depth & (RT_STACK - 1)] = (struct rt_frame){fn, RT_SP_NONE};
+		if (RT_LIKELY(t->depth < RT_STACK))
+			t->stack[t->depth] = (struct rt_frame){fn, RT_SP_NONE};
+		else
+			rt_stack_push_deep(t, t->depth, fn, RT_SP_NONE);
 		t->depth++;
 	} else {
 		uint32_t d = t->depth;
@@ -1487,14 +1553,23 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 			fmt_put_u64(b, fn);
 			t->pos = fmt_put_ext(t->pos, FMT_X_EXIT_FN, os, delta, b, 8);
 			rt_note(t, fn);
-			if (d > RT_STACK) {
+			if (d > RT_STACK && !t->nspill) {
 				t->depth = d - 1;
 			} else {
-				for (uint32_t i = d; i-- > 0;) /* the reader does the same search */
-					if (t->stack[i].fn == fn) {
-						t->depth = i;
+				/* the reader does the same search; a frame not known
+				 * (its slot taken, no copy) ends it as one exit */
+				uint32_t i = d;
+				while (i-- > 0) {
+					const struct rt_frame *f = d - i <= 4 * RT_STACK ? rt_frame_at(t, i) : NULL;
+					if (!f) {
+						i = d - 1;
 						break;
 					}
+					if (f->fn == fn)
+						break;
+				}
+				if (i < d)
+					t->depth = i;
 			}
 		}
 	}
@@ -1677,7 +1752,7 @@ __attribute__((noinline, cold)) static void rt_probe_slow_sp(struct rt_thread *t
 	uint32_t d = t->depth;
 	rt_probe_slow(t, is_exit, fn, site);
 	if (!is_exit && sp != RT_SP_NONE && t->depth == d + 1 && t->stack[d & (RT_STACK - 1)].fn == fn)
-		t->stack[d & (RT_STACK - 1)].sp = sp;
+		rt_stack_set_sp(t, d, sp);
 }
 
 /*
@@ -1731,7 +1806,7 @@ static inline __attribute__((always_inline)) void rt_put_lean_body(struct rt_thr
 	t->last_switches = sw;
 	rt_put(t, is_exit, fn, site, delta, os);
 	if (!is_exit) /* rt_put pushed it */
-		t->stack[(t->depth - 1) & (RT_STACK - 1)].sp = sp;
+		rt_stack_set_sp(t, t->depth - 1, sp);
 	RT_GUARD(t->gate, RT_GATE_LEAN);
 	if (RT_UNLIKELY(t->pos >= t->limit))
 		rt_after_lean(t);
@@ -1800,10 +1875,14 @@ static inline __attribute__((always_inline)) void rt_probe_fast(int is_exit, uin
 		/* loaded after the tests: fewer registers live across them */
 		p = t->pos;
 		d = t->depth;
+		if (RT_UNLIKELY(d >= RT_STACK)) { /* its slot's lap (rt_stack_push_deep) */
+			rt_put_lean_sp(t, fn, site, delta, sw, sp);
+			return;
+		}
 		rec |= (FMT_K_ENTER << 6) | slot << 16;
 		memcpy(p, &rec, 4);
 		p += 3;
-		t->stack[d & (RT_STACK - 1)] = (struct rt_frame){fn, sp};
+		t->stack[d] = (struct rt_frame){fn, sp};
 		d++;
 	} else {
 		d = t->depth;
@@ -1860,9 +1939,12 @@ void rt_close_left(struct rt_thread *t, uint64_t to, uint64_t same_stack)
 {
 	if (t->state != RT_ACTIVE || rt_busy(t) || RT_UNLIKELY(rt_sel_on))
 		return; /* in a handler that interrupted a probe; a selection holds its own frames */
-	for (uint32_t n = 0; t->depth && n < RT_STACK; n++) {
-		const struct rt_frame *f = &t->stack[(t->depth - 1) & (RT_STACK - 1)];
-		if (f->sp == RT_SP_NONE || f->sp >= to || to - f->sp >= same_stack)
+	while (t->depth) {
+		const struct rt_frame *f = rt_frame_at(t, t->depth - 1);
+		if (!f || f->sp == RT_SP_NONE)
+			break; /* (not known, or not a compiler hook's frame) */
+		uint64_t sp = f->sp & ~(uint64_t)RT_SP_LAP_MASK;
+		if (sp >= to || to - sp >= same_stack)
 			break;
 		uint32_t d = t->depth;
 		rt_probe(t, 1, f->fn, 0);
@@ -2361,8 +2443,10 @@ static void rt_atfork_child_work(void)
 	uint64_t open[RT_STACK];
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;
-	for (uint32_t i = 0; i < depth; i++)
-		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)].fn;
+	for (uint32_t i = 0; i < depth; i++) {
+		const struct rt_frame *f = rt_frame_at(t, full - depth + i);
+		open[i] = f ? f->fn : t->stack[(full - depth + i) & (RT_STACK - 1)].fn;
+	}
 	/* The parent's mappings are shared with it: let go without writing. */
 	if (t->state == RT_ACTIVE) {
 		munmap(t->chunk_base, fmt_spool_chunk_size(t->chunk));
@@ -2436,8 +2520,10 @@ static void rt_vfork_child_work(void)
 	uint64_t open[RT_STACK];
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;
-	for (uint32_t i = 0; i < depth; i++)
-		open[i] = t->stack[(full - depth + i) & (RT_STACK - 1)].fn;
+	for (uint32_t i = 0; i < depth; i++) {
+		const struct rt_frame *f = rt_frame_at(t, full - depth + i);
+		open[i] = f ? f->fn : t->stack[(full - depth + i) & (RT_STACK - 1)].fn;
+	}
 	uint32_t nrets = t->nrets;
 	struct rt_ret rets[RT_RETS];
 	if (nrets)

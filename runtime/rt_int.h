@@ -97,6 +97,12 @@ struct rt_frame {
 	uint64_t fn, sp;
 };
 #define RT_SP_NONE UINT64_MAX
+/* Past RT_STACK the slots are reused: a frame's sp (a canonical frame
+ * address, 16-byte aligned) carries in its low 4 bits the lap of its depth
+ * (depth / RT_STACK), so that a slot another lap took is told apart
+ * (rt_frame_at).  The lean probe writes laps 0 only, as they are. */
+#define RT_SP_LAP_MASK 15u
+#define RT_SP_LAP(depth) (((depth) / RT_STACK) & RT_SP_LAP_MASK)
 
 struct rt_thread {
 	uint8_t *pos;             /* next byte to write */
@@ -159,6 +165,11 @@ struct rt_thread {
 				   * once the probe is done (rt_after_lean, rt_probe_at) */
 	uint8_t *vec_area;        /* [RT_VEC_AREA], 64-byte aligned */
 	struct rt_thread_arrays *arrays;
+	/* frames past RT_STACK deep (rt_stack_push_deep): spill[k] holds the
+	 * frame at depth k whose slot a frame at depth k + RT_STACK took */
+	struct rt_frame *spill;
+	uint32_t nspill, spill_cap; /* entries written (the deepest + 1), mapped */
+	int deep;                   /* the thread has gone past RT_STACK */
 } __attribute__((aligned(64)));
 
 /*

@@ -621,6 +621,28 @@ def test_recursive_callers_rows(c):
 
 
 @test
+def test_deep_excursion_then_escape(c):
+    """A longjmp, and a C++ catch, after the stack went 510 or more frames deeper than the
+    landing point and came back (pugixml's depth-limit test, a Lua error after a deep load):
+    the runtime's slots of the landing point's frames had been taken by the excursion's, and
+    the escape closed main and the catching function too; every later call was a root.  Now
+    the frames are kept past the slots: main holds everything, the catchers each one call."""
+    for depth in (100, 600, 5000):
+        _, data = c.record([c.prog("e2e_deep_escape"), str(depth)])
+        rep = c.report_json(data)
+        expect_calls(rep, {"main": 1, "jump_catcher(int)": 1, "throw_catcher(int)": 1, "after_escape(int)": 10,
+                           "descend(int)": 2 * (depth + 1)})
+        main = func(rep, "main")
+        for name in ("jump_catcher(int)", "throw_catcher(int)", "after_escape(int)", "descend(int)"):
+            check(func(rep, name)["elapsed_inclusive"] <= main["elapsed_inclusive"],
+                  "depth %d: %s outside main (EI %d > main's %d)" % (
+                      depth, name, func(rep, name)["elapsed_inclusive"], main["elapsed_inclusive"]))
+        p = c.run([c.stint, "callers", "-i", data, "--format", "json", "after_escape(int)"], expect=0)
+        callers = [(r["name"], r["calls"]) for r in json.loads(p.stdout)["callers"]]
+        check(callers == [("main", 10)], "depth %d: after_escape's callers %s" % (depth, callers))
+
+
+@test
 def test_out_of_memory_one_line(c):
     """Short of memory, every command of the analysis says so in one line and exits with an
     error status: no silent abort() (doc: lib/util.h, the error policy)."""
