@@ -382,19 +382,22 @@ void an_view_callees(const struct an_view *v, uint32_t fn, struct an_row **rows,
 	uint32_t *slot = row_slots(v);
 	uint32_t *outer = an_view_outermost(v);
 	for (uint32_t i = 1; i < v->len; i++) {
-		if (v->n[i].fn != fn)
+		uint32_t cf = v->n[i].fn, o = outer[i];
+		int called = v->n[v->n[i].parent].fn == fn && v->n[i].parent != 0;
+		/* time as callers counts it: a recursive call's under the row of
+		 * its outermost call, when fn made that one (an inner call fn did
+		 * not make directly is counted there too: callers(f) puts it
+		 * under fn, callees(fn) left it out) */
+		int owned = cf != fn && o != 0 && v->n[o].parent != 0 && v->n[v->n[o].parent].fn == fn;
+		if (!called && !owned)
 			continue;
-		for (uint32_t c = v->n[i].child; c; c = v->n[c].next) {
-			uint32_t cf = v->n[c].fn, o = outer[c];
-			struct an_row *row = row_for(rows, n, &cap, slot, cf, v);
-			row->calls += v->n[c].calls;
-			/* time as callers counts it: a recursive call's under the
-			 * row of its outermost call, when fn made that one */
-			if (cf == fn || v->n[v->n[o].parent].fn != fn)
-				continue;
-			add_exclusive(row, &v->n[c]);
-			if (o == c)
-				add_inclusive(row, &v->n[c]);
+		struct an_row *row = row_for(rows, n, &cap, slot, cf, v);
+		if (called)
+			row->calls += v->n[i].calls;
+		if (owned) {
+			add_exclusive(row, &v->n[i]);
+			if (o == i)
+				add_inclusive(row, &v->n[i]);
 		}
 	}
 	free(outer);

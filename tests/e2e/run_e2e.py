@@ -618,6 +618,14 @@ def test_recursive_callers_rows(c):
                 check(abs(got - fn[k]) <= 1, "callers' %s add up to %d, the function's is %d" % (k, got, fn[k]))
             check(rows["main"]["elapsed_exclusive"] == fn["elapsed_exclusive"],
                   "main's row does not hold recurse's exclusive time: %s" % rows["main"])
+    # the same edge seen from main: callees(main) gave recurse only its outermost call's time
+    p = c.run([c.stint, "callees", "-i", data, "--format", "json", "main"], expect=0)
+    under = [r for r in json.loads(p.stdout)["callees"] if r["name"] == "recurse"]
+    p = c.run([c.stint, "callers", "-i", data, "--format", "json", "recurse"], expect=0)
+    over = [r for r in json.loads(p.stdout)["callers"] if r["name"] == "main"]
+    check(len(under) == 1 and len(over) == 1 and all(
+        under[0][k] == over[0][k] for k in ("calls", "elapsed_inclusive", "elapsed_exclusive")),
+          "main -> recurse: callees(main) %s, callers(recurse) %s" % (under, over))
 
 
 @test
