@@ -2809,14 +2809,18 @@ static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGAB
 static void rt_note_process_end(uint64_t end);
 
 /*
- * A fault the faulting instruction raised (si_code > 0: the kernel's, not
- * kill's or raise's, which are <= 0): SIGSEGV, SIGBUS, SIGILL, SIGFPE run
- * the instruction again when the handler returns, and it faults again, now
- * with the default action.  Sent again from the handler, the signal killed
- * the process inside it: a core's stack began with pthread_sigmask, rt_fatal
- * and "<signal handler called>" before the program's faulting function, and
- * gdb's "bt" and "frame 0" showed stint's code.  Not a machine check that
- * is only reported (BUS_MCEERR_AO: nothing faults again).
+ * A fault an instruction raised (si_code > 0: the kernel's, not kill's or
+ * raise's, which are <= 0): SIGSEGV, SIGBUS, SIGILL, SIGFPE.  Sent again
+ * and unblocked in the handler, the signal killed the process inside it: a
+ * core's stack began with pthread_sigmask, rt_fatal and "<signal handler
+ * called>" before the program's faulting function, and gdb's "bt" and
+ * "frame 0" showed stint's code.  Such a fault is sent again and left
+ * pending instead (blocked while the handler runs): it is delivered as the
+ * handler returns, in the program's context, the faulting instruction
+ * first.  Returning alone (the instruction faults again) swallowed a fault
+ * a crash reporter sends itself with a kernel's code (rt_tgsigqueueinfo,
+ * SEGV_MAPERR): the program ran on.  Not a machine check that is only
+ * reported (BUS_MCEERR_AO).
  */
 static int rt_fault_again(int sig, const siginfo_t *si)
 {
@@ -2853,8 +2857,10 @@ static void rt_fatal(int sig, siginfo_t *si, void *uc)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigaction(sig, &dfl, NULL);
-	if (rt_fault_again(sig, si))
+	if (rt_fault_again(sig, si)) {
+		syscall(SYS_tgkill, (int)getpid(), (int)syscall(SYS_gettid), sig);
 		return;
+	}
 	/* to this thread, as the fault was: blocked while the handler runs,
 	 * it is delivered (and kills) when unblocked just below */
 	syscall(SYS_tgkill, (int)getpid(), (int)syscall(SYS_gettid), sig);

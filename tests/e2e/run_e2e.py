@@ -650,6 +650,46 @@ def test_deep_excursion_then_escape(c):
         check(callers == [("main", 10)], "depth %d: after_escape's callers %s" % (depth, callers))
 
 
+SELF_SEGV = r"""
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+__attribute__((noinline)) void report_crash(void) { puts("reporting"); fflush(stdout); }
+int main(void)
+{
+    report_crash();
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = SIGSEGV;
+    si.si_code = SEGV_MAPERR; /* as a crash reporter sends it on */
+    syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), SIGSEGV, &si);
+    puts("still running");
+    return 0;
+}
+"""
+
+
+@test
+def test_self_sent_fault_kills(c):
+    """A program that sends itself SIGSEGV with a kernel's code (a crash reporter passing a fault
+    on, rt_tgsigqueueinfo with SEGV_MAPERR) dies of it, as without stint: the runtime's handler
+    returned, taking it for a fault that would come again, and the program ran on, exit 0."""
+    src = os.path.join(c.tmp, "selfsegv.c")
+    with open(src, "w") as f:
+        f.write(SELF_SEGV)
+    prog = os.path.join(c.tmp, "selfsegv")
+    c.run(["gcc", "-O1", "-finstrument-functions", "-o", prog, src], expect=0)
+    alone = subprocess.run([prog], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60)
+    rec, data = c.record([prog], expect_status=128 + signal.SIGSEGV)
+    check(alone.returncode == -signal.SIGSEGV and b"still running" not in alone.stdout,
+          "the program alone: %d %r" % (alone.returncode, alone.stdout))
+    check("still running" not in rec.stdout, "the program ran on after its SIGSEGV: %r" % rec.stdout)
+    check(calls(c.report_json(data), "report_crash") == 1, "the recording lost the call before the signal")
+
+
 @test
 def test_out_of_memory_one_line(c):
     """Short of memory, every command of the analysis says so in one line and exits with an
