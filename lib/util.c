@@ -247,22 +247,46 @@ void util_source_reader(uid_t owner)
 	source_reader = owner;
 }
 
+/* Whether user `who` may read st's file (search it, for a directory):
+ * theirs and readable by them, or readable by anyone (a group's files are
+ * left out: the owner's groups are not known here). */
+static int reader_may(uid_t who, const struct stat *st)
+{
+	mode_t bit = S_ISDIR(st->st_mode) ? S_IXUSR : S_IRUSR;
+	return st->st_uid == who ? (st->st_mode & bit) != 0 : (st->st_mode & (bit >> 6)) != 0;
+}
+
 char *util_read_source(const char *path, size_t max, size_t *len)
 {
-	if (source_reader != (uid_t)-1 && source_reader != geteuid()) {
-		/* the owner's own file readable by them, or anyone's readable by
-		 * all (a group's files are left out: the owner's groups are not
-		 * known here) */
-		struct stat st;
-		if (stat(path, &st) < 0)
-			return NULL;
-		int readable = st.st_uid == source_reader ? (st.st_mode & S_IRUSR) != 0 : (st.st_mode & S_IROTH) != 0;
-		if (!readable) {
-			errno = EACCES;
-			return NULL;
-		}
+	/* root's data file: what we can read, it could */
+	if (source_reader == (uid_t)-1 || source_reader == geteuid() || source_reader == 0)
+		return util_read_regular(path, max, 0, len);
+	/* the file is opened once, checked by its descriptor, and each
+	 * directory above its real path must let the owner through: a link
+	 * swapped between a check by name and the open leaked a root-only
+	 * file, and a file readable by all in /root (0700) was shown */
+	char *real = realpath(path, NULL);
+	int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW) : -1;
+	struct stat st;
+	int ok = fd >= 0 && fstat(fd, &st) == 0 && reader_may(source_reader, &st);
+	for (char *slash = real ? strrchr(real, '/') : NULL; ok && slash && slash > real; slash = strrchr(real, '/')) {
+		*slash = 0;
+		ok = stat(real, &st) == 0 && reader_may(source_reader, &st);
 	}
-	return util_read_regular(path, max, 0, len);
+	free(real);
+	if (!ok) {
+		if (fd >= 0)
+			close(fd);
+		errno = EACCES;
+		return NULL;
+	}
+	char fdpath[64];
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	char *text = util_read_regular(fdpath, max, 0, len);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return text;
 }
 
 char *util_read_regular(const char *path, size_t max, int nofollow, size_t *len)

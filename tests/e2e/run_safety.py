@@ -499,8 +499,10 @@ def test_source_read_as_data_owner(c):
     owner could read it; annotate says why it is not shown.  The owner's own files and files
     anyone may read are shown as before."""
     need_root("a data file owned by another user")
+    open_to_all(c)
     secret_dir = os.path.join(c.tmp, "src")
     os.mkdir(secret_dir)
+    os.chmod(secret_dir, 0o755)
     source = os.path.join(secret_dir, "secret.c")
     prog = os.path.join(c.tmp, "spinprog")
     build_c(c, SPIN_SRC % source, prog, ["-O1", "-g", "-finstrument-functions"])
@@ -511,8 +513,11 @@ def test_source_read_as_data_owner(c):
     data = os.path.join(c.tmp, "i.data")
     c.run([c.stint, "record", "-o", data, "--", prog], expect=0)
     page = os.path.join(c.tmp, "page.html")
-    for mode, owner, shown in ((0o600, 0, True), (0o600, NOBODY, False), (0o644, NOBODY, True)):
+    # (a file readable by all in a directory only root may enter, as /root: hidden too)
+    for mode, owner, shown, dirmode in ((0o600, 0, True, 0o755), (0o600, NOBODY, False, 0o755),
+                                        (0o644, NOBODY, True, 0o755), (0o644, NOBODY, False, 0o700)):
         os.chmod(source, mode)
+        os.chmod(secret_dir, dirmode)
         os.chown(data, owner, owner)
         p = c.run([c.stint, "annotate", "-i", data, "spin"], expect=0)
         check(("TOP-SECRET-LINE" in p.stdout) == shown,
