@@ -1254,7 +1254,8 @@ static int has_params(const char *name)
  * d's name within the scopes that declare it, for a C++ function with no
  * linkage name and no out-of-line copy: a lambda's operator() inlined into
  * the function that made it was "operator()", one row for every such
- * lambda of the program; now "run_lambda::{lambda}::operator()".
+ * lambda of the program; now "run_lambda::{lambda@12}::operator()" (the
+ * line that makes it).
  * NULL if d has no enclosing scope with a name.
  */
 static char *scoped_name(Dwarf_Die *d, const char *name)
@@ -1269,10 +1270,11 @@ static char *scoped_name(Dwarf_Die *d, const char *name)
 			break;
 	}
 	int n = dwarf_getscopes_die(&decl, &scopes);
-	char buf[1024];
+	char buf[1024], lambda[32];
 	size_t len = 0;
 	for (int i = n - 1; i >= 1 && len < sizeof(buf); i--) {
 		const char *part = NULL;
+		int dl = 0;
 		switch (dwarf_tag(&scopes[i])) {
 		case DW_TAG_namespace:
 			part = dwarf_diename(&scopes[i]);
@@ -1283,8 +1285,13 @@ static char *scoped_name(Dwarf_Die *d, const char *name)
 		case DW_TAG_structure_type:
 			/* (GCC's lambda closure types have no name) */
 			part = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
-			if (!part)
-				part = "{lambda}";
+			if (!part) { /* (two lambdas of one function: by the line that makes them) */
+				if (dwarf_decl_line(&scopes[i], &dl) == 0 && dl > 0)
+					snprintf(lambda, sizeof(lambda), "{lambda@%d}", dl);
+				else
+					snprintf(lambda, sizeof(lambda), "{lambda}");
+				part = lambda;
+			}
 			break;
 		case DW_TAG_union_type:
 		case DW_TAG_subprogram:
