@@ -1017,6 +1017,11 @@ static void rt_thread_unmap(struct rt_thread *t)
 		munmap(t->fns_map, RT_FNS_WINDOW);
 		t->fns_map = t->fns_at = NULL;
 	}
+	if (t->spill) {
+		munmap(t->spill, (size_t)t->spill_cap * sizeof(struct rt_frame));
+		t->spill = NULL;
+		t->nspill = t->spill_cap = 0;
+	}
 	if (t->lock) {
 		rt_close_switch_page(t->lock);
 		t->lock = NULL;
@@ -1481,10 +1486,23 @@ static const struct rt_frame *rt_frame_at(const struct rt_thread *t, uint32_t k)
 
 /* Room for spill[k]; 0 when none could be mapped (then frames past it are
  * not known: rt_close_left stops there). */
-__attribute__((noinline, cold)) static int rt_spill_room(struct rt_thread *t, uint32_t k)
+static int rt_spill_grow(struct rt_thread *t, uint32_t k);
+
+/* (a system call: the program's vector registers kept) */
+__attribute__((noinline, cold)) static int rt_spill_grow_kept(struct rt_thread *t, uint32_t k)
 {
-	if (k < t->spill_cap)
-		return 1;
+	int r;
+	RT_VEC_KEEP(t, r = rt_spill_grow(t, k));
+	return r;
+}
+
+static inline int rt_spill_room(struct rt_thread *t, uint32_t k)
+{
+	return RT_LIKELY(k < t->spill_cap) ? 1 : rt_spill_grow_kept(t, k);
+}
+
+__attribute__((noinline, cold)) static int rt_spill_grow(struct rt_thread *t, uint32_t k)
+{
 	uint32_t cap = t->spill_cap ? t->spill_cap : 4096;
 	while (cap <= k && cap < (1u << 26))
 		cap *= 2;

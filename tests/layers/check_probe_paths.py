@@ -37,7 +37,7 @@ ROOTS = ["__fentry__", "rt_patch_entry_tramp", "rt_patch_return", "rt_plt_entry"
          "__cyg_profile_func_enter", "__cyg_profile_func_exit"]
 KEEPERS = {"rt_next_chunk", "rt_notes_write", "rt_thread_start", "rt_clock_mono", "rt_rusage_switches",
            "rt_sel_decide_kept", "rt_recalibrate", "rt_plt_vfork_prepare_kept",
-           "rt_plt_restore_slots_kept", "rt_populate_kept"}
+           "rt_plt_restore_slots_kept", "rt_populate_kept", "rt_spill_grow_kept"}
 DIES = {"rt_patch_die"}
 # trampolines whose indirect jumps leave for the library function they were
 # called for, with the registers as the program left them
