@@ -36,6 +36,9 @@ extern int cmd_damaged;
  * tells them the program handled the signal and went on). */
 extern int cmd_exit_signal;
 
+/* --width's value, or one line and exit 2 ("cmd: --width wants ..."). */
+int cmd_width_arg(const char *cmd, const char *arg);
+
 /* status as record exits with it (128 + N for a signal), cmd_exit_signal set */
 int cmd_program_exit_code(int status);
 

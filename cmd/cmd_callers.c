@@ -144,14 +144,8 @@ static int butterfly(int argc, char **argv, int callees_first)
 			nocomp = 1;
 		else if (c == 6)
 			pager = 0;
-		else if (c == 7) {
-			char *end;
-			long w = strtol(optarg, &end, 10);
-			if (end == optarg || *end || w < 0 || w > 100000)
-				die("%s: --width wants a number of columns (0: no limit), not '%s'",
-				    callees_first ? "callees" : "callers", optarg);
-			width = (int)w;
-		}
+		else if (c == 7)
+			width = cmd_width_arg(callees_first ? "callees" : "callers", optarg);
 		else if (c == 5) {
 			if (strcmp(optarg, "line") == 0)
 				by_line = 1;

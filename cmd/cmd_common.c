@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,15 @@
 
 int cmd_damaged;
 int cmd_exit_signal;
+
+int cmd_width_arg(const char *cmd, const char *arg)
+{
+	char *end;
+	long w = strtol(arg, &end, 10);
+	if (end == arg || *end || w < 0 || w > 100000)
+		die("%s: --width wants a number of columns (0: no limit), not '%s'", cmd, arg);
+	return (int)w;
+}
 
 int cmd_program_exit_code(int status)
 {

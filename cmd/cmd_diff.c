@@ -57,14 +57,7 @@ int cmd_diff(int argc, char **argv)
 				die("diff: unknown format '%s' (table, csv, json)", optarg);
 			break;
 		case 3: pager = 0; break;
-		case 4: {
-			char *end;
-			long w = strtol(optarg, &end, 10);
-			if (end == optarg || *end || w < 0 || w > 100000)
-				die("diff: --width wants a number of columns (0: no limit), not '%s'", optarg);
-			width = (int)w;
-			break;
-		}
+		case 4: width = cmd_width_arg("diff", optarg); break;
 		case 'h': fputs(diff_usage, stdout); return 0;
 		default: cmd_bad_option("diff", argv, "s:n:h", longopts);
 		}

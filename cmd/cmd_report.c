@@ -98,14 +98,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 		case 8: pager = 0; break;
-		case 9: {
-			char *end;
-			long w = strtol(optarg, &end, 10);
-			if (end == optarg || *end || w < 0 || w > 100000)
-				die("report: --width wants a number of columns (0: no limit), not '%s'", optarg);
-			width = (int)w;
-			break;
-		}
+		case 9: width = cmd_width_arg("report", optarg); break;
 		case 10:
 			if (!optarg || !strcmp(optarg, "always")) color = OUT_COLOR_ALWAYS;
 			else if (!strcmp(optarg, "never")) color = OUT_COLOR_NEVER;
