@@ -1477,9 +1477,9 @@ __attribute__((noinline, cold)) static void rt_enter_miss(struct rt_thread *t, u
 static const struct rt_frame *rt_frame_at(const struct rt_thread *t, uint32_t k)
 {
 	const struct rt_frame *s = &t->stack[k & (RT_STACK - 1)];
-	if (!t->deep || s->sp == RT_SP_NONE || (s->sp & RT_SP_LAP_MASK) == RT_SP_LAP(k))
+	if (!t->deep || (s->sp & RT_SP_LAP_MASK) == RT_SP_LAP(k))
 		return s;
-	if (k < t->nspill && t->spill[k].sp != RT_SP_NONE && (t->spill[k].sp & RT_SP_LAP_MASK) == RT_SP_LAP(k))
+	if (k < t->nspill && (t->spill[k].sp & RT_SP_LAP_MASK) == RT_SP_LAP(k))
 		return &t->spill[k];
 	return NULL;
 }
@@ -1528,19 +1528,19 @@ static void rt_stack_push_deep(struct rt_thread *t, uint32_t d, uint64_t fn, uin
 	struct rt_frame *s = &t->stack[d & (RT_STACK - 1)];
 	uint32_t k = d - RT_STACK;
 	t->deep = 1;
-	if (s->sp != RT_SP_NONE && (s->sp & RT_SP_LAP_MASK) == RT_SP_LAP(k) && rt_spill_room(t, k)) {
+	if ((s->sp & RT_SP_LAP_MASK) == RT_SP_LAP(k) && rt_spill_room(t, k)) {
 		t->spill[k] = *s;
 		if (k >= t->nspill)
 			t->nspill = k + 1;
 	}
-	*s = (struct rt_frame){fn, sp == RT_SP_NONE ? sp : (sp & ~(uint64_t)RT_SP_LAP_MASK) | RT_SP_LAP(d)};
+	*s = (struct rt_frame){fn, RT_SP_IS_NONE(sp) ? RT_SP_NONE_AT(d) : (sp & ~(uint64_t)RT_SP_LAP_MASK) | RT_SP_LAP(d)};
 }
 
 /* The stack pointer of the frame at depth k, just pushed. */
 static void rt_stack_set_sp(struct rt_thread *t, uint32_t k, uint64_t sp)
 {
 	struct rt_frame *s = &t->stack[k & (RT_STACK - 1)];
-	s->sp = k < RT_STACK || sp == RT_SP_NONE ? sp : (sp & ~(uint64_t)RT_SP_LAP_MASK) | RT_SP_LAP(k);
+	s->sp = k < RT_STACK ? sp : RT_SP_IS_NONE(sp) ? RT_SP_NONE_AT(k) : (sp & ~(uint64_t)RT_SP_LAP_MASK) | RT_SP_LAP(k);
 }
 
 static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, int is_exit, uint64_t fn,
@@ -1959,7 +1959,7 @@ void rt_close_left(struct rt_thread *t, uint64_t to, uint64_t same_stack)
 		return; /* in a handler that interrupted a probe; a selection holds its own frames */
 	while (t->depth) {
 		const struct rt_frame *f = rt_frame_at(t, t->depth - 1);
-		if (!f || f->sp == RT_SP_NONE)
+		if (!f || RT_SP_IS_NONE(f->sp))
 			break; /* (not known, or not a compiler hook's frame) */
 		uint64_t sp = f->sp & ~(uint64_t)RT_SP_LAP_MASK;
 		if (sp >= to || to - sp >= same_stack)

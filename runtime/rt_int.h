@@ -103,6 +103,11 @@ struct rt_frame {
  * (rt_frame_at).  The lean probe writes laps 0 only, as they are. */
 #define RT_SP_LAP_MASK 15u
 #define RT_SP_LAP(depth) (((depth) / RT_STACK) & RT_SP_LAP_MASK)
+/* No stack pointer, with a lap (a library call's or a patched function's
+ * frame past RT_STACK: a longjmp's own frame took the slot of a frame the
+ * jump then had to close, and was taken for it). */
+#define RT_SP_NONE_AT(depth) (~(uint64_t)RT_SP_LAP_MASK | RT_SP_LAP(depth))
+#define RT_SP_IS_NONE(sp) (((sp) | RT_SP_LAP_MASK) == RT_SP_NONE)
 
 struct rt_thread {
 	uint8_t *pos;             /* next byte to write */

@@ -648,6 +648,11 @@ def test_deep_excursion_then_escape(c):
         p = c.run([c.stint, "callers", "-i", data, "--format", "json", "after_escape(int)"], expect=0)
         callers = [(r["name"], r["calls"]) for r in json.loads(p.stdout)["callers"]]
         check(callers == [("main", 10)], "depth %d: after_escape's callers %s" % (depth, callers))
+        # a longjmp from the bottom itself: its own library-call frame had taken the slot of a
+        # frame it had to close, and the closing stopped there
+        p = c.run([c.stint, "callers", "-i", data, "--format", "json", "after_landing()"], expect=0)
+        callers = [(r["name"], r["calls"]) for r in json.loads(p.stdout)["callers"]]
+        check(callers == [("jump_direct(int)", 1)], "depth %d: after_landing's callers %s" % (depth, callers))
 
 
 SELF_SEGV = r"""

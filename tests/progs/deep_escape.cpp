@@ -6,7 +6,9 @@
  *   deep_escape N   main -> jump_catcher -> jump_thrower -> descend(N ...)
  *                   returns, then longjmp to jump_catcher; then
  *                   main -> throw_catcher -> throw_thrower -> descend(N ...),
- *                   returns, then throw; then main calls after_escape 10 times.
+ *                   returns, then throw; then main -> jump_direct -> dive(N ...),
+ *                   which longjmps from the bottom, jump_direct then calling
+ *                   after_landing; then main calls after_escape 10 times.
  * The excursion's frames had taken the slots of main and the catchers: the
  * escape closed them too, and every later call was a root.
  */
@@ -57,6 +59,29 @@ E2E_FN int throw_catcher(int n)
 	}
 }
 
+static std::jmp_buf jb_direct;
+
+E2E_FN int dive(int n)
+{
+	if (n < 0)
+		return 0;
+	if (n == 0)
+		std::longjmp(jb_direct, 1); /* (the longjmp's own frame takes a slot too) */
+	return dive(n - 1) + 1;
+}
+
+E2E_FN int after_landing(void)
+{
+	return sink + 1;
+}
+
+E2E_FN int jump_direct(int n)
+{
+	if (setjmp(jb_direct))
+		return after_landing();
+	return dive(n);
+}
+
 E2E_FN int after_escape(int i)
 {
 	return i * 2;
@@ -67,6 +92,7 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 2000;
 	long s = jump_catcher(n);
 	s += throw_catcher(n);
+	s += jump_direct(n);
 	for (int i = 0; i < 10; i++)
 		s += after_escape(i);
 	sink = (int)s;
