@@ -1051,7 +1051,7 @@ static void rt_inherit_frames(struct rt_thread *t, const uint64_t *open, uint32_
 		rt_note_fn(t, open[i]);
 	}
 	for (uint32_t i = n; i-- > 0;)
-		t->stack[i] = (struct rt_frame){open[i], RT_SP_NONE};
+		t->stack[i] = (struct rt_frame){open[i], RT_SP_NONE_AT(i)};
 	t->depth = n;
 }
 
@@ -1557,7 +1557,7 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 		/* past RT_STACK the slots wrap: an exit then finds another
 		 * function there and names its own (EXIT_FN), which is exact */
 		if (RT_LIKELY(t->depth < RT_STACK))
-			t->stack[t->depth] = (struct rt_frame){fn, RT_SP_NONE};
+			t->stack[t->depth] = (struct rt_frame){fn, RT_SP_NONE_AT(0)};
 		else
 			rt_stack_push_deep(t, t->depth, fn, RT_SP_NONE);
 		t->depth++;
@@ -1578,7 +1578,7 @@ static inline __attribute__((always_inline)) void rt_put(struct rt_thread *t, in
 				 * (its slot taken, no copy) ends it as one exit */
 				uint32_t i = d;
 				while (i-- > 0) {
-					const struct rt_frame *f = d - i <= 4 * RT_STACK ? rt_frame_at(t, i) : NULL;
+					const struct rt_frame *f = rt_frame_at(t, i);
 					if (!f) {
 						i = d - 1;
 						break;
@@ -1769,7 +1769,7 @@ __attribute__((noinline, cold)) static void rt_probe_slow_sp(struct rt_thread *t
 {
 	uint32_t d = t->depth;
 	rt_probe_slow(t, is_exit, fn, site);
-	if (!is_exit && sp != RT_SP_NONE && t->depth == d + 1 && t->stack[d & (RT_STACK - 1)].fn == fn)
+	if (!is_exit && !RT_SP_IS_NONE(sp) && t->depth == d + 1 && t->stack[d & (RT_STACK - 1)].fn == fn)
 		rt_stack_set_sp(t, d, sp);
 }
 
@@ -1948,7 +1948,7 @@ RT_API RT_HOT_ALIGN void __cyg_profile_func_exit(void *fn, void *site)
  * closed by their own shadow stacks, not by rt_close_left. */
 void rt_probe_enter(void *fn, void *site)
 {
-	rt_probe_fast(0, (uint64_t)fn, (uint64_t)site, RT_SP_NONE);
+	rt_probe_fast(0, (uint64_t)fn, (uint64_t)site, RT_SP_NONE_AT(0)); /* (written as it is below RT_STACK) */
 }
 
 void rt_probe_exit(void *fn, void *site) __attribute__((alias("__cyg_profile_func_exit")));
