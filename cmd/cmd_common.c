@@ -149,7 +149,10 @@ void cmd_read(const char *input, struct fmt_data *d)
 void cmd_output_not_input(const char *output, const char *input)
 {
 	struct stat in, out;
-	if (!output || strcmp(output, "-") == 0 || lstat(output, &out) != 0 || stat(input, &in) != 0)
+	/* (a descriptor's name is followed: /dev/fd/3 with 3>>run.data appended
+	 * to the file being read) */
+	if (!output || strcmp(output, "-") == 0 || stat(input, &in) != 0 ||
+	    (util_names_descriptor(output) ? stat(output, &out) : lstat(output, &out)) != 0)
 		return;
 	if (S_ISREG(out.st_mode) && out.st_dev == in.st_dev && out.st_ino == in.st_ino)
 		die("'%s' is the data file being read: give another output file", output);

@@ -36,7 +36,7 @@ static const char recover_usage[] =
  * directory gone or replaced): that file is copied to output, if it reads
  * whole.  1 when done (the spool then removed).
  */
-static int recover_inplace(struct rec_spool *sp, const char *spool, const char *output)
+static int recover_inplace(struct rec_spool *sp, const char *spool, const char *output, pid_t writer)
 {
 	char *whole = rec_spool_inplace_file(sp->path);
 	if (!whole)
@@ -83,7 +83,10 @@ static int recover_inplace(struct rec_spool *sp, const char *spool, const char *
 	     "there and could not name)", nprocs, nprocs == 1 ? "" : "es", nthreads, nthreads == 1 ? "" : "s",
 	     spool, output);
 	free(whole);
-	rec_spool_remove(sp);
+	if (writer) /* (-f) */
+		rec_spool_close(sp);
+	else
+		rec_spool_remove(sp);
 	return 1;
 }
 
@@ -171,7 +174,7 @@ int cmd_recover(int argc, char **argv)
 		die("recover: process %d still records into '%s' (stint record was stopped, the program runs "
 		    "on): recover it once the program has ended (or -f: what it recorded so far); the spool is "
 		    "kept", (int)writer, spool);
-	if (recover_inplace(&sp, spool, output))
+	if (recover_inplace(&sp, spool, output, writer))
 		return 0;
 	if (rec_session_convert(sp.path, spool, &d, &finished, err, sizeof(err)) < 0)
 		die("%s", err);

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -247,13 +249,35 @@ void util_source_reader(uid_t owner)
 	source_reader = owner;
 }
 
-/* Whether user `who` may read st's file (search it, for a directory):
- * theirs and readable by them, or readable by anyone (a group's files are
- * left out: the owner's groups are not known here). */
+/* The groups of user `who` (their passwd entry's and the supplementary
+ * ones), found once; NULL with *n 0 when not known. */
+static const gid_t *reader_groups(uid_t who, int *n)
+{
+	static gid_t groups[256];
+	static int ngroups = -1;
+	if (ngroups < 0) {
+		struct passwd *pw = getpwuid(who);
+		int cap = (int)(sizeof(groups) / sizeof(groups[0]));
+		ngroups = pw && getgrouplist(pw->pw_name, pw->pw_gid, groups, &cap) >= 0 ? cap : 0;
+	}
+	*n = ngroups;
+	return groups;
+}
+
+/* Whether user `who` may read st's file (search it, for a directory), as
+ * the kernel decides: by the owner's bits if theirs, else by the group's if
+ * they are in its group, else by everyone's. */
 static int reader_may(uid_t who, const struct stat *st)
 {
 	mode_t bit = S_ISDIR(st->st_mode) ? S_IXUSR : S_IRUSR;
-	return st->st_uid == who ? (st->st_mode & bit) != 0 : (st->st_mode & (bit >> 6)) != 0;
+	if (st->st_uid == who)
+		return (st->st_mode & bit) != 0;
+	int n;
+	const gid_t *g = reader_groups(who, &n);
+	for (int i = 0; i < n; i++)
+		if (g[i] == st->st_gid)
+			return (st->st_mode & (bit >> 3)) != 0;
+	return (st->st_mode & (bit >> 6)) != 0;
 }
 
 char *util_read_source(const char *path, size_t max, size_t *len)
@@ -266,10 +290,12 @@ char *util_read_source(const char *path, size_t max, size_t *len)
 	 * swapped between a check by name and the open leaked a root-only
 	 * file, and a file readable by all in /root (0700) was shown */
 	char *real = realpath(path, NULL);
-	int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW) : -1;
+	if (!real)
+		return NULL; /* (not there: errno says so, not EACCES) */
+	int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	struct stat st;
 	int ok = fd >= 0 && fstat(fd, &st) == 0 && reader_may(source_reader, &st);
-	for (char *slash = real ? strrchr(real, '/') : NULL; ok && slash && slash > real; slash = strrchr(real, '/')) {
+	for (char *slash = strrchr(real, '/'); ok && slash && slash > real; slash = strrchr(real, '/')) {
 		*slash = 0;
 		ok = stat(real, &st) == 0 && reader_may(source_reader, &st);
 	}
@@ -431,6 +457,8 @@ static int fd_path(const char *p)
 		return -1;
 	char *end;
 	long n = strtol(num, &end, 10);
+	if (end != num && *end == '/')
+		return -1; /* a file in a directory held open (/dev/fd/3/o.txt) */
 	return end != num && !*end && n >= 0 && n < INT_MAX ? (int)n : -2;
 }
 

@@ -514,8 +514,12 @@ def test_source_read_as_data_owner(c):
     c.run([c.stint, "record", "-o", data, "--", prog], expect=0)
     page = os.path.join(c.tmp, "page.html")
     # (a file readable by all in a directory only root may enter, as /root: hidden too)
-    for mode, owner, shown, dirmode in ((0o600, 0, True, 0o755), (0o600, NOBODY, False, 0o755),
-                                        (0o644, NOBODY, True, 0o755), (0o644, NOBODY, False, 0o700)):
+    # (and by the group's bits when the owner is in the file's group: 0640 shown, 0604 not)
+    for mode, owner, shown, dirmode, group in ((0o600, 0, True, 0o755, 0), (0o600, NOBODY, False, 0o755, 0),
+                                               (0o644, NOBODY, True, 0o755, 0), (0o644, NOBODY, False, 0o700, 0),
+                                               (0o640, NOBODY, True, 0o755, NOBODY),
+                                               (0o604, NOBODY, False, 0o755, NOBODY)):
+        os.chown(source, 0, group)
         os.chmod(source, mode)
         os.chmod(secret_dir, dirmode)
         os.chown(data, owner, owner)
