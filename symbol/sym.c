@@ -1270,9 +1270,27 @@ static char *scoped_name(Dwarf_Die *d, const char *name)
 			break;
 	}
 	int n = dwarf_getscopes_die(&decl, &scopes);
-	char buf[1024], lambda[32];
+	char buf[1024], lambda[48];
 	size_t len = 0;
-	for (int i = n - 1; i >= 1 && len < sizeof(buf); i--) {
+	/* from the innermost function out that has a linkage name: its
+	 * demangled name says its namespaces and classes (ns::S::m(int)),
+	 * which the scopes of its definition's unit do not */
+	int from = n - 1;
+	char *outer = NULL;
+	for (int i = 1; i < n && !outer; i++) {
+		Dwarf_Attribute la;
+		const char *ln = NULL;
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
+		    (dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &la) ||
+		     dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &la)))
+			ln = dwarf_formstring(&la);
+		if (ln && ln[0] == '_' && ln[1] == 'Z' && (outer = sym_demangle(ln)) != NULL)
+			from = i - 1;
+	}
+	if (outer)
+		len = (size_t)snprintf(buf, sizeof(buf), "%s::", outer);
+	free(outer);
+	for (int i = from; i >= 1 && len < sizeof(buf); i--) {
 		const char *part = NULL;
 		int dl = 0;
 		switch (dwarf_tag(&scopes[i])) {
@@ -1285,8 +1303,12 @@ static char *scoped_name(Dwarf_Die *d, const char *name)
 		case DW_TAG_structure_type:
 			/* (GCC's lambda closure types have no name) */
 			part = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
-			if (!part) { /* (two lambdas of one function: by the line that makes them) */
-				if (dwarf_decl_line(&scopes[i], &dl) == 0 && dl > 0)
+			if (!part) { /* (two lambdas of one function: by the place that makes them) */
+				int dc = 0;
+				if (dwarf_decl_line(&scopes[i], &dl) == 0 && dl > 0 &&
+				    dwarf_decl_column(&scopes[i], &dc) == 0 && dc > 0)
+					snprintf(lambda, sizeof(lambda), "{lambda@%d:%d}", dl, dc);
+				else if (dl > 0)
 					snprintf(lambda, sizeof(lambda), "{lambda@%d}", dl);
 				else
 					snprintf(lambda, sizeof(lambda), "{lambda}");

@@ -1616,8 +1616,9 @@ int main() { std::printf("%f %f\n", run_a(400000), run_b(200000)); }
 def test_inlined_lambdas_named(c):
     """Two lambdas, each inlined into the function that made it (GCC gives their operator() no
     linkage name): both were one row named "operator()", no file.  Each is now named within
-    its scope and the line that makes it (run_a::{lambda@4}::operator()), two rows with their
-    own shares (two lambdas of one function too)."""
+    its function (with its namespaces and parameters, as demangled) and the place that makes it
+    (run_a(int)::{lambda@4:28}::operator()), two rows with their own shares (two lambdas of one
+    function, or of one line, too)."""
     src = os.path.join(c.tmp, "lam.cpp")
     with open(src, "w") as f:
         f.write(TWO_LAMBDAS)
@@ -1626,7 +1627,10 @@ def test_inlined_lambdas_named(c):
     _, _, rep = c.record_and_report([prog], min_samples=100)
     names = [r["name"] for r in rep["functions"]]
     check("operator()" not in names, "a bare operator() row: %s" % function_list(rep))
-    a, b = excl(rep, "run_a::{lambda@4}::operator()"), excl(rep, "run_b::{lambda@7}::operator()")
+    def lambda_of(fn, line):
+        return sum(r["exclusive_samples"] for r in rep["functions"]
+                   if r["name"].startswith("%s(int)::{lambda@%d:" % (fn, line)) and r["name"].endswith("}::operator()"))
+    a, b = lambda_of("run_a", 4), lambda_of("run_b", 7)
     check(pct(rep, a) > 45 and pct(rep, b) > 20, "the lambdas' rows: %s" % function_list(rep))
 
 
