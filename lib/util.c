@@ -25,6 +25,7 @@
  * are written as \xNN, so that a file name cannot move the cursor, retitle
  * the terminal or hide the message, and the line stays one line.
  */
+static void say(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 static void say(const char *fmt, va_list ap)
 {
 	char small[512], *msg = small;
