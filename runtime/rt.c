@@ -2458,12 +2458,15 @@ static void rt_atfork_child_work(void)
 	}
 	/* the frames open at the fork; of a deeper stack the innermost
 	 * RT_STACK (the slots wrap), whose callers the child never sees close */
-	uint64_t open[RT_STACK];
+	uint64_t open[RT_STACK], open_sp[RT_STACK];
 	uint32_t full = t->state == RT_ACTIVE ? t->depth : 0;
 	uint32_t depth = full > RT_STACK ? RT_STACK : full;
 	for (uint32_t i = 0; i < depth; i++) {
 		const struct rt_frame *f = rt_frame_at(t, full - depth + i);
 		open[i] = f ? f->fn : t->stack[(full - depth + i) & (RT_STACK - 1)].fn;
+		/* (the child's stack is a copy at the same addresses: a longjmp
+		 * there closes its inherited frames as the parent's would) */
+		open_sp[i] = f && !RT_SP_IS_NONE(f->sp) ? f->sp & ~(uint64_t)RT_SP_LAP_MASK : RT_SP_NONE_AT(0);
 	}
 	/* The parent's mappings are shared with it: let go without writing. */
 	if (t->state == RT_ACTIVE) {
@@ -2512,6 +2515,8 @@ static void rt_atfork_child_work(void)
 	if (!rt_thread_start(t))
 		return;
 	rt_inherit_frames(t, open, depth);
+	for (uint32_t i = 0; i < depth; i++)
+		t->stack[i].sp = open_sp[i];
 }
 
 /*

@@ -655,6 +655,52 @@ def test_deep_excursion_then_escape(c):
         check(callers == [("jump_direct(int)", 1)], "depth %d: after_landing's callers %s" % (depth, callers))
 
 
+FORK_LONGJMP = r"""
+#include <setjmp.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static jmp_buf jb;
+__attribute__((noinline)) int after(int x) { return x + 1; }
+__attribute__((noinline)) int middle(int n)
+{
+    if (n > 0)
+        return middle(n - 1) + 1;
+    pid_t p = fork();
+    if (p == 0)
+        longjmp(jb, 1); /* the child, past the frames it inherited */
+    waitpid(p, NULL, 0);
+    return 0;
+}
+__attribute__((noinline)) int catcher(void)
+{
+    if (setjmp(jb)) {
+        after(2);
+        exit(0);
+    }
+    return middle(3);
+}
+int main(void) { return catcher() == 3 ? 0 : 1; }
+"""
+
+
+@test
+def test_fork_child_longjmp_closes_inherited(c):
+    """A fork child that longjmps above the frames it inherited (middle x 4, then fork): those
+    frames had no stack pointer in the child, so the jump left them open and the child's
+    after() counted under middle.  The child's stack is a copy at the same addresses: the
+    inherited frames keep their stack pointers, and after() is catcher's."""
+    src = os.path.join(c.tmp, "fkj.c")
+    with open(src, "w") as f:
+        f.write(FORK_LONGJMP)
+    prog = os.path.join(c.tmp, "fkj")
+    c.run(["gcc", "-O1", "-finstrument-functions", "-o", prog, src], expect=0)
+    _, data = c.record([prog])
+    p = c.run([c.stint, "callers", "-i", data, "--format", "json", "after"], expect=0)
+    callers = [(r["name"], r["calls"]) for r in json.loads(p.stdout)["callers"]]
+    check(callers == [("catcher", 1)], "after's callers in the child: %s" % callers)
+
+
 SELF_SEGV = r"""
 #define _GNU_SOURCE
 #include <signal.h>
