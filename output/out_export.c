@@ -899,7 +899,22 @@ static int ch_keep(const struct ch_ctx *c, const struct ch_frame *fr)
  * past its caller's, or the next start 1 ns before the previous ended) */
 static int64_t ch_ns(const struct ch_ctx *c, double t)
 {
-	return (int64_t)llround(t - c->t0);
+	/* (a hostile file's times: kept where llround and the picoseconds
+	 * below are defined) */
+	double d = t - c->t0;
+	if (!(d > -9e18))
+		d = -9e18;
+	if (d > 9e18)
+		d = 9e18;
+	return (int64_t)llround(d);
+}
+
+/* ch_ns in picoseconds, saturated (a file's huge time overflowed it). */
+static int64_t ch_ps_at(const struct ch_ctx *c, double t)
+{
+	const int64_t lim = INT64_MAX / 1000 - 1;
+	int64_t n = ch_ns(c, t);
+	return (n > lim ? lim : n < -lim ? -lim : n) * 1000;
 }
 
 /* An off-CPU interval is written if it has a length: zero-length ones
@@ -918,7 +933,7 @@ static void ch_put(struct ch_thread *t, const char *name, const char *cat, doubl
 	struct ch_ctx *c = t->c;
 	struct ch_span *par = t->nspans ? &t->spans[t->nspans - 1] : NULL;
 	int64_t *last = par ? &par->last : &t->root_last;
-	int64_t s = ch_ns(c, start) * 1000, e = ch_ns(c, end) * 1000;
+	int64_t s = ch_ps_at(c, start), e = ch_ps_at(c, end);
 	if (s <= *last)
 		s = *last + 1;
 	if (par && s > par->end)
